@@ -1,0 +1,36 @@
+/* The bounded cursor. Every check is written `remain < n`, which cannot overflow. */
+#include "internal.h"
+
+bool gguf__cursor_u32(gguf__cursor *c, uint32_t *v) {
+    if (gguf__cursor_remain(c) < 4)
+        return false;
+    *v = gguf__load32(c->base + c->pos, c->big);
+    c->pos += 4;
+    return true;
+}
+
+bool gguf__cursor_u64(gguf__cursor *c, uint64_t *v) {
+    if (gguf__cursor_remain(c) < 8)
+        return false;
+    *v = gguf__load64(c->base + c->pos, c->big);
+    c->pos += 8;
+    return true;
+}
+
+bool gguf__cursor_len(gguf__cursor *c, uint64_t *v) {
+    if (c->wide)
+        return gguf__cursor_u64(c, v);
+    uint32_t v32;
+    if (!gguf__cursor_u32(c, &v32))
+        return false;
+    *v = v32;
+    return true;
+}
+
+bool gguf__cursor_bytes(gguf__cursor *c, uint64_t n, const uint8_t **p) {
+    if (gguf__cursor_remain(c) < n)
+        return false;
+    *p = c->base + c->pos;
+    c->pos += n;
+    return true;
+}

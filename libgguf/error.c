@@ -1,0 +1,67 @@
+/* gguf_error: the first error wins; messages name the object and the rule. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void gguf_error_clear(gguf_error *err) {
+    if (err == NULL)
+        return;
+    err->code = 0;
+    err->offset = GGUF_ERROR_NO_OFFSET;
+    err->message[0] = '\0';
+}
+
+const char *gguf_strerror(int code) {
+    switch (code) {
+    case GGUF_OK: return "success";
+    case GGUF_EINVAL: return "invalid argument";
+    case GGUF_ENOMEM: return "out of memory";
+    case GGUF_EIO: return "input/output error";
+    case GGUF_ETRUNC: return "truncated file";
+    case GGUF_ECORRUPT: return "corrupt file";
+    case GGUF_ELIMIT: return "limit exceeded";
+    case GGUF_ENOTFOUND: return "not found";
+    case GGUF_ETYPE: return "wrong type";
+    case GGUF_EUNSUPPORTED: return "unsupported";
+    case GGUF_EEXIST: return "already exists";
+    default: return "unknown error";
+    }
+}
+
+int gguf__fail(gguf_error *err, int code, uint64_t offset, const char *fmt, ...) {
+    if (err == NULL || err->code != 0)
+        return code;
+    err->code = code;
+    err->offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *gguf__quote(char *buf, size_t bufsize, const char *s, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* room for one escaped byte, "..." and the NUL */
+        if (o + 4 + 4 >= bufsize) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+            buf[o++] = (char)c;
+        } else {
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[c >> 4];
+            buf[o++] = hex[c & 15];
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}

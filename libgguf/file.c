@@ -1,0 +1,163 @@
+/* Opening and freeing files: the source bytes come from a read-only mapping, from a copy read
+ * into memory (when mapping is refused or not wanted), or from the caller's buffer. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int read_all(int fd, uint8_t *buf, uint64_t size, const char *path, gguf_error *err) {
+    uint64_t done = 0;
+    while (done < size) {
+        size_t chunk = size - done > (1u << 30) ? (1u << 30) : (size_t)(size - done);
+        ssize_t n = pread(fd, buf + done, chunk, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return gguf__fail(err, GGUF_EIO, done, "%s: read failed at byte %llu: %s", path,
+                              (unsigned long long)done, strerror(errno));
+        if (n == 0)
+            return gguf__fail(err, GGUF_EIO, done, "%s: file shrank to %llu bytes while being read",
+                              path, (unsigned long long)done);
+        done += (uint64_t)n;
+    }
+    return 0;
+}
+
+static gguf_file *new_file(unsigned flags) {
+    gguf_file *f = gguf__calloc(1, sizeof *f);
+    if (f != NULL) {
+        f->fd = -1;
+        f->flags = flags;
+    }
+    return f;
+}
+
+static int finish_open(gguf_file **out, gguf_file *f, gguf_error *err) {
+    int rc = gguf__parse(f, err);
+    if (rc != 0) {
+        gguf_file_free(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
+    if (out == NULL || path == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot open: %s", path,
+                          strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: not a regular file", path);
+    }
+    gguf_file *f = new_file(flags);
+    if (f == NULL) {
+        close(fd);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    if (f->size == 0) {
+        f->src_kind = GGUF__SRC_BORROWED;
+        f->data = (const uint8_t *)"";
+        return finish_open(out, f, err);
+    }
+    void *map = MAP_FAILED;
+    if (!(flags & GGUF_OPEN_NO_MMAP) && f->size <= SIZE_MAX)
+        map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+        f->src_kind = GGUF__SRC_MMAP;
+        f->data = map;
+        return finish_open(out, f, err);
+    }
+    uint8_t *buf = f->size <= SIZE_MAX ? gguf__malloc((size_t)f->size) : NULL;
+    if (buf == NULL) {
+        gguf_file_free(f);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                          "%s: cannot map or hold %llu bytes in memory", path,
+                          (unsigned long long)st.st_size);
+    }
+    f->src_kind = GGUF__SRC_HEAP;
+    f->data = buf;
+    int rc = read_all(fd, buf, f->size, path, err);
+    if (rc != 0) {
+        gguf_file_free(f);
+        return rc;
+    }
+    return finish_open(out, f, err);
+}
+
+int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,
+                          unsigned flags, gguf_error *err) {
+    if (out == NULL || (data == NULL && size > 0))
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no bytes given");
+    gguf_file *f = new_file(flags);
+    if (f == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    f->size = size;
+    f->src_kind = GGUF__SRC_BORROWED;
+    f->data = size > 0 ? data : (const void *)"";
+    if (copy && size > 0) {
+        uint8_t *buf = gguf__malloc(size);
+        if (buf == NULL) {
+            gguf__free(f);
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for %zu bytes",
+                              size);
+        }
+        memcpy(buf, data, size);
+        f->data = buf;
+        f->src_kind = GGUF__SRC_HEAP;
+    }
+    return finish_open(out, f, err);
+}
+
+void gguf__file_clear(gguf_file *f) {
+    for (size_t i = 0; i < f->n_kv; i++) {
+        if (f->kv[i].key_owned)
+            gguf__free((void *)f->kv[i].key);
+        if (f->kv[i].value.owned)
+            gguf__free((void *)f->kv[i].value.raw);
+    }
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        if (f->tensors[i].name_owned)
+            gguf__free((void *)f->tensors[i].name);
+    }
+    gguf__free(f->kv);
+    gguf__free(f->tensors);
+    f->kv = NULL;
+    f->tensors = NULL;
+    f->n_kv = f->n_tensors = f->cap_kv = f->cap_tensors = 0;
+}
+
+void gguf_file_free(gguf_file *f) {
+    if (f == NULL)
+        return;
+    gguf__file_clear(f);
+    if (f->src_kind == GGUF__SRC_MMAP)
+        munmap((void *)f->data, (size_t)f->size);
+    else if (f->src_kind == GGUF__SRC_HEAP)
+        gguf__free((void *)f->data);
+    if (f->fd >= 0)
+        close(f->fd);
+    gguf__free(f);
+}
+
+uint32_t gguf_file_version(const gguf_file *f) { return f->version; }
+enum gguf_endian gguf_file_endian(const gguf_file *f) { return f->big ? GGUF_ENDIAN_BIG : GGUF_ENDIAN_LITTLE; }
+uint32_t gguf_file_alignment(const gguf_file *f) { return f->alignment; }
+uint64_t gguf_file_data_offset(const gguf_file *f) { return f->data_offset; }
+uint64_t gguf_file_size(const gguf_file *f) { return f->size; }

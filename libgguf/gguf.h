@@ -1,0 +1,325 @@
+/*
+ * libgguf — read, write and edit GGUF files (the model format of llama.cpp/ggml).
+ *
+ * A GGUF file is laid out as
+ *
+ *   "GGUF" | version u32 | tensor_count | kv_count | kv[kv_count] | tensor_info[tensor_count]
+ *   | padding to ALIGN | tensor data (tensor i at data_offset + offset_i)
+ *
+ * Version 1 stores counts, string and array lengths and dims as u32; versions 2 and 3 as u64.
+ * A big-endian file stores every multi-byte number big-endian; nothing in the file says so,
+ * the reader sees it from the byte-swapped version field.  ALIGN is `general.alignment` (u32,
+ * default 32).  With at least one tensor, data_offset is the end of the tensor infos rounded up
+ * to ALIGN; with none, it is the end of the tensor infos (as ggml computes it).
+ *
+ * Conventions of this library:
+ *  - Every public name starts with gguf_<module>_ or GGUF_<MODULE>_, so a program can link both
+ *    this library and ggml (which exports gguf_init_*, gguf_get_*, ...).
+ *  - Fallible calls return 0 or a negative GGUF_E* code and fill a caller-supplied gguf_error
+ *    (which may be NULL): the first error wins, and a failed call leaves its outputs untouched.
+ *  - Outputs come first in the argument list, then the object, then inputs, then the error.
+ *  - Pointers returned by getters are borrowed from the gguf_file: they stay valid until the
+ *    file is freed or the value they belong to is changed or removed.
+ *  - The library never prints, never exits and never aborts on bad input.
+ */
+#ifndef LIBGGUF_GGUF_H
+#define LIBGGUF_GGUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GGUF_API __attribute__((visibility("default")))
+#else
+#define GGUF_API
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                      */
+
+enum gguf_errcode {
+    GGUF_OK = 0,
+    GGUF_EINVAL = -1,    /* bad argument from the caller (not from the file) */
+    GGUF_ENOMEM = -2,    /* an allocation failed */
+    GGUF_EIO = -3,       /* the operating system refused a read, write, open, sync or rename */
+    GGUF_ETRUNC = -4,    /* the file ends before a structure it declares */
+    GGUF_ECORRUPT = -5,  /* the bytes break a rule of the format */
+    GGUF_ELIMIT = -6,    /* a structure exceeds one of this library's limits (nesting depth) */
+    GGUF_ENOTFOUND = -7, /* no such key or tensor */
+    GGUF_ETYPE = -8,     /* a value or tensor has another type than the one asked for */
+    GGUF_EUNSUPPORTED = -9, /* valid, but this build cannot do it (unknown tensor type, ...) */
+    GGUF_EEXIST = -10    /* the key or tensor name is already taken */
+};
+
+#define GGUF_ERROR_MESSAGE_MAX 512
+#define GGUF_ERROR_NO_OFFSET UINT64_MAX
+
+typedef struct gguf_error {
+    int code;             /* a gguf_errcode; 0 while no error was recorded */
+    uint64_t offset;      /* byte offset in the input the error is about, or GGUF_ERROR_NO_OFFSET */
+    char message[GGUF_ERROR_MESSAGE_MAX]; /* what and why, naming the key or tensor */
+} gguf_error;
+
+/* Resets *err to "no error". */
+GGUF_API void gguf_error_clear(gguf_error *err);
+/* A short, static description of a gguf_errcode ("truncated file", ...). */
+GGUF_API const char *gguf_strerror(int code);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Metadata value types (the spec's ids)                                                       */
+
+enum gguf_vtype {
+    GGUF_VTYPE_U8 = 0,
+    GGUF_VTYPE_I8 = 1,
+    GGUF_VTYPE_U16 = 2,
+    GGUF_VTYPE_I16 = 3,
+    GGUF_VTYPE_U32 = 4,
+    GGUF_VTYPE_I32 = 5,
+    GGUF_VTYPE_F32 = 6,
+    GGUF_VTYPE_BOOL = 7,
+    GGUF_VTYPE_STRING = 8,
+    GGUF_VTYPE_ARRAY = 9,
+    GGUF_VTYPE_U64 = 10,
+    GGUF_VTYPE_I64 = 11,
+    GGUF_VTYPE_F64 = 12,
+    GGUF_VTYPE_COUNT = 13
+};
+
+/* The spec's name of a value type ("UINT32", "STRING", ...), or NULL for an unknown id. */
+GGUF_API const char *gguf_vtype_name(uint32_t vtype);
+/* Parses a type name: the spec's ("UINT32") or the short one ("u32", "str", "bool", "f32").
+ * Returns the id, or -1. */
+GGUF_API int gguf_vtype_parse(const char *name);
+/* Size in bytes of a scalar of this type in a file, or 0 for STRING, ARRAY and unknown ids. */
+GGUF_API size_t gguf_vtype_size(uint32_t vtype);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tensor data types (ggml's ids)                                                              */
+
+enum gguf_dtype {
+    GGUF_DTYPE_F32 = 0,
+    GGUF_DTYPE_F16 = 1,
+    GGUF_DTYPE_Q4_0 = 2,
+    GGUF_DTYPE_Q4_1 = 3,
+    /* 4 (Q4_2) and 5 (Q4_3) were removed from ggml */
+    GGUF_DTYPE_Q5_0 = 6,
+    GGUF_DTYPE_Q5_1 = 7,
+    GGUF_DTYPE_Q8_0 = 8,
+    GGUF_DTYPE_Q8_1 = 9,
+    GGUF_DTYPE_Q2_K = 10,
+    GGUF_DTYPE_Q3_K = 11,
+    GGUF_DTYPE_Q4_K = 12,
+    GGUF_DTYPE_Q5_K = 13,
+    GGUF_DTYPE_Q6_K = 14,
+    GGUF_DTYPE_Q8_K = 15,
+    GGUF_DTYPE_IQ2_XXS = 16,
+    GGUF_DTYPE_IQ2_XS = 17,
+    GGUF_DTYPE_IQ3_XXS = 18,
+    GGUF_DTYPE_IQ1_S = 19,
+    GGUF_DTYPE_IQ4_NL = 20,
+    GGUF_DTYPE_IQ3_S = 21,
+    GGUF_DTYPE_IQ2_S = 22,
+    GGUF_DTYPE_IQ4_XS = 23,
+    GGUF_DTYPE_I8 = 24,
+    GGUF_DTYPE_I16 = 25,
+    GGUF_DTYPE_I32 = 26,
+    GGUF_DTYPE_I64 = 27,
+    GGUF_DTYPE_F64 = 28,
+    GGUF_DTYPE_IQ1_M = 29,
+    GGUF_DTYPE_BF16 = 30,
+    /* 31-33 (Q4_0_4_4, Q4_0_4_8, Q4_0_8_8) were removed from files */
+    GGUF_DTYPE_TQ1_0 = 34,
+    GGUF_DTYPE_TQ2_0 = 35,
+    /* 36-38 (IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8) were removed from files */
+    GGUF_DTYPE_MXFP4 = 39,
+    GGUF_DTYPE_NVFP4 = 40,
+    GGUF_DTYPE_Q1_0 = 41,
+    GGUF_DTYPE_Q2_0 = 42,
+    GGUF_DTYPE_COUNT = 43
+};
+
+/* ggml's upper-case name of a tensor type ("Q4_K", "BF16"), or NULL for an id this library
+ * does not know (removed ids included). */
+GGUF_API const char *gguf_dtype_name(uint32_t dtype);
+/* Parses a tensor type name, in any case ("q4_k", "Q4_K"). Returns the id, or -1. */
+GGUF_API int gguf_dtype_parse(const char *name);
+/* Elements per block (1 for plain types), or 0 for an unknown id. */
+GGUF_API uint32_t gguf_dtype_block_elems(uint32_t dtype);
+/* Bytes per block, or 0 for an unknown id. */
+GGUF_API uint32_t gguf_dtype_block_bytes(uint32_t dtype);
+/* Bytes of a tensor of this type and shape (rows of dims[0] elements packed in blocks) into
+ * *nbytes. Fails with GGUF_EUNSUPPORTED for an unknown type, GGUF_ECORRUPT when dims[0] is not
+ * a multiple of the block size and GGUF_ELIMIT on overflow. */
+GGUF_API int gguf_dtype_nbytes(uint64_t *nbytes, uint32_t dtype, const uint64_t *dims,
+                               uint32_t n_dims, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Opening and freeing                                                                         */
+
+typedef struct gguf_file gguf_file;
+
+enum gguf_endian { GGUF_ENDIAN_LITTLE = 0, GGUF_ENDIAN_BIG = 1 };
+
+/* Flags for gguf_file_open and gguf_file_open_memory. */
+enum gguf_open_flags {
+    GGUF_OPEN_DEFAULT = 0,
+    /* Accept duplicate keys and duplicate tensor names, so that an edit can repair them. */
+    GGUF_OPEN_LENIENT = 1 << 0,
+    /* Read the file as little-endian or as big-endian instead of detecting the byte order. */
+    GGUF_OPEN_FORCE_LITTLE = 1 << 1,
+    GGUF_OPEN_FORCE_BIG = 1 << 2,
+    /* Read the whole file into memory instead of mapping it. */
+    GGUF_OPEN_NO_MMAP = 1 << 3,
+    /* Accept tensor type ids this library does not know; their size is then unknown, their
+     * bytes are only checked to start inside the file, and they pass through writes untouched. */
+    GGUF_OPEN_UNKNOWN_TYPES = 1 << 4
+};
+
+/* Opens and parses a file, read-only. The header is parsed and checked at once; tensor bytes
+ * are reached through the mapping (or the in-memory copy) on demand.
+ * Returns 0 and sets *out, or an error naming the byte offset and the key or tensor. */
+GGUF_API int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err);
+
+/* Parses bytes in memory. The bytes are copied when copy is non-zero; otherwise they must stay
+ * valid and unchanged until gguf_file_free. */
+GGUF_API int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,
+                                   unsigned flags, gguf_error *err);
+
+/* Releases a file and everything borrowed from it. NULL is allowed. */
+GGUF_API void gguf_file_free(gguf_file *f);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The header                                                                                  */
+
+GGUF_API uint32_t gguf_file_version(const gguf_file *f);
+GGUF_API enum gguf_endian gguf_file_endian(const gguf_file *f);
+/* The alignment in force (general.alignment, or 32). */
+GGUF_API uint32_t gguf_file_alignment(const gguf_file *f);
+/* Where tensor data starts in the source file. */
+GGUF_API uint64_t gguf_file_data_offset(const gguf_file *f);
+/* Size of the source bytes. */
+GGUF_API uint64_t gguf_file_size(const gguf_file *f);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Metadata                                                                                    */
+
+/* A metadata value, possibly an array (of scalars, strings or arrays). Borrowed from its file. */
+typedef struct gguf_value gguf_value;
+
+GGUF_API size_t gguf_kv_count(const gguf_file *f);
+/* Index of a key, or -1. */
+GGUF_API int64_t gguf_kv_find(const gguf_file *f, const char *key);
+/* The key at index i (not NUL-terminated: its length goes to *len). */
+GGUF_API const char *gguf_kv_key(const gguf_file *f, size_t i, size_t *len);
+/* The value at index i. */
+GGUF_API const gguf_value *gguf_kv_value(const gguf_file *f, size_t i);
+/* Byte offset of entry i (its key length field) in the source, or GGUF_ERROR_NO_OFFSET for an
+ * entry added by an edit. */
+GGUF_API uint64_t gguf_kv_source_offset(const gguf_file *f, size_t i);
+
+GGUF_API uint32_t gguf_value_type(const gguf_value *v);
+/* For arrays: element type and element count. */
+GGUF_API uint32_t gguf_value_elem_type(const gguf_value *v);
+GGUF_API uint64_t gguf_value_count(const gguf_value *v);
+
+/* Scalar getters: the value must have exactly that type (else GGUF_ETYPE). */
+GGUF_API int gguf_value_get_u64(uint64_t *out, const gguf_value *v, gguf_error *err);
+GGUF_API int gguf_value_get_i64(int64_t *out, const gguf_value *v, gguf_error *err);
+GGUF_API int gguf_value_get_f64(double *out, const gguf_value *v, gguf_error *err);
+/* For any integer or bool value: its value widened (unsigned types in *u, signed in *i, with
+ * *is_signed telling which). */
+GGUF_API int gguf_value_get_int(uint64_t *u, int64_t *i, int *is_signed, const gguf_value *v,
+                                gguf_error *err);
+/* For a STRING value: the bytes (not NUL-terminated) and their length. */
+GGUF_API int gguf_value_get_str(const char **s, uint64_t *len, const gguf_value *v,
+                                gguf_error *err);
+/* For a BOOL value: the stored byte (0 and 1 are valid; other bytes are kept as read). */
+GGUF_API int gguf_value_get_bool_byte(uint8_t *out, const gguf_value *v, gguf_error *err);
+
+/* Array elements, walked in order with an iterator (cheap: no index is built). */
+typedef struct gguf_value_iter {
+    const gguf_value *array;
+    uint64_t index;     /* index of the next element */
+    const uint8_t *pos; /* internal */
+    uint64_t remain;    /* internal */
+} gguf_value_iter;
+
+GGUF_API void gguf_value_iter_init(gguf_value_iter *it, const gguf_value *array);
+/* Moves to the next element and fills *elem with a view of it. Returns 1 while there is an
+ * element, 0 at the end. The view is valid as long as the array is. */
+GGUF_API int gguf_value_iter_next(gguf_value_iter *it, gguf_value *elem);
+
+/* gguf_value is exposed only so that iterators can fill one on the stack; treat it as opaque. */
+struct gguf_value {
+    const uint8_t *raw;  /* the encoded value, without its type tag */
+    uint64_t raw_len;
+    uint32_t type;
+    uint8_t big_endian;  /* encoding of raw */
+    uint8_t wide;        /* 1: u64 lengths and counts (v2+), 0: u32 (v1) */
+    uint8_t owned;       /* raw was allocated by the library */
+    uint8_t reserved_;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tensors                                                                                     */
+
+#define GGUF_MAX_DIMS 4
+
+typedef struct gguf_tensor_info {
+    const char *name;      /* not NUL-terminated */
+    size_t name_len;
+    uint32_t n_dims;
+    uint64_t dims[GGUF_MAX_DIMS]; /* dims beyond n_dims are 1 */
+    uint32_t type;         /* a gguf_dtype (or an unknown id with GGUF_OPEN_UNKNOWN_TYPES) */
+    uint64_t offset;       /* relative to the data offset */
+    uint64_t nbytes;       /* UINT64_MAX when the type is unknown */
+} gguf_tensor_info;
+
+GGUF_API size_t gguf_tensor_count(const gguf_file *f);
+/* Index of the tensor with this name, or -1. */
+GGUF_API int64_t gguf_tensor_find(const gguf_file *f, const char *name);
+/* Fills *out with a borrowed view of tensor i. */
+GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i);
+/* The tensor's bytes as they are in the source file (in the source byte order), or NULL when
+ * the size is unknown. Valid until the file is freed. */
+GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Writing                                                                                     */
+
+typedef struct gguf_write_options {
+    uint32_t version;     /* 0: keep the source's */
+    int endian;           /* -1: keep the source's; else a gguf_endian */
+} gguf_write_options;
+
+#define GGUF_WRITE_OPTIONS_INIT { 0, -1 }
+
+/* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
+ * renamed over path (the directory is fsync'd too). With nothing changed and default options,
+ * the result is byte-identical to the source: same key order, layout, padding bytes, gaps and
+ * trailing bytes. On failure the temporary file is removed and path is left as it was. */
+GGUF_API int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_options *opt,
+                            gguf_error *err);
+
+/* Serializes f into a new buffer (*out, *size), which the caller releases with free(). */
+GGUF_API int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
+                                    const gguf_write_options *opt, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Verification                                                                                */
+
+/* What llama.cpp would refuse in a file this library accepts: each finding is passed to
+ * `report` (message, byte offset or GGUF_ERROR_NO_OFFSET, user data). Returns the number of
+ * warnings, or a negative code. */
+typedef void (*gguf_warn_fn)(const char *message, uint64_t offset, void *user);
+GGUF_API int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBGGUF_GGUF_H */

@@ -1,0 +1,143 @@
+/* What llama.cpp refuses in files this library accepts: reported as warnings by `verify`. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GGML_MAX_STRING ((uint64_t)1 << 30)
+#define GGML_MAX_ARRAY ((uint64_t)1 << 30)
+
+typedef struct lint {
+    gguf_warn_fn report;
+    void *user;
+    int count;
+} lint;
+
+static void warn(lint *l, uint64_t offset, const char *fmt, ...) GGUF_PRINTF(3, 4);
+static void warn(lint *l, uint64_t offset, const char *fmt, ...) {
+    char msg[GGUF_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    l->count++;
+    if (l->report != NULL)
+        l->report(msg, offset, l->user);
+}
+
+typedef struct value_findings {
+    uint64_t bad_bools;
+    uint8_t first_bad_bool;
+    bool nested;
+    bool long_string;
+    bool long_array;
+} value_findings;
+
+static void scan_value(value_findings *vf, const gguf_value *v) {
+    if (v->type == GGUF_VTYPE_BOOL) {
+        if (v->raw[0] > 1 && vf->bad_bools++ == 0)
+            vf->first_bad_bool = v->raw[0];
+        return;
+    }
+    if (v->type == GGUF_VTYPE_STRING) {
+        if (v->raw_len - (v->wide ? 8 : 4) > GGML_MAX_STRING)
+            vf->long_string = true;
+        return;
+    }
+    if (v->type != GGUF_VTYPE_ARRAY)
+        return;
+    uint32_t elem = gguf_value_elem_type(v);
+    if (gguf_value_count(v) > GGML_MAX_ARRAY)
+        vf->long_array = true;
+    if (elem != GGUF_VTYPE_BOOL && elem != GGUF_VTYPE_STRING && elem != GGUF_VTYPE_ARRAY)
+        return;
+    if (elem == GGUF_VTYPE_ARRAY)
+        vf->nested = true;
+    gguf_value_iter it;
+    gguf_value e;
+    gguf_value_iter_init(&it, v);
+    while (gguf_value_iter_next(&it, &e))
+        scan_value(vf, &e);
+}
+
+static bool is_ascii(const char *s, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        if ((unsigned char)s[i] >= 0x80)
+            return false;
+    }
+    return true;
+}
+
+static void lint_kv(lint *l, const gguf_file *f) {
+    char q[96];
+    for (size_t i = 0; i < f->n_kv; i++) {
+        const gguf__kv *kv = &f->kv[i];
+        const char *qk = gguf__quote(q, sizeof q, kv->key, (size_t)kv->key_len);
+        if (kv->key_len > 65535)
+            warn(l, kv->src_offset, "key '%s': %llu bytes long (the spec allows 65535)", qk,
+                 (unsigned long long)kv->key_len);
+        if (!is_ascii(kv->key, kv->key_len))
+            warn(l, kv->src_offset, "key '%s': not ASCII (the spec asks for ASCII keys)", qk);
+        value_findings vf = {0};
+        scan_value(&vf, &kv->value);
+        if (vf.bad_bools > 0)
+            warn(l, kv->src_offset, "key '%s': %llu bool byte(s) other than 0 or 1 (first: %u)", qk,
+                 (unsigned long long)vf.bad_bools, vf.first_bad_bool);
+        if (vf.nested)
+            warn(l, kv->src_offset, "key '%s': nested arrays (ggml refuses them)", qk);
+        if (vf.long_string)
+            warn(l, kv->src_offset, "key '%s': a string longer than 1 GiB (ggml refuses it)", qk);
+        if (vf.long_array)
+            warn(l, kv->src_offset, "key '%s': an array of more than 2^30 elements (ggml refuses it)", qk);
+    }
+}
+
+static void lint_tensors(lint *l, const gguf_file *f) {
+    char q[96];
+    uint64_t expect = 0;
+    bool packed = true;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);
+        if (t->name_len >= 64)
+            warn(l, t->info_offset, "tensor '%s': name of %llu bytes (ggml wants fewer than 64)",
+                 qn, (unsigned long long)t->name_len);
+        if (packed && t->offset != expect) {
+            warn(l, t->info_offset,
+                 "tensor '%s': offset %llu where ggml expects %llu (tensor data must be packed in "
+                 "tensor-info order)", qn, (unsigned long long)t->offset,
+                 (unsigned long long)expect);
+            packed = false;
+        }
+        if (t->nbytes == UINT64_MAX) {
+            warn(l, t->info_offset, "tensor '%s': unknown tensor type id %u", qn, t->type);
+            packed = false;
+            continue;
+        }
+        uint64_t padded;
+        if (!gguf__align_up(&padded, t->nbytes, f->alignment) ||
+            !gguf__add_u64(&expect, expect, padded))
+            packed = false;
+    }
+}
+
+int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {
+    if (f == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file");
+    lint l = {report, user, 0};
+    if (f->version == 1)
+        warn(&l, 4, "GGUF v1 file (ggml no longer reads v1; convert it to v3)");
+    if (f->big && !gguf__host_is_big())
+        warn(&l, 4, "big-endian file on a little-endian host (llama.cpp here will refuse it)");
+    if (!f->big && gguf__host_is_big())
+        warn(&l, 4, "little-endian file on a big-endian host (llama.cpp here will refuse it)");
+    if ((f->alignment & (f->alignment - 1)) != 0) {
+        int64_t i = gguf_kv_find(f, "general.alignment");
+        warn(&l, i >= 0 ? f->kv[i].src_offset : GGUF_ERROR_NO_OFFSET,
+             "alignment %u is not a power of two (ggml refuses it)", f->alignment);
+    }
+    lint_kv(&l, f);
+    lint_tensors(&l, f);
+    return l.count;
+}

@@ -1,0 +1,425 @@
+/* bytes -> gguf_file: the header, the key/value list and the tensor table, with every rule of
+ * the read policy. Nothing is trusted: each count is checked against the bytes that remain
+ * before anything is allocated for it. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTE_MAX 96
+
+/* ---- a small open-addressing set of names, for duplicate detection in linear time ---- */
+
+typedef struct name_set {
+    uint32_t *slots; /* index + 1, 0 = empty */
+    size_t mask;
+} name_set;
+
+static uint64_t hash_bytes(const char *s, uint64_t n) {
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (uint64_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static int name_set_init(name_set *set, size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    set->slots = gguf__calloc(cap, sizeof *set->slots);
+    set->mask = cap - 1;
+    return set->slots ? 0 : GGUF_ENOMEM;
+}
+
+/* Inserts name number idx; returns the index of an equal name already present, or -1. */
+typedef struct name_ref {
+    const char *s;
+    uint64_t n;
+} name_ref;
+
+static int64_t name_set_insert(name_set *set, uint32_t idx, const char *s, uint64_t n,
+                               name_ref (*get)(const gguf_file *, uint32_t), const gguf_file *f) {
+    size_t h = (size_t)hash_bytes(s, n) & set->mask;
+    while (set->slots[h] != 0) {
+        name_ref other = get(f, set->slots[h] - 1);
+        if (other.n == n && memcmp(other.s, s, (size_t)n) == 0)
+            return set->slots[h] - 1;
+        h = (h + 1) & set->mask;
+    }
+    set->slots[h] = idx + 1;
+    return -1;
+}
+
+static name_ref kv_name(const gguf_file *f, uint32_t i) {
+    return (name_ref){f->kv[i].key, f->kv[i].key_len};
+}
+
+static name_ref tensor_name(const gguf_file *f, uint32_t i) {
+    return (name_ref){f->tensors[i].name, f->tensors[i].name_len};
+}
+
+/* ---- the fixed header ---- */
+
+static bool valid_version(uint32_t v) {
+    return v >= 1 && v <= 3;
+}
+
+static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint64_t *n_kv,
+                        gguf_error *err) {
+    if (f->size == 0)
+        return gguf__fail(err, GGUF_ETRUNC, 0, "empty file: no GGUF magic");
+    if (f->size < 4)
+        return gguf__fail(err, GGUF_ETRUNC, 0, "file of %llu bytes ends inside the magic",
+                          (unsigned long long)f->size);
+    if (memcmp(f->data, "GGUF", 4) != 0) {
+        char q[32];
+        return gguf__fail(err, GGUF_ECORRUPT, 0, "bad magic '%s' (expected 'GGUF')",
+                          gguf__quote(q, sizeof q, (const char *)f->data, 4));
+    }
+    if (f->size < 8)
+        return gguf__fail(err, GGUF_ETRUNC, 4, "file ends inside the version field at byte 4");
+    uint32_t le = gguf__load32(f->data + 4, false), be = gguf__load32(f->data + 4, true);
+    if (f->flags & GGUF_OPEN_FORCE_BIG)
+        f->big = true;
+    else if (f->flags & GGUF_OPEN_FORCE_LITTLE)
+        f->big = false;
+    else
+        f->big = !valid_version(le) && valid_version(be);
+    f->version = f->big ? be : le;
+    if (!valid_version(f->version))
+        return gguf__fail(err, GGUF_ECORRUPT, 4, "unsupported GGUF version %u at byte 4 "
+                          "(this library reads versions 1 to 3, either byte order)", f->version);
+    c->base = f->data;
+    c->len = f->size;
+    c->pos = 8;
+    c->big = f->big;
+    c->wide = f->version >= 2;
+    if (!gguf__cursor_len(c, n_tensors))
+        return gguf__fail(err, GGUF_ETRUNC, c->pos, "file ends inside the tensor count at byte %llu",
+                          (unsigned long long)c->pos);
+    if (!gguf__cursor_len(c, n_kv))
+        return gguf__fail(err, GGUF_ETRUNC, c->pos, "file ends inside the key/value count at byte %llu",
+                          (unsigned long long)c->pos);
+    /* smallest possible entries: a key of one byte with a one-byte value; a tensor info with an
+     * empty name and no dims */
+    uint64_t w = c->wide ? 8 : 4;
+    uint64_t kv_min = w + 1 + 4 + 1, ti_min = w + 4 + 4 + 8;
+    const uint64_t tensor_count_at = 8, kv_count_at = 8 + w;
+    if (*n_kv > gguf__cursor_remain(c) / kv_min)
+        return gguf__fail(err, GGUF_ECORRUPT, kv_count_at,
+                          "key/value count %llu needs at least %llu bytes per entry, but only %llu bytes follow",
+                          (unsigned long long)*n_kv, (unsigned long long)kv_min,
+                          (unsigned long long)gguf__cursor_remain(c));
+    if (*n_tensors > gguf__cursor_remain(c) / ti_min)
+        return gguf__fail(err, GGUF_ECORRUPT, tensor_count_at,
+                          "tensor count %llu needs at least %llu bytes per tensor info, but only %llu bytes follow",
+                          (unsigned long long)*n_tensors, (unsigned long long)ti_min,
+                          (unsigned long long)gguf__cursor_remain(c));
+    return 0;
+}
+
+/* ---- key/value pairs ---- */
+
+static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *err) {
+    f->kv = gguf__calloc((size_t)n_kv, sizeof *f->kv);
+    if (f->kv == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for %llu keys",
+                          (unsigned long long)n_kv);
+    f->cap_kv = (size_t)n_kv;
+    name_set seen = {0};
+    if (!(f->flags & GGUF_OPEN_LENIENT) && name_set_init(&seen, (size_t)n_kv) != 0)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    int rc = 0;
+    char q[QUOTE_MAX];
+    for (uint64_t i = 0; i < n_kv && rc == 0; i++) {
+        gguf__kv *kv = &f->kv[i];
+        uint64_t start = c->pos, klen;
+        const uint8_t *kp;
+        if (!gguf__cursor_len(c, &klen)) {
+            rc = gguf__fail(err, GGUF_ETRUNC, start,
+                            "key %llu: key length cut off by the end of file at byte %llu",
+                            (unsigned long long)i, (unsigned long long)start);
+            break;
+        }
+        if (klen == 0) {
+            rc = gguf__fail(err, GGUF_ECORRUPT, start, "key %llu: empty key at byte %llu",
+                            (unsigned long long)i, (unsigned long long)start);
+            break;
+        }
+        if (!gguf__cursor_bytes(c, klen, &kp)) {
+            rc = gguf__fail(err, GGUF_ETRUNC, start,
+                            "key %llu: key length %llu at byte %llu runs past the end of file (%llu bytes left)",
+                            (unsigned long long)i, (unsigned long long)klen,
+                            (unsigned long long)start, (unsigned long long)gguf__cursor_remain(c));
+            break;
+        }
+        kv->key = (const char *)kp;
+        kv->key_len = klen;
+        kv->src_offset = start;
+        f->n_kv = (size_t)i + 1;
+        if (seen.slots != NULL) {
+            int64_t dup = name_set_insert(&seen, (uint32_t)i, kv->key, klen, kv_name, f);
+            if (dup >= 0) {
+                rc = gguf__fail(err, GGUF_ECORRUPT, start,
+                                "key '%s' at byte %llu duplicates key %lld (open leniently to repair it)",
+                                gguf__quote(q, sizeof q, kv->key, (size_t)klen),
+                                (unsigned long long)start, (long long)dup);
+                break;
+            }
+        }
+        uint64_t type_at = c->pos;
+        uint32_t type;
+        if (!gguf__cursor_u32(c, &type)) {
+            rc = gguf__fail(err, GGUF_ETRUNC, type_at,
+                            "key '%s': value type cut off by the end of file at byte %llu",
+                            gguf__quote(q, sizeof q, kv->key, (size_t)klen),
+                            (unsigned long long)type_at);
+            break;
+        }
+        uint64_t value_at = c->pos;
+        if (type >= GGUF_VTYPE_COUNT) {
+            rc = gguf__fail(err, GGUF_ECORRUPT, type_at,
+                            "key '%s': unknown value type %u at byte %llu",
+                            gguf__quote(q, sizeof q, kv->key, (size_t)klen), type,
+                            (unsigned long long)type_at);
+            break;
+        }
+        gguf__path path = {NULL, kv->key, (size_t)klen, 0};
+        rc = gguf__value_skip(c, type, 0, &path, err);
+        if (rc != 0)
+            break;
+        kv->value = (gguf_value){
+            .raw = f->data + value_at,
+            .raw_len = c->pos - value_at,
+            .type = type,
+            .big_endian = f->big,
+            .wide = c->wide,
+        };
+    }
+    gguf__free(seen.slots);
+    return rc;
+}
+
+/* general.alignment: a UINT32, non-zero, and a power of two (ggml) or a multiple of 8 (spec). */
+static int parse_alignment(gguf_file *f, gguf_error *err) {
+    f->alignment = 32;
+    int64_t i = gguf_kv_find(f, "general.alignment");
+    if (i < 0)
+        return 0;
+    const gguf__kv *kv = &f->kv[i];
+    if (kv->value.type != GGUF_VTYPE_U32)
+        return gguf__fail(err, GGUF_ECORRUPT, kv->src_offset,
+                          "key 'general.alignment' at byte %llu must be UINT32, not %s",
+                          (unsigned long long)kv->src_offset, gguf_vtype_name(kv->value.type));
+    uint32_t a = gguf__load32(kv->value.raw, f->big);
+    bool pow2 = a != 0 && (a & (a - 1)) == 0;
+    if (a == 0 || (!pow2 && a % 8 != 0))
+        return gguf__fail(err, GGUF_ECORRUPT, kv->src_offset,
+                          "key 'general.alignment' at byte %llu: alignment %u is neither a power of two nor a multiple of 8",
+                          (unsigned long long)kv->src_offset, a);
+    f->alignment = a;
+    return 0;
+}
+
+/* ---- tensor infos ---- */
+
+static bool removed_dtype(uint32_t t) {
+    return t == 4 || t == 5 || (t >= 31 && t <= 33) || (t >= 36 && t <= 38);
+}
+
+static int parse_tensor(gguf_file *f, gguf__cursor *c, uint64_t i, gguf__tensor *t,
+                        gguf_error *err) {
+    char q[QUOTE_MAX];
+    uint64_t start = c->pos, n;
+    const uint8_t *np;
+    t->info_offset = start;
+    if (!gguf__cursor_len(c, &n))
+        return gguf__fail(err, GGUF_ETRUNC, start,
+                          "tensor %llu: name length cut off by the end of file at byte %llu",
+                          (unsigned long long)i, (unsigned long long)start);
+    if (!gguf__cursor_bytes(c, n, &np))
+        return gguf__fail(err, GGUF_ETRUNC, start,
+                          "tensor %llu: name length %llu at byte %llu runs past the end of file",
+                          (unsigned long long)i, (unsigned long long)n, (unsigned long long)start);
+    t->name = (const char *)np;
+    t->name_len = n;
+    const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)n);
+    if (n > 64)
+        return gguf__fail(err, GGUF_ECORRUPT, start,
+                          "tensor '%s' at byte %llu: name of %llu bytes is longer than 64",
+                          qn, (unsigned long long)start, (unsigned long long)n);
+    uint64_t at = c->pos;
+    if (!gguf__cursor_u32(c, &t->n_dims))
+        return gguf__fail(err, GGUF_ETRUNC, at,
+                          "tensor '%s': dimension count cut off by the end of file at byte %llu",
+                          qn, (unsigned long long)at);
+    if (t->n_dims > GGUF_MAX_DIMS)
+        return gguf__fail(err, GGUF_ECORRUPT, at,
+                          "tensor '%s' at byte %llu: %u dimensions (at most %d)", qn,
+                          (unsigned long long)at, t->n_dims, GGUF_MAX_DIMS);
+    uint64_t elems = 1;
+    bool overflow = false;
+    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+        t->dims[d] = 1;
+        if (d >= t->n_dims)
+            continue;
+        at = c->pos;
+        if (!gguf__cursor_len(c, &t->dims[d]))
+            return gguf__fail(err, GGUF_ETRUNC, at,
+                              "tensor '%s': dimension %u cut off by the end of file at byte %llu",
+                              qn, d, (unsigned long long)at);
+        if (t->dims[d] > (uint64_t)INT64_MAX)
+            return gguf__fail(err, GGUF_ECORRUPT, at,
+                              "tensor '%s' at byte %llu: dimension %u is %llu (above 2^63-1)", qn,
+                              (unsigned long long)at, d, (unsigned long long)t->dims[d]);
+        overflow = overflow || !gguf__mul_u64(&elems, elems, t->dims[d]);
+    }
+    if (overflow || elems > (uint64_t)INT64_MAX)
+        return gguf__fail(err, GGUF_ECORRUPT, start,
+                          "tensor '%s' at byte %llu: element count of shape [%llu, %llu, %llu, %llu] overflows 63 bits",
+                          qn, (unsigned long long)start, (unsigned long long)t->dims[0],
+                          (unsigned long long)t->dims[1], (unsigned long long)t->dims[2],
+                          (unsigned long long)t->dims[3]);
+    at = c->pos;
+    if (!gguf__cursor_u32(c, &t->type))
+        return gguf__fail(err, GGUF_ETRUNC, at,
+                          "tensor '%s': type cut off by the end of file at byte %llu", qn,
+                          (unsigned long long)at);
+    if (gguf_dtype_name(t->type) == NULL) {
+        if (removed_dtype(t->type))
+            return gguf__fail(err, GGUF_ECORRUPT, at,
+                              "tensor '%s' at byte %llu: tensor type %u was removed from ggml and GGUF files",
+                              qn, (unsigned long long)at, t->type);
+        if (!(f->flags & GGUF_OPEN_UNKNOWN_TYPES))
+            return gguf__fail(err, GGUF_EUNSUPPORTED, at,
+                              "tensor '%s' at byte %llu: unknown tensor type id %u",
+                              qn, (unsigned long long)at, t->type);
+        t->nbytes = UINT64_MAX;
+    } else {
+        gguf_error sub;
+        gguf_error_clear(&sub);
+        int rc = gguf_dtype_nbytes(&t->nbytes, t->type, t->dims, GGUF_MAX_DIMS, &sub);
+        if (rc != 0)
+            return gguf__fail(err, rc == GGUF_ELIMIT ? GGUF_ECORRUPT : rc, start,
+                              "tensor '%s' at byte %llu: %s", qn, (unsigned long long)start,
+                              sub.message);
+    }
+    at = c->pos;
+    if (!gguf__cursor_u64(c, &t->offset))
+        return gguf__fail(err, GGUF_ETRUNC, at,
+                          "tensor '%s': data offset cut off by the end of file at byte %llu", qn,
+                          (unsigned long long)at);
+    return 0;
+}
+
+static int cmp_by_offset(const void *a, const void *b) {
+    const gguf__tensor *x = *(const gguf__tensor *const *)a, *y = *(const gguf__tensor *const *)b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Each tensor's bytes lie inside the file, start on the alignment, and overlap no other's. */
+static int check_layout(gguf_file *f, gguf_error *err) {
+    char q[QUOTE_MAX];
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        gguf__tensor *t = &f->tensors[i];
+        const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);
+        if (t->offset % f->alignment != 0)
+            return gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
+                              "tensor '%s': offset %llu is not a multiple of the alignment %u",
+                              qn, (unsigned long long)t->offset, f->alignment);
+        uint64_t room = f->size - f->data_offset;
+        uint64_t need = t->nbytes == UINT64_MAX ? 0 : t->nbytes;
+        if (t->offset > room || need > room - t->offset)
+            return gguf__fail(err, GGUF_ETRUNC, t->info_offset,
+                              "tensor '%s': data at offset %llu + %llu bytes (file bytes %llu..%llu) runs past the end of file (%llu bytes)",
+                              qn, (unsigned long long)t->offset, (unsigned long long)need,
+                              (unsigned long long)(f->data_offset + (t->offset < room ? t->offset : room)),
+                              (unsigned long long)(f->data_offset + t->offset + need),
+                              (unsigned long long)f->size);
+        t->src_offset = f->data_offset + t->offset;
+    }
+    if (f->n_tensors < 2)
+        return 0;
+    gguf__tensor **order = gguf__malloc(f->n_tensors * sizeof *order);
+    if (order == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < f->n_tensors; i++)
+        order[i] = &f->tensors[i];
+    qsort(order, f->n_tensors, sizeof *order, cmp_by_offset);
+    int rc = 0;
+    for (size_t i = 1; i < f->n_tensors && rc == 0; i++) {
+        const gguf__tensor *a = order[i - 1], *b = order[i];
+        if (a->nbytes == UINT64_MAX || a->offset + a->nbytes <= b->offset)
+            continue;
+        char q2[QUOTE_MAX];
+        rc = gguf__fail(err, GGUF_ECORRUPT, b->info_offset,
+                        "tensor '%s' (offset %llu) overlaps tensor '%s' (offset %llu, %llu bytes)",
+                        gguf__quote(q, sizeof q, b->name, (size_t)b->name_len),
+                        (unsigned long long)b->offset,
+                        gguf__quote(q2, sizeof q2, a->name, (size_t)a->name_len),
+                        (unsigned long long)a->offset, (unsigned long long)a->nbytes);
+    }
+    gguf__free(order);
+    return rc;
+}
+
+static int parse_tensors(gguf_file *f, gguf__cursor *c, uint64_t n_tensors, gguf_error *err) {
+    f->tensors = gguf__calloc((size_t)n_tensors, sizeof *f->tensors);
+    if (f->tensors == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                          "out of memory for %llu tensors", (unsigned long long)n_tensors);
+    f->cap_tensors = (size_t)n_tensors;
+    name_set seen = {0};
+    if (!(f->flags & GGUF_OPEN_LENIENT) && name_set_init(&seen, (size_t)n_tensors) != 0)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    int rc = 0;
+    for (uint64_t i = 0; i < n_tensors && rc == 0; i++) {
+        gguf__tensor *t = &f->tensors[i];
+        rc = parse_tensor(f, c, i, t, err);
+        if (rc != 0)
+            break;
+        f->n_tensors = (size_t)i + 1;
+        if (seen.slots != NULL) {
+            int64_t dup = name_set_insert(&seen, (uint32_t)i, t->name, t->name_len, tensor_name, f);
+            if (dup >= 0) {
+                char q[QUOTE_MAX];
+                rc = gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
+                                "tensor '%s' at byte %llu duplicates tensor %lld (open leniently to repair it)",
+                                gguf__quote(q, sizeof q, t->name, (size_t)t->name_len),
+                                (unsigned long long)t->info_offset, (long long)dup);
+            }
+        }
+    }
+    gguf__free(seen.slots);
+    return rc;
+}
+
+int gguf__parse(gguf_file *f, gguf_error *err) {
+    gguf__cursor c;
+    uint64_t n_tensors, n_kv;
+    int rc = parse_header(f, &c, &n_tensors, &n_kv, err);
+    if (rc == 0)
+        rc = parse_kv(f, &c, n_kv, err);
+    if (rc == 0)
+        rc = parse_alignment(f, err);
+    if (rc == 0)
+        rc = parse_tensors(f, &c, n_tensors, err);
+    if (rc != 0)
+        return rc;
+    f->header_end = c.pos;
+    f->data_offset = c.pos;
+    if (n_tensors > 0) {
+        /* cannot overflow: header_end <= size < 2^64 - alignment in practice; checked anyway */
+        if (!gguf__align_up(&f->data_offset, c.pos, f->alignment) || f->data_offset > f->size)
+            return gguf__fail(err, GGUF_ETRUNC, c.pos,
+                              "file ends at byte %llu, inside the padding before the data section (which starts at byte %llu)",
+                              (unsigned long long)f->size,
+                              (unsigned long long)(c.pos + (f->alignment - c.pos % f->alignment)));
+    }
+    return check_layout(f, err);
+}

@@ -1,0 +1,205 @@
+/* The writer: atomic saves (nothing left behind, target untouched on failure, mode kept),
+ * output options (version, byte order) and their refusals, header conversions that must equal
+ * files made by other tools. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void make_dir(void) {
+    strcpy(dir, "/tmp/gguf-write-XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+}
+
+static int count_entries(const char *path) {
+    DIR *d = opendir(path);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.' || (e->d_name[1] != '\0' && strcmp(e->d_name, "..") != 0);
+    closedir(d);
+    return n;
+}
+
+static void remove_dir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+}
+
+static gguf_file *open_golden(const char *rel) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_open(&f, tu_src(rel), 0, &err) == 0, "%s: %s", rel, err.message);
+    return f;
+}
+
+START_TEST(save_leaves_only_the_target) {
+    make_dir();
+    gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
+    char target[128];
+    snprintf(target, sizeof target, "%s/model.gguf", dir);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, target, NULL, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(count_entries(dir), 1);
+    gguf_file_free(f);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(save_keeps_the_mode_of_the_target) {
+    make_dir();
+    gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
+    char target[128];
+    snprintf(target, sizeof target, "%s/model.gguf", dir);
+    FILE *fp = fopen(target, "w");
+    fputs("old", fp);
+    fclose(fp);
+    ck_assert(chmod(target, 0640) == 0);
+    ck_assert(gguf_file_save(f, target, NULL, NULL) == 0);
+    struct stat st;
+    ck_assert(stat(target, &st) == 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0640);
+    ck_assert_int_eq(st.st_size, 264);
+    gguf_file_free(f);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(failed_save_changes_nothing) {
+    make_dir();
+    gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
+    char target[128];
+    /* the target's directory does not exist */
+    snprintf(target, sizeof target, "%s/missing/model.gguf", dir);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_save(f, target, NULL, &err), GGUF_EIO);
+    ck_assert(strstr(err.message, "temporary file") != NULL);
+    /* an invalid option leaves an existing target as it was, with nothing beside it */
+    snprintf(target, sizeof target, "%s/model.gguf", dir);
+    FILE *fp = fopen(target, "w");
+    fputs("old", fp);
+    fclose(fp);
+    gguf_write_options opt = {2, GGUF_ENDIAN_BIG};
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_save(f, target, &opt, &err), GGUF_EINVAL);
+    ck_assert(strstr(err.message, "big-endian") != NULL);
+    size_t len;
+    uint8_t *bytes = tu_read_file(target, &len);
+    ck_assert(len == 3 && memcmp(bytes, "old", 3) == 0);
+    free(bytes);
+    ck_assert_int_eq(count_entries(dir), 1);
+    gguf_file_free(f);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(output_version_rules) {
+    gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
+    void *out;
+    size_t len;
+    gguf_error err;
+    gguf_write_options v1 = {1, -1}, v4 = {4, -1}, be = {0, GGUF_ENDIAN_BIG};
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_write_memory(&out, &len, f, &v1, &err), GGUF_EUNSUPPORTED);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_write_memory(&out, &len, f, &v4, &err), GGUF_EINVAL);
+    /* tensor data in another byte order needs the per-type converter */
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_write_memory(&out, &len, f, &be, &err), GGUF_EUNSUPPORTED);
+    gguf_file_free(f);
+}
+END_TEST
+
+/* v3 -> v2 keeps every value: the v2 output reads back with the same keys and tensors. */
+START_TEST(v2_output_reads_back_the_same) {
+    gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
+    gguf_write_options v2 = {2, -1};
+    void *out;
+    size_t len;
+    ck_assert(gguf_file_write_memory(&out, &len, f, &v2, NULL) == 0);
+    gguf_file *g;
+    ck_assert(gguf_file_open_memory(&g, out, len, 0, 0, NULL) == 0);
+    ck_assert_int_eq(gguf_file_version(g), 2);
+    ck_assert_int_eq(gguf_kv_count(g), 3);
+    ck_assert_int_eq(gguf_tensor_count(g), 2);
+    ck_assert_int_eq(gguf_file_data_offset(g), gguf_file_data_offset(f));
+    ck_assert(memcmp(gguf_tensor_data(g, 1), gguf_tensor_data(f, 1), 8) == 0);
+    ck_assert_int_eq(len, gguf_file_size(f));
+    gguf_file_free(g);
+    free(out);
+    gguf_file_free(f);
+}
+END_TEST
+
+/* Tensor-less files convert to big-endian exactly as llama.cpp's gguf_convert_endian.py does. */
+START_TEST(header_only_files_match_the_reference_big_endian_converter) {
+    if (!tu_have_corpus())
+        return;
+    char **files = tu_list_files(tu_corpus("be"), ".be.gguf");
+    int compared = 0;
+    for (char **p = files; p && *p; p++) {
+        const char *base = strrchr(*p, '/') + 1;
+        char rel[512];
+        snprintf(rel, sizeof rel, "synth/%.*s.gguf", (int)(strlen(base) - 8), base);
+        gguf_file *le;
+        if (gguf_file_open(&le, tu_corpus(rel), 0, NULL) != 0) {
+            snprintf(rel, sizeof rel, "real/%.*s.gguf", (int)(strlen(base) - 8), base);
+            ck_assert_msg(gguf_file_open(&le, tu_corpus(rel), 0, NULL) == 0, "no original of %s", base);
+        }
+        if (gguf_tensor_count(le) == 0) {
+            gguf_write_options be = {0, GGUF_ENDIAN_BIG};
+            void *out;
+            size_t len, want_len;
+            ck_assert(gguf_file_write_memory(&out, &len, le, &be, NULL) == 0);
+            uint8_t *want = tu_read_file(*p, &want_len);
+            ck_assert_msg(len == want_len && memcmp(out, want, len) == 0, "%s differs", base);
+            free(want);
+            free(out);
+            /* and back */
+            gguf_file *b;
+            ck_assert(gguf_file_open(&b, *p, 0, NULL) == 0);
+            gguf_write_options little = {0, GGUF_ENDIAN_LITTLE};
+            ck_assert(gguf_file_write_memory(&out, &len, b, &little, NULL) == 0);
+            uint8_t *orig = tu_read_file(tu_corpus(rel), &want_len);
+            ck_assert_msg(len == want_len && memcmp(out, orig, len) == 0, "%s back differs", base);
+            free(orig);
+            free(out);
+            gguf_file_free(b);
+            compared++;
+        }
+        gguf_file_free(le);
+    }
+    tu_free_list(files);
+    ck_assert_int_ge(compared, 8);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("write");
+    TCase *tc = tcase_create("write");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, save_leaves_only_the_target);
+    tcase_add_test(tc, save_keeps_the_mode_of_the_target);
+    tcase_add_test(tc, failed_save_changes_nothing);
+    tcase_add_test(tc, output_version_rules);
+    tcase_add_test(tc, v2_output_reads_back_the_same);
+    tcase_add_test(tc, header_only_files_match_the_reference_big_endian_converter);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

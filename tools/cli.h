@@ -1,0 +1,49 @@
+/* Glue shared by the command-line tools: error printing, JSON and text rendering of values,
+ * common open options. The tools never parse GGUF bytes themselves: they use the library. */
+#ifndef GGUF_TOOLS_CLI_H
+#define GGUF_TOOLS_CLI_H
+
+#include <libgguf/gguf.h>
+#include <stdio.h>
+
+enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2, CLI_WARN = 3 };
+
+extern const char *cli_prog; /* "gguf-edit" */
+
+/* Prints "PROG: PATH: offset N: message" on stderr. */
+void cli_report(const char *path, const gguf_error *err);
+/* Prints "PROG: message" on stderr. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Options every command that opens a file accepts: --lenient, --endian little|big,
+ * --unknown-types, --no-mmap. Returns 1 if `opt` was one of them (flags updated), 0 if not, and
+ * -1 on a bad value. */
+enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP };
+#define CLI_OPEN_LONG_OPTIONS                                                                   \
+    {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
+        {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
+        {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
+        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP}
+#define CLI_OPEN_HELP                                                                           \
+    "  --lenient          accept duplicate keys and tensor names (to repair them)\n"           \
+    "  --endian ORDER     read the file as 'little' or 'big' endian instead of detecting it\n" \
+    "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
+    "  --no-mmap          read the file into memory instead of mapping it\n"
+int cli_open_option(int opt, const char *arg, unsigned *flags);
+
+/* Opens path with the flags, printing the error. Returns NULL on failure. */
+gguf_file *cli_open(const char *path, unsigned flags);
+
+/* JSON output. Strings are printed as valid UTF-8 JSON: bytes that are not UTF-8 become \u00XX
+ * (the byte's Latin-1 code point). Floats use %.9g / %.17g; non-finite ones "nan", "inf", "-inf". */
+void cli_json_str(FILE *out, const char *s, size_t len);
+void cli_json_value(FILE *out, const gguf_value *v);
+
+/* Text output for people: a value on one line, arrays cut after `max_elems` elements. */
+void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems);
+
+/* Names for messages and listings. */
+const char *cli_vtype_name(uint32_t vtype);
+const char *cli_dtype_name(uint32_t dtype, char *buf, size_t bufsize);
+
+#endif

@@ -1,0 +1,10 @@
+/* The subcommands of gguf-edit, one file each (cmd_<verb>.c). Each takes argv with argv[0] the
+ * verb and returns an exit status. */
+#ifndef GGUF_TOOLS_COMMANDS_H
+#define GGUF_TOOLS_COMMANDS_H
+
+int cmd_show(int argc, char **argv);
+int cmd_copy(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+#endif
