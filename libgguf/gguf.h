@@ -289,6 +289,15 @@ GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t 
 GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Checksums (zlib crc32)                                                                      */
+
+/* crc32 of tensor i's bytes as they are in the source. Reads the source file with pread in large
+ * chunks; a file that shrank since it was opened gives GGUF_EIO, never a crash. */
+GGUF_API int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err);
+/* crc32 of the source header: from the magic to the end of the tensor infos. */
+GGUF_API int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Writing                                                                                     */
 
 typedef struct gguf_write_options {

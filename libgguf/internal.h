@@ -185,6 +185,10 @@ GGUF_HIDDEN int gguf__value_skip(gguf__cursor *c, uint32_t type, int depth, cons
 /* Formats a path as key[i][j] into buf. */
 GGUF_HIDDEN const char *gguf__path_format(char *buf, size_t bufsize, const gguf__path *path);
 
+/* crc.c: crc32 (zlib) of source bytes [start, start+len). */
+GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
+                                gguf_error *err);
+
 /* ---- output (sink.c) ---- */
 
 typedef struct gguf__sink {

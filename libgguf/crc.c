@@ -1,0 +1,59 @@
+/* zlib crc32 of tensor bytes and of the header, read from the source file in large
+ * sequential chunks (pread), so that a file truncated under us gives an error, not SIGBUS. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CRC_CHUNK ((size_t)8 << 20)
+
+int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
+                    gguf_error *err) {
+    uLong c = crc32_z(0L, Z_NULL, 0);
+    if (f->fd < 0) {
+        *crc = (uint32_t)crc32_z(c, f->data + start, (size_t)len);
+        return 0;
+    }
+    uint8_t *buf = gguf__malloc(len < CRC_CHUNK ? (size_t)len : CRC_CHUNK);
+    if (buf == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    uint64_t done = 0;
+    int rc = 0;
+    while (done < len) {
+        size_t want = len - done < CRC_CHUNK ? (size_t)(len - done) : CRC_CHUNK;
+        ssize_t n = pread(f->fd, buf, want, (off_t)(start + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = gguf__fail(err, GGUF_EIO, start + done, "read failed at byte %llu: %s",
+                            (unsigned long long)(start + done),
+                            n == 0 ? "the file is shorter than it was when opened" : strerror(errno));
+            break;
+        }
+        c = crc32_z(c, buf, (size_t)n);
+        done += (uint64_t)n;
+    }
+    gguf__free(buf);
+    if (rc == 0)
+        *crc = (uint32_t)c;
+    return rc;
+}
+
+int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err) {
+    if (f == NULL || i >= f->n_tensors)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
+    const gguf__tensor *t = &f->tensors[i];
+    if (t->nbytes == UINT64_MAX)
+        return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
+                          "tensor %zu has an unknown type and size", i);
+    return gguf__crc_range(crc, f, t->src_offset, t->nbytes, err);
+}
+
+int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err) {
+    if (f == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file");
+    return gguf__crc_range(crc, f, 0, f->header_end, err);
+}
