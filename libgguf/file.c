@@ -50,6 +50,10 @@ static int finish_open(gguf_file **out, gguf_file *f, gguf_error *err) {
 int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
     if (out == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
+    /* an in-place edit interrupted by a crash is finished (or discarded) first */
+    int rc = gguf_file_recover(path, NULL, err);
+    if (rc != 0)
+        return rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot open: %s", path,
@@ -71,6 +75,8 @@ int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error
     }
     f->fd = fd;
     f->size = (uint64_t)st.st_size;
+    f->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+    f->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
     if (f->size == 0) {
         f->src_kind = GGUF__SRC_BORROWED;
         f->data = (const uint8_t *)"";
@@ -93,7 +99,7 @@ int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error
     }
     f->src_kind = GGUF__SRC_HEAP;
     f->data = buf;
-    int rc = read_all(fd, buf, f->size, path, err);
+    rc = read_all(fd, buf, f->size, path, err);
     if (rc != 0) {
         gguf_file_free(f);
         return rc;
@@ -122,6 +128,18 @@ int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int co
         f->data = buf;
         f->src_kind = GGUF__SRC_HEAP;
     }
+    return finish_open(out, f, err);
+}
+
+int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len, uint64_t file_size,
+                      unsigned flags, gguf_error *err) {
+    gguf_file *f = new_file((flags & ~(unsigned)GGUF_OPEN_NO_MMAP) | GGUF__OPEN_HEADER_ONLY);
+    if (f == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    f->data = region;
+    f->size = len;
+    f->layout_size = file_size;
+    f->src_kind = GGUF__SRC_BORROWED;
     return finish_open(out, f, err);
 }
 

@@ -253,6 +253,42 @@ GGUF_API void gguf_value_iter_init(gguf_value_iter *it, const gguf_value *array)
  * element, 0 at the end. The view is valid as long as the array is. */
 GGUF_API int gguf_value_iter_next(gguf_value_iter *it, gguf_value *elem);
 
+/* ---- edits ----
+ * Setters copy their inputs. An existing key keeps its place in the key order and takes the new
+ * value and type; a new key goes at the end. Setting general.alignment to another valid value
+ * (a UINT32 that is a power of two or a multiple of 8) makes the next write lay tensor data out
+ * again; any other value for it fails with GGUF_ETYPE or GGUF_EINVAL. New values are encoded in
+ * the file's byte order and length width. Values and keys previously borrowed from the edited
+ * entry become invalid. */
+
+/* A scalar (not STRING or ARRAY) given in host byte order. */
+GGUF_API int gguf_kv_set_scalar(gguf_file *f, const char *key, uint32_t vtype, const void *value,
+                                gguf_error *err);
+GGUF_API int gguf_kv_set_str(gguf_file *f, const char *key, const char *s, size_t len,
+                             gguf_error *err);
+/* An array of count scalars of elem_type, packed in host byte order. */
+GGUF_API int gguf_kv_set_array(gguf_file *f, const char *key, uint32_t elem_type,
+                               const void *elems, uint64_t count, gguf_error *err);
+GGUF_API int gguf_kv_set_str_array(gguf_file *f, const char *key, const char *const *strs,
+                                   const size_t *lens, uint64_t count, gguf_error *err);
+/* A copy of any value (from this file or another one, in any byte order or version). */
+GGUF_API int gguf_kv_set_value(gguf_file *f, const char *key, const gguf_value *value,
+                               gguf_error *err);
+/* A value parsed from text: for scalars a number (decimal, or 0x hex for integers; range-checked:
+ * 300 does not fit UINT8), true/false/1/0 for BOOL, the text itself for STRING; for ARRAY a JSON
+ * array of numbers, bools or strings, of elem_type, or of the type the JSON implies when
+ * elem_type is GGUF_VTYPE_COUNT (strings, bools, INT32 or INT64, FLOAT32 if any number has a
+ * fraction). Fails with GGUF_EINVAL and a message naming the value and the type. */
+GGUF_API int gguf_kv_set_text(gguf_file *f, const char *key, uint32_t vtype, uint32_t elem_type,
+                              const char *text, size_t len, gguf_error *err);
+/* Removes the first entry with this key (GGUF_ENOTFOUND when there is none). */
+GGUF_API int gguf_kv_remove(gguf_file *f, const char *key, gguf_error *err);
+/* Removes entry i: with GGUF_OPEN_LENIENT, the way to drop one of two duplicate keys. */
+GGUF_API int gguf_kv_remove_at(gguf_file *f, size_t i, gguf_error *err);
+/* Renames a key, keeping its value, type and place. GGUF_ENOTFOUND when `from` does not exist,
+ * GGUF_EEXIST when `to` does. */
+GGUF_API int gguf_kv_rename(gguf_file *f, const char *from, const char *to, gguf_error *err);
+
 /* gguf_value is exposed only so that iterators can fill one on the stack; treat it as opaque. */
 struct gguf_value {
     const uint8_t *raw;  /* the encoded value, without its type tag */
@@ -288,6 +324,11 @@ GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t 
  * the size is unknown. Valid until the file is freed. */
 GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
 
+/* Renames a tensor (at most 64 bytes; GGUF_EEXIST when the name is taken). */
+GGUF_API int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, gguf_error *err);
+/* Removes a tensor; the next write lays the remaining tensor data out packed. */
+GGUF_API int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Checksums (zlib crc32)                                                                      */
 
@@ -298,14 +339,61 @@ GGUF_API int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_e
 GGUF_API int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Byte order                                                                                  */
+
+/* In a big-endian file, every multi-byte number inside a tensor's blocks is big-endian too:
+ * f16/f32 scales, integers, and the bit fields ggml reads through 16-, 32- or 64-bit loads
+ * (Q5_0's qh is one 32-bit field, IQ2_XS's qs are 16-bit fields, ...); byte arrays stay. Each
+ * type's list of such fields (its recipe, in libgguf/byteswap.c) says which. Converting swaps
+ * the bytes of those fields, so the same call converts little -> big and big -> little, and
+ * two calls give the input back. Every type of enum gguf_dtype has a recipe.
+ *
+ * Converts nbytes of tensor data of type dtype between byte orders, in place. nbytes must be a
+ * whole number of blocks (gguf_dtype_block_bytes); with nbytes 0 the call only checks that the
+ * type can be converted.
+ * Returns 0, or GGUF_EUNSUPPORTED (a type id without a recipe: unknown or removed ids; the
+ * message names the id) or GGUF_EINVAL (nbytes not a multiple of the block size, data NULL
+ * with nbytes > 0). On error the data is untouched. Safe to call from several threads on
+ * distinct data. */
+GGUF_API int gguf_dtype_byteswap(void *data, size_t nbytes, uint32_t dtype, gguf_error *err);
+
+/* The same, from src into dst (nbytes each). dst == src converts in place; other overlaps are
+ * refused with GGUF_EINVAL. On error dst is untouched. */
+GGUF_API int gguf_dtype_byteswap_copy(void *dst, const void *src, size_t nbytes, uint32_t dtype,
+                                      gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Writing                                                                                     */
+
+/* How tensor data is placed in the output. */
+enum gguf_layout {
+    /* Keep the source's: same relative offsets, and the bytes between the tensor infos and the
+     * data, between tensors and after the last one copied as they are. */
+    GGUF_LAYOUT_KEEP = 0,
+    /* ggml's: tensors in tensor-info order, each at the next multiple of the alignment, zero
+     * padding between them, nothing after the last one's padding. */
+    GGUF_LAYOUT_PACKED = 1
+};
+
+/* Called from time to time while tensor data is written: bytes of tensor data done so far, and
+ * in all. */
+typedef void (*gguf_progress_fn)(uint64_t done, uint64_t total, void *user);
 
 typedef struct gguf_write_options {
     uint32_t version;     /* 0: keep the source's */
     int endian;           /* -1: keep the source's; else a gguf_endian */
+    int layout;           /* a gguf_layout; files whose tensors were removed or whose alignment
+                             changed are always written packed */
+    unsigned threads;     /* threads for byte-order conversion of tensor data; 0 or 1: one */
+    gguf_progress_fn progress;
+    void *progress_user;
+    int verify;           /* gguf_file_save: before the rename, read the output back and check
+                             that every tensor has its name, type, size and crc32 (unless the
+                             byte order changes); gguf_file_update always checks */
+    int no_in_place;      /* gguf_file_update: always rewrite the whole file */
 } gguf_write_options;
 
-#define GGUF_WRITE_OPTIONS_INIT { 0, -1 }
+#define GGUF_WRITE_OPTIONS_INIT { 0, -1, GGUF_LAYOUT_KEEP, 0, NULL, NULL, 0, 0 }
 
 /* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
  * renamed over path (the directory is fsync'd too). With nothing changed and default options,
@@ -313,6 +401,28 @@ typedef struct gguf_write_options {
  * trailing bytes. On failure the temporary file is removed and path is left as it was. */
 GGUF_API int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_options *opt,
                             gguf_error *err);
+
+/* What gguf_file_update did. */
+typedef struct gguf_update_result {
+    int in_place;           /* 1: only the header was rewritten (through a journal) */
+    size_t tensors_checked; /* tensors proven to keep their bytes before anything was replaced */
+    unsigned hard_links;    /* links to the file; after a rewrite, the others keep the old file */
+} gguf_update_result;
+
+/* Writes an edited f back over `path`, the file it was opened from (a symbolic link is followed
+ * and kept). When the new header rounds up to the same data offset, only the header region is
+ * rewritten, crash-safely through a journal file beside it; otherwise the file is rewritten to a
+ * temporary file and renamed over it, tensor bytes copied in the kernel (copy_file_range).
+ * Before anything is replaced, every tensor is checked: in place, that the new header read back
+ * points every tensor at its unchanged bytes; rewritten, that each tensor's crc32 in the new file
+ * equals the source's. Refuses (GGUF_EIO, nothing changed) a read-only file, a file another
+ * gguf_file_update holds, and a file changed since it was opened. */
+GGUF_API int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_options *opt,
+                              gguf_update_result *res, gguf_error *err);
+
+/* Finishes or discards an interrupted in-place edit of path (its journal). gguf_file_open does
+ * this itself; *recovered is 1 when an edit was finished. */
+GGUF_API int gguf_file_recover(const char *path, int *recovered, gguf_error *err);
 
 /* Serializes f into a new buffer (*out, *size), which the caller releases with free(). */
 GGUF_API int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,

@@ -164,7 +164,21 @@ struct gguf_file {
     size_t n_tensors;
     size_t cap_tensors;
     unsigned flags;
+    bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
+    int64_t mtime_sec; /* of the source file when opened, to notice changes under an edit */
+    int64_t mtime_nsec;
+    uint64_t layout_size; /* header-only parses: the size of the file the header belongs to */
 };
+
+/* Internal open flag: parse a header region only; tensor bounds are checked against
+ * layout_size instead of the bytes given. */
+#define GGUF__OPEN_HEADER_ONLY (1u << 30)
+
+/* file.c: parses a header region (the first len bytes of a file of file_size bytes). */
+GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
+                                  uint64_t file_size, unsigned flags, gguf_error *err);
+/* update.c: checks that out holds src's tensors with the same names, types, sizes and crc32s. */
+GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *err);
 
 /* parse.c: parses f->data/f->size into the header fields, kv and tensors of f. */
 GGUF_HIDDEN int gguf__parse(gguf_file *f, gguf_error *err);
@@ -184,6 +198,10 @@ GGUF_HIDDEN int gguf__value_skip(gguf__cursor *c, uint32_t type, int depth, cons
                                  gguf_error *err);
 /* Formats a path as key[i][j] into buf. */
 GGUF_HIDDEN const char *gguf__path_format(char *buf, size_t bufsize, const gguf__path *path);
+
+/* byteswap.c: converts whole blocks of a tensor type between byte orders, in place (nbytes a
+ * multiple of the block size). Returns 0, or GGUF_EUNSUPPORTED for a type without a recipe. */
+GGUF_HIDDEN int gguf__byteswap_blocks(uint32_t dtype, void *buf, size_t nbytes);
 
 /* crc.c: crc32 (zlib) of source bytes [start, start+len). */
 GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
@@ -210,8 +228,9 @@ GGUF_HIDDEN void gguf__sink_free(gguf__sink *s);
 /* Writes an encoded value, transcoding it from its own encoding to the sink's. */
 GGUF_HIDDEN void gguf__value_emit(gguf__sink *s, const gguf_value *v);
 
-/* write.c: serializes the header (magic .. end of tensor infos) for the given output format. */
+/* write.c: serializes the header (magic .. end of tensor infos) for the given output format,
+ * with the tensor offsets given (NULL: the tensors' own). */
 GGUF_HIDDEN int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version,
-                                       bool big, gguf_error *err);
+                                       bool big, const uint64_t *offsets, gguf_error *err);
 
 #endif /* LIBGGUF_INTERNAL_H */

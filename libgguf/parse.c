@@ -332,7 +332,8 @@ static int check_layout(gguf_file *f, gguf_error *err) {
             return gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
                               "tensor '%s': offset %llu is not a multiple of the alignment %u",
                               qn, (unsigned long long)t->offset, f->alignment);
-        uint64_t room = f->size - f->data_offset;
+        uint64_t size = (f->flags & GGUF__OPEN_HEADER_ONLY) ? f->layout_size : f->size;
+        uint64_t room = size - f->data_offset;
         uint64_t need = t->nbytes == UINT64_MAX ? 0 : t->nbytes;
         if (t->offset > room || need > room - t->offset)
             return gguf__fail(err, GGUF_ETRUNC, t->info_offset,
@@ -340,7 +341,7 @@ static int check_layout(gguf_file *f, gguf_error *err) {
                               qn, (unsigned long long)t->offset, (unsigned long long)need,
                               (unsigned long long)(f->data_offset + (t->offset < room ? t->offset : room)),
                               (unsigned long long)(f->data_offset + t->offset + need),
-                              (unsigned long long)f->size);
+                              (unsigned long long)size);
         t->src_offset = f->data_offset + t->offset;
     }
     if (f->n_tensors < 2)
@@ -415,7 +416,8 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     f->data_offset = c.pos;
     if (n_tensors > 0) {
         /* cannot overflow: header_end <= size < 2^64 - alignment in practice; checked anyway */
-        if (!gguf__align_up(&f->data_offset, c.pos, f->alignment) || f->data_offset > f->size)
+        uint64_t size = (f->flags & GGUF__OPEN_HEADER_ONLY) ? f->layout_size : f->size;
+        if (!gguf__align_up(&f->data_offset, c.pos, f->alignment) || f->data_offset > size)
             return gguf__fail(err, GGUF_ETRUNC, c.pos,
                               "file ends at byte %llu, inside the padding before the data section (which starts at byte %llu)",
                               (unsigned long long)f->size,

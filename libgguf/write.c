@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static int check_v1(const gguf_file *f, gguf_error *err) {
 }
 
 int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version, bool big,
-                           gguf_error *err) {
+                           const uint64_t *offsets, gguf_error *err) {
     if (version == 1) {
         int rc = check_v1(f, err);
         if (rc != 0)
@@ -65,7 +66,7 @@ int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version, 
         for (uint32_t d = 0; d < t->n_dims; d++)
             gguf__sink_len(s, t->dims[d]);
         gguf__sink_u32(s, t->type);
-        gguf__sink_u64(s, t->offset);
+        gguf__sink_u64(s, offsets ? offsets[i] : t->offset);
     }
     if (s->failed)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
@@ -73,72 +74,112 @@ int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version, 
     return 0;
 }
 
-/* What to write after the header: padding up to the data offset (copied from the source when
- * the header kept its size, else zeros), then the source's data region as it is. */
+/* ---- the output plan ---- */
+
+/* What to write: the header, padding up to the data offset (the source's padding bytes when the
+ * header kept its size, else zeros), then the tensor data: with the kept layout, the source's
+ * data region as it is (tensors byte-swapped when the byte order changes, everything else
+ * verbatim); with the packed layout, each tensor at its new offset with zero padding. */
 typedef struct plan {
     gguf__sink header;
     uint64_t data_offset;   /* in the output */
     const uint8_t *pad_src; /* NULL: zero padding */
     uint64_t pad_len;
-    uint64_t region_start;  /* the source's data region: [region_start, region_end) */
-    uint64_t region_end;
+    bool swap;              /* tensor data changes byte order */
+    bool packed;
+    uint64_t *offsets;      /* packed: the new offsets (relative to data_offset) */
+    uint64_t data_len;      /* packed: bytes after data_offset */
 } plan;
+
+static void plan_free(plan *p) {
+    gguf__sink_free(&p->header);
+    gguf__free(p->offsets);
+    p->offsets = NULL;
+}
+
+static int plan_packed_offsets(plan *p, const gguf_file *f, gguf_error *err) {
+    p->offsets = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *p->offsets);
+    if (p->offsets == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    uint64_t at = 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        if (t->nbytes == UINT64_MAX) {
+            char q[96];
+            return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
+                              "tensor '%s': unknown type id %u, its size is unknown: cannot lay it out again",
+                              gguf__quote(q, sizeof q, t->name, (size_t)t->name_len), t->type);
+        }
+        p->offsets[i] = at;
+        if (!gguf__add_u64(&at, at, t->nbytes) || !gguf__align_up(&at, at, f->alignment))
+            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "tensor data exceeds 2^64 bytes");
+    }
+    p->data_len = at;
+    return 0;
+}
 
 static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
                      gguf_error *err) {
     uint32_t version = opt && opt->version ? opt->version : f->version;
     bool big = opt && opt->endian >= 0 ? opt->endian == GGUF_ENDIAN_BIG : f->big;
+    memset(p, 0, sizeof *p);
     if (version < 1 || version > 3)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "cannot write GGUF version %u",
                           version);
     if (big && version < 3)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "big-endian files exist only from GGUF v3 on; write version 3");
-    if (big != f->big && f->n_tensors > 0)
-        return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                          "changing the byte order of tensor data is not supported by this writer");
-    memset(p, 0, sizeof *p);
-    int rc = gguf__header_serialize(&p->header, f, version, big, err);
+    p->swap = big != f->big;
+    p->packed = f->must_pack || (opt && opt->layout == GGUF_LAYOUT_PACKED);
+    for (size_t i = 0; p->swap && i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        if (t->nbytes == UINT64_MAX || gguf__byteswap_blocks(t->type, NULL, 0) != 0) {
+            char q[96], tb[16];
+            const char *name = gguf_dtype_name(t->type);
+            if (name == NULL) {
+                snprintf(tb, sizeof tb, "%u", t->type);
+                name = tb;
+            }
+            return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
+                              "tensor '%s': cannot convert the byte order of type %s (id %u)",
+                              gguf__quote(q, sizeof q, t->name, (size_t)t->name_len), name,
+                              t->type);
+        }
+    }
+    int rc = p->packed ? plan_packed_offsets(p, f, err) : 0;
+    if (rc == 0)
+        rc = gguf__header_serialize(&p->header, f, version, big, p->offsets, err);
     if (rc != 0) {
-        gguf__sink_free(&p->header);
+        plan_free(p);
         return rc;
     }
     uint64_t hlen = p->header.len;
     p->data_offset = hlen;
-    if (f->n_tensors > 0 && !gguf__align_up(&p->data_offset, hlen, f->alignment)) {
-        gguf__sink_free(&p->header);
+    /* ggml pads even a tensor-less file to the alignment; the kept layout keeps what was there */
+    bool align = f->n_tensors > 0 || p->packed;
+    if (align && !gguf__align_up(&p->data_offset, hlen, f->alignment)) {
+        plan_free(p);
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "header too large");
     }
     p->pad_len = p->data_offset - hlen;
-    if (hlen == f->header_end && p->data_offset == f->data_offset)
+    if (!p->packed && hlen == f->header_end && p->data_offset == f->data_offset)
         p->pad_src = f->data + f->header_end;
-    p->region_start = f->data_offset;
-    p->region_end = f->size;
     return 0;
 }
 
-int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
-                           const gguf_write_options *opt, gguf_error *err) {
-    plan p;
-    int rc = make_plan(&p, f, opt, err);
-    if (rc != 0)
-        return rc;
-    gguf__sink *s = &p.header;
-    if (p.pad_src != NULL)
-        gguf__sink_bytes(s, p.pad_src, (size_t)p.pad_len);
-    else
-        gguf__sink_zeros(s, (size_t)p.pad_len);
-    gguf__sink_bytes(s, f->data + p.region_start, (size_t)(p.region_end - p.region_start));
-    if (s->failed) {
-        gguf__sink_free(s);
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the output");
-    }
-    *out = s->buf;
-    *size = s->len;
-    return 0;
-}
+/* ---- output: a file descriptor or a memory sink ---- */
 
-/* ---- files ---- */
+#define CHUNK ((size_t)16 << 20)
+
+typedef struct output {
+    int fd;            /* -1: memory */
+    gguf__sink *mem;
+    const char *path;  /* for messages */
+    const gguf_write_options *opt;
+    uint64_t done;     /* tensor bytes written, for progress */
+    uint64_t total;
+    uint8_t *buf;      /* CHUNK bytes, for byte-order conversion */
+} output;
 
 static int write_all(int fd, const void *buf, uint64_t n, const char *path, gguf_error *err) {
     const uint8_t *p = buf;
@@ -149,34 +190,222 @@ static int write_all(int fd, const void *buf, uint64_t n, const char *path, gguf
             continue;
         if (w < 0)
             return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: write failed: %s", path,
-                              strerror(errno));
+                              errno == ENOSPC ? "no space left on the device" : strerror(errno));
         p += w;
         n -= (uint64_t)w;
     }
     return 0;
 }
 
-/* Copies source bytes [start, end) to the end of out_fd: in the kernel with copy_file_range
- * (a reflink where the filesystem can) when the source is a file, else from memory. */
-static int copy_region(int out_fd, const gguf_file *f, uint64_t start, uint64_t end,
-                       const char *path, gguf_error *err) {
-    if (f->fd >= 0) {
+static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
+    if (o->fd >= 0)
+        return write_all(o->fd, p, n, o->path, err);
+    gguf__sink_bytes(o->mem, p, (size_t)n);
+    return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                                       "out of memory for the output")
+                          : 0;
+}
+
+static int out_zeros(output *o, uint64_t n, gguf_error *err) {
+    static const uint8_t zeros[4096];
+    int rc = 0;
+    while (rc == 0 && n > 0) {
+        uint64_t k = n < sizeof zeros ? n : sizeof zeros;
+        rc = out_bytes(o, zeros, k, err);
+        n -= k;
+    }
+    return rc;
+}
+
+static void progress(output *o, uint64_t n) {
+    o->done += n;
+    if (o->opt != NULL && o->opt->progress != NULL)
+        o->opt->progress(o->done, o->total, o->opt->progress_user);
+}
+
+/* Copies source bytes [start, end) as they are: in the kernel with copy_file_range (a reflink
+ * where the filesystem can) when both ends are files, else from the mapping. */
+static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t end,
+                      gguf_error *err) {
+    if (o->fd >= 0 && f->fd >= 0) {
         off_t in_off = (off_t)start;
         while ((uint64_t)in_off < end) {
             uint64_t left = end - (uint64_t)in_off;
             size_t chunk = left > (1u << 30) ? (1u << 30) : (size_t)left;
-            ssize_t n = copy_file_range(f->fd, &in_off, out_fd, NULL, chunk, 0);
+            ssize_t n = copy_file_range(f->fd, &in_off, o->fd, NULL, chunk, 0);
             if (n < 0 && errno == EINTR)
                 continue;
+            if (n < 0 && errno == ENOSPC)
+                return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                                  "%s: write failed: no space left on the device", o->path);
             if (n <= 0)
-                break; /* unsupported here, or the source shrank: finish from memory */
+                break; /* not supported between these files: finish with write() */
+            progress(o, (uint64_t)n);
         }
         start = (uint64_t)in_off;
     }
     if (start >= end)
         return 0;
-    return write_all(out_fd, f->data + start, end - start, path, err);
+    int rc = out_bytes(o, f->data + start, end - start, err);
+    if (rc == 0)
+        progress(o, end - start);
+    return rc;
 }
+
+/* Byte-order conversion of one chunk, split over threads at block boundaries. */
+typedef struct swap_job {
+    uint32_t dtype;
+    uint8_t *buf;
+    size_t n;
+} swap_job;
+
+static void *swap_worker(void *arg) {
+    swap_job *j = arg;
+    gguf__byteswap_blocks(j->dtype, j->buf, j->n);
+    return NULL;
+}
+
+#define MAX_THREADS 64
+
+static void swap_chunk(uint32_t dtype, uint8_t *buf, size_t n, unsigned threads) {
+    size_t block = gguf_dtype_block_bytes(dtype);
+    size_t blocks = n / block;
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    if (threads <= 1 || blocks < (size_t)threads * 1024) {
+        gguf__byteswap_blocks(dtype, buf, n);
+        return;
+    }
+    pthread_t tid[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    swap_job jobs[MAX_THREADS];
+    size_t at = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        size_t count = blocks / threads + (t < blocks % threads);
+        jobs[t] = (swap_job){dtype, buf + at * block, count * block};
+        at += count;
+        /* a thread that cannot be started does its share here */
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, swap_worker, &jobs[t]) == 0;
+    }
+    for (unsigned t = 0; t < threads; t++) {
+        if (!started[t])
+            swap_worker(&jobs[t]);
+    }
+    for (unsigned t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+    }
+}
+
+/* Writes one tensor's bytes, in the output's byte order. */
+static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool swap,
+                      gguf_error *err) {
+    if (!swap)
+        return out_source(o, f, t->src_offset, t->src_offset + t->nbytes, err);
+    size_t block = gguf_dtype_block_bytes(t->type);
+    size_t chunk = CHUNK - CHUNK % block;
+    unsigned threads = o->opt ? o->opt->threads : 0;
+    for (uint64_t at = 0; at < t->nbytes;) {
+        size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
+        memcpy(o->buf, f->data + t->src_offset + at, n);
+        swap_chunk(t->type, o->buf, n, threads);
+        int rc = out_bytes(o, o->buf, n, err);
+        if (rc != 0)
+            return rc;
+        at += n;
+        progress(o, n);
+    }
+    return 0;
+}
+
+static int cmp_src_offset(const void *a, const void *b) {
+    const gguf__tensor *x = *(const gguf__tensor *const *)a, *y = *(const gguf__tensor *const *)b;
+    return x->src_offset < y->src_offset ? -1 : x->src_offset > y->src_offset;
+}
+
+/* The kept layout with a byte-order change: tensors converted, the bytes around them copied. */
+static int out_region_swapped(output *o, const gguf_file *f, gguf_error *err) {
+    const gguf__tensor **order = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *order);
+    if (order == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < f->n_tensors; i++)
+        order[i] = &f->tensors[i];
+    qsort(order, f->n_tensors, sizeof *order, cmp_src_offset);
+    uint64_t pos = f->data_offset;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f->n_tensors; i++) {
+        rc = out_source(o, f, pos, order[i]->src_offset, err);
+        if (rc == 0)
+            rc = out_tensor(o, f, order[i], true, err);
+        pos = order[i]->src_offset + order[i]->nbytes;
+    }
+    if (rc == 0)
+        rc = out_source(o, f, pos, f->size, err);
+    gguf__free(order);
+    return rc;
+}
+
+static int out_packed(output *o, const gguf_file *f, const plan *p, gguf_error *err) {
+    uint64_t at = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        rc = out_zeros(o, p->offsets[i] - at, err);
+        if (rc == 0)
+            rc = out_tensor(o, f, t, p->swap, err);
+        at = p->offsets[i] + t->nbytes;
+    }
+    return rc == 0 ? out_zeros(o, p->data_len - at, err) : rc;
+}
+
+static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err) {
+    int rc = out_bytes(o, p->header.buf, p->header.len, err);
+    if (rc == 0)
+        rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; i < f->n_tensors; i++)
+        o->total += f->tensors[i].nbytes == UINT64_MAX ? 0 : f->tensors[i].nbytes;
+    if (p->swap) {
+        o->buf = gguf__malloc(CHUNK);
+        if (o->buf == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                              "out of memory for the conversion buffer");
+    }
+    if (p->packed)
+        rc = out_packed(o, f, p, err);
+    else if (p->swap)
+        rc = out_region_swapped(o, f, err);
+    else
+        rc = out_source(o, f, f->data_offset, f->size, err);
+    gguf__free(o->buf);
+    o->buf = NULL;
+    return rc;
+}
+
+int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
+                           const gguf_write_options *opt, gguf_error *err) {
+    if (out == NULL || size == NULL || f == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to write");
+    plan p;
+    int rc = make_plan(&p, f, opt, err);
+    if (rc != 0)
+        return rc;
+    gguf__sink mem = {0};
+    output o = {.fd = -1, .mem = &mem, .path = "memory", .opt = opt};
+    rc = out_all(&o, f, &p, err);
+    plan_free(&p);
+    if (rc != 0) {
+        gguf__sink_free(&mem);
+        return rc;
+    }
+    *out = mem.buf;
+    *size = mem.len;
+    return 0;
+}
+
+/* ---- files ---- */
 
 static int sync_dir_of(const char *path) {
     char *copy = strdup(path);
@@ -237,28 +466,24 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
     char *tmp = NULL;
     int fd = open_temp(&tmp, path, err);
     if (fd < 0) {
-        gguf__sink_free(&p.header);
+        plan_free(&p);
         return fd;
     }
-    rc = write_all(fd, p.header.buf, p.header.len, path, err);
-    if (rc == 0 && p.pad_len > 0) {
-        static const uint8_t zeros[4096];
-        if (p.pad_src != NULL) {
-            rc = write_all(fd, p.pad_src, p.pad_len, path, err);
-        } else {
-            for (uint64_t left = p.pad_len; rc == 0 && left > 0;) {
-                uint64_t n = left < sizeof zeros ? left : sizeof zeros;
-                rc = write_all(fd, zeros, n, path, err);
-                left -= n;
-            }
-        }
-    }
-    gguf__sink_free(&p.header);
-    if (rc == 0)
-        rc = copy_region(fd, f, p.region_start, p.region_end, path, err);
+    output o = {.fd = fd, .path = path, .opt = opt};
+    rc = out_all(&o, f, &p, err);
+    bool swapped = p.swap;
+    plan_free(&p);
     if (rc == 0 && fsync(fd) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: fsync failed: %s", tmp,
                         strerror(errno));
+    /* read the output back: every tensor keeps its name, type, size and crc32 */
+    if (rc == 0 && opt != NULL && opt->verify && !swapped) {
+        gguf_file *back = NULL;
+        rc = gguf_file_open(&back, tmp, f->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES), err);
+        if (rc == 0)
+            rc = gguf__verify_output(f, back, err);
+        gguf_file_free(back);
+    }
     if (close(fd) != 0 && rc == 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: close failed: %s", tmp,
                         strerror(errno));

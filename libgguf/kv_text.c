@@ -1,0 +1,384 @@
+/* Values from text: numbers, bools and strings for scalars, JSON arrays of scalars or strings.
+ * Every number is range-checked against the type that must hold it. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct number {
+    bool is_int;      /* the text is an integer (no fraction, no exponent) */
+    bool negative;
+    uint64_t u;       /* magnitude, for integers */
+    double d;         /* value as a double */
+} number;
+
+static int parse_number(number *out, const char *s, size_t len, gguf_error *err) {
+    char buf[128];
+    if (len == 0 || len >= sizeof buf)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "'%.*s' is not a number",
+                          (int)(len < 64 ? len : 64), s);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    number n = {0};
+    const char *p = buf;
+    n.negative = *p == '-';
+    const char *digits = p + (*p == '-' || *p == '+');
+    bool hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+    n.is_int = strpbrk(digits, hex ? "." : ".eEnNiI") == NULL;
+    char *end;
+    errno = 0;
+    if (n.is_int) {
+        n.u = strtoull(digits, &end, 0);
+        if (*end != '\0' || end == digits || errno == ERANGE || digits[0] == '-' || digits[0] == '+')
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "'%s' is not an integer (or is beyond 64 bits)", buf);
+        n.d = n.negative ? -(double)n.u : (double)n.u;
+    } else {
+        n.d = strtod(buf, &end);
+        if (*end != '\0' || end == buf)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "'%s' is not a number", buf);
+    }
+    *out = n;
+    return 0;
+}
+
+/* Encodes number n as a scalar of type into out (host byte order). */
+static int fit(uint8_t out[8], uint32_t type, const number *n, const char *text, size_t len,
+               gguf_error *err) {
+    static const struct { uint64_t umax; int64_t imin; } range[GGUF_VTYPE_COUNT] = {
+        [GGUF_VTYPE_U8] = {UINT8_MAX, 0},     [GGUF_VTYPE_I8] = {INT8_MAX, INT8_MIN},
+        [GGUF_VTYPE_U16] = {UINT16_MAX, 0},   [GGUF_VTYPE_I16] = {INT16_MAX, INT16_MIN},
+        [GGUF_VTYPE_U32] = {UINT32_MAX, 0},   [GGUF_VTYPE_I32] = {INT32_MAX, INT32_MIN},
+        [GGUF_VTYPE_U64] = {UINT64_MAX, 0},   [GGUF_VTYPE_I64] = {INT64_MAX, INT64_MIN},
+    };
+    const char *tn = gguf_vtype_name(type);
+    if (type == GGUF_VTYPE_F32) {
+        float f = (float)n->d;
+        if (!n->is_int) {
+            char buf[128];
+            snprintf(buf, sizeof buf, "%.*s", (int)len, text);
+            f = strtof(buf, NULL); /* correctly rounded, not rounded twice through double */
+        }
+        if (isinf(f) && !isinf(n->d))
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "value '%.*s' does not fit FLOAT32", (int)len, text);
+        memcpy(out, &f, 4);
+        return 0;
+    }
+    if (type == GGUF_VTYPE_F64) {
+        memcpy(out, &n->d, 8);
+        return 0;
+    }
+    if (!n->is_int)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "value '%.*s' is not an integer, as %s needs", (int)len, text, tn);
+    bool is_signed = range[type].imin < 0;
+    bool ok = n->negative ? is_signed && n->u <= (uint64_t)-(range[type].imin + 1) + 1
+                          : n->u <= range[type].umax;
+    if (!ok)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "value '%.*s' does not fit %s (%lld to %llu)", (int)len, text, tn,
+                          (long long)range[type].imin, (unsigned long long)range[type].umax);
+    uint64_t bits = n->negative ? (uint64_t)0 - n->u : n->u;
+    size_t size = gguf_vtype_size(type);
+    /* the low `size` bytes of bits, in host order */
+    uint8_t b8 = (uint8_t)bits;
+    uint16_t b16 = (uint16_t)bits;
+    uint32_t b32 = (uint32_t)bits;
+    if (size == 1)
+        memcpy(out, &b8, 1);
+    else if (size == 2)
+        memcpy(out, &b16, 2);
+    else if (size == 4)
+        memcpy(out, &b32, 4);
+    else
+        memcpy(out, &bits, 8);
+    return 0;
+}
+
+static int parse_bool(uint8_t *out, const char *s, size_t len, gguf_error *err) {
+    if ((len == 4 && memcmp(s, "true", 4) == 0) || (len == 1 && s[0] == '1'))
+        *out = 1;
+    else if ((len == 5 && memcmp(s, "false", 5) == 0) || (len == 1 && s[0] == '0'))
+        *out = 0;
+    else
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "'%.*s' is not a bool (true, false, 1 or 0)", (int)(len < 64 ? len : 64), s);
+    return 0;
+}
+
+static int parse_scalar(uint8_t out[8], uint32_t type, const char *s, size_t len,
+                        gguf_error *err) {
+    if (type == GGUF_VTYPE_BOOL)
+        return parse_bool(out, s, len, err);
+    number n;
+    int rc = parse_number(&n, s, len, err);
+    return rc ? rc : fit(out, type, &n, s, len, err);
+}
+
+/* ---- JSON arrays ---- */
+
+typedef struct token {
+    const char *s;
+    size_t len;
+    int kind; /* 's' string (s/len: the raw text between the quotes), 'n' number, 'b' bool */
+} token;
+
+static const char *skip_ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static int json_fail(gguf_error *err, const char *text, const char *p, const char *what) {
+    return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "JSON array, character %zu: %s",
+                      (size_t)(p - text), what);
+}
+
+/* Splits "[a, b, ...]" into tokens (at most len/2 + 1 of them). */
+static int tokenize(token **out, size_t *count, const char *text, size_t len, gguf_error *err) {
+    const char *p = skip_ws(text, text + len), *end = text + len;
+    if (p == end || *p != '[')
+        return json_fail(err, text, p, "expected '['");
+    token *toks = gguf__malloc((len / 2 + 1) * sizeof *toks);
+    if (toks == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    size_t n = 0;
+    int rc = 0;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == ']') {
+        p++;
+    } else {
+        for (;;) {
+            p = skip_ws(p, end);
+            if (p == end) {
+                rc = json_fail(err, text, p, "unterminated array");
+                break;
+            }
+            token t = {p, 0, 0};
+            if (*p == '"') {
+                const char *q = ++p;
+                while (q < end && *q != '"')
+                    q += *q == '\\' && q + 1 < end ? 2 : 1;
+                if (q >= end) {
+                    rc = json_fail(err, text, p, "unterminated string");
+                    break;
+                }
+                t = (token){p, (size_t)(q - p), 's'};
+                p = q + 1;
+            } else if (*p == '[' || *p == '{') {
+                rc = json_fail(err, text, p, "nested arrays and objects are not supported");
+                break;
+            } else {
+                const char *q = p;
+                while (q < end && *q != ',' && *q != ']' && *q != ' ' && *q != '\t' &&
+                       *q != '\n' && *q != '\r')
+                    q++;
+                t = (token){p, (size_t)(q - p), (*p == 't' || *p == 'f') ? 'b' : 'n'};
+                p = q;
+            }
+            toks[n++] = t;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') {
+                p++;
+                continue;
+            }
+            if (p < end && *p == ']') {
+                p++;
+                break;
+            }
+            rc = json_fail(err, text, p, "expected ',' or ']'");
+            break;
+        }
+    }
+    if (rc == 0 && skip_ws(p, end) != end)
+        rc = json_fail(err, text, p, "text after the array");
+    if (rc != 0) {
+        gguf__free(toks);
+        return rc;
+    }
+    *out = toks;
+    *count = n;
+    return 0;
+}
+
+static void put_utf8(gguf__sink *s, uint32_t cp) {
+    uint8_t b[4];
+    size_t n = 0;
+    if (cp < 0x80) {
+        b[0] = (uint8_t)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (uint8_t)(0xc0 | cp >> 6);
+        b[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (uint8_t)(0xe0 | cp >> 12);
+        b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        b[0] = (uint8_t)(0xf0 | cp >> 18);
+        b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        b[3] = (uint8_t)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    gguf__sink_bytes(s, b, n);
+}
+
+static bool hex4(const char *p, const char *end, uint32_t *v) {
+    if (end - p < 4)
+        return false;
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return false;
+        *v = *v << 4 | (uint32_t)d;
+    }
+    return true;
+}
+
+/* Decodes a JSON string body into out (bytes). */
+static int unescape(gguf__sink *out, const char *s, size_t len, gguf_error *err) {
+    const char *p = s, *end = s + len;
+    while (p < end) {
+        if (*p != '\\') {
+            gguf__sink_bytes(out, p++, 1);
+            continue;
+        }
+        if (++p == end)
+            break;
+        char c = *p++;
+        const char *simple = strchr("\"\\/bfnrt", c);
+        if (simple != NULL && c != '\0') {
+            static const char repl[] = "\"\\/\b\f\n\r\t";
+            gguf__sink_bytes(out, &repl[simple - "\"\\/bfnrt"], 1);
+            continue;
+        }
+        uint32_t cp, lo;
+        if (c != 'u' || !hex4(p, end, &cp))
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "bad escape in a JSON string");
+        p += 4;
+        if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+            hex4(p + 2, end, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            p += 6;
+        }
+        put_utf8(out, cp);
+    }
+    return 0;
+}
+
+/* The element type a JSON array implies: strings, bools, integers (INT32, or INT64 when one
+ * does not fit), or FLOAT32 as soon as one number has a fraction or an exponent. */
+static uint32_t infer(const token *toks, size_t n) {
+    if (n == 0)
+        return GGUF_VTYPE_STRING;
+    if (toks[0].kind == 's')
+        return GGUF_VTYPE_STRING;
+    if (toks[0].kind == 'b')
+        return GGUF_VTYPE_BOOL;
+    uint32_t t = GGUF_VTYPE_I32;
+    for (size_t i = 0; i < n; i++) {
+        number num;
+        if (toks[i].kind != 'n' || parse_number(&num, toks[i].s, toks[i].len, NULL) != 0)
+            return GGUF_VTYPE_I32; /* encoding reports the bad element */
+        if (!num.is_int)
+            return GGUF_VTYPE_F32;
+        if ((num.negative && num.u > (uint64_t)INT32_MAX + 1) || (!num.negative && num.u > INT32_MAX))
+            t = GGUF_VTYPE_I64;
+    }
+    return t;
+}
+
+static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t n,
+                        gguf_error *err) {
+    gguf__sink_u32(s, elem);
+    gguf__sink_len(s, n);
+    for (size_t i = 0; i < n; i++) {
+        const token *t = &toks[i];
+        int rc = 0;
+        if (elem == GGUF_VTYPE_STRING) {
+            if (t->kind != 's')
+                return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                  "element %zu is not a string, as a STRING array needs", i);
+            gguf__sink str = {.big = s->big, .wide = s->wide};
+            rc = unescape(&str, t->s, t->len, err);
+            if (rc == 0 && str.failed)
+                rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            if (rc == 0) {
+                gguf__sink_len(s, str.len);
+                gguf__sink_bytes(s, str.buf, str.len);
+            }
+            gguf__sink_free(&str);
+        } else {
+            uint8_t b[8] = {0};
+            if (t->kind == 's')
+                return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                  "element %zu is a string, not a %s", i, gguf_vtype_name(elem));
+            rc = parse_scalar(b, elem, t->s, t->len, err);
+            size_t size = gguf_vtype_size(elem);
+            uint8_t enc[8];
+            uint16_t x16;
+            uint32_t x32;
+            uint64_t x64;
+            switch (size) {
+            case 2: memcpy(&x16, b, 2); gguf__store16(enc, x16, s->big); break;
+            case 4: memcpy(&x32, b, 4); gguf__store32(enc, x32, s->big); break;
+            case 8: memcpy(&x64, b, 8); gguf__store64(enc, x64, s->big); break;
+            default: enc[0] = b[0]; break;
+            }
+            if (rc == 0)
+                gguf__sink_bytes(s, enc, size);
+        }
+        if (rc != 0)
+            return gguf__fail(err, rc, GGUF_ERROR_NO_OFFSET, "element %zu", i);
+    }
+    return 0;
+}
+
+int gguf_kv_set_text(gguf_file *f, const char *key, uint32_t vtype, uint32_t elem_type,
+                     const char *text, size_t len, gguf_error *err) {
+    if (f == NULL || key == NULL || (text == NULL && len > 0))
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to set");
+    if (vtype == GGUF_VTYPE_STRING)
+        return gguf_kv_set_str(f, key, text, len, err);
+    if (vtype != GGUF_VTYPE_ARRAY) {
+        uint8_t b[8];
+        if (gguf_vtype_size(vtype) == 0)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "unknown value type %u", vtype);
+        int rc = parse_scalar(b, vtype, text, len, err);
+        return rc ? rc : gguf_kv_set_scalar(f, key, vtype, b, err);
+    }
+    token *toks = NULL;
+    size_t n = 0;
+    int rc = tokenize(&toks, &n, text, len, err);
+    if (rc != 0)
+        return rc;
+    if (elem_type >= GGUF_VTYPE_COUNT)
+        elem_type = infer(toks, n);
+    if (elem_type == GGUF_VTYPE_ARRAY) {
+        gguf__free(toks);
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "nested arrays cannot be set from text");
+    }
+    gguf__sink s = {.big = f->big, .wide = f->version >= 2};
+    rc = encode_array(&s, elem_type, toks, n, err);
+    gguf__free(toks);
+    if (rc == 0 && s.failed)
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0) {
+        gguf_value v = {.raw = s.buf, .raw_len = s.len, .type = GGUF_VTYPE_ARRAY,
+                        .big_endian = f->big, .wide = f->version >= 2};
+        rc = gguf_kv_set_value(f, key, &v, err);
+    }
+    gguf__sink_free(&s);
+    return rc;
+}
