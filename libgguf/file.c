@@ -131,6 +131,23 @@ int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int co
     return finish_open(out, f, err);
 }
 
+int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian endian, gguf_error *err) {
+    if (out == NULL || version < 2 || version > 3 || (endian == GGUF_ENDIAN_BIG && version < 3))
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "new files are GGUF v3 (either byte order) or v2 (little-endian)");
+    gguf_file *f = new_file(0);
+    if (f == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    f->data = (const uint8_t *)"";
+    f->src_kind = GGUF__SRC_BORROWED;
+    f->version = version;
+    f->big = endian == GGUF_ENDIAN_BIG;
+    f->alignment = 32;
+    f->must_pack = true;
+    *out = f;
+    return 0;
+}
+
 int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len, uint64_t file_size,
                       unsigned flags, gguf_error *err) {
     gguf_file *f = new_file((flags & ~(unsigned)GGUF_OPEN_NO_MMAP) | GGUF__OPEN_HEADER_ONLY);

@@ -189,6 +189,11 @@ GGUF_API int gguf_file_open(gguf_file **out, const char *path, unsigned flags, g
 GGUF_API int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,
                                    unsigned flags, gguf_error *err);
 
+/* Makes an empty file to build: version 3 (or 2), in the given byte order, no keys, no tensors,
+ * alignment 32. Tensors added to it get their bytes from the write's fill callback. */
+GGUF_API int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian endian,
+                           gguf_error *err);
+
 /* Releases a file and everything borrowed from it. NULL is allowed. */
 GGUF_API void gguf_file_free(gguf_file *f);
 
@@ -239,6 +244,10 @@ GGUF_API int gguf_value_get_str(const char **s, uint64_t *len, const gguf_value 
                                 gguf_error *err);
 /* For a BOOL value: the stored byte (0 and 1 are valid; other bytes are kept as read). */
 GGUF_API int gguf_value_get_bool_byte(uint8_t *out, const gguf_value *v, gguf_error *err);
+
+/* 1 when both values have the same type and contents (whatever their files' byte orders and
+ * versions), 0 when not, -1 when memory ran out. */
+GGUF_API int gguf_value_equal(const gguf_value *a, const gguf_value *b);
 
 /* Array elements, walked in order with an iterator (cheap: no index is built). */
 typedef struct gguf_value_iter {
@@ -324,6 +333,13 @@ GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t 
  * the size is unknown. Valid until the file is freed. */
 GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
 
+/* Adds a tensor at the end of the tensor list. Its bytes do not exist yet: the write that
+ * outputs the file asks the options' fill callback for them (in the output's byte order). */
+GGUF_API int gguf_tensor_add(gguf_file *f, const char *name, uint32_t dtype, const uint64_t *dims,
+                             uint32_t n_dims, gguf_error *err);
+/* Changes tensor i's type (requantization): its bytes, of the new size, come from the fill
+ * callback of the next write. Fails when dims[0] is not a multiple of the type's block. */
+GGUF_API int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err);
 /* Renames a tensor (at most 64 bytes; GGUF_EEXIST when the name is taken). */
 GGUF_API int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, gguf_error *err);
 /* Removes a tensor; the next write lays the remaining tensor data out packed. */
@@ -375,6 +391,11 @@ enum gguf_layout {
     GGUF_LAYOUT_PACKED = 1
 };
 
+/* Fills buf with `len` bytes of tensor i's data, starting at byte `offset` of the tensor, for
+ * tensors that were added or retyped. Returns 0, or a negative GGUF_E* code (and fills err). */
+typedef int (*gguf_fill_fn)(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                            gguf_error *err);
+
 /* Called from time to time while tensor data is written: bytes of tensor data done so far, and
  * in all. */
 typedef void (*gguf_progress_fn)(uint64_t done, uint64_t total, void *user);
@@ -391,9 +412,11 @@ typedef struct gguf_write_options {
                              that every tensor has its name, type, size and crc32 (unless the
                              byte order changes); gguf_file_update always checks */
     int no_in_place;      /* gguf_file_update: always rewrite the whole file */
+    gguf_fill_fn fill;    /* bytes of added or retyped tensors */
+    void *fill_user;
 } gguf_write_options;
 
-#define GGUF_WRITE_OPTIONS_INIT { 0, -1, GGUF_LAYOUT_KEEP, 0, NULL, NULL, 0, 0 }
+#define GGUF_WRITE_OPTIONS_INIT { 0, -1, GGUF_LAYOUT_KEEP, 0, NULL, NULL, 0, 0, NULL, NULL }
 
 /* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
  * renamed over path (the directory is fsync'd too). With nothing changed and default options,

@@ -137,10 +137,14 @@ typedef struct gguf__tensor {
     uint64_t dims[GGUF_MAX_DIMS];
     uint64_t offset;      /* relative to the data offset */
     uint64_t nbytes;      /* UINT64_MAX: unknown type */
-    uint64_t src_offset;  /* absolute offset of the bytes in the source */
+    uint64_t src_offset;  /* absolute offset of the bytes in the source, or GGUF__NO_SOURCE for
+                             a tensor added or retyped by an edit (its bytes come from the
+                             write's fill callback) */
     uint64_t info_offset; /* where the tensor info starts in the source */
     bool name_owned;
 } gguf__tensor;
+
+#define GGUF__NO_SOURCE UINT64_MAX
 
 enum gguf__source_kind { GGUF__SRC_BORROWED, GGUF__SRC_HEAP, GGUF__SRC_MMAP };
 

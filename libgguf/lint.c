@@ -96,7 +96,7 @@ static void lint_kv(lint *l, const gguf_file *f) {
 static void lint_tensors(lint *l, const gguf_file *f) {
     char q[96];
     uint64_t expect = 0;
-    bool packed = true;
+    bool packed = !f->must_pack; /* a file to be written packed needs no layout check */
     for (size_t i = 0; i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
         const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);

@@ -28,7 +28,8 @@ void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i) {
 }
 
 const void *gguf_tensor_data(const gguf_file *f, size_t i) {
-    if (i >= f->n_tensors || f->tensors[i].nbytes == UINT64_MAX)
+    if (i >= f->n_tensors || f->tensors[i].nbytes == UINT64_MAX ||
+        f->tensors[i].src_offset == GGUF__NO_SOURCE)
         return NULL;
     return f->data + f->tensors[i].src_offset;
 }
@@ -73,5 +74,71 @@ int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err) {
     memmove(t, t + 1, (f->n_tensors - (size_t)i - 1) * sizeof *t);
     f->n_tensors--;
     f->must_pack = true; /* its bytes leave a hole that ggml would refuse */
+    return 0;
+}
+
+static int check_new_name(const gguf_file *f, const char *name, size_t n, gguf_error *err) {
+    if (n > 64)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "tensor name of %zu bytes is longer than 64", n);
+    if (gguf_tensor_find(f, name) >= 0)
+        return gguf__fail(err, GGUF_EEXIST, GGUF_ERROR_NO_OFFSET, "tensor '%s' exists", name);
+    return 0;
+}
+
+int gguf_tensor_add(gguf_file *f, const char *name, uint32_t dtype, const uint64_t *dims,
+                    uint32_t n_dims, gguf_error *err) {
+    if (f == NULL || name == NULL || (dims == NULL && n_dims > 0))
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor given");
+    size_t n = strlen(name);
+    int rc = check_new_name(f, name, n, err);
+    if (rc != 0)
+        return rc;
+    gguf__tensor t = {.n_dims = n_dims, .type = dtype, .src_offset = GGUF__NO_SOURCE,
+                      .info_offset = GGUF_ERROR_NO_OFFSET};
+    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++)
+        t.dims[d] = d < n_dims ? dims[d] : 1;
+    uint64_t elems = 1;
+    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+        if (t.dims[d] > (uint64_t)INT64_MAX || !gguf__mul_u64(&elems, elems, t.dims[d]) ||
+            elems > (uint64_t)INT64_MAX)
+            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                              "tensor '%s': element count overflows 63 bits", name);
+    }
+    rc = gguf_dtype_nbytes(&t.nbytes, dtype, t.dims, GGUF_MAX_DIMS, err);
+    if (rc != 0)
+        return rc;
+    if (f->n_tensors == f->cap_tensors) {
+        size_t cap = f->cap_tensors ? f->cap_tensors * 2 : 16;
+        gguf__tensor *grown = gguf__realloc(f->tensors, cap * sizeof *grown);
+        if (grown == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        f->tensors = grown;
+        f->cap_tensors = cap;
+    }
+    char *copy = gguf__malloc(n ? n : 1);
+    if (copy == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    memcpy(copy, name, n);
+    t.name = copy;
+    t.name_len = n;
+    t.name_owned = true;
+    f->tensors[f->n_tensors++] = t;
+    f->must_pack = true;
+    return 0;
+}
+
+int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err) {
+    if (f == NULL || i >= f->n_tensors)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
+    gguf__tensor *t = &f->tensors[i];
+    uint64_t nbytes;
+    int rc = gguf_dtype_nbytes(&nbytes, dtype, t->dims, GGUF_MAX_DIMS, err);
+    if (rc != 0)
+        return rc;
+    t->type = dtype;
+    t->nbytes = nbytes;
+    t->src_offset = GGUF__NO_SOURCE;
+    f->must_pack = true;
     return 0;
 }

@@ -133,6 +133,8 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
     p->packed = f->must_pack || (opt && opt->layout == GGUF_LAYOUT_PACKED);
     for (size_t i = 0; p->swap && i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
+        if (t->src_offset == GGUF__NO_SOURCE)
+            continue; /* filled in the output's byte order */
         if (t->nbytes == UINT64_MAX || gguf__byteswap_blocks(t->type, NULL, 0) != 0) {
             char q[96], tb[16];
             const char *name = gguf_dtype_name(t->type);
@@ -298,9 +300,33 @@ static void swap_chunk(uint32_t dtype, uint8_t *buf, size_t n, unsigned threads)
     }
 }
 
+/* Bytes of an added or retyped tensor, from the fill callback, already in the output's order. */
+static int out_filled(output *o, const gguf_file *f, const gguf__tensor *t, gguf_error *err) {
+    size_t i = (size_t)(t - f->tensors);
+    if (o->opt == NULL || o->opt->fill == NULL) {
+        char q[96];
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "tensor '%s' has no bytes yet and the write has no fill callback",
+                          gguf__quote(q, sizeof q, t->name, (size_t)t->name_len));
+    }
+    for (uint64_t at = 0; at < t->nbytes;) {
+        size_t n = t->nbytes - at < CHUNK ? (size_t)(t->nbytes - at) : CHUNK;
+        int rc = o->opt->fill(o->opt->fill_user, i, at, o->buf, n, err);
+        if (rc == 0)
+            rc = out_bytes(o, o->buf, n, err);
+        if (rc != 0)
+            return rc;
+        at += n;
+        progress(o, n);
+    }
+    return 0;
+}
+
 /* Writes one tensor's bytes, in the output's byte order. */
 static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool swap,
                       gguf_error *err) {
+    if (t->src_offset == GGUF__NO_SOURCE)
+        return out_filled(o, f, t, err);
     if (!swap)
         return out_source(o, f, t->src_offset, t->src_offset + t->nbytes, err);
     size_t block = gguf_dtype_block_bytes(t->type);
@@ -367,7 +393,10 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
         return rc;
     for (size_t i = 0; i < f->n_tensors; i++)
         o->total += f->tensors[i].nbytes == UINT64_MAX ? 0 : f->tensors[i].nbytes;
-    if (p->swap) {
+    bool need_buf = p->swap;
+    for (size_t i = 0; i < f->n_tensors; i++)
+        need_buf = need_buf || f->tensors[i].src_offset == GGUF__NO_SOURCE;
+    if (need_buf) {
         o->buf = gguf__malloc(CHUNK);
         if (o->buf == NULL)
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,

@@ -6,5 +6,11 @@
 int cmd_show(int argc, char **argv);
 int cmd_copy(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+/* set, rm, rename, realign, edit */
+int cmd_edit(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_hash(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -12,6 +12,15 @@ static const struct {
 } commands[] = {
     {"show", cmd_show, "show FILE [--json] [--kv|--tensors]   print header, metadata, tensors"},
     {"copy", cmd_copy, "copy FILE OUT                        read and write back (byte-identical)"},
+    {"get", cmd_get, "get FILE KEY [--json]                 print one value (arrays: one element per line)"},
+    {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)"},
+    {"rm", cmd_edit, "rm FILE KEY... [-o OUT]               remove keys"},
+    {"rename", cmd_edit, "rename FILE OLD NEW [-o OUT]          rename a key (value, type and place kept)"},
+    {"realign", cmd_edit, "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again"},
+    {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)"},
+    {"hash", cmd_hash, "hash FILE [--json]                    crc32 of every tensor and of the header"},
+    {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},
+    {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
     {"verify", cmd_verify, "verify FILE                          check structure and what llama.cpp refuses"},
 };
 

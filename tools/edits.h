@@ -1,0 +1,44 @@
+/* The edit engine behind set, rm, rename, realign and edit: a list of operations parsed from
+ * the command line (or an edits file), applied in order to an opened file, then written back. */
+#ifndef GGUF_TOOLS_EDITS_H
+#define GGUF_TOOLS_EDITS_H
+
+#include <libgguf/gguf.h>
+#include <stddef.h>
+
+enum edit_kind {
+    EDIT_SET,           /* key, value as text; type: the key's, --type's, or inferred */
+    EDIT_SET_JSON,      /* key, JSON array text */
+    EDIT_SET_FILE,      /* key, path of a file whose bytes become a STRING */
+    EDIT_RM,            /* key */
+    EDIT_RENAME,        /* key -> value */
+    EDIT_REALIGN,       /* value: the new alignment */
+    EDIT_RENAME_TENSOR, /* key -> value */
+    EDIT_RM_TENSOR      /* key */
+};
+
+typedef struct edit_op {
+    enum edit_kind kind;
+    char *key;
+    char *value;
+    int vtype; /* for EDIT_SET*: -1 to keep the key's type or infer one */
+} edit_op;
+
+typedef struct edit_list {
+    edit_op *ops;
+    size_t n;
+    size_t cap;
+} edit_list;
+
+/* Adds an operation (copies the strings). Returns 0, or -1 on a bad argument (message printed). */
+int edits_add(edit_list *l, enum edit_kind kind, const char *key, const char *value, int vtype);
+/* Parses "--set KEY[:TYPE]=VALUE" style arguments ("KEY=VALUE" split at the first '='). */
+int edits_add_pair(edit_list *l, enum edit_kind kind, const char *arg);
+/* Reads an edits file: one operation per line (see README), '#' comments. */
+int edits_load(edit_list *l, const char *path);
+void edits_free(edit_list *l);
+
+/* Applies the operations in order. Returns 0, or prints the failing operation and returns 1. */
+int edits_apply(gguf_file *f, const edit_list *l, const char *path);
+
+#endif
