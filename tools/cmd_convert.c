@@ -1,0 +1,150 @@
+/* gguf-edit convert: change a file's byte order (tensor data included, for every tensor type)
+ * and/or its version (v1 -> v2/v3, v3 -> v2). The output is written atomically; the input is
+ * never modified, so an interrupted conversion leaves both files intact. */
+#include "cli.h"
+#include "commands.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [--threads N]\n"
+    "Writes FILE to OUT in another byte order and/or GGUF version. Metadata, tensor infos and\n"
+    "every tensor's blocks are converted (each type by its own recipe: which fields are 16-, 32-\n"
+    "or 64-bit numbers); the layout, padding and bytes between tensors are kept.\n"
+    "  -o, --output OUT       where to write (required; written atomically)\n"
+    "  --endian ORDER         byte order of OUT: 'big' or 'little' (default: FILE's)\n"
+    "  --version V            GGUF version of OUT: 2 or 3 (default: FILE's; big-endian needs 3)\n"
+    "  --threads N            threads converting tensor data (default 1; 0: one per CPU)\n"
+    "  --input-endian ORDER   read FILE as 'little' or 'big' endian instead of detecting it\n"
+    "  --lenient              accept duplicate keys and tensor names\n"
+    "  --unknown-types        open files with unknown tensor types (they cannot change byte\n"
+    "                         order, but can change version)\n"
+    "  --no-mmap              read FILE into memory instead of mapping it\n";
+
+enum { OPT_ENDIAN = 2000, OPT_VERSION, OPT_THREADS, OPT_INPUT_ENDIAN };
+
+static int usage_error(void) {
+    fputs(usage_text, stderr);
+    return CLI_USAGE;
+}
+
+/* Progress on a terminal: a percentage on one line of stderr. */
+static void show_progress(uint64_t done, uint64_t total, void *user) {
+    int *last = user;
+    int pct = total ? (int)(done * 100 / total) : 100;
+    if (pct != *last) {
+        fprintf(stderr, "\rconverting: %3d%%", pct);
+        fflush(stderr);
+        *last = pct;
+    }
+}
+
+int cmd_convert(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
+        {"endian", required_argument, NULL, OPT_ENDIAN},
+        {"version", required_argument, NULL, OPT_VERSION},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"input-endian", required_argument, NULL, OPT_INPUT_ENDIAN},
+        {"lenient", no_argument, NULL, CLI_OPT_LENIENT},
+        {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},
+        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},
+        {NULL, 0, NULL, 0}};
+    unsigned flags = 0;
+    const char *out = NULL;
+    int endian = -1;
+    unsigned version = 0;
+    long threads = 1;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_ENDIAN:
+            if (strcmp(optarg, "big") == 0) {
+                endian = GGUF_ENDIAN_BIG;
+            } else if (strcmp(optarg, "little") == 0) {
+                endian = GGUF_ENDIAN_LITTLE;
+            } else {
+                cli_errorf("--endian takes 'big' or 'little', not '%s'", optarg);
+                return usage_error();
+            }
+            break;
+        case OPT_VERSION:
+            if (strcmp(optarg, "2") == 0 || strcmp(optarg, "3") == 0) {
+                version = (unsigned)(optarg[0] - '0');
+            } else {
+                cli_errorf("--version takes 2 or 3, not '%s' (version 1 is only read)", optarg);
+                return usage_error();
+            }
+            break;
+        case OPT_THREADS:
+            threads = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || threads < 0 || threads > 1024) {
+                cli_errorf("--threads takes a number from 0 to 1024, not '%s'", optarg);
+                return usage_error();
+            }
+            break;
+        case OPT_INPUT_ENDIAN:
+            if (cli_open_option(CLI_OPT_ENDIAN, optarg, &flags) <= 0)
+                return usage_error();
+            break;
+        default:
+            if (cli_open_option(c, optarg, &flags) <= 0)
+                return usage_error();
+        }
+    }
+    if (optind != argc - 1) {
+        cli_errorf(optind >= argc ? "convert: no input file" : "convert: one input file only");
+        return usage_error();
+    }
+    if (out == NULL) {
+        cli_errorf("convert: give the output file with -o OUT");
+        return usage_error();
+    }
+    if (endian < 0 && version == 0) {
+        cli_errorf("convert: nothing to change: give --endian and/or --version");
+        return usage_error();
+    }
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? n : 1;
+    }
+
+    const char *in = argv[optind];
+    gguf_file *f = cli_open(in, flags);
+    if (f == NULL)
+        return CLI_BAD;
+
+    gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+    opt.version = version;
+    opt.endian = endian;
+    opt.threads = (unsigned)threads;
+    int last = -1;
+    int tty = isatty(STDERR_FILENO);
+    if (tty) {
+        opt.progress = show_progress;
+        opt.progress_user = &last;
+    }
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = gguf_file_save(f, out, &opt, &err);
+    if (tty && last >= 0)
+        fputc('\n', stderr);
+    if (rc != 0)
+        /* a tensor that cannot be converted is the input's problem; I/O errors name OUT */
+        cli_report(rc == GGUF_EUNSUPPORTED && err.offset != GGUF_ERROR_NO_OFFSET ? in : out,
+                   &err);
+    gguf_file_free(f);
+    return rc == 0 ? CLI_OK : CLI_BAD;
+}
