@@ -1,0 +1,461 @@
+/* Metadata and tensor edits through the library, and writing them back safely: key order,
+ * types, text parsing and its refusals, alignment changes, in-place updates through the
+ * journal (and finishing or discarding an interrupted one), verified rewrites. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static gguf_file *open_src(const char *rel) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_open(&f, tu_src(rel), 0, &err) == 0, "%s: %s", rel, err.message);
+    return f;
+}
+
+/* Writes f to memory and reopens it. */
+static gguf_file *reopen(const gguf_file *f, void **buf) {
+    size_t len;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_write_memory(buf, &len, f, NULL, &err) == 0, "%s", err.message);
+    gguf_file *g;
+    ck_assert_msg(gguf_file_open_memory(&g, *buf, len, 0, 0, &err) == 0, "%s", err.message);
+    return g;
+}
+
+static const char *key_at(const gguf_file *f, size_t i) {
+    static char buf[256];
+    size_t len;
+    const char *k = gguf_kv_key(f, i, &len);
+    snprintf(buf, sizeof buf, "%.*s", (int)len, k);
+    return buf;
+}
+
+static uint64_t get_u(const gguf_file *f, const char *key) {
+    int64_t i = gguf_kv_find(f, key);
+    ck_assert_msg(i >= 0, "no %s", key);
+    uint64_t u;
+    int64_t s;
+    int is_signed;
+    ck_assert(gguf_value_get_int(&u, &s, &is_signed, gguf_kv_value(f, (size_t)i), NULL) == 0);
+    return u;
+}
+
+START_TEST(set_keeps_order_and_appends_new_keys) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    uint16_t v = 7;
+    ck_assert(gguf_kv_set_scalar(f, "test.u16", GGUF_VTYPE_U16, &v, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "llama", 5, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "new.key", "x", 1, NULL) == 0);
+    void *buf;
+    gguf_file *g = reopen(f, &buf);
+    ck_assert_int_eq(gguf_kv_count(g), 4);
+    ck_assert_str_eq(key_at(g, 0), "general.architecture");
+    ck_assert_str_eq(key_at(g, 1), "test.u16");
+    ck_assert_str_eq(key_at(g, 2), "test.arr");
+    ck_assert_str_eq(key_at(g, 3), "new.key");
+    ck_assert_int_eq(get_u(g, "test.u16"), 7);
+    const char *s;
+    uint64_t len;
+    ck_assert(gguf_value_get_str(&s, &len, gguf_kv_value(g, 0), NULL) == 0);
+    ck_assert(len == 5 && memcmp(s, "llama", 5) == 0);
+    /* the header shrank by nothing and grew by the new key: tensor bytes unchanged */
+    ck_assert(memcmp(gguf_tensor_data(g, 0), gguf_tensor_data(f, 0), 16) == 0);
+    ck_assert(memcmp(gguf_tensor_data(g, 1), gguf_tensor_data(f, 1), 8) == 0);
+    gguf_file_free(g);
+    free(buf);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(set_changes_type_when_asked) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    ck_assert(gguf_kv_set_text(f, "test.u16", GGUF_VTYPE_F64, GGUF_VTYPE_COUNT, "2.5", 3, NULL) == 0);
+    const gguf_value *v = gguf_kv_value(f, 1);
+    ck_assert_int_eq(gguf_value_type(v), GGUF_VTYPE_F64);
+    double d;
+    ck_assert(gguf_value_get_f64(&d, v, NULL) == 0);
+    ck_assert(d == 2.5);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(text_values_are_range_checked) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    gguf_error err;
+    static const struct { uint32_t type; const char *text; int ok; } cases[] = {
+        {GGUF_VTYPE_U8, "255", 1},   {GGUF_VTYPE_U8, "256", 0},  {GGUF_VTYPE_U8, "300", 0},
+        {GGUF_VTYPE_U8, "-1", 0},    {GGUF_VTYPE_I8, "-128", 1}, {GGUF_VTYPE_I8, "-129", 0},
+        {GGUF_VTYPE_I8, "127", 1},   {GGUF_VTYPE_I8, "128", 0},  {GGUF_VTYPE_U16, "0xffff", 1},
+        {GGUF_VTYPE_U32, "4294967296", 0}, {GGUF_VTYPE_I64, "-9223372036854775808", 1},
+        {GGUF_VTYPE_I64, "9223372036854775808", 0}, {GGUF_VTYPE_U64, "18446744073709551615", 1},
+        {GGUF_VTYPE_U64, "18446744073709551616", 0}, {GGUF_VTYPE_I32, "1.5", 0},
+        {GGUF_VTYPE_I32, "abc", 0},  {GGUF_VTYPE_F32, "1e39", 0}, {GGUF_VTYPE_F32, "nan", 1},
+        {GGUF_VTYPE_F64, "-inf", 1}, {GGUF_VTYPE_BOOL, "true", 1}, {GGUF_VTYPE_BOOL, "yes", 0},
+        {GGUF_VTYPE_F32, "", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gguf_error_clear(&err);
+        int rc = gguf_kv_set_text(f, "k", cases[i].type, GGUF_VTYPE_COUNT, cases[i].text,
+                                  strlen(cases[i].text), &err);
+        ck_assert_msg((rc == 0) == cases[i].ok, "%s as %s: rc %d (%s)", cases[i].text,
+                      gguf_vtype_name(cases[i].type), rc, err.message);
+        if (!cases[i].ok)
+            ck_assert_msg(err.message[0] != '\0' && rc == GGUF_EINVAL, "%s", cases[i].text);
+    }
+    /* a failed set leaves the key as it was */
+    ck_assert(gguf_kv_set_text(f, "test.u16", GGUF_VTYPE_U8, GGUF_VTYPE_COUNT, "300", 3, NULL) != 0);
+    ck_assert_int_eq(get_u(f, "test.u16"), 0xbeef);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(json_arrays) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    const char *j = "[\"a\\n\", \"\\u00e9\\ud83d\\ude00\", \"\"]";
+    ck_assert(gguf_kv_set_text(f, "s", GGUF_VTYPE_ARRAY, GGUF_VTYPE_COUNT, j, strlen(j), NULL) == 0);
+    const gguf_value *v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "s"));
+    ck_assert_int_eq(gguf_value_elem_type(v), GGUF_VTYPE_STRING);
+    ck_assert_int_eq(gguf_value_count(v), 3);
+    gguf_value_iter it;
+    gguf_value e;
+    gguf_value_iter_init(&it, v);
+    const char *s;
+    uint64_t len;
+    ck_assert(gguf_value_iter_next(&it, &e) && gguf_value_get_str(&s, &len, &e, NULL) == 0);
+    ck_assert(len == 2 && memcmp(s, "a\n", 2) == 0);
+    ck_assert(gguf_value_iter_next(&it, &e) && gguf_value_get_str(&s, &len, &e, NULL) == 0);
+    ck_assert(len == 6 && memcmp(s, "\xc3\xa9\xf0\x9f\x98\x80", 6) == 0);
+    const char *nums = "[1, -2, 3000000000]";
+    ck_assert(gguf_kv_set_text(f, "n", GGUF_VTYPE_ARRAY, GGUF_VTYPE_COUNT, nums, strlen(nums), NULL) == 0);
+    ck_assert_int_eq(gguf_value_elem_type(gguf_kv_value(f, (size_t)gguf_kv_find(f, "n"))), GGUF_VTYPE_I64);
+    const char *floats = "[1, 2.5]";
+    ck_assert(gguf_kv_set_text(f, "x", GGUF_VTYPE_ARRAY, GGUF_VTYPE_COUNT, floats, strlen(floats), NULL) == 0);
+    ck_assert_int_eq(gguf_value_elem_type(gguf_kv_value(f, (size_t)gguf_kv_find(f, "x"))), GGUF_VTYPE_F32);
+    /* the element type is enforced */
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert(gguf_kv_set_text(f, "y", GGUF_VTYPE_ARRAY, GGUF_VTYPE_U8, "[1, 256]", 8, &err) == GGUF_EINVAL);
+    static const char *bad[] = {"[1,", "1,2", "[[1]]", "[\"a]", "[1] x", "[\"\\q\"]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_kv_set_text(f, "z", GGUF_VTYPE_ARRAY, GGUF_VTYPE_COUNT, bad[i],
+                                       strlen(bad[i]), &err) == GGUF_EINVAL, "%s accepted", bad[i]);
+    }
+    ck_assert_int_eq(gguf_kv_find(f, "y"), -1);
+    ck_assert_int_eq(gguf_kv_find(f, "z"), -1);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(remove_and_rename) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_kv_remove(f, "nope", &err), GGUF_ENOTFOUND);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_kv_rename(f, "nope", "x", &err), GGUF_ENOTFOUND);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_kv_rename(f, "test.u16", "test.arr", &err), GGUF_EEXIST);
+    ck_assert(gguf_kv_rename(f, "test.u16", "test.renamed", NULL) == 0);
+    ck_assert(gguf_kv_remove(f, "general.architecture", NULL) == 0);
+    void *buf;
+    gguf_file *g = reopen(f, &buf);
+    ck_assert_int_eq(gguf_kv_count(g), 2);
+    ck_assert_str_eq(key_at(g, 0), "test.renamed");
+    ck_assert_int_eq(get_u(g, "test.renamed"), 0xbeef);
+    ck_assert_str_eq(key_at(g, 1), "test.arr");
+    gguf_file_free(g);
+    free(buf);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(tensor_rename_and_remove) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_tensor_rename(f, "a", "b", &err), GGUF_EEXIST);
+    ck_assert(gguf_tensor_rename(f, "b", "bee", NULL) == 0);
+    ck_assert(gguf_tensor_remove(f, "a", NULL) == 0);
+    void *buf;
+    gguf_file *g = reopen(f, &buf);
+    ck_assert_int_eq(gguf_tensor_count(g), 1);
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, g, 0);
+    ck_assert(t.name_len == 3 && memcmp(t.name, "bee", 3) == 0);
+    ck_assert_int_eq(t.offset, 0); /* packed again */
+    ck_assert(memcmp(gguf_tensor_data(g, 0), gguf_tensor_data(f, 0), 8) == 0);
+    ck_assert_int_eq(gguf_file_lint(g, NULL, NULL, NULL), 0);
+    gguf_file_free(g);
+    free(buf);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(realign_lays_data_out_again) {
+    gguf_file *f = open_src("golden/hand/gaps_and_trailer.gguf");
+    uint32_t a = 64;
+    ck_assert(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &a, NULL) == 0);
+    void *buf;
+    gguf_file *g = reopen(f, &buf);
+    ck_assert_int_eq(gguf_file_alignment(g), 64);
+    ck_assert_int_eq(gguf_file_data_offset(g) % 64, 0);
+    gguf_tensor_info t0, t1;
+    gguf_tensor_get(&t0, g, 0);
+    gguf_tensor_get(&t1, g, 1);
+    ck_assert_int_eq(t0.offset, 0);
+    ck_assert_int_eq(t1.offset, 64);
+    ck_assert(memcmp(gguf_tensor_data(g, 0), gguf_tensor_data(f, 0), 8) == 0);
+    ck_assert(memcmp(gguf_tensor_data(g, 1), gguf_tensor_data(f, 1), 2) == 0);
+    gguf_file_free(g);
+    free(buf);
+    /* invalid alignments are refused, the file unchanged */
+    gguf_error err;
+    uint32_t bad[] = {0, 7, 12};
+    for (int i = 0; i < 3; i++) {
+        gguf_error_clear(&err);
+        ck_assert_int_eq(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &bad[i], &err), GGUF_EINVAL);
+    }
+    uint64_t wide = 64;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U64, &wide, &err), GGUF_ETYPE);
+    ck_assert_int_eq(gguf_file_alignment(f), 64);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(values_compare_across_byte_orders) {
+    gguf_file *le = open_src("golden/hand/le_v3_two_tensors.gguf");
+    gguf_write_options be = {.version = 0, .endian = GGUF_ENDIAN_BIG};
+    void *buf;
+    size_t len;
+    ck_assert(gguf_file_write_memory(&buf, &len, le, &be, NULL) == 0);
+    gguf_file *b;
+    ck_assert(gguf_file_open_memory(&b, buf, len, 0, 0, NULL) == 0);
+    for (size_t i = 0; i < gguf_kv_count(le); i++)
+        ck_assert_int_eq(gguf_value_equal(gguf_kv_value(le, i), gguf_kv_value(b, i)), 1);
+    ck_assert_int_eq(gguf_value_equal(gguf_kv_value(le, 0), gguf_kv_value(b, 1)), 0);
+    gguf_file_free(b);
+    free(buf);
+    gguf_file_free(le);
+}
+END_TEST
+
+/* ---- writing back: in place, rewritten, journals ---- */
+
+static char dir[64];
+static char model[128];
+
+static void setup_model(void) {
+    strcpy(dir, "/tmp/gguf-edit-XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(model, sizeof model, "%s/m.gguf", dir);
+    size_t len;
+    uint8_t *bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &len);
+    FILE *fp = fopen(model, "wb");
+    ck_assert(fwrite(bytes, 1, len, fp) == len);
+    fclose(fp);
+    free(bytes);
+}
+
+static void teardown_model(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+}
+
+static int entries(void) {
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", dir);
+    return system(cmd) == 0;
+}
+
+START_TEST(update_in_place_when_the_header_fits) {
+    setup_model();
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    /* "test" -> "tent": same length, the header fits */
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "tent", 4, NULL) == 0);
+    gguf_update_result res;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_update(f, model, NULL, &res, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(res.in_place, 1);
+    ck_assert_int_eq(res.tensors_checked, 2);
+    gguf_file_free(f);
+    ck_assert(entries()); /* no journal, no temporary file left */
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    const char *s;
+    uint64_t len;
+    ck_assert(gguf_value_get_str(&s, &len, gguf_kv_value(f, 0), NULL) == 0);
+    ck_assert(len == 4 && memcmp(s, "tent", 4) == 0);
+    /* a longer value no longer fits the 20 bytes of padding: rewritten and checked */
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "a much longer architecture name", 31, NULL) == 0);
+    ck_assert(gguf_file_update(f, model, NULL, &res, NULL) == 0);
+    ck_assert_int_eq(res.in_place, 0);
+    ck_assert_int_eq(res.tensors_checked, 2);
+    gguf_file_free(f);
+    ck_assert(entries());
+    teardown_model();
+}
+END_TEST
+
+START_TEST(update_refuses_read_only_and_changed_files) {
+    setup_model();
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "tent", 4, NULL) == 0);
+    ck_assert(chmod(model, 0444) == 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_update(f, model, NULL, NULL, &err), GGUF_EIO);
+    ck_assert(strstr(err.message, "read-only") != NULL);
+    ck_assert(chmod(model, 0644) == 0);
+    /* another process changed the file since it was opened */
+    struct timespec times[2] = {{0, UTIME_OMIT}, {12345, 0}};
+    ck_assert(utimensat(AT_FDCWD, model, times, 0) == 0);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_update(f, model, NULL, NULL, &err), GGUF_EIO);
+    ck_assert(strstr(err.message, "changed since") != NULL);
+    gguf_file_free(f);
+    size_t len, orig_len;
+    uint8_t *now = tu_read_file(model, &len);
+    uint8_t *orig = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &orig_len);
+    ck_assert(len == orig_len && memcmp(now, orig, len) == 0);
+    free(now);
+    free(orig);
+    teardown_model();
+}
+END_TEST
+
+/* Writes a journal as an interrupted in-place edit leaves it (format: update.c). */
+static void write_journal(const uint8_t *region, size_t len, uint64_t size, int cut) {
+    uint8_t *j = malloc(32 + len + 4);
+    memcpy(j, "GGUFJRNL", 8);
+    uint32_t v = 1, crc = (uint32_t)crc32_z(0, region, len);
+    uint64_t l = len;
+    memcpy(j + 8, &v, 4);
+    memcpy(j + 12, &size, 8);
+    memcpy(j + 20, &l, 8);
+    memcpy(j + 28, &crc, 4);
+    memcpy(j + 32, region, len);
+    uint32_t all = (uint32_t)crc32_z(0, j, 32 + len);
+    memcpy(j + 32 + len, &all, 4);
+    char path[160];
+    snprintf(path, sizeof path, "%s/.m.gguf.gguf-journal", dir);
+    FILE *fp = fopen(path, "wb");
+    ck_assert(fwrite(j, 1, 32 + len + 4 - (size_t)cut, fp) == 32 + len + 4 - (size_t)cut);
+    fclose(fp);
+    free(j);
+}
+
+START_TEST(open_finishes_an_interrupted_edit) {
+    setup_model();
+    size_t len;
+    uint8_t *bytes = tu_read_file(model, &len);
+    uint8_t region[224];
+    memcpy(region, bytes, sizeof region);
+    memcpy(region + 0x40, "tent", 4); /* the edit: the architecture value */
+    write_journal(region, sizeof region, len, 0);
+    gguf_file *f;
+    int recovered = 0;
+    ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
+    ck_assert_int_eq(recovered, 1);
+    ck_assert(entries());
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    const char *s;
+    uint64_t n;
+    ck_assert(gguf_value_get_str(&s, &n, gguf_kv_value(f, 0), NULL) == 0);
+    ck_assert(n == 4 && memcmp(s, "tent", 4) == 0);
+    gguf_file_free(f);
+    /* through gguf_file_open itself */
+    memcpy(region + 0x40, "test", 4);
+    write_journal(region, sizeof region, len, 0);
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    ck_assert(gguf_value_get_str(&s, &n, gguf_kv_value(f, 0), NULL) == 0);
+    ck_assert(n == 4 && memcmp(s, "test", 4) == 0);
+    gguf_file_free(f);
+    ck_assert(entries());
+    free(bytes);
+    teardown_model();
+}
+END_TEST
+
+START_TEST(open_discards_a_cut_journal) {
+    setup_model();
+    size_t len;
+    uint8_t *bytes = tu_read_file(model, &len);
+    uint8_t region[224];
+    memcpy(region, bytes, sizeof region);
+    memcpy(region + 0x40, "tent", 4);
+    for (int cut = 1; cut < 40; cut += 7) {
+        write_journal(region, sizeof region, len, cut);
+        int recovered = 1;
+        ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
+        ck_assert_int_eq(recovered, 0);
+        ck_assert(entries());
+        size_t now_len;
+        uint8_t *now = tu_read_file(model, &now_len);
+        ck_assert(now_len == len && memcmp(now, bytes, len) == 0);
+        free(now);
+    }
+    free(bytes);
+    teardown_model();
+}
+END_TEST
+
+START_TEST(built_files_read_back) {
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_BIG, NULL) == 0);
+    uint64_t dims[2] = {32, 2};
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "w", GGUF_DTYPE_Q8_0, dims, 2, NULL) == 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_tensor_add(f, "w", GGUF_DTYPE_F32, dims, 2, &err), GGUF_EEXIST);
+    uint64_t odd[1] = {33};
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_tensor_add(f, "odd", GGUF_DTYPE_Q8_0, odd, 1, &err), GGUF_ECORRUPT);
+    void *buf;
+    size_t len;
+    /* no fill callback: the write says so */
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_write_memory(&buf, &len, f, NULL, &err), GGUF_EINVAL);
+    gguf_file_free(f);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("edit");
+    TCase *tc = tcase_create("edit");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, set_keeps_order_and_appends_new_keys);
+    tcase_add_test(tc, set_changes_type_when_asked);
+    tcase_add_test(tc, text_values_are_range_checked);
+    tcase_add_test(tc, json_arrays);
+    tcase_add_test(tc, remove_and_rename);
+    tcase_add_test(tc, tensor_rename_and_remove);
+    tcase_add_test(tc, realign_lays_data_out_again);
+    tcase_add_test(tc, values_compare_across_byte_orders);
+    tcase_add_test(tc, update_in_place_when_the_header_fits);
+    tcase_add_test(tc, update_refuses_read_only_and_changed_files);
+    tcase_add_test(tc, open_finishes_an_interrupted_edit);
+    tcase_add_test(tc, open_discards_a_cut_journal);
+    tcase_add_test(tc, built_files_read_back);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
