@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -239,6 +240,27 @@ static int verify_header(const gguf_file *src, const uint8_t *region, size_t len
 
 /* ---- the update ---- */
 
+/* Removes temporary files an interrupted rewrite of path left beside it (".NAME.tmp-XXXXXX").
+ * Called with the edit lock held, so no other update is writing one. */
+static void remove_stale_temps(const char *path) {
+    char *dir = strdup(path), *base = strdup(path);
+    DIR *d = dir && base ? opendir(dirname(dir)) : NULL;
+    if (d != NULL) {
+        const char *name = basename(base);
+        size_t n = strlen(name);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            const char *s = e->d_name;
+            if (s[0] == '.' && strncmp(s + 1, name, n) == 0 && strncmp(s + 1 + n, ".tmp-", 5) == 0 &&
+                strlen(s + 1 + n + 5) == 6)
+                unlinkat(dirfd(d), s, 0);
+        }
+        closedir(d);
+    }
+    free(dir);
+    free(base);
+}
+
 /* Is path the file f was opened from? */
 static bool same_file(const gguf_file *f, const struct stat *st) {
     struct stat a;
@@ -271,6 +293,8 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
     if (rc == 0 && (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0))
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                         "%s is being edited by another process: nothing changed", path);
+    if (rc == 0)
+        remove_stale_temps(real);
     r.hard_links = rc == 0 ? (unsigned)st.st_nlink : 0;
     bool same = rc == 0 && same_file(f, &st);
     if (same && changed_since_open(f, &st))

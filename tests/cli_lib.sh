@@ -24,3 +24,6 @@ finish() {
     echo "$(basename "$0"): $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+# ggml-oracle (../shared/oracle, built by .ci/run): ggml's own reader and writer, when present
+ORACLE=${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}
+have_oracle() { [ -x "$ORACLE" ]; }
