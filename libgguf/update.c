@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,26 @@ static int journaled_write(const char *path, const uint8_t *region, size_t len, 
 
 /* ---- checks before anything is replaced ---- */
 
+/* crc32 of every tensor of one file (tensors without comparable bytes are skipped). */
+typedef struct crc_job {
+    const gguf_file *f;
+    const gguf_file *like; /* the source: which tensors to skip */
+    uint32_t *crcs;
+    int rc;
+    gguf_error err;
+} crc_job;
+
+static void *crc_all(void *arg) {
+    crc_job *j = arg;
+    for (size_t i = 0; j->rc == 0 && i < j->f->n_tensors; i++) {
+        const gguf__tensor *s = &j->like->tensors[i], *t = &j->f->tensors[i];
+        if (s->nbytes == UINT64_MAX || s->src_offset == GGUF__NO_SOURCE)
+            continue; /* unknown size, or new bytes: nothing to compare with */
+        j->rc = gguf__crc_range(&j->crcs[i], j->f, t->src_offset, t->nbytes, &j->err);
+    }
+    return NULL;
+}
+
 int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *err) {
     if (gguf_tensor_count(out) != src->n_tensors)
         return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
@@ -190,25 +211,43 @@ int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *
     char q[96];
     for (size_t i = 0; i < src->n_tensors; i++) {
         const gguf__tensor *a = &src->tensors[i], *b = &out->tensors[i];
-        const char *qn = gguf__quote(q, sizeof q, a->name, (size_t)a->name_len);
         if (a->name_len != b->name_len || memcmp(a->name, b->name, (size_t)a->name_len) != 0 ||
             a->type != b->type || a->nbytes != b->nbytes)
             return gguf__fail(err, GGUF_ECORRUPT, b->info_offset,
-                              "check failed: tensor %zu ('%s') changed name, type or size", i, qn);
-        if (a->nbytes == UINT64_MAX || a->src_offset == GGUF__NO_SOURCE)
-            continue; /* unknown size, or new bytes: nothing to compare with */
-        uint32_t ca, cb;
-        int rc = gguf__crc_range(&ca, src, a->src_offset, a->nbytes, err);
-        if (rc == 0)
-            rc = gguf__crc_range(&cb, out, b->src_offset, b->nbytes, err);
-        if (rc != 0)
-            return rc;
-        if (ca != cb)
-            return gguf__fail(err, GGUF_ECORRUPT, b->src_offset,
-                              "check failed: tensor '%s' has crc32 %08x in the output, %08x in the input",
-                              qn, cb, ca);
+                              "check failed: tensor %zu ('%s') changed name, type or size", i,
+                              gguf__quote(q, sizeof q, a->name, (size_t)a->name_len));
     }
-    return 0;
+    /* both files' crcs at once: the input's here, the output's on a second thread */
+    size_t n = src->n_tensors ? src->n_tensors : 1;
+    crc_job in = {src, src, gguf__calloc(n, sizeof(uint32_t)), 0, {0}};
+    crc_job outj = {out, src, gguf__calloc(n, sizeof(uint32_t)), 0, {0}};
+    int rc = 0;
+    if (in.crcs == NULL || outj.crcs == NULL) {
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    } else {
+        pthread_t tid;
+        bool threaded = pthread_create(&tid, NULL, crc_all, &outj) == 0;
+        crc_all(&in);
+        if (threaded)
+            pthread_join(tid, NULL);
+        else
+            crc_all(&outj);
+        if (in.rc != 0 || outj.rc != 0)
+            rc = gguf__fail(err, in.rc ? in.rc : outj.rc, GGUF_ERROR_NO_OFFSET, "check failed: %s",
+                            in.rc ? in.err.message : outj.err.message);
+    }
+    for (size_t i = 0; rc == 0 && i < src->n_tensors; i++) {
+        if (in.crcs[i] != outj.crcs[i]) {
+            const gguf__tensor *a = &src->tensors[i];
+            rc = gguf__fail(err, GGUF_ECORRUPT, out->tensors[i].src_offset,
+                            "check failed: tensor '%s' has crc32 %08x in the output, %08x in the input",
+                            gguf__quote(q, sizeof q, a->name, (size_t)a->name_len), outj.crcs[i],
+                            in.crcs[i]);
+        }
+    }
+    gguf__free(in.crcs);
+    gguf__free(outj.crcs);
+    return rc;
 }
 
 /* In place, the tensor bytes are not written at all: the check is that the new header, read
