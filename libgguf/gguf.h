@@ -392,7 +392,9 @@ enum gguf_layout {
 };
 
 /* Fills buf with `len` bytes of tensor i's data, starting at byte `offset` of the tensor, for
- * tensors that were added or retyped. Returns 0, or a negative GGUF_E* code (and fills err). */
+ * tensors that were added or retyped. Calls cover whole rows (dims[0] elements): offset and len
+ * are multiples of the row size, in calls of about 16 MiB (or one row, if a row is larger).
+ * Returns 0, or a negative GGUF_E* code (and fills err). */
 typedef int (*gguf_fill_fn)(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
                             gguf_error *err);
 

@@ -300,6 +300,11 @@ static void swap_chunk(uint32_t dtype, uint8_t *buf, size_t n, unsigned threads)
     }
 }
 
+/* Bytes of one row (dims[0] elements) of a tensor. */
+static size_t row_bytes(const gguf__tensor *t) {
+    return (size_t)(t->dims[0] / gguf_dtype_block_elems(t->type) * gguf_dtype_block_bytes(t->type));
+}
+
 /* Bytes of an added or retyped tensor, from the fill callback, already in the output's order. */
 static int out_filled(output *o, const gguf_file *f, const gguf__tensor *t, gguf_error *err) {
     size_t i = (size_t)(t - f->tensors);
@@ -309,8 +314,10 @@ static int out_filled(output *o, const gguf_file *f, const gguf__tensor *t, gguf
                           "tensor '%s' has no bytes yet and the write has no fill callback",
                           gguf__quote(q, sizeof q, t->name, (size_t)t->name_len));
     }
+    /* whole rows per call, so that a fill can quantize row by row */
+    size_t chunk = CHUNK - CHUNK % row_bytes(t);
     for (uint64_t at = 0; at < t->nbytes;) {
-        size_t n = t->nbytes - at < CHUNK ? (size_t)(t->nbytes - at) : CHUNK;
+        size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
         int rc = o->opt->fill(o->opt->fill_user, i, at, o->buf, n, err);
         if (rc == 0)
             rc = out_bytes(o, o->buf, n, err);
@@ -393,11 +400,17 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
         return rc;
     for (size_t i = 0; i < f->n_tensors; i++)
         o->total += f->tensors[i].nbytes == UINT64_MAX ? 0 : f->tensors[i].nbytes;
-    bool need_buf = p->swap;
-    for (size_t i = 0; i < f->n_tensors; i++)
-        need_buf = need_buf || f->tensors[i].src_offset == GGUF__NO_SOURCE;
-    if (need_buf) {
-        o->buf = gguf__malloc(CHUNK);
+    /* a conversion buffer: CHUNK bytes, or one row of a filled tensor if that is more */
+    size_t buf_size = p->swap ? CHUNK : 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        if (t->src_offset == GGUF__NO_SOURCE) {
+            size_t row = row_bytes(t);
+            buf_size = row > CHUNK ? row : buf_size > CHUNK ? buf_size : CHUNK;
+        }
+    }
+    if (buf_size > 0) {
+        o->buf = gguf__malloc(buf_size);
         if (o->buf == NULL)
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                               "out of memory for the conversion buffer");
