@@ -24,17 +24,13 @@ int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t 
     int rc = 0;
     while (done < len) {
         size_t want = len - done < CRC_CHUNK ? (size_t)(len - done) : CRC_CHUNK;
-        ssize_t n = pread(f->fd, buf, want, (off_t)(start + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
+        if (gguf__io_pread(f->fd, buf, want, start + done) != 0) {
             rc = gguf__fail(err, GGUF_EIO, start + done, "read failed at byte %llu: %s",
-                            (unsigned long long)(start + done),
-                            n == 0 ? "the file is shorter than it was when opened" : strerror(errno));
+                            (unsigned long long)(start + done), gguf__io_strerror(errno));
             break;
         }
-        c = crc32_z(c, buf, (size_t)n);
-        done += (uint64_t)n;
+        c = crc32_z(c, buf, want);
+        done += want;
     }
     gguf__free(buf);
     if (rc == 0)

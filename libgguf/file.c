@@ -11,20 +11,9 @@
 #include <unistd.h>
 
 static int read_all(int fd, uint8_t *buf, uint64_t size, const char *path, gguf_error *err) {
-    uint64_t done = 0;
-    while (done < size) {
-        size_t chunk = size - done > (1u << 30) ? (1u << 30) : (size_t)(size - done);
-        ssize_t n = pread(fd, buf + done, chunk, (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return gguf__fail(err, GGUF_EIO, done, "%s: read failed at byte %llu: %s", path,
-                              (unsigned long long)done, strerror(errno));
-        if (n == 0)
-            return gguf__fail(err, GGUF_EIO, done, "%s: file shrank to %llu bytes while being read",
-                              path, (unsigned long long)done);
-        done += (uint64_t)n;
-    }
+    if (gguf__io_pread(fd, buf, (size_t)size, 0) != 0)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: read failed: %s", path,
+                          gguf__io_strerror(errno));
     return 0;
 }
 

@@ -207,6 +207,19 @@ GGUF_HIDDEN const char *gguf__path_format(char *buf, size_t bufsize, const gguf_
  * multiple of the block size). Returns 0, or GGUF_EUNSUPPORTED for a type without a recipe. */
 GGUF_HIDDEN int gguf__byteswap_blocks(uint32_t dtype, void *buf, size_t nbytes);
 
+/* io.c: the I/O choke point. Each returns 0, or -1 with errno set (ENODATA: the file ended
+ * before the bytes asked for). Full transfers; EINTR is retried. */
+GGUF_HIDDEN int gguf__io_write(int fd, const void *buf, uint64_t n);
+GGUF_HIDDEN int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off);
+GGUF_HIDDEN int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off);
+/* Copies n bytes from in at off to the current position of out: copy_file_range, else a buffer. */
+GGUF_HIDDEN int gguf__io_copy(int in, uint64_t off, int out, uint64_t n);
+GGUF_HIDDEN int gguf__io_fsync(int fd);
+GGUF_HIDDEN int gguf__io_rename(const char *from, const char *to);
+/* fsync of the directory holding path. */
+GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
+GGUF_HIDDEN const char *gguf__io_strerror(int errnum);
+
 /* crc.c: crc32 (zlib) of source bytes [start, start+len). */
 GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
                                 gguf_error *err);

@@ -48,33 +48,6 @@ static char *journal_path(const char *path) {
     return j;
 }
 
-static int sync_dir(const char *path) {
-    char *copy = strdup(path);
-    if (copy == NULL)
-        return -1;
-    int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(copy);
-    if (dfd < 0)
-        return -1;
-    int rc = fsync(dfd);
-    close(dfd);
-    return rc;
-}
-
-static int pwrite_all(int fd, const uint8_t *p, size_t n, off_t off) {
-    while (n > 0) {
-        ssize_t w = pwrite(fd, p, n, off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
-
 /* Writes the region over the start of the file at path and syncs it. */
 static int apply_region(const char *path, const uint8_t *region, size_t len, uint64_t size,
                         gguf_error *err) {
@@ -87,9 +60,9 @@ static int apply_region(const char *path, const uint8_t *region, size_t len, uin
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != size)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                         "%s: the file's size changed under the edit; nothing written", path);
-    else if (pwrite_all(fd, region, len, 0) != 0 || fsync(fd) != 0)
+    else if (gguf__io_pwrite(fd, region, len, 0) != 0 || gguf__io_fsync(fd) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: writing the header failed: %s",
-                        path, strerror(errno));
+                        path, gguf__io_strerror(errno));
     close(fd);
     return rc;
 }
@@ -113,7 +86,7 @@ int gguf_file_recover(const char *path, int *recovered, gguf_error *err) {
         buf = gguf__malloc((size_t)st.st_size);
         if (buf == NULL)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        else if (pread(jfd, buf, (size_t)st.st_size, 0) == st.st_size) {
+        else if (gguf__io_pread(jfd, buf, (size_t)st.st_size, 0) == 0) {
             size_t n = (size_t)st.st_size;
             uint64_t len = gguf__load64(buf + 20, false);
             valid = memcmp(buf, JOURNAL_MAGIC, 8) == 0 &&
@@ -130,10 +103,14 @@ int gguf_file_recover(const char *path, int *recovered, gguf_error *err) {
         if (rc == 0 && recovered != NULL)
             *recovered = 1;
     }
-    /* a journal that is not valid was cut short before the file was touched: drop it */
-    if (rc == 0 && (unlink(jpath) != 0 || sync_dir(path) != 0))
+    /* a journal that is not valid was cut short before the file was touched: drop it. The edit
+     * is complete either way: a failed directory sync only means a crash may bring the journal
+     * back, and replaying it again is harmless. */
+    if (rc == 0 && unlink(jpath) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot remove the journal: %s",
                         jpath, strerror(errno));
+    if (rc == 0)
+        (void)gguf__io_sync_dir(path);
     gguf__free(buf);
     gguf__free(jpath);
     return rc;
@@ -162,20 +139,22 @@ static int journaled_write(const char *path, const uint8_t *region, size_t len, 
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot create the journal %s: %s",
                         path, jpath, errno == EEXIST ? "it exists (an unfinished edit?)" : strerror(errno));
     } else {
-        if (pwrite_all(jfd, j, JOURNAL_HEAD + len + 4, 0) != 0 || fsync(jfd) != 0)
+        if (gguf__io_pwrite(jfd, j, JOURNAL_HEAD + len + 4, 0) != 0 || gguf__io_fsync(jfd) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: writing the journal failed: %s",
-                            jpath, errno == ENOSPC ? "no space left on the device" : strerror(errno));
+                            jpath, gguf__io_strerror(errno));
         close(jfd);
-        if (rc == 0 && sync_dir(path) != 0)
+        if (rc == 0 && gguf__io_sync_dir(path) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: directory sync failed", path);
         if (rc != 0)
             unlink(jpath); /* the file was not touched */
     }
     if (rc == 0)
         rc = apply_region(path, region, len, size, err);
-    if (rc == 0 && (unlink(jpath) != 0 || sync_dir(path) != 0))
+    if (rc == 0 && unlink(jpath) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot remove the journal: %s",
                         jpath, strerror(errno));
+    if (rc == 0)
+        (void)gguf__io_sync_dir(path); /* as in gguf_file_recover: replaying again is harmless */
     gguf__free(j);
     gguf__free(jpath);
     return rc;

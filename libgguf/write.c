@@ -183,25 +183,14 @@ typedef struct output {
     uint8_t *buf;      /* CHUNK bytes, for byte-order conversion */
 } output;
 
-static int write_all(int fd, const void *buf, uint64_t n, const char *path, gguf_error *err) {
-    const uint8_t *p = buf;
-    while (n > 0) {
-        size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
-        ssize_t w = write(fd, p, chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: write failed: %s", path,
-                              errno == ENOSPC ? "no space left on the device" : strerror(errno));
-        p += w;
-        n -= (uint64_t)w;
-    }
-    return 0;
+static int io_fail(gguf_error *err, const char *path, const char *what) {
+    return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s failed: %s", path, what,
+                      gguf__io_strerror(errno));
 }
 
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
     if (o->fd >= 0)
-        return write_all(o->fd, p, n, o->path, err);
+        return gguf__io_write(o->fd, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
     gguf__sink_bytes(o->mem, p, (size_t)n);
     return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                                        "out of memory for the output")
@@ -225,32 +214,34 @@ static void progress(output *o, uint64_t n) {
         o->opt->progress(o->done, o->total, o->opt->progress_user);
 }
 
-/* Copies source bytes [start, end) as they are: in the kernel with copy_file_range (a reflink
- * where the filesystem can) when both ends are files, else from the mapping. */
+/* Copies source bytes [start, end) as they are: in the kernel (copy_file_range, a reflink where
+ * the filesystem can) when both ends are files. A source file is read with pread, never through
+ * the mapping, so that one truncated under us gives an error, not SIGBUS. */
 static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t end,
                       gguf_error *err) {
-    if (o->fd >= 0 && f->fd >= 0) {
-        off_t in_off = (off_t)start;
-        while ((uint64_t)in_off < end) {
-            uint64_t left = end - (uint64_t)in_off;
-            size_t chunk = left > (1u << 30) ? (1u << 30) : (size_t)left;
-            ssize_t n = copy_file_range(f->fd, &in_off, o->fd, NULL, chunk, 0);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0 && errno == ENOSPC)
-                return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
-                                  "%s: write failed: no space left on the device", o->path);
-            if (n <= 0)
-                break; /* not supported between these files: finish with write() */
-            progress(o, (uint64_t)n);
-        }
-        start = (uint64_t)in_off;
-    }
     if (start >= end)
         return 0;
-    int rc = out_bytes(o, f->data + start, end - start, err);
+    uint64_t n = end - start;
+    int rc = 0;
+    if (o->fd >= 0 && f->fd >= 0) {
+        if (gguf__io_copy(f->fd, start, o->fd, n) != 0)
+            rc = gguf__fail(err, GGUF_EIO, start, "%s: copying bytes %llu..%llu failed: %s",
+                            o->path, (unsigned long long)start, (unsigned long long)end,
+                            gguf__io_strerror(errno));
+    } else if (f->fd >= 0) {
+        size_t at = o->mem->len;
+        gguf__sink_zeros(o->mem, (size_t)n);
+        if (o->mem->failed)
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the output");
+        else if (gguf__io_pread(f->fd, o->mem->buf + at, (size_t)n, start) != 0)
+            rc = gguf__fail(err, GGUF_EIO, start, "reading bytes %llu..%llu failed: %s",
+                            (unsigned long long)start, (unsigned long long)end,
+                            gguf__io_strerror(errno));
+    } else {
+        rc = out_bytes(o, f->data + start, n, err);
+    }
     if (rc == 0)
-        progress(o, end - start);
+        progress(o, n);
     return rc;
 }
 
@@ -341,7 +332,11 @@ static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool
     unsigned threads = o->opt ? o->opt->threads : 0;
     for (uint64_t at = 0; at < t->nbytes;) {
         size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
-        memcpy(o->buf, f->data + t->src_offset + at, n);
+        if (f->fd < 0)
+            memcpy(o->buf, f->data + t->src_offset + at, n);
+        else if (gguf__io_pread(f->fd, o->buf, n, t->src_offset + at) != 0)
+            return gguf__fail(err, GGUF_EIO, t->src_offset + at, "reading tensor bytes failed: %s",
+                              gguf__io_strerror(errno));
         swap_chunk(t->type, o->buf, n, threads);
         int rc = out_bytes(o, o->buf, n, err);
         if (rc != 0)
@@ -449,19 +444,6 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
 
 /* ---- files ---- */
 
-static int sync_dir_of(const char *path) {
-    char *copy = strdup(path);
-    if (copy == NULL)
-        return -1;
-    int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(copy);
-    if (dfd < 0)
-        return -1;
-    int rc = fsync(dfd);
-    close(dfd);
-    return rc;
-}
-
 /* Creates a temporary file beside path, with the mode path has (or 0666 less the umask). */
 static int open_temp(char **tmp_out, const char *path, gguf_error *err) {
     char *dir = strdup(path), *base = strdup(path);
@@ -515,9 +497,8 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
     rc = out_all(&o, f, &p, err);
     bool swapped = p.swap;
     plan_free(&p);
-    if (rc == 0 && fsync(fd) != 0)
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: fsync failed: %s", tmp,
-                        strerror(errno));
+    if (rc == 0 && gguf__io_fsync(fd) != 0)
+        rc = io_fail(err, tmp, "fsync");
     /* read the output back: every tensor keeps its name, type, size and crc32 */
     if (rc == 0 && opt != NULL && opt->verify && !swapped) {
         gguf_file *back = NULL;
@@ -529,13 +510,13 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
     if (close(fd) != 0 && rc == 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: close failed: %s", tmp,
                         strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
+    if (rc == 0 && gguf__io_rename(tmp, path) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot rename %s over it: %s",
-                        path, tmp, strerror(errno));
+                        path, tmp, gguf__io_strerror(errno));
     if (rc != 0)
         unlink(tmp);
     else
-        (void)sync_dir_of(path); /* the rename is done; a failed directory sync cannot undo it */
+        (void)gguf__io_sync_dir(path); /* the rename is done; a failed directory sync cannot undo it */
     gguf__free(tmp);
     return rc;
 }
