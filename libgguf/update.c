@@ -315,7 +315,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         remove_stale_temps(real);
     r.hard_links = rc == 0 ? (unsigned)st.st_nlink : 0;
     bool same = rc == 0 && same_file(f, &st);
-    if (same && changed_since_open(f, &st))
+    if (rc == 0 && f->fd >= 0 && (!same || changed_since_open(f, &st)))
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                         "%s changed since it was opened: nothing changed, open it again", path);
 

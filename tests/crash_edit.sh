@@ -44,6 +44,30 @@ while [ $i -lt "$ROUNDS" ]; do
     i=$((i + 1))
 done
 echo "crash_edit: $olds times the old file, $news times the new one"
+# two editors at once: the second fails clearly (or, if the first is done, refuses a file that
+# changed since it opened it); never a lost or mixed edit
+seen_lock=0
+for attempt in 1 2 3; do
+    cp "$TMP/old.gguf" "$M"
+    "$EDIT" set "$M" general.name "$LONG" 2>/dev/null &
+    pid=$!
+    sleep 0.05
+    if "$EDIT" set "$M" general.name "second editor" 2>"$TMP/err2"; then
+        second=ok
+    else
+        second=failed
+        grep -q "another process\|changed since" "$TMP/err2" && ok || fail "second editor: $(cat "$TMP/err2")"
+        grep -q "another process" "$TMP/err2" && seen_lock=1
+    fi
+    wait "$pid" || fail "first editor failed"
+    if [ $second = ok ]; then
+        [ "$("$EDIT" get "$M" general.name)" = "second editor" ] && ok || fail "mixed edits"
+    else
+        cmp -s "$M" "$TMP/grown.gguf" && ok || fail "the first edit was lost"
+    fi
+done
+[ $seen_lock = 1 ] && ok || echo "crash_edit: the first editor was always done before the second started"
+
 # a later edit removes what a killed rewrite left beside the file
 cp "$TMP/old.gguf" "$M"
 touch "$TMP/.m.gguf.tmp-AbC123"
