@@ -119,7 +119,8 @@ int gguf_testing_catalog_exec(const char *path, const char *sql, gguf_error *err
 #include <time.h>
 #include <unistd.h>
 
-#define APPLICATION_ID 0x47475546 /* "GGUF" */
+#define APPLICATION_ID 1195857222 /* 0x47475546, "GGUF" (also spelled out in schema_v1) */
+_Static_assert(APPLICATION_ID == 0x47475546, "application_id is \"GGUF\"");
 #define BUSY_TIMEOUT_MS 60000
 #define BATCH_FILES 200
 #define BATCH_NS 100000000LL  /* 0.1 s of work per write transaction at most */
@@ -179,6 +180,7 @@ struct gguf_catalog {
     sqlite3 *ro; /* read-only connection for user SQL (opened on first query) */
     char *path;
     unsigned flags;
+    int denied;           /* the authorizer refused something in the current query */
     int in_txn;           /* a write transaction is open on db */
     int txn_files;        /* files written in it */
     long long txn_start;  /* when it began (monotonic ns) */
@@ -245,7 +247,29 @@ static int step_done(gguf_catalog *cat, sqlite3_stmt *st, const char *what, gguf
     return 0;
 }
 
-/* An integer read as a single value (PRAGMA user_version, ...). */
+/* The identity of a database, read in one statement (one snapshot: another process may be
+ * creating the schema right now). */
+static int read_identity(sqlite3 *db, int64_t *version, int64_t *app_id, int64_t *n_tables) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT (SELECT user_version FROM pragma_user_version),"
+                                " (SELECT application_id FROM pragma_application_id),"
+                                " (SELECT count(*) FROM sqlite_master)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int64(st, 0);
+        *app_id = sqlite3_column_int64(st, 1);
+        *n_tables = sqlite3_column_int64(st, 2);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* An integer read as a single value. */
 static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -376,13 +400,14 @@ static void sql_dtype_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
  * Version 2: an errors table for files the reader refuses; files identified by device, inode,
  *            size and mtime in nanoseconds; the open flags and whether crc32s were stored.
  * Version 3: facts derived from the header kept on files (parameter count, tensor bytes,
- *            dominant type, split set), tensors.type_id, file_types, and the full models view.
+ *            dominant type, split set), tensors.type_id, file_types, an index on kv(file, key)
+ *            for the per-file lookups of the models view, and the full models view.
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
 
 static const char schema_v1[] =
-    "PRAGMA application_id = 1195853126;"
+    "PRAGMA application_id = 1195857222;"
     "CREATE TABLE files ("
     " id INTEGER PRIMARY KEY,"
     " path TEXT NOT NULL UNIQUE,"
@@ -466,12 +491,14 @@ static const char schema_v3[] =
     "UPDATE files SET"
     " n_params = (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = files.id),"
     " tensor_bytes = (SELECT sum(nbytes) FROM tensors t WHERE t.file = files.id),"
-    " dominant_type = (SELECT type FROM tensors t WHERE t.file = files.id AND nbytes IS NOT NULL"
-    "  GROUP BY type ORDER BY sum(nbytes) DESC, min(type_id) LIMIT 1),"
+    " dominant_type = (SELECT type FROM tensors t WHERE t.file = files.id"
+    "  AND type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
+    "  GROUP BY type ORDER BY sum(ne0 * ne1 * ne2 * ne3) DESC, min(type_id) LIMIT 1),"
     " split_no = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.no'),"
     " split_count = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.count');"
     "UPDATE files SET split_set = gguf__split_set(path) WHERE split_count IS NOT NULL;"
     "CREATE INDEX files_split_set ON files(split_set);"
+    "CREATE INDEX kv_file_key ON kv(file, key);"
     "CREATE TABLE file_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
     "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
     " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
@@ -519,34 +546,39 @@ static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {schema_v1, schema_v2,
                                                                      schema_v3};
 
-/* Brings the schema to the current version, in one transaction. */
-static int migrate(gguf_catalog *cat, gguf_error *err) {
-    int64_t version, app_id, n_tables;
-    int rc = txn_begin(cat, err);
-    if (rc != 0)
-        return rc;
-    rc = query_int(cat->db, "PRAGMA user_version", &version);
-    if (rc == SQLITE_OK)
-        rc = query_int(cat->db, "PRAGMA application_id", &app_id);
-    if (rc == SQLITE_OK)
-        rc = query_int(cat->db, "SELECT count(*) FROM sqlite_master", &n_tables);
-    if (rc != SQLITE_OK) {
-        db_fail(err, cat->db, rc, cat->path, "reading the schema version");
-        txn_rollback(cat);
-        return err != NULL ? err->code : GGUF_EIO;
-    }
-    if ((version == 0 && n_tables > 0) || (version > 0 && app_id != APPLICATION_ID)) {
-        txn_rollback(cat);
+/* Reads the schema version, refusing databases that are not catalogs (a database with tables
+ * but no version, or another application id) and catalogs newer than this library. */
+static int schema_version(int64_t *version, gguf_catalog *cat, gguf_error *err) {
+    int64_t app_id = 0, n_tables = 0;
+    int rc = read_identity(cat->db, version, &app_id, &n_tables);
+    if (rc != SQLITE_OK)
+        return db_fail(err, cat->db, rc, cat->path, "reading the schema version");
+    if ((*version == 0 && n_tables > 0) || (*version > 0 && app_id != APPLICATION_ID))
         return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                           "catalog %s: not a gguf catalog (a database with other tables)",
                           cat->path);
-    }
-    if (version > GGUF_CATALOG_SCHEMA_VERSION) {
-        txn_rollback(cat);
+    if (*version > GGUF_CATALOG_SCHEMA_VERSION)
         return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                           "catalog %s: schema version %" PRId64
                           " is newer than this library's (%d): upgrade libgguf",
-                          cat->path, version, GGUF_CATALOG_SCHEMA_VERSION);
+                          cat->path, *version, GGUF_CATALOG_SCHEMA_VERSION);
+    return 0;
+}
+
+/* Brings the schema to the current version, in one transaction. */
+static int migrate(gguf_catalog *cat, gguf_error *err) {
+    int64_t version;
+    int rc = schema_version(&version, cat, err);
+    if (rc != 0 || version == GGUF_CATALOG_SCHEMA_VERSION)
+        return rc;
+    rc = txn_begin(cat, err);
+    if (rc != 0)
+        return rc;
+    /* again under the write lock: another process may have migrated meanwhile */
+    rc = schema_version(&version, cat, err);
+    if (rc != 0) {
+        txn_rollback(cat);
+        return rc;
     }
     for (int64_t v = version; v < GGUF_CATALOG_SCHEMA_VERSION; v++) {
         char what[64];
@@ -639,10 +671,8 @@ static void register_functions(sqlite3 *db) {
 
 /* Checks that a read-only connection sees a current catalog. */
 static int check_readonly_schema(sqlite3 *db, const char *path, gguf_error *err) {
-    int64_t version = 0, app_id = 0;
-    int rc = query_int(db, "PRAGMA user_version", &version);
-    if (rc == SQLITE_OK)
-        rc = query_int(db, "PRAGMA application_id", &app_id);
+    int64_t version = 0, app_id = 0, n_tables = 0;
+    int rc = read_identity(db, &version, &app_id, &n_tables);
     if (rc != SQLITE_OK)
         return db_fail(err, db, rc, path, "reading the schema version");
     if (version == 0 || app_id != APPLICATION_ID)
@@ -709,11 +739,14 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
         if (rc == 0)
             rc = check_readonly_schema(cat->ro, path, err);
     } else {
+        int64_t version;
         rc = open_connection(&cat->db, path, 0, create, err);
         if (rc == 0) {
             register_functions(cat->db);
-            rc = use_wal(cat, err);
+            rc = schema_version(&version, cat, err); /* before touching somebody else's file */
         }
+        if (rc == 0)
+            rc = use_wal(cat, err);
         if (rc == 0)
             rc = exec(cat, "PRAGMA synchronous = NORMAL", "setting synchronous mode", err);
         if (rc == 0)
@@ -953,10 +986,9 @@ static uint64_t hash_str(const char *s) {
     return h;
 }
 
-static known *known_find(const known_set *ks, const char *path) {
+static known *known_find_h(const known_set *ks, const char *path, uint64_t h) {
     if (ks->cap == 0)
         return NULL;
-    uint64_t h = hash_str(path);
     for (size_t i = (size_t)h & (ks->cap - 1);; i = (i + 1) & (ks->cap - 1)) {
         known *k = &ks->slots[i];
         if (k->path == NULL)
@@ -966,8 +998,17 @@ static known *known_find(const known_set *ks, const char *path) {
     }
 }
 
-static int known_grow(known_set *ks) {
-    size_t cap = ks->cap ? ks->cap * 2 : 1024;
+static known *known_find(const known_set *ks, const char *path) {
+    return known_find_h(ks, path, hash_str(path));
+}
+
+/* Makes room for at least n entries at a load of at most 1/2. */
+static int known_grow(known_set *ks, size_t n) {
+    size_t cap = ks->cap ? ks->cap : 1024;
+    while (cap / 2 < n)
+        cap *= 2;
+    if (cap == ks->cap)
+        return 1;
     known *slots = gguf__calloc(cap, sizeof *slots);
     if (slots == NULL)
         return 0;
@@ -988,20 +1029,20 @@ static int known_grow(known_set *ks) {
 
 /* Adds (or replaces) an entry; the path is copied. */
 static int known_put(known_set *ks, const known *k) {
-    known *old = known_find(ks, k->path);
+    uint64_t h = hash_str(k->path);
+    known *old = known_find_h(ks, k->path, h);
     if (old != NULL) {
         char *p = old->path;
         *old = *k;
         old->path = p;
-        old->hash = hash_str(p);
+        old->hash = h;
         return 1;
     }
-    if ((ks->n + 1) * 2 > ks->cap && !known_grow(ks))
+    if ((ks->n + 1) * 2 > ks->cap && !known_grow(ks, ks->n + 1))
         return 0;
     char *p = dup_str(k->path);
     if (p == NULL)
         return 0;
-    uint64_t h = hash_str(p);
     size_t i = (size_t)h & (ks->cap - 1);
     while (ks->slots[i].path != NULL)
         i = (i + 1) & (ks->cap - 1);
@@ -1023,6 +1064,10 @@ static void known_free(known_set *ks) {
 static int is_retry_code(int code) { return code == GGUF_EIO || code == GGUF_ENOMEM; }
 
 static int known_load(known_set *ks, gguf_catalog *cat, gguf_error *err) {
+    int64_t rows = 0;
+    if (query_int(cat->db, "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM errors)",
+                  &rows) == SQLITE_OK && rows > 0 && !known_grow(ks, (size_t)rows))
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     static const char *const sql[2] = {
         "SELECT path, dev, ino, size, mtime_ns, has_crc, 0 FROM files",
         "SELECT path, dev, ino, size, mtime_ns, 0, code FROM errors",
@@ -1159,6 +1204,11 @@ static int store_error(indexer *x, const char *path, const struct stat *s, const
         txn_rollback(cat);
         return rc;
     }
+    known nk = {.path = (char *)path, .dev = (int64_t)s->st_dev, .ino = (int64_t)s->st_ino,
+                .size = (int64_t)s->st_size, .mtime_ns = mtime_ns_of(s), .is_error = 1,
+                .retry = (uint8_t)is_retry_code(fe->code)};
+    if (!known_put(&x->known, &nk))
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     x->stats.broken++;
     emit(x, GGUF_CATALOG_EV_BROKEN, path, fe);
     return 0;
@@ -1290,36 +1340,36 @@ static int kv_int(int64_t *out, const gguf_file *f, const char *key) {
 }
 
 static void derive(derived *d, const gguf_file *f) {
-    uint64_t by_type[GGUF_DTYPE_COUNT];
+    uint64_t elems[GGUF_DTYPE_COUNT];
     memset(d, 0, sizeof *d);
-    memset(by_type, 0, sizeof by_type);
+    memset(elems, 0, sizeof elems);
     d->has_params = 1;
     d->dominant = -1;
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
         uint64_t n = 1;
-        for (uint32_t k = 0; k < t.n_dims; k++)
-            if (!gguf__mul_u64(&n, n, t.dims[k]))
-                d->has_params = 0;
-        if (d->has_params && !gguf__add_u64(&d->params, d->params, n))
+        int ok = 1;
+        for (uint32_t k = 0; k < t.n_dims && ok; k++)
+            ok = gguf__mul_u64(&n, n, t.dims[k]);
+        if (!ok || !gguf__add_u64(&d->params, d->params, n))
             d->has_params = 0;
-        if (t.nbytes != UINT64_MAX) {
+        if (t.nbytes != UINT64_MAX)
             d->tensor_bytes += t.nbytes; /* bounded by the file size: no overflow */
-            if (t.type < GGUF_DTYPE_COUNT)
-                by_type[t.type] += t.nbytes;
-        }
+        if (t.type < GGUF_DTYPE_COUNT && gguf_dtype_name(t.type) != NULL &&
+            (!ok || !gguf__add_u64(&elems[t.type], elems[t.type], n)))
+            elems[t.type] = UINT64_MAX;
     }
-    /* the type holding the most bytes; ties (and zero-byte tensors only) go to the lower id */
+    /* the known type holding the most elements; ties go to the lower id */
     uint64_t best = 0;
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
-        if (t.nbytes == UINT64_MAX || t.type >= GGUF_DTYPE_COUNT)
+        if (t.type >= GGUF_DTYPE_COUNT || gguf_dtype_name(t.type) == NULL)
             continue;
-        uint64_t b = by_type[t.type];
-        if (d->dominant < 0 || b > best || (b == best && (int)t.type < d->dominant)) {
-            best = b;
+        uint64_t e = elems[t.type];
+        if (d->dominant < 0 || e > best || (e == best && (int)t.type < d->dominant)) {
+            best = e;
             d->dominant = (int)t.type;
         }
     }
@@ -1451,6 +1501,12 @@ static int index_file(indexer *x, const char *path, const struct stat *s, gguf_e
     gguf_file_free(f);
     if (rc != 0)
         return rc;
+    /* a path named twice in one run (overlapping arguments) is read once */
+    known nk = {.path = (char *)path, .dev = (int64_t)s->st_dev, .ino = (int64_t)s->st_ino,
+                .size = (int64_t)s->st_size, .mtime_ns = mtime_ns_of(s),
+                .has_crc = (uint8_t)want_crc};
+    if (!known_put(&x->known, &nk))
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     x->stats.indexed++;
     emit(x, GGUF_CATALOG_EV_INDEXED, path, NULL);
     return 0;
@@ -1744,7 +1800,7 @@ int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalo
 /* Refuses everything that could write or reach outside the catalog. */
 static int authorize(void *user, int action, const char *a, const char *b, const char *db,
                      const char *trigger) {
-    (void)user, (void)a, (void)b, (void)db, (void)trigger;
+    (void)a, (void)b, (void)db, (void)trigger;
     switch (action) {
     case SQLITE_ATTACH:
     case SQLITE_DETACH:
@@ -1771,7 +1827,7 @@ static int authorize(void *user, int action, const char *a, const char *b, const
     case SQLITE_DROP_VTABLE:
     case SQLITE_ALTER_TABLE:
     case SQLITE_REINDEX:
-    case SQLITE_ANALYZE: return SQLITE_DENY;
+    case SQLITE_ANALYZE: ((gguf_catalog *)user)->denied = 1; return SQLITE_DENY;
     default: return SQLITE_OK;
     }
 }
@@ -1796,7 +1852,7 @@ static int lock_down(gguf_catalog *cat, gguf_error *err) {
     int rc = sqlite3_exec(cat->ro, "PRAGMA query_only = 1", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return db_fail(err, cat->ro, rc, cat->path, "making the query connection read-only");
-    sqlite3_set_authorizer(cat->ro, authorize, NULL);
+    sqlite3_set_authorizer(cat->ro, authorize, cat);
     return 0;
 }
 
@@ -1818,7 +1874,20 @@ int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn f
     while (rc == 0 && !stop && tail != NULL && *tail != '\0') {
         sqlite3_stmt *st = NULL;
         const char *next = NULL;
+        cat->denied = 0;
         int src = sqlite3_prepare_v2(db, tail, -1, &st, &next);
+        if (src == SQLITE_OK && st != NULL && !sqlite3_stmt_readonly(st)) {
+            sqlite3_finalize(st);
+            cat->denied = 1;
+            src = SQLITE_AUTH;
+        }
+        if (src != SQLITE_OK && cat->denied) {
+            rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                            "query: refused: queries cannot change the catalog (no INSERT, "
+                            "UPDATE, DELETE, CREATE, DROP, ALTER, ATTACH, VACUUM or writing "
+                            "PRAGMA)");
+            break;
+        }
         if (src != SQLITE_OK) {
             rc = gguf__fail(err, (src & 0xff) == SQLITE_NOMEM ? GGUF_ENOMEM : GGUF_EINVAL,
                             GGUF_ERROR_NO_OFFSET, "query: %s", sqlite3_errmsg(db));
@@ -1827,13 +1896,6 @@ int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn f
         tail = next;
         if (st == NULL) /* only whitespace or comments */
             continue;
-        if (!sqlite3_stmt_readonly(st)) {
-            sqlite3_finalize(st);
-            rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                            "query: the catalog is read-only here: statements that change it "
-                            "are refused");
-            break;
-        }
         size_t ncols = (size_t)sqlite3_column_count(st);
         gguf__free(names);
         gguf__free(cells);
@@ -1894,6 +1956,9 @@ int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn f
                             GGUF_ERROR_NO_OFFSET, "query: %s", sqlite3_errmsg(db));
         sqlite3_finalize(st);
     }
+    /* a BEGIN without its COMMIT must not hold a read snapshot until the next query */
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     gguf__free(names);
     gguf__free(cells);
     return rc;

@@ -333,6 +333,12 @@ GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t 
  * the size is unknown. Valid until the file is freed. */
 GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
 
+/* Reads len bytes of tensor i's data, from byte `offset` of the tensor, into buf (as stored: in
+ * the file's byte order). Reads the file with pread, so a file truncated since it was opened gives
+ * GGUF_EIO, never a crash (gguf_tensor_data's pointer into the mapping cannot promise that). */
+GGUF_API int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, size_t len,
+                              gguf_error *err);
+
 /* Adds a tensor at the end of the tensor list. Its bytes do not exist yet: the write that
  * outputs the file asks the options' fill callback for them (in the output's byte order). */
 GGUF_API int gguf_tensor_add(gguf_file *f, const char *name, uint32_t dtype, const uint64_t *dims,
@@ -452,6 +458,364 @@ GGUF_API int gguf_file_recover(const char *path, int *recovered, gguf_error *err
 /* Serializes f into a new buffer (*out, *size), which the caller releases with free(). */
 GGUF_API int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
                                     const gguf_write_options *opt, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Catalog                                                                                     */
+/*
+ * A SQLite database describing many GGUF files: one row per file, per key/value and per
+ * tensor, read from headers only (plus, on request, each tensor's crc32), and queried with SQL.
+ * The catalog is built when configure finds SQLite; without it every gguf_catalog_* call that
+ * needs the database fails with GGUF_EUNSUPPORTED ("catalog not built").
+ *
+ * Schema version GGUF_CATALOG_SCHEMA_VERSION, kept in PRAGMA user_version (application_id is
+ * 0x47475546, "GGUF"). Opening an older catalog read-write migrates it; a newer one is refused.
+ *
+ *   files     id, path (absolute), dev, ino, size, mtime_ns, version, endian ('little'|'big'),
+ *             alignment, data_offset, n_kv, n_tensors, header_crc32, open_flags, has_crc
+ *             (1 when tensor crc32s were stored), indexed_at (unix seconds), and facts derived
+ *             from the header: n_params (sum over tensors of the product of their dims),
+ *             tensor_bytes, dominant_type (the known tensor type holding the most elements;
+ *             ties go to the lower type id), split_no, split_count (split.no, split.count),
+ *             split_set (for split files: the path without its "-00001-of-00003.gguf" tail)
+ *   kv        file, position, key, type (the spec's name: 'UINT32', 'STRING', 'ARRAY', ...),
+ *             elem_type and array_len (arrays), int (integers and bools), real (floats; NULL
+ *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
+ *             decimal form or 'nan'/'inf'/'-inf'; for arrays of at most array_max elements the
+ *             elements as JSON). Keys and strings that are not UTF-8 are stored as BLOBs.
+ *   tensors   file, position, name, type (ggml's name, 'TYPE_<id>' when unknown), type_id,
+ *             n_dims, ne0..ne3 (1 beyond n_dims), offset (relative to data_offset), nbytes
+ *             (NULL when unknown), crc32 (NULL unless indexed with GGUF_CATALOG_CRC)
+ *   errors    path, dev, ino, size, mtime_ns, code (a gguf_errcode), error (its
+ *             gguf_strerror), offset (NULL: none), message, indexed_at: files that could not
+ *             be read, with the reader's message
+ *   file_types  id, name: llama.cpp's general.file_type ids (15 'Q4_K_M', 32 'BF16', ...)
+ *   models    (view) file, path, architecture, name, size_label, file_type, quant
+ *             (dominant_type), context_length, embedding_length, block_count, n_params, bytes,
+ *             tensor_bytes, split_no, split_count, split_complete (1 when every shard of the
+ *             file's split set is in the catalog, 0 when one is missing, NULL when not split)
+ *
+ * The database runs in WAL mode with a busy timeout, so several processes may index, prune,
+ * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
+ */
+
+#define GGUF_CATALOG_SCHEMA_VERSION 3
+
+typedef struct gguf_catalog gguf_catalog;
+
+/* 1 when this build has the catalog (SQLite), 0 when not. */
+GGUF_API int gguf_catalog_available(void);
+
+/* The default database path, $XDG_DATA_HOME/gguf/catalog.db, or ~/.local/share/gguf/catalog.db
+ * when XDG_DATA_HOME is unset, empty or relative. Fails with GGUF_EINVAL when HOME is needed
+ * and unset, or when the path does not fit in size bytes. Works without SQLite too. */
+GGUF_API int gguf_catalog_default_path(char *buf, size_t size, gguf_error *err);
+
+enum gguf_catalog_open_flags {
+    GGUF_CATALOG_OPEN_DEFAULT = 0,
+    /* Fail with GGUF_ENOTFOUND when the database does not exist, instead of creating it. */
+    GGUF_CATALOG_OPEN_NOCREATE = 1 << 0,
+    /* Open read-only (implies NOCREATE): index and prune are refused, and a catalog with an
+     * older schema is refused instead of migrated. */
+    GGUF_CATALOG_OPEN_READONLY = 1 << 1
+};
+
+/* Opens (or creates, with its folders when path is NULL) the catalog at path, or at the
+ * default path when path is NULL, and migrates an older schema. Errors: GGUF_EUNSUPPORTED (no
+ * SQLite in this build, or a schema newer than this library), GGUF_ENOTFOUND (NOCREATE and no
+ * database), GGUF_ECORRUPT (not a catalog), GGUF_EIO (SQLite failed). */
+GGUF_API int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags,
+                               gguf_error *err);
+/* Closes the catalog. NULL is allowed. */
+GGUF_API void gguf_catalog_close(gguf_catalog *cat);
+/* The database path; valid until the catalog is closed. */
+GGUF_API const char *gguf_catalog_path(const gguf_catalog *cat);
+
+enum gguf_catalog_index_flags {
+    GGUF_CATALOG_CRC = 1 << 0,             /* also store each tensor's crc32 (reads all bytes) */
+    GGUF_CATALOG_FOLLOW_SYMLINKS = 1 << 1, /* follow symbolic links found in folders */
+    GGUF_CATALOG_ALL_FILES = 1 << 2,       /* take every file in folders, not just *.gguf */
+    GGUF_CATALOG_FORCE = 1 << 3            /* re-read unchanged files too */
+};
+
+/* What gguf_catalog_index and gguf_catalog_prune tell their caller as they go. */
+enum gguf_catalog_event_kind {
+    GGUF_CATALOG_EV_INDEXED = 1,  /* the file was read and stored */
+    GGUF_CATALOG_EV_UNCHANGED,    /* same device, inode, size and mtime: skipped */
+    GGUF_CATALOG_EV_BROKEN,       /* not GGUF, or refused by the reader: stored in errors */
+    GGUF_CATALOG_EV_SKIPPED,      /* a symbolic link not followed, or a special file */
+    GGUF_CATALOG_EV_WALK_ERROR,   /* an argument or folder that cannot be read (not stored) */
+    GGUF_CATALOG_EV_REMOVED       /* prune: the file no longer exists; its rows were dropped */
+};
+
+typedef struct gguf_catalog_event {
+    int kind;                /* a gguf_catalog_event_kind */
+    const char *path;        /* valid during the call only */
+    const gguf_error *error; /* BROKEN and WALK_ERROR: why; else NULL */
+} gguf_catalog_event;
+
+typedef void (*gguf_catalog_event_fn)(const gguf_catalog_event *ev, void *user);
+
+typedef struct gguf_catalog_index_options {
+    unsigned flags;                 /* gguf_catalog_index_flags */
+    unsigned open_flags;            /* gguf_open_flags for gguf_file_open (kept per file) */
+    uint64_t array_max;             /* arrays of at most this many elements go in kv.text */
+    gguf_catalog_event_fn on_event; /* may be NULL */
+    void *user;
+} gguf_catalog_index_options;
+
+#define GGUF_CATALOG_INDEX_OPTIONS_INIT { 0, 0, 1024, NULL, NULL }
+
+typedef struct gguf_catalog_stats {
+    uint64_t seen;        /* candidate files met */
+    uint64_t indexed;     /* read and stored */
+    uint64_t unchanged;   /* skipped as unchanged */
+    uint64_t broken;      /* stored in errors */
+    uint64_t skipped;     /* symbolic links not followed, special files */
+    uint64_t walk_errors; /* arguments or folders that could not be read */
+    uint64_t removed;     /* rows of vanished files dropped (prune) */
+} gguf_catalog_stats;
+
+/* Adds or refreshes files: each path is a file (taken whatever its name) or a folder, walked
+ * recursively for *.gguf files (every file with GGUF_CATALOG_ALL_FILES). Only headers are read,
+ * unless GGUF_CATALOG_CRC. A file whose device, inode, size and mtime match its row is skipped
+ * (with CRC, only when its crc32s are stored). Files the reader refuses go to the errors table
+ * with its message and never stop the run; nor do unreadable folders (reported as
+ * WALK_ERROR). Each file's rows change in one transaction. Fails (GGUF_EIO, GGUF_ENOMEM) only
+ * when the catalog itself cannot be updated; files stored before the failure stay stored.
+ * opt may be NULL (GGUF_CATALOG_INDEX_OPTIONS_INIT). stats (may be NULL) is filled on success. */
+GGUF_API int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat,
+                                const char *const *paths, size_t n_paths,
+                                const gguf_catalog_index_options *opt, gguf_error *err);
+
+/* Drops the rows (files, kv, tensors, errors) of files that no longer exist. stats->removed
+ * counts them. on_event (may be NULL) hears a REMOVED event for each. */
+GGUF_API int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat,
+                                gguf_catalog_event_fn on_event, void *user, gguf_error *err);
+
+/* Query results. Each cell has a SQLite type; text holds the TEXT or BLOB bytes, and for
+ * INTEGER and REAL cells SQLite's own text rendering (NUL-terminated, valid until the callback
+ * returns). */
+enum gguf_catalog_ctype {
+    GGUF_CATALOG_NULL = 0,
+    GGUF_CATALOG_INTEGER = 1,
+    GGUF_CATALOG_REAL = 2,
+    GGUF_CATALOG_TEXT = 3,
+    GGUF_CATALOG_BLOB = 4
+};
+
+typedef struct gguf_catalog_cell {
+    int type;         /* a gguf_catalog_ctype */
+    int64_t i;        /* INTEGER */
+    double r;         /* REAL (and INTEGER, converted) */
+    const char *text; /* NULL for NULL cells */
+    size_t len;       /* bytes in text */
+} gguf_catalog_cell;
+
+/* Called once per statement with cells NULL (the column names), then once per row. Return 0 to
+ * go on, non-zero to stop the query (gguf_catalog_query then returns 0). */
+typedef int (*gguf_catalog_row_fn)(size_t n_cols, const char *const *names,
+                                   const gguf_catalog_cell *cells, void *user);
+
+/* Runs the SQL text (one or more statements) on a read-only connection: a statement that would
+ * change anything (INSERT, CREATE, ATTACH, VACUUM, writing PRAGMAs, ...) is refused with
+ * GGUF_EINVAL before it runs, as are syntax errors (the message is SQLite's). */
+GGUF_API int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn,
+                                void *user, gguf_error *err);
+
+/* What gguf_catalog_verify finds. */
+enum gguf_catalog_problem {
+    GGUF_CATALOG_MISSING = 1, /* the file no longer exists */
+    GGUF_CATALOG_UNREADABLE,  /* it exists but cannot be read (permissions, I/O error) */
+    GGUF_CATALOG_CHANGED,     /* size, mtime or inode changed since indexing, and its bytes too */
+    GGUF_CATALOG_CORRUPT      /* same size and mtime, but the bytes differ: they rotted */
+};
+
+typedef struct gguf_catalog_finding {
+    int problem;          /* a gguf_catalog_problem */
+    const char *path;
+    const char *tensor;   /* the tensor whose crc32 no longer matches, or NULL */
+    int has_crc;          /* 1: expected_crc and actual_crc are set */
+    uint32_t expected_crc; /* the catalog's */
+    uint32_t actual_crc;  /* the file's now */
+    const char *message;  /* the whole finding, for people */
+} gguf_catalog_finding;
+
+typedef void (*gguf_catalog_finding_fn)(const gguf_catalog_finding *finding, void *user);
+
+typedef struct gguf_catalog_verify_stats {
+    uint64_t files;          /* files checked */
+    uint64_t files_with_crc; /* of which with tensor crc32s */
+    uint64_t tensors;        /* tensor crc32s compared */
+    uint64_t bytes;          /* tensor bytes read */
+    uint64_t missing, unreadable, changed, corrupt; /* files per problem (one each) */
+} gguf_catalog_verify_stats;
+
+/* Re-reads catalogued files (all, or those at or below the given paths) and compares them with
+ * their rows: the header's crc32 always, each tensor's crc32 for files indexed with
+ * GGUF_CATALOG_CRC, reading in large sequential chunks. Every problem goes to fn (may be NULL)
+ * and is counted in stats (may be NULL). Returns 0 when the check ran, whatever it found. */
+GGUF_API int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
+                                 const char *const *paths, size_t n_paths,
+                                 gguf_catalog_finding_fn fn, void *user, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Requantization                                                                              */
+/*
+ * Requantizes a model the way llama.cpp's quantizer (llama_model_quantize) does: for a preset
+ * ("Q4_K_M"), each tensor gets the type llama.cpp would give it (from its name, shape, layer,
+ * the model's architecture and head counts, and the preset: 1-D tensors and norms keep their
+ * type, Q4_K_M gives half of attn_v and ffn_down Q6_K, a row length the type's block does not
+ * divide falls back to another type, ...), and its values are dequantized to f32 and quantized
+ * again, row by row, while the file is written. The result is the file llama.cpp writes:
+ * general.quantization_version and general.file_type set (moved to the end of the keys, as
+ * llama.cpp does), split.* keys removed, quantize.imatrix.* keys added when an importance
+ * matrix is used, tensors in llama.cpp's order (by "blk.N." layer, those without first, then by
+ * name) unless kept in the source's, the source's alignment kept.
+ *
+ * Use: gguf_requant_prepare(&rq, f, &opt, &err), then write f with
+ *   gguf_write_options w = {.endian = -1, .layout = GGUF_LAYOUT_PACKED,
+ *                           .fill = gguf_requant_fill, .fill_user = rq};
+ *   gguf_file_save(f, out, &w, &err);
+ * then gguf_requant_free(rq) -- or gguf_requant_save, which does the three.
+ */
+
+/* llama.cpp's presets, by their general.file_type value (llama_ftype). */
+enum gguf_requant_ftype {
+    GGUF_REQUANT_F32 = 0,
+    GGUF_REQUANT_F16 = 1,
+    GGUF_REQUANT_Q4_0 = 2,
+    GGUF_REQUANT_Q4_1 = 3,
+    /* 4-6 were removed from llama.cpp */
+    GGUF_REQUANT_Q8_0 = 7,
+    GGUF_REQUANT_Q5_0 = 8,
+    GGUF_REQUANT_Q5_1 = 9,
+    GGUF_REQUANT_Q2_K = 10,
+    GGUF_REQUANT_Q3_K_S = 11,
+    GGUF_REQUANT_Q3_K_M = 12,
+    GGUF_REQUANT_Q3_K_L = 13,
+    GGUF_REQUANT_Q4_K_S = 14,
+    GGUF_REQUANT_Q4_K_M = 15,
+    GGUF_REQUANT_Q5_K_S = 16,
+    GGUF_REQUANT_Q5_K_M = 17,
+    GGUF_REQUANT_Q6_K = 18,
+    GGUF_REQUANT_IQ2_XXS = 19,
+    GGUF_REQUANT_IQ2_XS = 20,
+    GGUF_REQUANT_Q2_K_S = 21,
+    GGUF_REQUANT_IQ3_XS = 22,
+    GGUF_REQUANT_IQ3_XXS = 23,
+    GGUF_REQUANT_IQ1_S = 24,
+    GGUF_REQUANT_IQ4_NL = 25,
+    GGUF_REQUANT_IQ3_S = 26,
+    GGUF_REQUANT_IQ3_M = 27,
+    GGUF_REQUANT_IQ2_S = 28,
+    GGUF_REQUANT_IQ2_M = 29,
+    GGUF_REQUANT_IQ4_XS = 30,
+    GGUF_REQUANT_IQ1_M = 31,
+    GGUF_REQUANT_BF16 = 32,
+    /* 33-35 (Q4_0_4_4, Q4_0_4_8, Q4_0_8_8) were removed */
+    GGUF_REQUANT_TQ1_0 = 36,
+    GGUF_REQUANT_TQ2_0 = 37,
+    GGUF_REQUANT_MXFP4_MOE = 38,
+    GGUF_REQUANT_NVFP4 = 39,
+    GGUF_REQUANT_Q1_0 = 40,
+    GGUF_REQUANT_Q2_0 = 41,
+    GGUF_REQUANT_FTYPE_COUNT = 42
+};
+
+/* A preset's name as llama-quantize spells it ("Q4_K_M", "F32"), a line about it, and the type
+ * most of its tensors get (-1 / NULL for values that are no preset). */
+GGUF_API const char *gguf_requant_ftype_name(uint32_t ftype);
+GGUF_API const char *gguf_requant_ftype_about(uint32_t ftype);
+GGUF_API int gguf_requant_ftype_dtype(uint32_t ftype);
+
+/* An importance matrix (llama-imatrix's output). Opaque. */
+typedef struct gguf_requant_imatrix gguf_requant_imatrix;
+
+/* Loads an importance matrix: llama-imatrix's GGUF format (tensors NAME.in_sum2 and
+ * NAME.counts, keys imatrix.datasets, imatrix.chunk_count, imatrix.chunk_size) or its older
+ * binary format. Each tensor's weights are computed as llama-quantize does (sums / count per
+ * expert, 1 where the count is 0). Fails with GGUF_EIO, GGUF_ECORRUPT or GGUF_ETRUNC (not an
+ * imatrix file, sums without counts, ...), GGUF_ETYPE (sums or counts not F32), GGUF_ENOMEM. */
+GGUF_API int gguf_requant_imatrix_load(gguf_requant_imatrix **out, const char *path,
+                                       gguf_error *err);
+/* Entries (tensors with weights). */
+GGUF_API size_t gguf_requant_imatrix_count(const gguf_requant_imatrix *im);
+/* A tensor's weights and their count, or NULL; valid until the imatrix is freed. */
+GGUF_API const float *gguf_requant_imatrix_find(const gguf_requant_imatrix *im,
+                                                const char *name, size_t *n);
+/* NULL is allowed. */
+GGUF_API void gguf_requant_imatrix_free(gguf_requant_imatrix *im);
+
+/* --tensor-type REGEX=TYPE: tensors whose name the POSIX extended regular expression matches
+ * (anywhere) get the type; the first matching override wins. */
+typedef struct gguf_requant_override {
+    const char *pattern;
+    uint32_t type; /* a gguf_dtype */
+} gguf_requant_override;
+
+typedef struct gguf_requant_options {
+    uint32_t ftype;          /* the preset: a gguf_requant_ftype */
+    int copy;                /* COPY: no tensor changes; general.file_type keeps the source's */
+    int pure;                /* no mixture: every tensor that may change gets the preset's type
+                                (still falling back when its rows do not fit) */
+    int leave_output;        /* output.weight keeps its type */
+    int output_type;         /* -1, or the type of output.weight (and of tied embeddings) */
+    int token_embd_type;     /* -1, or the type of the token embeddings */
+    const gguf_requant_override *overrides;
+    size_t n_overrides;
+    const gguf_requant_imatrix *imatrix; /* NULL: none */
+    int keep_order;          /* 1: tensors in the source's order; 0: llama.cpp's */
+    unsigned threads;        /* threads converting tensor data (0 or 1: the writing thread) */
+} gguf_requant_options;
+
+#define GGUF_REQUANT_OPTIONS_INIT {GGUF_REQUANT_Q8_0, 0, 0, 0, -1, -1, NULL, 0, NULL, 0, 1}
+
+/* Sets opt->ftype (and opt->copy, opt->pure) from a name, in any case: a preset ("Q4_K_M",
+ * "COPY"), or a plain tensor type ("Q4_K", "q8_0" when no preset has that name, ...), which then
+ * means opt->pure and the preset llama.cpp would report for a file of that type. Returns 0 or
+ * GGUF_EINVAL. */
+GGUF_API int gguf_requant_parse_type(gguf_requant_options *opt, const char *name,
+                                     gguf_error *err);
+
+/* What the policy chose for one tensor. */
+typedef struct gguf_requant_choice {
+    uint32_t type;     /* its type in the output */
+    int allowed;       /* the tensor may change type at all (2-D+, a weight, not a norm, ...) */
+    int convert;       /* type differs from the source's: its values are converted */
+    int fallback;      /* the wanted type did not fit its rows; type is the fallback */
+    int override;      /* 0, or 1 + the index of the --tensor-type override that chose it */
+    int imatrix;       /* converted with importance weights */
+    size_t position;   /* its place in llama.cpp's tensor order */
+} gguf_requant_choice;
+
+/* Fills out[i] for each tensor i of f (in f's order) without changing anything. Fails with
+ * GGUF_EINVAL (bad options or pattern, a type that needs an importance matrix without one, an
+ * importance matrix of the wrong size, a row length no fallback fits, a model with experts
+ * whose ffn tensor names carry no layer) or GGUF_EUNSUPPORTED (a type this build cannot read
+ * or quantize). */
+GGUF_API int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
+                               const gguf_requant_options *opt, gguf_error *err);
+
+/* A requantization in progress: the tensors' sources and a thread pool. Opaque. */
+typedef struct gguf_requant gguf_requant;
+
+/* Plans, then edits f: metadata as llama.cpp writes it, the new tensor types, llama.cpp's
+ * tensor order (unless opt->keep_order). f must then be written (packed, in its own byte
+ * order) with .fill = gguf_requant_fill and .fill_user = *out, without further edits; f, its
+ * source and opt->imatrix must outlive *out. On failure f may have been partly edited. */
+GGUF_API int gguf_requant_prepare(gguf_requant **out, gguf_file *f,
+                                  const gguf_requant_options *opt, gguf_error *err);
+/* The fill callback (a gguf_fill_fn; user is the gguf_requant): reads the rows' source bytes
+ * (with pread, so memory stays at a few rows per thread), dequantizes them to f32 and quantizes
+ * them, spread over opt->threads threads. */
+GGUF_API int gguf_requant_fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                               gguf_error *err);
+/* Stops the threads and frees. NULL is allowed. */
+GGUF_API void gguf_requant_free(gguf_requant *rq);
+
+/* prepare + gguf_file_save(f, path) + free; progress as in gguf_write_options. */
+GGUF_API int gguf_requant_save(gguf_file *f, const char *path, const gguf_requant_options *opt,
+                               gguf_progress_fn progress, void *progress_user, gguf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Verification                                                                                */

@@ -1,6 +1,8 @@
 /* Tensor infos: lookup and views. */
 #include "internal.h"
 
+#include <errno.h>
+
 #include <string.h>
 
 size_t gguf_tensor_count(const gguf_file *f) {
@@ -32,6 +34,30 @@ const void *gguf_tensor_data(const gguf_file *f, size_t i) {
         f->tensors[i].src_offset == GGUF__NO_SOURCE)
         return NULL;
     return f->data + f->tensors[i].src_offset;
+}
+
+int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, size_t len,
+                     gguf_error *err) {
+    if (f == NULL || i >= f->n_tensors)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
+    const gguf__tensor *t = &f->tensors[i];
+    if (t->nbytes == UINT64_MAX || t->src_offset == GGUF__NO_SOURCE)
+        return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset, "tensor %zu has %s", i,
+                          t->nbytes == UINT64_MAX ? "an unknown size" : "no bytes yet");
+    if (offset > t->nbytes || len > t->nbytes - offset)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "bytes %llu..%llu are outside tensor %zu (%llu bytes)",
+                          (unsigned long long)offset, (unsigned long long)(offset + len), i,
+                          (unsigned long long)t->nbytes);
+    uint64_t at = t->src_offset + offset;
+    if (f->fd < 0) {
+        memcpy(buf, f->data + at, len);
+        return 0;
+    }
+    if (gguf__io_pread(f->fd, buf, len, at) != 0)
+        return gguf__fail(err, GGUF_EIO, at, "reading tensor bytes at %llu failed: %s",
+                          (unsigned long long)at, gguf__io_strerror(errno));
+    return 0;
 }
 
 /* ---- edits ---- */

@@ -19,9 +19,7 @@
 #include "internal.h"
 #include "testutil.h"
 #include "byteswap_layouts.h"
-#ifdef GGUF_HAVE_QUANT
 #include "quant/api.h"
-#endif
 
 /* ---- helpers ---- */
 
@@ -505,7 +503,8 @@ START_TEST(test_big_endian_readers_match_ggml) {
 }
 END_TEST
 
-/* Every vector type: the converted real blocks keep their fields (read big-endian). */
+/* Every vector type: the converted real blocks keep their fields (read big-endian), and
+ * converting back then dequantizing with the library gives ggml's floats. */
 START_TEST(test_vectors_fields) {
     size_t tested = 0;
     for (size_t i = 0; i < TL_N_LAYOUTS; i++) {
@@ -526,9 +525,9 @@ START_TEST(test_vectors_fields) {
         ck_assert_ptr_nonnull(be);
         ck_assert_int_eq(gguf_dtype_byteswap_copy(be, q, qlen, l->dtype, NULL), 0);
         check_layout(l, q, be, qlen / l->block_bytes, 1);
-#ifdef GGUF_HAVE_QUANT
-        /* a big-endian dequantizer: convert back, then dequantize */
-        if (gguf_quant_can_dequantize(l->dtype)) {
+        /* a big-endian dequantizer (convert back, then dequantize) gives ggml's floats */
+        ck_assert_msg(gguf_quant_can_dequantize(l->dtype), "%s: no dequantizer", name);
+        {
             float *y = malloc(n * sizeof(float));
             ck_assert_ptr_nonnull(y);
             ck_assert_int_eq(gguf_dtype_byteswap(be, qlen, l->dtype, NULL), 0);
@@ -536,7 +535,6 @@ START_TEST(test_vectors_fields) {
             ck_assert_msg(memcmp(y, dq, n * sizeof(float)) == 0, "%s: dequantized differ", name);
             free(y);
         }
-#endif
         free(be);
         free(q);
         free(dq);
@@ -546,6 +544,72 @@ START_TEST(test_vectors_fields) {
         fprintf(stderr, "check_byteswap: no vectors found, real-block checks skipped\n");
     else
         ck_assert_uint_ge(tested, 27);
+}
+END_TEST
+
+/* ---- files: golden/types/all_types.gguf and its big-endian twin ---- */
+
+static gguf_file *open_src(const char *rel) {
+    gguf_file *f = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_open(&f, tu_src(rel), 0, &err) == 0, "%s: %s", rel, err.message);
+    return f;
+}
+
+/* The big-endian golden file, assembled by make_golden_types.c without the library, holds
+ * every tensor's bytes converted by the tests' own layout; the library's writer makes it from
+ * the little-endian one (with 1 and 3 threads), and the little-endian one back from it. */
+START_TEST(test_golden_all_types) {
+    gguf_file *le = open_src("golden/types/all_types.gguf");
+    gguf_file *be = open_src("golden/types/all_types.be.gguf");
+    ck_assert_int_eq(gguf_file_endian(le), GGUF_ENDIAN_LITTLE);
+    ck_assert_int_eq(gguf_file_endian(be), GGUF_ENDIAN_BIG);
+    ck_assert_uint_eq(gguf_tensor_count(le), TL_N_LAYOUTS);
+    ck_assert_uint_eq(gguf_tensor_count(be), TL_N_LAYOUTS);
+    int seen[GGUF_DTYPE_COUNT] = {0};
+    for (size_t i = 0; i < gguf_tensor_count(le); i++) {
+        gguf_tensor_info a, b;
+        gguf_tensor_get(&a, le, i);
+        gguf_tensor_get(&b, be, i);
+        ck_assert_uint_eq(a.type, b.type);
+        ck_assert_uint_eq(a.nbytes, b.nbytes);
+        ck_assert_uint_lt(a.type, GGUF_DTYPE_COUNT);
+        seen[a.type]++;
+        const tl_layout *l = tl_find(a.type);
+        ck_assert_ptr_nonnull(l);
+        check_layout(l, gguf_tensor_data(le, i), gguf_tensor_data(be, i),
+                     (size_t)a.nbytes / l->block_bytes, 1);
+    }
+    for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++)
+        ck_assert_int_eq(seen[t], gguf_dtype_name(t) != NULL);
+
+    size_t be_len, le_len;
+    uint8_t *be_bytes = tu_read_file(tu_src("golden/types/all_types.be.gguf"), &be_len);
+    uint8_t *le_bytes = tu_read_file(tu_src("golden/types/all_types.gguf"), &le_len);
+    ck_assert(be_bytes && le_bytes);
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+        opt.endian = GGUF_ENDIAN_BIG;
+        opt.threads = threads;
+        void *out;
+        size_t n;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_write_memory(&out, &n, le, &opt, &err) == 0, "%s", err.message);
+        ck_assert_uint_eq(n, be_len);
+        ck_assert_mem_eq(out, be_bytes, n);
+        free(out);
+        opt.endian = GGUF_ENDIAN_LITTLE;
+        ck_assert_msg(gguf_file_write_memory(&out, &n, be, &opt, &err) == 0, "%s", err.message);
+        ck_assert_uint_eq(n, le_len);
+        ck_assert_mem_eq(out, le_bytes, n);
+        free(out);
+    }
+    free(be_bytes);
+    free(le_bytes);
+    gguf_file_free(le);
+    gguf_file_free(be);
 }
 END_TEST
 
@@ -565,6 +629,9 @@ static Suite *byteswap_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_big_endian_readers_match_ggml, 0, (int)N_BE_CASES);
     tcase_add_test(tc, test_vectors_fields);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("files");
+    tcase_add_test(tc, test_golden_all_types);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_edit(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
+int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Byte-order conversion of a large file against cp of the same file.
+#
+# Generates a GGUF file of $BENCH_CONVERT_MIB MiB (default 2048) holding three large tensors
+# (F16, Q8_0, Q4_K) in a temporary directory, warms the page cache, then times, best of
+# $BENCH_RUNS (default 3), each after a `sync`:
+#   cp          cp FILE COPY                          (the data may stay in the page cache)
+#   cp+fsync    cp FILE COPY && sync COPY             (on disk: what convert guarantees)
+#   convert -t1 gguf-edit convert FILE -o OUT --endian big --threads 1
+#   convert -tN the same with --threads <number of CPUs>
+# and prints each time relative to cp and to cp+fsync (the issue's aim: convert / cp <= 1.2;
+# convert fsyncs its output before renaming it, so cp+fsync is the like-for-like baseline).
+# Everything is deleted afterwards. Needs about 3 x the size in free space in $TMPDIR.
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+EDIT="$top_builddir/tools/gguf-edit"
+GEN="$top_builddir/bench/gen_convert"
+MIB=${BENCH_CONVERT_MIB:-2048}
+RUNS=${BENCH_RUNS:-3}
+CPUS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
+for p in "$EDIT" "$GEN"; do
+    [ -x "$p" ] || { echo "bench_convert: $p not built (make bench builds it)" >&2; exit 1; }
+done
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/gguf-bench-convert.XXXXXX") || exit 1
+trap 'rm -rf "$DIR"' EXIT INT TERM
+free_kib=$(df -Pk "$DIR" | awk 'NR == 2 { print $4 }')
+if [ "$free_kib" -lt $((MIB * 1024 * 3 + 65536)) ]; then
+    echo "bench_convert: $((free_kib / 1024)) MiB free in $DIR, need $((MIB * 3)) MiB: skipped"
+    exit 0
+fi
+
+"$GEN" "$DIR/in.gguf" "$MIB" || exit 1
+cat "$DIR/in.gguf" > /dev/null
+
+now_ns() { date +%s%N; }
+# best NAME CMD...: runs CMD $RUNS times (sync before each, output removed after each) and
+# sets best_NAME to the shortest time in seconds
+best() {
+    name=$1
+    shift
+    b=
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        sync
+        t0=$(now_ns)
+        "$@" || { echo "bench_convert: $* failed" >&2; exit 1; }
+        t1=$(now_ns)
+        rm -f "$DIR/out.gguf"
+        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+        if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
+        i=$((i + 1))
+    done
+    eval "best_$name=$b"
+}
+cp_sync() { cp "$DIR/in.gguf" "$DIR/out.gguf" && sync "$DIR/out.gguf"; }
+
+best cp cp "$DIR/in.gguf" "$DIR/out.gguf"
+best cpsync cp_sync
+best conv1 "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big --threads 1
+best convn "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big --threads "$CPUS"
+
+report() {
+    awk -v name="$1" -v t="$2" -v cp="$best_cp" -v cps="$best_cpsync" -v mib="$MIB" 'BEGIN {
+        printf "%-22s %7.3f s %8.0f MiB/s   x%.2f cp   x%.2f cp+fsync\n",
+               name, t, mib / t, t / cp, t / cps }'
+}
+echo "bench_convert: $MIB MiB (F16, Q8_0, Q4_K), best of $RUNS, $CPUS CPUs"
+report "cp" "$best_cp"
+report "cp + fsync" "$best_cpsync"
+report "convert --threads 1" "$best_conv1"
+report "convert --threads $CPUS" "$best_convn"

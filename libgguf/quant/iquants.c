@@ -1,0 +1,1160 @@
+/* The lattice i-quants: IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S and IQ1_M. 256 elements
+ * per block; groups of 8 (or 4) magnitudes are one point of a fixed grid (iq_tables.h; G[p][k]
+ * below is the value of coordinate k of grid point p), and signs are stored apart.
+ * Multi-byte fields are little-endian; sgn(s, k) is -1 when bit k of s is set, else +1;
+ * signs7(s) completes 7 sign bits with an 8th that makes the count of minus signs even.
+ *
+ *   IQ2_XXS, 66 bytes   | d:f16 | q[8]:(u32 a, u32 b) |            one (a, b) per 32 elements
+ *       db = d * (0.5 + (b >> 28)) / 4
+ *       x[32i + 8l + k] = db * G[a >> 8l & 255][k] * sgn(signs7(b >> 7l & 127), k)   G = iq2xxs
+ *
+ *   IQ2_XS, 74 bytes    | d:f16 | q[32]:u16 | sc[8] |               one q per 8 elements
+ *       db = d * (0.5 + (sc[i] >> 4h & 15)) / 4                     h = 0, 1 for each 16
+ *       x[8m + k] = db * G[q[m] & 511][k] * sgn(signs7(q[m] >> 9), k)               G = iq2xs
+ *
+ *   IQ2_S, 82 bytes     | d:f16 | qs[32] | sg[32] | qh[8] | sc[8] |
+ *       db as IQ2_XS; index of group m = qs[m] | (qh[m/4] >> 2(m%4) & 3) << 8
+ *       x[8m + k] = db * G[index][k] * sgn(sg[m], k)                                G = iq2s
+ *
+ *   IQ3_XXS, 98 bytes   | d:f16 | qs[64] | w[8]:u32 |                one w per 32 elements
+ *       db = d * (0.5 + (w >> 28)) / 2
+ *       x[32i + 8l + k] = db * G[qs[8i + 2l + k/4]][k%4] * sgn(signs7(w >> 7l & 127), k)
+ *                                                                                    G = iq3xxs
+ *   IQ3_S, 110 bytes    | d:f16 | qs[64] | qh[8] | sg[32] | sc[4] |
+ *       index of group m (4 elements) = qs[m] | (qh[m/8] >> (m%8) & 1) << 8
+ *       db = d * (1 + 2 (sc[i/2] >> 4(i%2) & 15))                   per 32 elements
+ *       x[4m + k] = db * G[index][k] * sgn(sg[m/2], 4(m%2) + k)                     G = iq3s
+ *
+ *   IQ1_S, 50 bytes     | d:f16 | qs[32] | qh[8]:u16 |               one qh per 32 elements
+ *       index of group m = qs[m] | (qh[m/4] >> 3(m%4) & 7) << 8
+ *       dl = d * (2 (qh >> 12 & 7) + 1),  delta = qh & 0x8000 ? -1/8 : 1/8
+ *       x[8m + k] = dl * (G[index][k] + delta)                     G = iq1s (values -1, 0, 1)
+ *
+ *   IQ1_M, 56 bytes     | qs[32] | qh[16] | sc[4]:u16 |              no separate d:
+ *       d = f16 made of the top nibbles of sc[0], sc[1], sc[2], sc[3] (low to high)
+ *       index of group m = qs[m] | (qh[m/2] >> 4(m%2) & 7) << 8
+ *       delta of group m = qh[m/2] >> 4(m%2) & 8 ? -1/8 : 1/8
+ *       dl of 16 elements t = d * (2 (sc[t/4] >> 3(t%4) & 7) + 1)
+ *       x[8m + k] = dl * (G[index][k] + delta)                     G = iq1s
+ *
+ * Quantizing follows ggml's quantize_iq* step for step (so the bytes match): per sub-block,
+ * the signs are split off (IQ2_XXS, IQ2_XS and IQ3_XXS flip the least important element when
+ * the count of negatives is odd), a range of trial scales rounds the magnitudes to levels,
+ * off-grid groups take the best of their precomputed candidates, and the best-fitting scale is
+ * refined and coded relative to the block maximum. IQ1_S/IQ1_M split each sub-block into the
+ * three levels exhaustively over sorted values. IQ2_XXS, IQ2_XS and IQ1_S need an imatrix; the
+ * others weight by x^2 (IQ2_S: sigma2/4 + x^2) without one. ggml's IQ3_S quantizer writes the
+ * qs and signs of the sub-blocks after an all-zero one a slot early (see quant_block_iq3_s);
+ * we do too, so that files match.
+ *
+ * Where ggml would abort (no candidate compares better, which only NaN or Inf input causes) we
+ * take the first candidate and go on. Inf input can also make ggml's IQ2_XXS reuse levels of
+ * an earlier sub-block, or of an earlier call at the start of a row; we keep them within a
+ * block and start each block from zeros.
+ */
+#include "iq_tables.h"
+#include "quant.h"
+
+#include <float.h>
+#include <math.h>
+
+#define QK 256
+
+#define IQ2XXS_BYTES 66
+#define IQ2XS_BYTES 74
+#define IQ2S_BYTES 82
+#define IQ3XXS_BYTES 98
+#define IQ3S_BYTES 110
+#define IQ1S_BYTES 50
+#define IQ1M_BYTES 56
+
+#define IQ1_DELTA 0.125f
+
+/* ------------------------------------------------------------------------------------------ */
+/* Dequantization                                                                              */
+
+static inline float sgn(unsigned signs, int k) {
+    return signs >> k & 1 ? -1.f : 1.f;
+}
+
+static void dequant_iq2_xxs(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2XXS_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const uint8_t *q = b + 2 + 8 * ib;
+            const uint32_t aux = gguf__ld32(q + 4);
+            const float db = d * (0.5f + (float)(aux >> 28)) * 0.25f;
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned code = gguf__iq2xxs_codes[q[l]];
+                const unsigned signs = gguf__iq_signs7(aux >> (7 * l) & 127);
+                for (int k = 0; k < 8; k++)
+                    y[k] = db * (float)gguf__iq2_value(gguf__iq_level2(code, k)) * sgn(signs, k);
+            }
+        }
+    }
+}
+
+static void dequant_iq2_xs(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2XS_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        const uint8_t *sc = b + 66;
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const float db[2] = {d * (0.5f + (float)(sc[ib] & 15)) * 0.25f,
+                                 d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f};
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned q = gguf__ld16(b + 2 + 2 * (4 * ib + l));
+                const unsigned code = gguf__iq2xs_codes[q & 511];
+                const unsigned signs = gguf__iq_signs7(q >> 9);
+                for (int k = 0; k < 8; k++)
+                    y[k] = db[l / 2] * (float)gguf__iq2_value(gguf__iq_level2(code, k)) *
+                           sgn(signs, k);
+            }
+        }
+    }
+}
+
+static void dequant_iq2_s(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2S_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        const uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const float db[2] = {d * (0.5f + (float)(sc[ib] & 15)) * 0.25f,
+                                 d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f};
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned idx = qs[4 * ib + l] | ((unsigned)qh[ib] << (8 - 2 * l) & 0x300);
+                const unsigned code = gguf__iq2s_codes[idx];
+                for (int k = 0; k < 8; k++)
+                    y[k] = db[l / 2] * (float)gguf__iq2_value(gguf__iq_level2(code, k)) *
+                           sgn(signs[4 * ib + l], k);
+            }
+        }
+    }
+}
+
+static void dequant_iq3_xxs(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ3XXS_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 8) {
+            const uint32_t aux = gguf__ld32(b + 66 + 4 * ib);
+            const float db = d * (0.5f + (float)(aux >> 28)) * 0.5f;
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned signs = gguf__iq_signs7(aux >> (7 * l) & 127);
+                const unsigned c1 = gguf__iq3xxs_codes[qs[2 * l]];
+                const unsigned c2 = gguf__iq3xxs_codes[qs[2 * l + 1]];
+                for (int k = 0; k < 4; k++) {
+                    y[k] = db * (float)gguf__iq3xxs_value(gguf__iq_level3(c1, k)) * sgn(signs, k);
+                    y[k + 4] =
+                        db * (float)gguf__iq3xxs_value(gguf__iq_level3(c2, k)) * sgn(signs, k + 4);
+                }
+            }
+        }
+    }
+}
+
+static void dequant_iq3_s(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ3S_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        const uint8_t *qs = b + 2, *qh = b + 66, *signs = b + 74, *sc = b + 106;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 8, signs += 4) {
+            const int s = sc[ib / 2] >> (4 * (ib % 2)) & 15;
+            const float db = d * (float)(1 + 2 * s);
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned i1 = qs[2 * l] | ((unsigned)qh[ib] << (8 - 2 * l) & 256);
+                const unsigned i2 = qs[2 * l + 1] | ((unsigned)qh[ib] << (7 - 2 * l) & 256);
+                const unsigned c1 = gguf__iq3s_codes[i1], c2 = gguf__iq3s_codes[i2];
+                for (int k = 0; k < 4; k++) {
+                    y[k] = db * (float)gguf__iq3s_value(gguf__iq_level3(c1, k)) * sgn(signs[l], k);
+                    y[k + 4] = db * (float)gguf__iq3s_value(gguf__iq_level3(c2, k)) *
+                               sgn(signs[l], k + 4);
+                }
+            }
+        }
+    }
+}
+
+static void dequant_iq1_s(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ1S_BYTES) {
+        const float d = gguf__half_to_float(gguf__ld16(b));
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 4) {
+            const unsigned qh = gguf__ld16(b + 34 + 2 * ib);
+            const float dl = d * (float)(2 * (qh >> 12 & 7) + 1);
+            const float delta = qh & 0x8000 ? -IQ1_DELTA : IQ1_DELTA;
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned code = gguf__iq1s_codes[qs[l] | (qh >> (3 * l) & 7) << 8];
+                for (int k = 0; k < 8; k++)
+                    y[k] = dl * ((float)gguf__iq1_value(gguf__iq_level2(code, k)) + delta);
+            }
+        }
+    }
+}
+
+/* The f16 scale of an IQ1_M block, spread over the top nibbles of its four scale words. */
+static inline uint16_t iq1m_scale_bits(const uint8_t *sc) {
+    return (uint16_t)(gguf__ld16(sc) >> 12 | (gguf__ld16(sc + 2) >> 8 & 0x00F0) |
+                      (gguf__ld16(sc + 4) >> 4 & 0x0F00) | (gguf__ld16(sc + 6) & 0xF000));
+}
+
+static void dequant_iq1_m(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    for (int64_t i = 0; i < n / QK; i++, b += IQ1M_BYTES) {
+        const uint8_t *qs = b, *qh = b + 32, *sc = b + 48;
+        const float d = gguf__half_to_float(iq1m_scale_bits(sc));
+        for (int ib = 0; ib < QK / 32; ib++, qs += 4, qh += 2) {
+            const unsigned s = gguf__ld16(sc + 2 * (ib / 2));
+            const float dl[2] = {d * (float)(2 * (s >> (6 * (ib % 2)) & 7) + 1),
+                                 d * (float)(2 * (s >> (6 * (ib % 2) + 3) & 7) + 1)};
+            for (int l = 0; l < 4; l++, y += 8) {
+                const unsigned h = qh[l / 2] >> (4 * (l % 2));
+                const unsigned code = gguf__iq1s_codes[qs[l] | (h & 7) << 8];
+                const float delta = h & 8 ? -IQ1_DELTA : IQ1_DELTA;
+                for (int k = 0; k < 8; k++)
+                    y[k] = dl[l / 2] * ((float)gguf__iq1_value(gguf__iq_level2(code, k)) + delta);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Quantization: shared steps                                                                  */
+
+#define EPS_IQ3_XXS 1e-8f
+#define EPS_IQ2_S 1e-8f
+#define EPS_IQ1_M 1e-7f
+#define EPS_IQ1_S 1e-12f
+
+static inline float maxf(float a, float b) {
+    return a > b ? a : b; /* ggml's MAX: b when either is NaN */
+}
+
+/* Sum of squares of the super-block. */
+static float sum_squares(const float *x) {
+    float s = 0;
+    for (int i = 0; i < QK; i++)
+        s += x[i] * x[i];
+    return s;
+}
+
+/* Weights of n elements: imatrix * sqrt(sigma2 + x^2), or x^2 without an imatrix. */
+static void element_weights(float *w, const float *x, const float *qw, float sigma2, int n) {
+    if (qw) {
+        for (int i = 0; i < n; i++)
+            w[i] = qw[i] * sqrtf(sigma2 + x[i] * x[i]);
+    } else {
+        for (int i = 0; i < n; i++)
+            w[i] = x[i] * x[i];
+    }
+}
+
+/* Magnitudes and sign bits of 8 elements (bit i set: x[i] is negative). With even_parity,
+ * an odd count of negatives is made even by leaving the element of least w x^2 negative in
+ * xval and its sign bit flipped. */
+static unsigned split_signs(float *xval, const float *x, const float *w, bool even_parity) {
+    unsigned s = 0;
+    int nflip = 0;
+    for (int i = 0; i < 8; i++) {
+        if (x[i] >= 0) {
+            xval[i] = x[i];
+        } else {
+            xval[i] = -x[i];
+            nflip++;
+            s |= 1u << i;
+        }
+    }
+    if (even_parity && nflip % 2) {
+        int imin = 0;
+        float min = w[0] * x[0] * x[0];
+        for (int i = 1; i < 8; i++) {
+            float ax = w[i] * x[i] * x[i];
+            if (ax < min) {
+                min = ax;
+                imin = i;
+            }
+        }
+        xval[imin] = -xval[imin];
+        s ^= 1u << imin;
+    }
+    return s;
+}
+
+/* The group shapes: 8 coordinates of 2 bits (IQ2 and IQ1 grids) or 4 of 3 bits (IQ3 grids).
+ * The helpers below take the width as a literal argument and are forced inline, so that each
+ * caller gets loops of constant length. */
+#if defined(__GNUC__)
+#define FORCE_INLINE inline __attribute__((always_inline))
+#else
+#define FORCE_INLINE inline
+#endif
+
+static FORCE_INLINE int ncoords(int bits) {
+    return bits == 2 ? 8 : 4;
+}
+
+static FORCE_INLINE unsigned level_at(int bits, unsigned code, int i) {
+    return (code >> (bits * i)) & ((1u << bits) - 1);
+}
+
+/* Packs the levels of one group into a code. */
+static FORCE_INLINE unsigned pack_code(int bits, const int8_t *L) {
+    unsigned u = 0;
+    for (int i = 0; i < ncoords(bits); i++)
+        u |= (unsigned)L[i] << (bits * i);
+    return u;
+}
+
+static FORCE_INLINE int32_t lookup(const gguf__iq_search *s, int bits, unsigned code) {
+    return s->map[gguf__iq_map_index(bits, code)];
+}
+
+/* Level of x at inverse scale id: round((id x - 1) / 2), clamped to 0..maxl. */
+static FORCE_INLINE int8_t round_level(float id, float x, int maxl) {
+    int l = gguf__nearest_int(0.5f * (id * x - 1));
+    return (int8_t)(l < 0 ? 0 : l > maxl ? maxl : l);
+}
+
+static FORCE_INLINE void set_levels(const gguf__iq_search *s, int bits, int8_t *L,
+                                    int grid_index) {
+    unsigned code = s->codes[grid_index];
+    for (int i = 0; i < ncoords(bits); i++)
+        L[i] = (int8_t)level_at(bits, code, i);
+}
+
+/* The candidate of off-grid entry m closest to xval in weighted distance at this scale (the
+ * first of equals); writes its levels to L. */
+static FORCE_INLINE int best_candidate(const gguf__iq_search *s, int bits, int32_t m,
+                                       const float *xval, const float *w, float scale,
+                                       int8_t *L) {
+    const uint16_t *list = gguf__iq_candidates(s, m);
+    float best_d2 = FLT_MAX;
+    int best = -1;
+    for (int j = 1; j <= list[0]; j++) {
+        unsigned code = s->codes[list[j]];
+        float d2 = 0;
+        for (int i = 0; i < ncoords(bits); i++) {
+            float q = (float)(2 * (int)level_at(bits, code, i) + 1);
+            float diff = scale * q - xval[i];
+            d2 += w[i] * diff * diff;
+        }
+        if (d2 < best_d2) {
+            best_d2 = d2;
+            best = list[j];
+        }
+    }
+    if (best < 0) /* ggml aborts here (NaN input) */
+        best = list[1];
+    set_levels(s, bits, L, best);
+    return best;
+}
+
+/* The grid point of code u, whose levels must already be on the grid (ggml aborts otherwise,
+ * which only degenerate input reaches; we take its first candidate). */
+static int grid_point(const gguf__iq_search *s, int bits, unsigned u) {
+    int32_t m = lookup(s, bits, u);
+    return m >= 0 ? m : gguf__iq_candidates(s, m)[1];
+}
+
+/* Rounds a group to levels at inverse scale id and snaps it to the grid: on-grid codes as they
+ * are, others to their best candidate at scale `scale`. Returns whether it was on the grid. */
+static FORCE_INLINE bool snap_group(const gguf__iq_search *s, int bits, int8_t *L,
+                                    const float *xval, const float *waux, float id,
+                                    float scale) {
+    const int maxl = bits == 2 ? 2 : 7;
+    for (int i = 0; i < ncoords(bits); i++)
+        L[i] = round_level(id, xval[i], maxl);
+    int32_t m = lookup(s, bits, pack_code(bits, L));
+    if (m >= 0)
+        return true;
+    best_candidate(s, bits, m, xval, waux, scale, L);
+    return false;
+}
+
+/* Weighted fit of levels L (value 2l+1) to xval: sum w x q and sum w q^2. */
+static void fit_sums(const int8_t *L, const float *xval, const float *w, int n, float *sumqx,
+                     float *sumq2) {
+    float sx = 0, s2 = 0;
+    for (int i = 0; i < n; i++) {
+        float q = (float)(2 * L[i] + 1);
+        sx += w[i] * xval[i] * q;
+        s2 += w[i] * q * q;
+    }
+    *sumqx = sx;
+    *sumq2 = s2;
+}
+
+/* 4-bit code of a sub-block scale relative to the block's d = 1/id: round((id s - 1) / 2). */
+static inline unsigned scale_code(float id, float scale, int maxl) {
+    int l = gguf__nearest_int(0.5f * (id * scale - 1));
+    return (unsigned)(l < 0 ? 0 : l > maxl ? maxl : l);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* IQ2_XXS                                                                                     */
+
+static void quant_block_iq2_xxs(uint8_t *b, const float *x, const float *qw,
+                                const gguf__iq_search *s) {
+    float scales[QK / 32], weight[32], xval[32], waux[32];
+    int8_t L[32] = {0}, Laux[32]; /* L carries over between sub-blocks, as in ggml */
+    uint8_t Lqp[32];
+    uint32_t q2[2 * (QK / 32)] = {0};
+    unsigned block_signs[4];
+
+    gguf__st16(b, gguf__float_to_half(0.f));
+    float max_scale = 0;
+    const float sigma2 = sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 32; ib++) {
+        const float *xb = x + 32 * ib;
+        element_weights(weight, xb, qw + 32 * ib, sigma2, 32);
+        for (int i = 0; i < 32; i++)
+            waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 4; k++)
+            block_signs[k] = split_signs(xval + 8 * k, xb + 8 * k, weight + 8 * k, true) & 127;
+        float max = xval[0];
+        for (int i = 1; i < 32; i++)
+            max = maxf(max, xval[i]);
+        if (max < GGUF__GROUP_MAX_EPS) {
+            scales[ib] = 0;
+            memset(L, 0, 32);
+            continue;
+        }
+        float scale = gguf__make_qp_quants(32, 4, xval, Lqp, weight);
+        const float eff_max = scale * 3;
+        if (eff_max <= 0) {
+            scales[ib] = 0;
+            memset(L, 0, 32);
+            continue;
+        }
+        float best = 0;
+        for (int is = -6; is <= 6; is++) {
+            const float id = (5 + (float)is * 0.1f) / eff_max;
+            const float this_scale = 1 / id;
+            for (int k = 0; k < 4; k++)
+                snap_group(s, 2, Laux + 8 * k, xval + 8 * k, waux + 8 * k, id, this_scale);
+            float sumqx, sumq2;
+            fit_sums(Laux, xval, weight, 32, &sumqx, &sumq2);
+            if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+                scale = sumqx / sumq2;
+                best = scale * sumqx;
+                memcpy(L, Laux, 32);
+            }
+        }
+        if (scale > 0) {
+            const float id = 1 / scale;
+            for (int k = 0; k < 4; k++)
+                snap_group(s, 2, L + 8 * k, xval + 8 * k, waux + 8 * k, id, scale);
+            float sumqx, sumq2;
+            fit_sums(L, xval, weight, 32, &sumqx, &sumq2);
+            if (sumq2 > 0)
+                scale = sumqx / sumq2;
+        }
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 4; k++)
+                block_signs[k] = ~block_signs[k] & 127;
+        }
+        for (int k = 0; k < 4; k++) {
+            q2[2 * ib] |= (uint32_t)grid_point(s, 2, pack_code(2, L + 8 * k)) << (8 * k);
+            q2[2 * ib + 1] |= (uint32_t)block_signs[k] << (7 * k);
+        }
+        scales[ib] = scale;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale) {
+        memset(b + 2, 0, QK / 4);
+        return;
+    }
+    const float d = max_scale / 31;
+    gguf__st16(b, gguf__float_to_half(d));
+    const float id = 1 / d;
+    for (int ib = 0; ib < QK / 32; ib++)
+        q2[2 * ib + 1] |= (uint32_t)scale_code(id, scales[ib], 15) << 28;
+    for (int i = 0; i < 2 * (QK / 32); i++)
+        gguf__st32(b + 2 + 4 * i, q2[i]);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* IQ2_XS and IQ2_S: 16-element sub-blocks                                                     */
+
+/* The scale search of IQ2_XS and IQ2_S over one 16-element sub-block: levels in L, returns
+ * the scale (maybe negative). */
+static float search16(const gguf__iq_search *s, int8_t *L, const float *xval, const float *weight,
+                      const float *waux, float max) {
+    int8_t Laux[16];
+    bool on_grid[2] = {true, true}, on_grid_aux[2];
+    float best = 0;
+    float scale = max / 5;
+    for (int is = -9; is <= 9; is++) {
+        const float id = (5 + (float)is * 0.1f) / max;
+        const float this_scale = 1 / id;
+        for (int k = 0; k < 2; k++)
+            on_grid_aux[k] =
+                snap_group(s, 2, Laux + 8 * k, xval + 8 * k, waux + 8 * k, id, this_scale);
+        float sumqx, sumq2;
+        fit_sums(Laux, xval, weight, 16, &sumqx, &sumq2);
+        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            memcpy(L, Laux, 16);
+            on_grid[0] = on_grid_aux[0];
+            on_grid[1] = on_grid_aux[1];
+        }
+    }
+    if ((!on_grid[0] || !on_grid[1]) && scale > 0) {
+        const float id = 1 / scale;
+        for (int k = 0; k < 2; k++)
+            if (!on_grid[k])
+                snap_group(s, 2, L + 8 * k, xval + 8 * k, waux + 8 * k, id, scale);
+        float sumqx, sumq2;
+        fit_sums(L, xval, weight, 16, &sumqx, &sumq2);
+        if (sumq2 > 0)
+            scale = sumqx / sumq2;
+    }
+    return scale;
+}
+
+static void quant_block_iq2_xs(uint8_t *b, const float *x, const float *qw,
+                               const gguf__iq_search *s) {
+    float scales[QK / 16], weight[16], xval[16], waux[16];
+    int8_t L[16];
+    uint16_t q2[QK / 8] = {0};
+    unsigned block_signs[2];
+    uint8_t *sc = b + 66;
+
+    gguf__st16(b, gguf__float_to_half(0.f));
+    memset(sc, 0, QK / 32);
+    float max_scale = 0;
+    const float sigma2 = sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        const float *xb = x + 16 * ib;
+        element_weights(weight, xb, qw + 16 * ib, sigma2, 16);
+        for (int i = 0; i < 16; i++)
+            waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 2; k++)
+            block_signs[k] = split_signs(xval + 8 * k, xb + 8 * k, weight + 8 * k, true) & 127;
+        float max = xval[0];
+        for (int i = 1; i < 16; i++)
+            max = maxf(max, xval[i]);
+        memset(L, 0, 16);
+        if (max < GGUF__GROUP_MAX_EPS) {
+            scales[ib] = 0;
+            continue;
+        }
+        float scale = search16(s, L, xval, weight, waux, max);
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 2; k++)
+                block_signs[k] = ~block_signs[k] & 127;
+        }
+        for (int k = 0; k < 2; k++)
+            q2[2 * ib + k] =
+                (uint16_t)(grid_point(s, 2, pack_code(2, L + 8 * k)) | block_signs[k] << 9);
+        scales[ib] = scale;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale) {
+        memset(b + 2, 0, QK / 4);
+        return;
+    }
+    const float d = max_scale / 31;
+    gguf__st16(b, gguf__float_to_half(d));
+    const float id = 1 / d;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        unsigned l = scale_code(id, scales[ib], 15);
+        if (ib % 2 == 0)
+            sc[ib / 2] = (uint8_t)l;
+        else
+            sc[ib / 2] |= (uint8_t)(l << 4);
+    }
+    for (int i = 0; i < QK / 8; i++)
+        gguf__st16(b + 2 + 2 * i, q2[i]);
+}
+
+static void quant_block_iq2_s(uint8_t *b, const float *x, const float *qw,
+                              const gguf__iq_search *s) {
+    float scales[QK / 16], weight[16], xval[16], waux[16];
+    int8_t L[16];
+    unsigned block_signs[2];
+    uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
+
+    memset(b, 0, IQ2S_BYTES);
+    gguf__st16(b, gguf__float_to_half(0.f));
+    float max_scale = 0;
+    const float sigma2 = 2 * sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        const float *xb = x + 16 * ib;
+        if (qw) {
+            element_weights(weight, xb, qw + 16 * ib, sigma2, 16);
+        } else {
+            for (int i = 0; i < 16; i++)
+                weight[i] = 0.25f * sigma2 + xb[i] * xb[i];
+        }
+        for (int i = 0; i < 16; i++)
+            waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 2; k++)
+            block_signs[k] = split_signs(xval + 8 * k, xb + 8 * k, weight + 8 * k, false);
+        float max = xval[0];
+        for (int i = 1; i < 16; i++)
+            max = maxf(max, xval[i]);
+        memset(L, 0, 16);
+        if (max < EPS_IQ2_S) {
+            scales[ib] = 0;
+            continue;
+        }
+        float scale = search16(s, L, xval, weight, waux, max);
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 2; k++)
+                block_signs[k] = ~block_signs[k] & 255;
+        }
+        for (int k = 0; k < 2; k++) {
+            const int g = grid_point(s, 2, pack_code(2, L + 8 * k));
+            const int i8 = 2 * ib + k;
+            qs[i8] = (uint8_t)(g & 255);
+            qh[i8 / 4] |= (uint8_t)((g >> 8) << (2 * (i8 % 4)));
+            signs[i8] = (uint8_t)block_signs[k];
+        }
+        scales[ib] = scale;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale)
+        return;
+    const float d = max_scale / 31;
+    gguf__st16(b, gguf__float_to_half(d * 0.9875f));
+    const float id = 1 / d;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        unsigned l = scale_code(id, scales[ib], 15);
+        if (ib % 2 == 0)
+            sc[ib / 2] = (uint8_t)l;
+        else
+            sc[ib / 2] |= (uint8_t)(l << 4);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* IQ3_XXS and IQ3_S: 32-element sub-blocks of 8 grid groups of 4                              */
+
+/* The scale search of the IQ3 types over 32 elements: levels in L, returns the scale (maybe
+ * negative). IQ3_XXS tries 31 scales and redoes only the off-grid groups; IQ3_S tries 19,
+ * starts with every group marked off-grid and redoes them all. */
+static float search32(const gguf__iq_search *s, int8_t *L, const float *xval, const float *weight,
+                      const float *waux, float max, bool xxs) {
+    int8_t Laux[32];
+    bool on_grid[8], on_grid_aux[8];
+    const int ntry = xxs ? 15 : 9;
+    float best = 0;
+    float scale = max / 15;
+    for (int k = 0; k < 8; k++)
+        on_grid[k] = xxs;
+    for (int is = -ntry; is <= ntry; is++) {
+        const float id = (15 + (float)is * 0.2f) / max;
+        const float this_scale = 1 / id;
+        for (int k = 0; k < 8; k++)
+            on_grid_aux[k] =
+                snap_group(s, 3, Laux + 4 * k, xval + 4 * k, waux + 4 * k, id, this_scale);
+        float sumqx, sumq2;
+        fit_sums(Laux, xval, weight, 32, &sumqx, &sumq2);
+        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            memcpy(L, Laux, 32);
+            memcpy(on_grid, on_grid_aux, sizeof on_grid);
+        }
+    }
+    int n_off = 0;
+    for (int k = 0; k < 8; k++)
+        n_off += !on_grid[k];
+    if (n_off > 0 && scale > 0) {
+        const float id = 1 / scale;
+        for (int k = 0; k < 8; k++)
+            if (!xxs || !on_grid[k])
+                snap_group(s, 3, L + 4 * k, xval + 4 * k, waux + 4 * k, id, scale);
+        float sumqx, sumq2;
+        fit_sums(L, xval, weight, 32, &sumqx, &sumq2);
+        if (sumq2 > 0)
+            scale = sumqx / sumq2;
+    }
+    return scale;
+}
+
+static void quant_block_iq3_xxs(uint8_t *b, const float *x, const float *qw,
+                                const gguf__iq_search *s) {
+    float scales[QK / 32], weight[32], xval[32], waux[32];
+    int8_t L[32];
+    uint8_t qs[QK / 4] = {0};
+    uint32_t scales_and_signs[QK / 32] = {0};
+    unsigned block_signs[4];
+
+    gguf__st16(b, gguf__float_to_half(0.f));
+    float max_scale = 0;
+    const float sigma2 = 2 * sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 32; ib++) {
+        const float *xb = x + 32 * ib;
+        element_weights(weight, xb, qw ? qw + 32 * ib : NULL, sigma2, 32);
+        for (int i = 0; i < 32; i++)
+            waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 4; k++)
+            block_signs[k] = split_signs(xval + 8 * k, xb + 8 * k, weight + 8 * k, true) & 127;
+        float max = xval[0];
+        for (int i = 1; i < 32; i++)
+            max = maxf(max, xval[i]);
+        memset(L, 0, 32);
+        if (max < EPS_IQ3_XXS) {
+            scales[ib] = 0;
+            continue;
+        }
+        float scale = search32(s, L, xval, weight, waux, max, true);
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 4; k++)
+                block_signs[k] = ~block_signs[k] & 127;
+        }
+        for (int k = 0; k < 8; k++)
+            qs[8 * ib + k] = (uint8_t)grid_point(s, 3, pack_code(3, L + 4 * k));
+        scales_and_signs[ib] = block_signs[0] | block_signs[1] << 7 | block_signs[2] << 14 |
+                               block_signs[3] << 21;
+        scales[ib] = scale;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale) {
+        memset(b + 2, 0, IQ3XXS_BYTES - 2);
+        return;
+    }
+    const float d = max_scale / 31;
+    gguf__st16(b, gguf__float_to_half(d * 1.0125f));
+    const float id = 1 / d;
+    for (int ib = 0; ib < QK / 32; ib++)
+        scales_and_signs[ib] |= (uint32_t)scale_code(id, scales[ib], 15) << 28;
+    memcpy(b + 2, qs, sizeof qs);
+    for (int ib = 0; ib < QK / 32; ib++)
+        gguf__st32(b + 66 + 4 * ib, scales_and_signs[ib]);
+}
+
+static void quant_block_iq3_s(uint8_t *b, const float *x, const float *qw,
+                              const gguf__iq_search *s) {
+    float scales[QK / 32], weight[32], xval[32], waux[32];
+    int8_t L[32];
+    unsigned block_signs[4];
+
+    memset(b, 0, IQ3S_BYTES);
+    gguf__st16(b, gguf__float_to_half(0.f));
+    /* ggml advances qs and signs only past non-zero sub-blocks (qh is indexed directly), so
+     * an all-zero sub-block shifts the ones after it; we must write the same bytes. */
+    uint8_t *qs = b + 2, *qh = b + 66, *signs = b + 74, *sc = b + 106;
+    float max_scale = 0;
+    const float sigma2 = 2 * sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 32; ib++) {
+        const float *xb = x + 32 * ib;
+        element_weights(weight, xb, qw ? qw + 32 * ib : NULL, sigma2, 32);
+        for (int i = 0; i < 32; i++)
+            waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 4; k++)
+            block_signs[k] = split_signs(xval + 8 * k, xb + 8 * k, weight + 8 * k, false);
+        float max = xval[0];
+        for (int i = 1; i < 32; i++)
+            max = maxf(max, xval[i]);
+        memset(L, 0, 32);
+        if (!max) {
+            scales[ib] = 0;
+            continue;
+        }
+        float scale = search32(s, L, xval, weight, waux, max, false);
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 4; k++)
+                block_signs[k] = ~block_signs[k] & 255;
+        }
+        for (int k = 0; k < 8; k++) {
+            const int g = grid_point(s, 3, pack_code(3, L + 4 * k));
+            qs[k] = (uint8_t)(g & 255);
+            qh[(8 * ib + k) / 8] |= (uint8_t)((g >> 8) << ((8 * ib + k) % 8));
+        }
+        qs += 8;
+        for (int k = 0; k < 4; k++)
+            signs[k] = (uint8_t)block_signs[k];
+        signs += 4;
+        scales[ib] = scale;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale)
+        return;
+    const float d = max_scale / 31;
+    gguf__st16(b, gguf__float_to_half(d * 1.033f));
+    const float id = 1 / d;
+    for (int ib = 0; ib < QK / 32; ib += 2)
+        sc[ib / 2] =
+            (uint8_t)(scale_code(id, scales[ib], 15) | scale_code(id, scales[ib + 1], 15) << 4);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* IQ1_S and IQ1_M                                                                             */
+
+/* The three level values with the block's shift: -1 + delta, delta, 1 + delta (shift +) or
+ * -1 - delta, -delta, 1 - delta (shift -). */
+static const float iq1_plus[3] = {-1 + IQ1_DELTA, IQ1_DELTA, 1 + IQ1_DELTA};
+static const float iq1_minus[3] = {-1 - IQ1_DELTA, -IQ1_DELTA, 1 - IQ1_DELTA};
+
+/* Element indices of x[n] in increasing order of value, equal values in index order (what
+ * glibc's merge-sorting qsort gives ggml). */
+static void sort_indices(int *idx, const float *x, int n) {
+    for (int j = 0; j < n; j++) {
+        int i = j;
+        while (i > 0 && x[idx[i - 1]] > x[j]) {
+            idx[i] = idx[i - 1];
+            i--;
+        }
+        idx[i] = j;
+    }
+}
+
+/* The candidate of off-grid entry m closest to x (signed) with levels valued xx[] times
+ * scale; writes its levels to L. */
+static int iq1_best_candidate(const gguf__iq_search *s, int32_t m, const float *x, const float *w,
+                              float scale, const float *xx, int8_t *L) {
+    const uint16_t *list = gguf__iq_candidates(s, m);
+    float best_d2 = FLT_MAX;
+    int best = -1;
+    for (int j = 1; j <= list[0]; j++) {
+        unsigned code = s->codes[list[j]];
+        float d2 = 0;
+        for (int i = 0; i < 8; i++) {
+            float q = xx[gguf__iq_level2(code, i)];
+            float diff = scale * q - x[i];
+            d2 += w[i] * diff * diff;
+        }
+        if (d2 < best_d2) {
+            best_d2 = d2;
+            best = list[j];
+        }
+    }
+    /* ggml falls back to scanning the whole grid here, reading past the group (a bug), and
+     * aborts if that fails too; only Inf/NaN or overflowing input gets here. */
+    if (best < 0)
+        best = list[1];
+    set_levels(s, 2, L, best);
+    return best;
+}
+
+/* Grid index of group L (8 levels): on the grid as it is, else the best candidate. */
+static int iq1_group(const gguf__iq_search *s, int8_t *L, const float *x, const float *w,
+                     float scale, const float *xx, bool *all_on_grid) {
+    int32_t m = lookup(s, 2, pack_code(2, L));
+    if (m >= 0)
+        return m;
+    *all_on_grid = false;
+    return iq1_best_candidate(s, m, x, w, scale, xx, L);
+}
+
+static void quant_block_iq1_s(uint8_t *b, const float *x, const float *qw,
+                              const gguf__iq_search *s) {
+    float scales[QK / 32], weight[32], sumx[33], sumw[33];
+    int8_t L[32];
+    int idx[32];
+    int shifts[QK / 32];
+    uint8_t *qs = b + 2;
+    uint16_t qh[QK / 32] = {0};
+
+    gguf__st16(b, gguf__float_to_half(0.f));
+    memset(qs, 0, QK / 8);
+    float max_scale = 0;
+    const float sigma2 = 2 * sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 32; ib++) {
+        const float *xb = x + 32 * ib;
+        element_weights(weight, xb, qw + 32 * ib, sigma2, 32);
+        float max = fabsf(xb[0]);
+        for (int i = 1; i < 32; i++)
+            max = maxf(max, fabsf(xb[i]));
+        if (max < EPS_IQ1_S) {
+            scales[ib] = 0;
+            shifts[ib] = 1;
+            continue;
+        }
+        /* With the values sorted, the best split into levels 0 | 1 | 2 is found exactly
+         * from prefix sums of w x and w. */
+        sort_indices(idx, xb, 32);
+        sumx[0] = sumw[0] = 0;
+        for (int j = 0; j < 32; j++) {
+            int i = idx[j];
+            sumx[j + 1] = sumx[j] + weight[i] * xb[i];
+            sumw[j + 1] = sumw[j] + weight[i];
+        }
+        float best_score = -FLT_MAX, scale = max;
+        int besti1 = -1, besti2 = -1, best_shift = 0;
+        for (int i1 = 0; i1 <= 32; i1++) {
+            for (int i2 = i1; i2 <= 32; i2++) {
+                for (int sh = 1; sh >= -1; sh -= 2) {
+                    const float *xx = sh == 1 ? iq1_plus : iq1_minus;
+                    float sumqx = (sumx[i1] - sumx[0]) * xx[0] + (sumx[i2] - sumx[i1]) * xx[1] +
+                                  (sumx[32] - sumx[i2]) * xx[2];
+                    float sumq2 = (sumw[i1] - sumw[0]) * xx[0] * xx[0] +
+                                  (sumw[i2] - sumw[i1]) * xx[1] * xx[1] +
+                                  (sumw[32] - sumw[i2]) * xx[2] * xx[2];
+                    if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+                        scale = sumqx / sumq2;
+                        best_score = scale * sumqx;
+                        besti1 = i1;
+                        besti2 = i2;
+                        best_shift = sh;
+                    }
+                }
+            }
+        }
+        if (besti1 < 0 || besti2 < 0 || best_shift == 0) {
+            scales[ib] = 0;
+            shifts[ib] = 1;
+            continue;
+        }
+        for (int j = 0; j < 32; j++)
+            L[idx[j]] = (int8_t)(j < besti1 ? 0 : j < besti2 ? 1 : 2);
+        if (scale < 0) {
+            for (int j = 0; j < 32; j++)
+                L[j] = (int8_t)(2 - L[j]);
+            scale = -scale;
+            best_shift = -best_shift;
+        }
+        const float *xx = best_shift == 1 ? iq1_plus : iq1_minus;
+        bool all_on_grid = true;
+        int index[4];
+        for (int k = 0; k < 4; k++)
+            index[k] = iq1_group(s, L + 8 * k, xb + 8 * k, weight + 8 * k, scale, xx, &all_on_grid);
+        if (!all_on_grid) {
+            float sumqx = 0, sumq2 = 0;
+            for (int k = 0; k < 4; k++) {
+                unsigned code = s->codes[index[k]];
+                for (int j = 0; j < 8; j++) {
+                    float w = weight[8 * k + j];
+                    float q = xx[gguf__iq_level2(code, j)];
+                    sumqx += w * q * xb[8 * k + j];
+                    sumq2 += w * q * q;
+                }
+            }
+            if (sumqx > 0 && sumq2 > 0)
+                scale = sumqx / sumq2;
+        }
+        unsigned h = 0;
+        for (int k = 0; k < 4; k++) {
+            qs[4 * ib + k] = (uint8_t)(index[k] & 255);
+            h |= (unsigned)(index[k] >> 8) << (3 * k);
+        }
+        qh[ib] = (uint16_t)h;
+        scales[ib] = scale;
+        shifts[ib] = best_shift;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (max_scale) {
+        const float d = max_scale / 15;
+        gguf__st16(b, gguf__float_to_half(d * 1.125f));
+        const float id = 1 / d;
+        for (int ib = 0; ib < QK / 32; ib++) {
+            unsigned l = scale_code(id, scales[ib], 7);
+            if (shifts[ib] == -1)
+                l |= 8;
+            qh[ib] |= (uint16_t)(l << 12);
+        }
+    }
+    for (int ib = 0; ib < QK / 32; ib++)
+        gguf__st16(b + 34 + 2 * ib, qh[ib]);
+}
+
+/* Level values of the two 8-element groups of an IQ1_M sub-block for shift pattern k
+ * (0: +,+  1: +,-  2: -,+  3: -,-). */
+static inline const float *iq1m_values(int k, int group) {
+    bool plus = group == 0 ? k < 2 : k % 2 == 0;
+    return plus ? iq1_plus : iq1_minus;
+}
+
+static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
+                              const gguf__iq_search *s) {
+    static const uint8_t shift_bits[4] = {0x00, 0x80, 0x08, 0x88};
+    float scales[QK / 16], weight[16];
+    int8_t L[16];
+    int idx[16];
+    int shifts[QK / 16];
+    uint8_t *qs = b, *qh = b + 32;
+    uint16_t sc[4] = {0};
+
+    memset(b, 0, IQ1M_BYTES);
+    float max_scale = 0;
+    const float sigma2 = 2 * sum_squares(x) / QK;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        const float *xb = x + 16 * ib;
+        element_weights(weight, xb, qw ? qw + 16 * ib : NULL, sigma2, 16);
+        float max = fabsf(xb[0]);
+        for (int i = 1; i < 16; i++)
+            max = maxf(max, fabsf(xb[i]));
+        if (max < EPS_IQ1_M) {
+            scales[ib] = 0;
+            shifts[ib] = 0;
+            continue;
+        }
+        /* Exhaustive split of the sorted values into levels 0 | 1 | 2, for each of the four
+         * shift patterns; the sums are accumulated element by element as ggml does. */
+        sort_indices(idx, xb, 16);
+        float best_score = -FLT_MAX, scale = max;
+        int besti1 = -1, besti2 = -1, best_k = -1;
+        for (int i1 = 0; i1 <= 16; i1++) {
+            for (int i2 = i1; i2 <= 16; i2++) {
+                float sumqx[4] = {0}, sumq2[4] = {0};
+                for (int j = 0; j < 16; j++) {
+                    const int i = idx[j];
+                    const int t = j < i1 ? 0 : j < i2 ? 1 : 2;
+                    for (int k = 0; k < 4; k++) {
+                        const float v = iq1m_values(k, i >= 8)[t];
+                        sumqx[k] += weight[i] * v * xb[i];
+                        sumq2[k] += weight[i] * v * v;
+                    }
+                }
+                for (int k = 0; k < 4; k++) {
+                    if (sumq2[k] > 0 && sumqx[k] * sumqx[k] > best_score * sumq2[k]) {
+                        scale = sumqx[k] / sumq2[k];
+                        best_score = scale * sumqx[k];
+                        besti1 = i1;
+                        besti2 = i2;
+                        best_k = k;
+                    }
+                }
+            }
+        }
+        if (besti1 < 0 || besti2 < 0 || best_k < 0) {
+            scales[ib] = 0;
+            shifts[ib] = 0;
+            continue;
+        }
+        for (int j = 0; j < 16; j++)
+            L[idx[j]] = (int8_t)(j < besti1 ? 0 : j < besti2 ? 1 : 2);
+        if (scale < 0) {
+            for (int j = 0; j < 16; j++)
+                L[j] = (int8_t)(2 - L[j]);
+            scale = -scale;
+            best_k = 3 - best_k;
+        }
+        bool all_on_grid = true;
+        int index[2];
+        for (int k = 0; k < 2; k++)
+            index[k] = iq1_group(s, L + 8 * k, xb + 8 * k, weight + 8 * k, scale,
+                                 iq1m_values(best_k, k), &all_on_grid);
+        if (!all_on_grid) {
+            float sumqx = 0, sumq2 = 0;
+            for (int k = 0; k < 2; k++) {
+                const float *xx = iq1m_values(best_k, k);
+                unsigned code = s->codes[index[k]];
+                for (int j = 0; j < 8; j++) {
+                    float w = weight[8 * k + j];
+                    float q = xx[gguf__iq_level2(code, j)];
+                    sumqx += w * q * xb[8 * k + j];
+                    sumq2 += w * q * q;
+                }
+            }
+            if (sumqx > 0 && sumq2 > 0)
+                scale = sumqx / sumq2;
+        }
+        qs[2 * ib] = (uint8_t)(index[0] & 255);
+        qs[2 * ib + 1] = (uint8_t)(index[1] & 255);
+        qh[ib] = (uint8_t)(index[0] >> 8 | (index[1] >> 8) << 4);
+        scales[ib] = scale;
+        shifts[ib] = best_k;
+        max_scale = maxf(max_scale, scale);
+    }
+    if (!max_scale)
+        return;
+
+    /* Code the sub-block scales against d = max/15, then refit d to the coded block. */
+    float d = max_scale / 15;
+    const float id = 1 / d;
+    float sumqx = 0, sumq2 = 0;
+    for (int ib = 0; ib < QK / 16; ib++) {
+        const unsigned l = scale_code(id, scales[ib], 7);
+        sc[ib / 4] |= (uint16_t)(l << (3 * (ib % 4)));
+        qh[ib] |= shift_bits[shifts[ib]];
+        const float *xb = x + 16 * ib;
+        element_weights(weight, xb, qw ? qw + 16 * ib : NULL, sigma2, 16);
+        for (int k = 0; k < 2; k++) {
+            const float *xx = iq1m_values(shifts[ib], k);
+            const unsigned g = qs[2 * ib + k] + ((unsigned)qh[ib] << (8 - 4 * k) & 0x700);
+            const unsigned code = s->codes[g];
+            for (int j = 0; j < 8; j++) {
+                float w = weight[8 * k + j];
+                float q = xx[gguf__iq_level2(code, j)] * (float)(2 * l + 1);
+                sumqx += w * q * xb[8 * k + j];
+                sumq2 += w * q * q;
+            }
+        }
+    }
+    if (sumq2 > 0)
+        d = sumqx / sumq2;
+    const uint16_t h = gguf__float_to_half(d * 1.1125f);
+    sc[0] |= (uint16_t)((h & 0x000F) << 12);
+    sc[1] |= (uint16_t)((h & 0x00F0) << 8);
+    sc[2] |= (uint16_t)((h & 0x0F00) << 4);
+    sc[3] |= (uint16_t)(h & 0xF000);
+    for (int i = 0; i < 4; i++)
+        gguf__st16(b + 48 + 2 * i, sc[i]);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Row drivers                                                                                 */
+
+typedef void (*block_fn)(uint8_t *b, const float *x, const float *qw, const gguf__iq_search *s);
+
+static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per_row,
+                       const float *imatrix, enum gguf__iq_grid grid, int bytes, block_fn fn) {
+    const gguf__iq_search *s = gguf__iq_search_get(grid);
+    uint8_t *b = dst;
+    for (int64_t row = 0; row < nrows; row++)
+        for (int64_t ibl = 0; ibl < n_per_row / QK; ibl++, b += bytes, src += QK)
+            fn(b, src, imatrix ? imatrix + QK * ibl : NULL, s);
+}
+
+#define QUANT_ENTRY(name, grid, bytes)                                                             \
+    static void quant_##name(void *dst, const float *src, int64_t nrows, int64_t n_per_row,       \
+                             const float *imatrix) {                                               \
+        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name);          \
+    }
+QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
+QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
+QUANT_ENTRY(iq2_s, GGUF__IQ_GRID_IQ2S, IQ2S_BYTES)
+QUANT_ENTRY(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, IQ3XXS_BYTES)
+QUANT_ENTRY(iq3_s, GGUF__IQ_GRID_IQ3S, IQ3S_BYTES)
+QUANT_ENTRY(iq1_s, GGUF__IQ_GRID_IQ1S, IQ1S_BYTES)
+QUANT_ENTRY(iq1_m, GGUF__IQ_GRID_IQ1S, IQ1M_BYTES)
+#undef QUANT_ENTRY
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernel entries                                                                              */
+
+const gguf__quant_kernels gguf__kernels_iq2_xxs = {
+    .dequant = dequant_iq2_xxs,
+    .quant = quant_iq2_xxs,
+    .needs_imatrix = true,
+};
+const gguf__quant_kernels gguf__kernels_iq2_xs = {
+    .dequant = dequant_iq2_xs,
+    .quant = quant_iq2_xs,
+    .needs_imatrix = true,
+};
+const gguf__quant_kernels gguf__kernels_iq2_s = {
+    .dequant = dequant_iq2_s,
+    .quant = quant_iq2_s,
+};
+const gguf__quant_kernels gguf__kernels_iq3_xxs = {
+    .dequant = dequant_iq3_xxs,
+    .quant = quant_iq3_xxs,
+};
+const gguf__quant_kernels gguf__kernels_iq3_s = {
+    .dequant = dequant_iq3_s,
+    .quant = quant_iq3_s,
+};
+const gguf__quant_kernels gguf__kernels_iq1_s = {
+    .dequant = dequant_iq1_s,
+    .quant = quant_iq1_s,
+    .needs_imatrix = true,
+};
+const gguf__quant_kernels gguf__kernels_iq1_m = {
+    .dequant = dequant_iq1_m,
+    .quant = quant_iq1_m,
+};

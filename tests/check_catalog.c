@@ -1,0 +1,1272 @@
+/* The catalog: schema and its migrations from every older version, indexing (stored rows equal
+ * what the reader sees, unchanged files skipped, refused files in errors), prune, verify
+ * (missing, changed and rotted files, naming the tensor), read-only queries, concurrent
+ * indexers, the default path, allocation failures, and the corpus. Without SQLite the API
+ * must answer "not built". */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "gguf_builder.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The testing build's hook: runs SQL on a database file (old schemas are made with it). */
+int gguf_testing_catalog_exec(const char *path, const char *sql, gguf_error *err);
+
+#ifndef GGUF_HAVE_CATALOG
+
+START_TEST(catalog_not_built) {
+    gguf_catalog *cat = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_available(), 0);
+    ck_assert_int_eq(gguf_catalog_open(&cat, "/tmp/x.db", 0, &err), GGUF_EUNSUPPORTED);
+    ck_assert_ptr_null(cat);
+    ck_assert_msg(strstr(err.message, "not built") != NULL, "%s", err.message);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_query(NULL, "SELECT 1", NULL, NULL, &err), GGUF_EUNSUPPORTED);
+    gguf_catalog_close(NULL);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("catalog");
+    TCase *tc = tcase_create("catalog");
+    tcase_add_test(tc, catalog_not_built);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+#else
+
+static char dir[64];
+
+static void make_dir(void) {
+    strcpy(dir, "/tmp/gguf-catalog-XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+}
+
+static void remove_dir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+}
+
+/* dir/rel, in one of a few rotating static buffers. */
+static const char *at(const char *rel) {
+    static char bufs[4][512];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir, rel);
+    return b;
+}
+
+/* A path below dir that stays valid in the enclosing block (at()'s buffers rotate). */
+#define DIR_PATH(var, rel)                                                                      \
+    char var[512];                                                                              \
+    snprintf(var, sizeof var, "%s/%s", dir, rel)
+
+static void write_bytes(const char *path, const void *p, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    ck_assert_msg(fp != NULL, "cannot write %s", path);
+    ck_assert(fwrite(p, 1, n, fp) == n);
+    ck_assert(fclose(fp) == 0);
+}
+
+static void copy_file(const char *from, const char *to) {
+    size_t n;
+    uint8_t *p = tu_read_file(from, &n);
+    ck_assert_msg(p != NULL, "cannot read %s", from);
+    write_bytes(to, p, n);
+    free(p);
+}
+
+static void make_folder(const char *rel) { ck_assert(mkdir(at(rel), 0755) == 0); }
+
+/* The sample file of gguf_builder.h: 11 keys, tensors a, b, c with data. */
+static void write_sample(const char *path) {
+    gb b;
+    gb_sample(&b, 3, 0);
+    write_bytes(path, b.p, b.len);
+    gb_free(&b);
+}
+
+static gguf_catalog *open_cat(const char *path, unsigned flags) {
+    gguf_catalog *cat = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_catalog_open(&cat, path, flags, &err) == 0, "%s", err.message);
+    return cat;
+}
+
+static void index_paths(gguf_catalog_stats *st, gguf_catalog *cat, const char *const *paths,
+                        size_t n, unsigned flags) {
+    gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+    opt.flags = flags;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_catalog_index(st, cat, paths, n, &opt, &err) == 0, "%s", err.message);
+}
+
+/* ---- reading results ---- */
+
+typedef struct rows {
+    char text[8192]; /* cells joined by '|', rows by '\n' */
+    size_t len;
+    int n;
+    int64_t first_int;
+    int first_null;
+} rows;
+
+static int collect(size_t ncols, const char *const *names, const gguf_catalog_cell *cells,
+                   void *user) {
+    rows *r = user;
+    (void)names;
+    if (cells == NULL)
+        return 0;
+    if (r->n == 0) {
+        r->first_int = cells[0].i;
+        r->first_null = cells[0].type == GGUF_CATALOG_NULL;
+    }
+    r->n++;
+    for (size_t c = 0; c < ncols; c++) {
+        const char *s = cells[c].type == GGUF_CATALOG_NULL ? "NULL" : cells[c].text;
+        size_t n = cells[c].type == GGUF_CATALOG_NULL ? 4 : cells[c].len;
+        if (r->len + n + 2 < sizeof r->text) {
+            memcpy(r->text + r->len, s, n);
+            r->len += n;
+            r->text[r->len++] = c + 1 < ncols ? '|' : '\n';
+            r->text[r->len] = '\0';
+        }
+    }
+    return 0;
+}
+
+static rows *query(gguf_catalog *cat, const char *sql) {
+    static rows r;
+    memset(&r, 0, sizeof r);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_catalog_query(cat, sql, collect, &r, &err) == 0, "%s: %s", sql,
+                  err.message);
+    return &r;
+}
+
+static int64_t qint(gguf_catalog *cat, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int64_t qint(gguf_catalog *cat, const char *fmt, ...) {
+    char sql[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    rows *r = query(cat, sql);
+    ck_assert_msg(r->n == 1 && !r->first_null, "%s: %d rows", sql, r->n);
+    return r->first_int;
+}
+
+static const char *qtext(gguf_catalog *cat, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *qtext(gguf_catalog *cat, const char *fmt, ...) {
+    char sql[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    rows *r = query(cat, sql);
+    if (r->len > 0 && r->text[r->len - 1] == '\n')
+        r->text[--r->len] = '\0';
+    return r->text;
+}
+
+
+/* ---- schema ---- */
+
+/* The schema as text (tables, indexes, views in name order), to compare catalogs. */
+static char *schema_of(gguf_catalog *cat) {
+    rows *r = query(cat, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name");
+    return strdup(r->text);
+}
+
+START_TEST(fresh_catalog_has_the_current_schema) {
+    make_dir();
+    ck_assert_int_eq(gguf_catalog_available(), 1);
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    ck_assert_str_eq(gguf_catalog_path(cat), at("c.db"));
+    ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
+    ck_assert_int_eq(qint(cat, "PRAGMA application_id"), 0x47475546);
+    /* WAL is persistent: the header's read and write versions are 2 */
+    size_t hlen;
+    uint8_t *head = tu_read_file(at("c.db"), &hlen);
+    ck_assert(head != NULL && hlen >= 100);
+    ck_assert_int_eq(head[18], 2);
+    ck_assert_int_eq(head[19], 2);
+    free(head);
+    ck_assert_str_eq(qtext(cat, "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
+                                "sqlite_master WHERE type IN ('table', 'view') ORDER BY name)"),
+                     "errors file_types files kv models tensors");
+    ck_assert_str_eq(qtext(cat, "SELECT name FROM file_types WHERE id = 15"), "Q4_K_M");
+    gguf_catalog_close(cat);
+    /* opening again changes nothing */
+    cat = open_cat(at("c.db"), GGUF_CATALOG_OPEN_NOCREATE);
+    ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(open_refusals) {
+    make_dir();
+    gguf_catalog *cat = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_open(&cat, at("none.db"), GGUF_CATALOG_OPEN_NOCREATE, &err),
+                     GGUF_ENOTFOUND);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_open(&cat, at("none.db"), GGUF_CATALOG_OPEN_READONLY, &err),
+                     GGUF_ENOTFOUND);
+    ck_assert_ptr_null(cat);
+    ck_assert_int_ne(access(at("none.db"), F_OK), 0);
+    /* somebody else's database */
+    ck_assert_int_eq(gguf_testing_catalog_exec(at("other.db"), "CREATE TABLE t(x)", NULL), 0);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_open(&cat, at("other.db"), 0, &err), GGUF_ECORRUPT);
+    ck_assert_msg(strstr(err.message, "not a gguf catalog") != NULL, "%s", err.message);
+    /* a catalog from the future */
+    ck_assert_int_eq(gguf_testing_catalog_exec(at("new.db"),
+                                               "PRAGMA application_id = 1195857222;"
+                                               "CREATE TABLE files(x); PRAGMA user_version = 99",
+                                               NULL),
+                     0);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_open(&cat, at("new.db"), 0, &err), GGUF_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "newer") != NULL, "%s", err.message);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_open(&cat, at("new.db"), GGUF_CATALOG_OPEN_READONLY, &err),
+                     GGUF_EUNSUPPORTED);
+    ck_assert_ptr_null(cat);
+    /* not a database at all */
+    write_bytes(at("junk.db"), "this is not sqlite, it is just a text file of some length....",
+                62);
+    gguf_error_clear(&err);
+    ck_assert_int_ne(gguf_catalog_open(&cat, at("junk.db"), 0, &err), 0);
+    ck_assert_ptr_null(cat);
+    remove_dir();
+}
+END_TEST
+
+/* Old schemas, as those versions of the library created them, with a little data: a llama
+ * model with two tensors (one with a stored crc32) and one split shard. */
+static const char schema_v1[] =
+    "PRAGMA application_id = 1195857222;"
+    "CREATE TABLE files ("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " size INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL,"
+    " version INTEGER, endian TEXT, alignment INTEGER, data_offset INTEGER,"
+    " n_kv INTEGER, n_tensors INTEGER, header_crc32 INTEGER,"
+    " indexed_at INTEGER NOT NULL);"
+    "CREATE TABLE kv ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " key TEXT NOT NULL, type TEXT NOT NULL, elem_type TEXT, array_len INTEGER,"
+    " int INTEGER, real REAL, text TEXT,"
+    " PRIMARY KEY (file, position));"
+    "CREATE INDEX kv_key ON kv(key);"
+    "CREATE TABLE tensors ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " name TEXT NOT NULL, type TEXT NOT NULL, n_dims INTEGER NOT NULL,"
+    " ne0 INTEGER, ne1 INTEGER, ne2 INTEGER, ne3 INTEGER,"
+    " offset INTEGER NOT NULL, nbytes INTEGER, crc32 INTEGER,"
+    " PRIMARY KEY (file, position)) WITHOUT ROWID;"
+    "CREATE INDEX tensors_name ON tensors(name);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.architecture') AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " (SELECT c.int FROM kv c WHERE c.file = f.id AND c.key = (SELECT text FROM kv WHERE"
+    " kv.file = f.id AND kv.key = 'general.architecture') || '.context_length') AS context_length,"
+    " (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = f.id) AS n_params,"
+    " f.size AS size FROM files f;"
+    "PRAGMA user_version = 1;";
+
+static const char data_v1[] =
+    "INSERT INTO files VALUES (1, '/models/llama-q4.gguf', 1000, 1700000000, 3, 'little', 32,"
+    " 640, 4, 2, 305419896, 1700000001);"
+    "INSERT INTO files VALUES (2, '/models/big-00001-of-00002.gguf', 500, 1700000000, 3,"
+    " 'little', 32, 320, 3, 0, 1, 1700000001);"
+    "INSERT INTO kv VALUES (1, 0, 'general.architecture', 'STRING', NULL, NULL, NULL, NULL, 'llama');"
+    "INSERT INTO kv VALUES (1, 1, 'general.name', 'STRING', NULL, NULL, NULL, NULL, 'Llama Q4');"
+    "INSERT INTO kv VALUES (1, 2, 'general.file_type', 'UINT32', NULL, NULL, 15, NULL, NULL);"
+    "INSERT INTO kv VALUES (1, 3, 'llama.context_length', 'UINT32', NULL, NULL, 32768, NULL, NULL);"
+    "INSERT INTO kv VALUES (2, 0, 'general.architecture', 'STRING', NULL, NULL, NULL, NULL, 'llama');"
+    "INSERT INTO kv VALUES (2, 1, 'split.no', 'UINT16', NULL, NULL, 0, NULL, NULL);"
+    "INSERT INTO kv VALUES (2, 2, 'split.count', 'UINT16', NULL, NULL, 2, NULL, NULL);"
+    "INSERT INTO tensors VALUES (1, 0, 'token_embd.weight', 'Q4_K', 2, 256, 1000, 1, 1, 0,"
+    " 144000, 3735928559);"
+    "INSERT INTO tensors VALUES (1, 1, 'output_norm.weight', 'F32', 1, 256, 1, 1, 1, 144000,"
+    " 1024, NULL);";
+
+static const char schema_v2[] =
+    "DROP VIEW models;"
+    "CREATE TABLE files_v2 ("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " dev INTEGER, ino INTEGER,"
+    " size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL,"
+    " version INTEGER, endian TEXT, alignment INTEGER, data_offset INTEGER,"
+    " n_kv INTEGER, n_tensors INTEGER, header_crc32 INTEGER,"
+    " open_flags INTEGER NOT NULL DEFAULT 0,"
+    " has_crc INTEGER NOT NULL DEFAULT 0,"
+    " indexed_at INTEGER NOT NULL);"
+    "INSERT INTO files_v2 (id, path, dev, ino, size, mtime_ns, version, endian, alignment,"
+    " data_offset, n_kv, n_tensors, header_crc32, open_flags, has_crc, indexed_at)"
+    " SELECT id, path, NULL, NULL, size, mtime * 1000000000, version, endian, alignment,"
+    " data_offset, n_kv, n_tensors, header_crc32, 0,"
+    " EXISTS (SELECT 1 FROM tensors t WHERE t.file = files.id AND t.crc32 IS NOT NULL),"
+    " indexed_at FROM files;"
+    "DROP TABLE files;"
+    "ALTER TABLE files_v2 RENAME TO files;"
+    "CREATE TABLE errors ("
+    " path TEXT PRIMARY KEY,"
+    " dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
+    " code INTEGER NOT NULL, error TEXT, offset INTEGER, message TEXT NOT NULL,"
+    " indexed_at INTEGER NOT NULL);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.architecture') AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " (SELECT c.int FROM kv c WHERE c.file = f.id AND c.key = (SELECT text FROM kv WHERE"
+    " kv.file = f.id AND kv.key = 'general.architecture') || '.context_length') AS context_length,"
+    " (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = f.id) AS n_params,"
+    " f.size AS size FROM files f;"
+    "PRAGMA user_version = 2;";
+
+static const char data_v2[] =
+    "INSERT INTO errors VALUES ('/models/broken.gguf', 1, 2, 3, 4, -5, 'corrupt file', 8,"
+    " 'bad magic', 1700000001);";
+
+/* Checks that the catalog made from an old version holds the old rows, migrated. */
+static void check_migrated(gguf_catalog *cat, int from) {
+    ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 2);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv"), 7);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors"), 2);
+    ck_assert_int_eq(qint(cat, "SELECT mtime_ns FROM files WHERE id = 1"), 1700000000000000000LL);
+    ck_assert_int_eq(qint(cat, "SELECT has_crc FROM files WHERE id = 1"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT has_crc FROM files WHERE id = 2"), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE dev IS NULL"), 2);
+    ck_assert_int_eq(qint(cat, "SELECT type_id FROM tensors WHERE position = 0"), GGUF_DTYPE_Q4_K);
+    ck_assert_str_eq(qtext(cat, "SELECT architecture || '|' || name || '|' || file_type || '|' ||"
+                                " quant || '|' || context_length || '|' || n_params || '|' ||"
+                                " tensor_bytes FROM models WHERE file = 1"),
+                     "llama|Llama Q4|Q4_K_M|Q4_K|32768|256256|145024");
+    ck_assert_str_eq(qtext(cat, "SELECT f.split_set || '|' || m.split_no || '|' || m.split_count"
+                                " || '|' || m.split_complete FROM models m JOIN files f ON"
+                                " f.id = m.file WHERE m.file = 2"),
+                     "/models/big|0|2|0");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), from >= 2 ? 1 : 0);
+}
+
+START_TEST(migrates_from_every_older_version) {
+    static const char *const schemas[] = {schema_v1, schema_v2};
+    static const char *const data[] = {data_v1, data_v2};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 3); /* add the new old version here */
+    make_dir();
+    gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
+    char *want = schema_of(fresh);
+    gguf_catalog_close(fresh);
+    for (int from = 1; from < GGUF_CATALOG_SCHEMA_VERSION; from++) {
+        char name[32];
+        snprintf(name, sizeof name, "v%d.db", from);
+        const char *path = at(name);
+        gguf_error err;
+        for (int v = 0; v < from; v++) {
+            gguf_error_clear(&err);
+            ck_assert_msg(gguf_testing_catalog_exec(path, schemas[v], &err) == 0, "v%d: %s",
+                          v + 1, err.message);
+            ck_assert_msg(gguf_testing_catalog_exec(path, data[v], &err) == 0, "v%d data: %s",
+                          v + 1, err.message);
+        }
+        /* read-only: refused, not migrated */
+        gguf_catalog *cat = NULL;
+        gguf_error_clear(&err);
+        ck_assert_int_eq(gguf_catalog_open(&cat, path, GGUF_CATALOG_OPEN_READONLY, &err),
+                         GGUF_EUNSUPPORTED);
+        ck_assert_msg(strstr(err.message, "upgraded") != NULL, "%s", err.message);
+        cat = open_cat(path, 0);
+        char *got = schema_of(cat);
+        ck_assert_msg(strcmp(got, want) == 0, "from v%d:\n%s\nfresh:\n%s", from, got, want);
+        free(got);
+        check_migrated(cat, from);
+        gguf_catalog_close(cat);
+        /* and again: nothing left to do */
+        cat = open_cat(path, GGUF_CATALOG_OPEN_READONLY);
+        check_migrated(cat, from);
+        gguf_catalog_close(cat);
+    }
+    free(want);
+    remove_dir();
+}
+END_TEST
+
+/* ---- indexing ---- */
+
+static const char *const golden_hand[] = {"be_v3_scalars", "gaps_and_trailer", "le_v3_two_tensors",
+                                          "v1_one_tensor"};
+
+/* dir/models: the hand-made golden files, a sample, a file that is not GGUF, a text file, a
+ * symbolic link and a nested folder. */
+static void make_tree(void) {
+    char src[128], dst[128];
+    make_folder("models");
+    make_folder("models/sub");
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(src, sizeof src, "golden/hand/%s.gguf", golden_hand[i]);
+        snprintf(dst, sizeof dst, "models/%s.gguf", golden_hand[i]);
+        copy_file(tu_src(src), at(dst));
+    }
+    write_sample(at("models/sub/sample.GGUF"));
+    write_bytes(at("models/junk.gguf"), "GGUF but not really", 19);
+    write_bytes(at("models/notes.txt"), "hello", 5);
+    ck_assert(symlink(at("models/sub/sample.GGUF"), at("models/link.gguf")) == 0);
+}
+
+/* The rows stored for path equal what the reader sees in it. */
+static void check_rows(gguf_catalog *cat, const char *path) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_open(&f, path, 0, &err) == 0, "%s: %s", path, err.message);
+    int64_t id = qint(cat, "SELECT id FROM files WHERE path = '%s'", path);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv WHERE file = %" PRId64, id),
+                     (int64_t)gguf_kv_count(f));
+    ck_assert_int_eq(qint(cat, "SELECT n_kv FROM files WHERE id = %" PRId64, id),
+                     (int64_t)gguf_kv_count(f));
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE file = %" PRId64, id),
+                     (int64_t)gguf_tensor_count(f));
+    ck_assert_int_eq(qint(cat, "SELECT data_offset FROM files WHERE id = %" PRId64, id),
+                     (int64_t)gguf_file_data_offset(f));
+    ck_assert_int_eq(qint(cat, "SELECT version FROM files WHERE id = %" PRId64, id),
+                     (int64_t)gguf_file_version(f));
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        ck_assert_int_eq(qint(cat,
+                              "SELECT offset FROM tensors WHERE file = %" PRId64
+                              " AND position = %zu",
+                              id, i),
+                         (int64_t)t.offset);
+        char dims[128];
+        snprintf(dims, sizeof dims, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u",
+                 t.dims[0], t.dims[1], t.dims[2], t.dims[3], t.n_dims);
+        ck_assert_str_eq(qtext(cat,
+                               "SELECT ne0 || ',' || ne1 || ',' || ne2 || ',' || ne3 || ',' ||"
+                               " n_dims FROM tensors WHERE file = %" PRId64 " AND position = %zu",
+                               id, i),
+                         dims);
+    }
+    for (size_t i = 0; i < gguf_kv_count(f); i++) {
+        size_t klen;
+        const char *key = gguf_kv_key(f, i, &klen);
+        char k[256];
+        if (klen >= sizeof k || memchr(key, '\0', klen) != NULL) {
+            ck_assert_int_eq(qint(cat,
+                                  "SELECT length(CAST(key AS BLOB)) FROM kv WHERE file = %" PRId64
+                                  " AND position = %zu",
+                                  id, i),
+                             (int64_t)klen);
+            continue;
+        }
+        memcpy(k, key, klen);
+        k[klen] = '\0';
+        ck_assert_str_eq(qtext(cat, "SELECT key FROM kv WHERE file = %" PRId64 " AND position = %zu",
+                               id, i),
+                         k);
+    }
+    gguf_file_free(f);
+}
+
+START_TEST(index_stores_what_the_reader_sees) {
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.seen, 6);
+    ck_assert_int_eq(st.indexed, 5);
+    ck_assert_int_eq(st.broken, 1);
+    ck_assert_int_eq(st.unchanged, 0);
+    ck_assert_int_eq(st.skipped, 1); /* the link */
+    ck_assert_int_eq(st.walk_errors, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 5);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 1);
+    for (size_t i = 0; i < 4; i++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "models/%s.gguf", golden_hand[i]);
+        check_rows(cat, at(rel));
+    }
+    check_rows(cat, at("models/sub/sample.GGUF"));
+    /* the refused file: the reader's own message */
+    gguf_file *f = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_ne(gguf_file_open(&f, at("models/junk.gguf"), 0, &err), 0);
+    ck_assert_str_eq(qtext(cat, "SELECT message FROM errors WHERE path = '%s'",
+                           at("models/junk.gguf")),
+                     err.message);
+    ck_assert_int_eq(qint(cat, "SELECT code FROM errors"), err.code);
+    /* typed values */
+    const char *sample = at("models/sub/sample.GGUF");
+    ck_assert_str_eq(qtext(cat, "SELECT type || '|' || int FROM kv JOIN files ON kv.file = files.id"
+                                " WHERE path = '%s' AND key = 'test.i16'", sample),
+                     "INT16|-300");
+    ck_assert_str_eq(qtext(cat, "SELECT real FROM kv WHERE key = 'test.f32'"), "0.5");
+    ck_assert_str_eq(qtext(cat, "SELECT int FROM kv WHERE key = 'test.u64'"), "1099511627776");
+    ck_assert_str_eq(qtext(cat, "SELECT elem_type || '|' || array_len || '|' || text FROM kv"
+                                " WHERE key = 'test.arr.str'"),
+                     "STRING|3|[\"x\",\"\",\"yz\"]");
+    ck_assert_str_eq(qtext(cat, "SELECT text FROM kv WHERE key = 'test.arr.nested'"),
+                     "[[-1,1],[\"q\"]]");
+    ck_assert_str_eq(qtext(cat, "SELECT type || '|' || type_id || '|' || n_dims || '|' || ne0 ||"
+                                " '|' || ne1 || '|' || nbytes FROM tensors t JOIN files f ON"
+                                " t.file = f.id WHERE f.path = '%s' AND name = 'b'", sample),
+                     "Q4_0|2|1|64|1|36");
+    ck_assert_str_eq(qtext(cat, "SELECT architecture || '|' || n_params || '|' || quant FROM"
+                                " models WHERE path = '%s'", sample),
+                     "test|75|Q4_0");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE crc32 IS NOT NULL"), 0);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+static void set_mtime(const char *path, time_t sec) {
+    struct timespec ts[2] = {{sec, 0}, {sec, 0}};
+    ck_assert(utimensat(AT_FDCWD, path, ts, 0) == 0);
+}
+
+START_TEST(unchanged_files_are_skipped_and_changed_ones_reread) {
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, 0);
+    int64_t id = qint(cat, "SELECT id FROM files WHERE path = '%s'",
+                      at("models/le_v3_two_tensors.gguf"));
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.seen, 6);
+    ck_assert_int_eq(st.unchanged, 6); /* the refused file too */
+    ck_assert_int_eq(st.indexed + st.broken, 0);
+    /* a new mtime: read again, same id, same rows */
+    set_mtime(at("models/le_v3_two_tensors.gguf"), 1000000000);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(st.unchanged, 5);
+    ck_assert_int_eq(qint(cat, "SELECT id FROM files WHERE path = '%s'",
+                          at("models/le_v3_two_tensors.gguf")),
+                     id);
+    check_rows(cat, at("models/le_v3_two_tensors.gguf"));
+    ck_assert_int_eq(qint(cat, "SELECT mtime_ns FROM files WHERE id = %" PRId64, id),
+                     1000000000000000000LL);
+    /* other content under the same name: the rows follow */
+    copy_file(tu_src("golden/hand/v1_one_tensor.gguf"), at("models/le_v3_two_tensors.gguf"));
+    set_mtime(at("models/le_v3_two_tensors.gguf"), 1000000001);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.indexed, 1);
+    check_rows(cat, at("models/le_v3_two_tensors.gguf"));
+    ck_assert_int_eq(qint(cat, "SELECT version FROM files WHERE id = %" PRId64, id), 1);
+    /* the broken file is repaired: out of errors, into files */
+    write_sample(at("models/junk.gguf"));
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 0);
+    check_rows(cat, at("models/junk.gguf"));
+    /* and broken again: out of files (with its kv and tensors), into errors */
+    int64_t jid = qint(cat, "SELECT id FROM files WHERE path = '%s'", at("models/junk.gguf"));
+    write_bytes(at("models/junk.gguf"), "GGUF", 4);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.broken, 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE id = %" PRId64, jid), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv WHERE file = %" PRId64, jid), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE file = %" PRId64, jid), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 1);
+    /* --force reads everything */
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_FORCE);
+    ck_assert_int_eq(st.indexed + st.broken, 6);
+    /* asking for crc32s re-reads files that have none */
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC);
+    ck_assert_int_eq(st.indexed, 5);
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC);
+    ck_assert_int_eq(st.unchanged, 6);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.unchanged, 6);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(walk_options) {
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_FOLLOW_SYMLINKS);
+    ck_assert_int_eq(st.seen, 7);
+    ck_assert_int_eq(st.skipped, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE path = '%s'",
+                          at("models/link.gguf")),
+                     1);
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_ALL_FILES);
+    ck_assert_int_eq(st.seen, 7); /* notes.txt, not the link */
+    ck_assert_int_eq(qtext(cat, "SELECT error FROM errors WHERE path = '%s'",
+                           at("models/notes.txt"))[0] != '\0',
+                     1);
+    /* a file named on the command line is taken whatever its name; a missing one is a walk
+     * error that does not stop the others */
+    gguf_catalog *cat2 = open_cat(at("d.db"), 0);
+    DIR_PATH(f1, "models/nope.gguf");
+    DIR_PATH(f2, "models/notes.txt");
+    DIR_PATH(f3, "models/v1_one_tensor.gguf");
+    const char *files[] = {f1, f2, f3};
+    index_paths(&st, cat2, files, 3, 0);
+    ck_assert_int_eq(st.walk_errors, 1);
+    ck_assert_int_eq(st.seen, 2);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(st.broken, 1);
+    /* relative paths are stored absolute */
+    char cwd[512];
+    ck_assert(getcwd(cwd, sizeof cwd) != NULL);
+    ck_assert(chdir(at("models")) == 0);
+    const char *rel[] = {"./sub/../gaps_and_trailer.gguf"};
+    index_paths(&st, cat2, rel, 1, 0);
+    ck_assert(chdir(cwd) == 0);
+    ck_assert_int_eq(qint(cat2, "SELECT count(*) FROM files WHERE path = '%s'",
+                          at("models/gaps_and_trailer.gguf")),
+                     1);
+    gguf_catalog_close(cat2);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+static void count_removed(const gguf_catalog_event *ev, void *user) {
+    ck_assert_int_eq(ev->kind, GGUF_CATALOG_EV_REMOVED);
+    (*(int *)user)++;
+}
+
+START_TEST(prune_drops_vanished_files) {
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, 0);
+    int64_t id = qint(cat, "SELECT id FROM files WHERE path = '%s'",
+                      at("models/be_v3_scalars.gguf"));
+    ck_assert(unlink(at("models/be_v3_scalars.gguf")) == 0);
+    ck_assert(unlink(at("models/junk.gguf")) == 0);
+    int removed = 0;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_catalog_prune(&st, cat, count_removed, &removed, &err) == 0, "%s",
+                  err.message);
+    ck_assert_int_eq(st.removed, 2);
+    ck_assert_int_eq(removed, 2);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 4);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv WHERE file = %" PRId64, id), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE file = %" PRId64, id), 0);
+    ck_assert_int_eq(gguf_catalog_prune(&st, cat, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(st.removed, 0);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- verify ---- */
+
+typedef struct findings {
+    int n;
+    int problem[16];
+    char tensor[16][64];
+    uint32_t expected[16], actual[16];
+    char message[16][600];
+} findings;
+
+static void on_finding(const gguf_catalog_finding *f, void *user) {
+    findings *fs = user;
+    ck_assert_int_lt(fs->n, 16);
+    ck_assert_ptr_nonnull(f->path);
+    ck_assert_ptr_nonnull(f->message);
+    fs->problem[fs->n] = f->problem;
+    snprintf(fs->tensor[fs->n], sizeof fs->tensor[0], "%s", f->tensor ? f->tensor : "");
+    fs->expected[fs->n] = f->expected_crc;
+    fs->actual[fs->n] = f->actual_crc;
+    snprintf(fs->message[fs->n], sizeof fs->message[0], "%s", f->message);
+    fs->n++;
+}
+
+static void run_verify(findings *fs, gguf_catalog_verify_stats *st, gguf_catalog *cat,
+                       const char *path) {
+    memset(fs, 0, sizeof *fs);
+    gguf_error err;
+    gguf_error_clear(&err);
+    const char *paths[] = {path};
+    ck_assert_msg(gguf_catalog_verify(st, cat, paths, path ? 1 : 0, on_finding, fs, &err) == 0,
+                  "%s", err.message);
+}
+
+/* Flips one byte of tensor `name` in path, keeping (keep_mtime) or not its mtime. */
+static void flip_tensor_byte(const char *path, const char *name, int keep_mtime) {
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, path, 0, NULL) == 0);
+    int64_t i = gguf_tensor_find(f, name);
+    ck_assert_int_ge(i, 0);
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, f, (size_t)i);
+    uint64_t at_byte = gguf_file_data_offset(f) + t.offset + t.nbytes / 2;
+    gguf_file_free(f);
+    struct stat sb;
+    ck_assert(stat(path, &sb) == 0);
+    int fd = open(path, O_RDWR);
+    ck_assert(fd >= 0);
+    uint8_t b;
+    ck_assert(pread(fd, &b, 1, (off_t)at_byte) == 1);
+    b ^= 0x10;
+    ck_assert(pwrite(fd, &b, 1, (off_t)at_byte) == 1);
+    close(fd);
+    if (keep_mtime) {
+        struct timespec ts[2] = {sb.st_atim, sb.st_mtim};
+        ck_assert(utimensat(AT_FDCWD, path, ts, 0) == 0);
+    } else {
+        set_mtime(path, sb.st_mtim.tv_sec + 10);
+    }
+}
+
+START_TEST(verify_names_the_tensor_that_changed) {
+    make_dir();
+    make_folder("m");
+    write_sample(at("m/a.gguf"));
+    write_sample(at("m/b.gguf"));
+    write_sample(at("m/c.gguf"));
+    copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), at("m/nocrc.gguf"));
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(fa, "m/a.gguf");
+    DIR_PATH(fb, "m/b.gguf");
+    DIR_PATH(fc, "m/c.gguf");
+    const char *files[] = {fa, fb, fc};
+    index_paths(&st, cat, files, 3, GGUF_CATALOG_CRC);
+    DIR_PATH(fn, "m/nocrc.gguf");
+    const char *nocrc[] = {fn};
+    index_paths(&st, cat, nocrc, 1, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE crc32 IS NOT NULL"), 9);
+    findings fs;
+    gguf_catalog_verify_stats vs;
+    run_verify(&fs, &vs, cat, NULL);
+    ck_assert_int_eq(fs.n, 0);
+    ck_assert_int_eq(vs.files, 4);
+    ck_assert_int_eq(vs.files_with_crc, 3);
+    ck_assert_int_eq(vs.tensors, 9);
+    ck_assert_int_eq(vs.bytes, 3 * (32 + 36 + 6));
+
+    /* bit rot: a byte of tensor b changes, size and mtime stay */
+    flip_tensor_byte(at("m/a.gguf"), "b", 1);
+    run_verify(&fs, &vs, cat, at("m/a.gguf"));
+    ck_assert_int_eq(vs.files, 1);
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CORRUPT);
+    ck_assert_str_eq(fs.tensor[0], "b");
+    ck_assert_int_ne(fs.expected[0], fs.actual[0]);
+    ck_assert_msg(strstr(fs.message[0], "tensor 'b'") != NULL, "%s", fs.message[0]);
+    ck_assert_int_eq(vs.corrupt, 1);
+    ck_assert_int_eq(qint(cat, "SELECT crc32 FROM tensors t JOIN files f ON t.file = f.id WHERE"
+                               " f.path = '%s' AND t.name = 'b'",
+                          at("m/a.gguf")),
+                     (int64_t)fs.expected[0]);
+
+    /* an edit: the mtime moves too; still named */
+    flip_tensor_byte(at("m/b.gguf"), "c", 0);
+    run_verify(&fs, &vs, cat, at("m/b.gguf"));
+    ck_assert_int_eq(fs.n, 2);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CHANGED);
+    ck_assert_str_eq(fs.tensor[0], "");
+    ck_assert_int_eq(fs.problem[1], GGUF_CATALOG_CHANGED);
+    ck_assert_str_eq(fs.tensor[1], "c");
+    ck_assert_int_eq(vs.changed, 1);
+
+    /* touched, same bytes: nothing to report */
+    set_mtime(at("m/c.gguf"), 1000000000);
+    run_verify(&fs, &vs, cat, at("m/c.gguf"));
+    ck_assert_int_eq(fs.n, 0);
+
+    /* no crc32s stored: a touched file is reported as changed */
+    set_mtime(at("m/nocrc.gguf"), 1000000000);
+    run_verify(&fs, &vs, cat, at("m/nocrc.gguf"));
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CHANGED);
+    ck_assert_msg(strstr(fs.message[0], "--crc") != NULL, "%s", fs.message[0]);
+
+    /* gone */
+    ck_assert(unlink(at("m/c.gguf")) == 0);
+    run_verify(&fs, &vs, cat, at("m"));
+    ck_assert_int_eq(vs.files, 4);
+    ck_assert_int_eq(vs.missing, 1);
+    ck_assert_int_eq(vs.corrupt, 1);
+    ck_assert_int_eq(vs.changed, 2);
+    /* truncated under the catalog: the header no longer reads */
+    ck_assert(truncate(at("m/a.gguf"), 40) == 0);
+    run_verify(&fs, &vs, cat, at("m/a.gguf"));
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CHANGED);
+    /* re-indexing takes the new state as the reference */
+    index_paths(&st, cat, files, 2, GGUF_CATALOG_CRC);
+    run_verify(&fs, &vs, cat, at("m/b.gguf"));
+    ck_assert_int_eq(fs.n, 0);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- queries ---- */
+
+static int stop_after_header(size_t n, const char *const *names, const gguf_catalog_cell *cells,
+                             void *user) {
+    (void)n, (void)names, (void)cells;
+    (*(int *)user)++;
+    return 1;
+}
+
+START_TEST(queries_cannot_change_the_catalog) {
+    static const char *const writes[] = {
+        "INSERT INTO files (path, size, mtime_ns, indexed_at) VALUES ('x', 1, 1, 1)",
+        "UPDATE files SET size = 0",
+        "DELETE FROM kv",
+        "DROP TABLE kv",
+        "DROP VIEW models",
+        "CREATE TABLE t (x)",
+        "CREATE TEMP TABLE t (x)",
+        "CREATE INDEX i ON kv(text)",
+        "ALTER TABLE files ADD COLUMN x",
+        "PRAGMA user_version = 7",
+        "PRAGMA journal_mode = DELETE",
+        "ATTACH DATABASE 'other.db' AS other",
+        "VACUUM",
+        "VACUUM INTO 'copy.db'",
+        "REINDEX",
+        "ANALYZE",
+        "SELECT 1; DELETE FROM kv",
+        "BEGIN; DELETE FROM kv; COMMIT",
+        "WITH x AS (SELECT 1) DELETE FROM kv",
+    };
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, 0);
+    char *before = strdup(qtext(cat, "SELECT (SELECT count(*) FROM files) || '|' || (SELECT "
+                                     "count(*) FROM kv) || '|' || (SELECT sum(size) FROM files)"));
+    char *schema = schema_of(cat);
+    char cwd[512];
+    ck_assert(getcwd(cwd, sizeof cwd) != NULL);
+    ck_assert(chdir(dir) == 0); /* where relative file names in the SQL would land */
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_catalog_query(cat, writes[i], NULL, NULL, &err) == GGUF_EINVAL,
+                      "accepted: %s", writes[i]);
+        ck_assert_msg(strstr(err.message, "cannot change the catalog") != NULL, "%s: %s",
+                      writes[i], err.message);
+    }
+    ck_assert_int_ne(access(at("copy.db"), F_OK), 0);
+    ck_assert_int_ne(access(at("other.db"), F_OK), 0);
+    ck_assert(chdir(cwd) == 0);
+    ck_assert_str_eq(qtext(cat, "SELECT (SELECT count(*) FROM files) || '|' || (SELECT count(*)"
+                                " FROM kv) || '|' || (SELECT sum(size) FROM files)"),
+                     before);
+    char *after = schema_of(cat);
+    ck_assert_str_eq(after, schema);
+    ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
+    free(before);
+    free(schema);
+    free(after);
+    /* reading pragmas, several statements, errors */
+    ck_assert_str_eq(qtext(cat, "PRAGMA integrity_check"), "ok");
+    rows *r = query(cat, "SELECT 1; SELECT 2 UNION ALL SELECT 3; -- done");
+    ck_assert_int_eq(r->n, 3);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_query(cat, "SELEKT 1", NULL, NULL, &err), GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "syntax error") != NULL, "%s", err.message);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_query(cat, "SELECT * FROM nope", NULL, NULL, &err), GGUF_EINVAL);
+    int calls = 0;
+    ck_assert_int_eq(gguf_catalog_query(cat, "SELECT path FROM files; SELECT 1", stop_after_header,
+                                        &calls, NULL),
+                     0);
+    ck_assert_int_eq(calls, 1);
+    /* typed cells */
+    r = query(cat, "SELECT 7, 2.5, 'x', NULL, x'00ff'");
+    ck_assert_int_eq(r->len, 16);
+    ck_assert(memcmp(r->text, "7|2.5|x|NULL|\x00\xff\n", 16) == 0);
+    gguf_catalog_close(cat);
+    /* a read-only handle queries but does not index or prune */
+    cat = open_cat(at("c.db"), GGUF_CATALOG_OPEN_READONLY);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 5);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_index(NULL, cat, paths, 1, NULL, &err), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_catalog_prune(NULL, cat, NULL, NULL, NULL), GGUF_EINVAL);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- several indexers at once ---- */
+
+START_TEST(concurrent_indexers_leave_a_consistent_catalog) {
+    enum { COPIES = 40, WORKERS = 4 };
+    make_dir();
+    make_folder("a");
+    make_folder("b");
+    for (int i = 0; i < COPIES; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "%s/m%02d.gguf", i % 2 ? "a" : "b", i);
+        if (i % 3 == 0)
+            write_sample(at(rel));
+        else
+            copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), at(rel));
+    }
+    write_bytes(at("a/broken.gguf"), "GGUF\3\0\0\0", 8);
+    /* every worker opens the (not yet existing) catalog itself and indexes overlapping paths */
+    pid_t pids[WORKERS];
+    for (int w = 0; w < WORKERS; w++) {
+        pids[w] = fork();
+        ck_assert(pids[w] >= 0);
+        if (pids[w] == 0) {
+            gguf_catalog *cat = NULL;
+            gguf_error err;
+            gguf_error_clear(&err);
+            int rc = gguf_catalog_open(&cat, at("c.db"), 0, &err);
+            DIR_PATH(da, "a");
+            DIR_PATH(db, "b");
+            const char *paths[] = {dir, da, db};
+            gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+            opt.flags = (w % 2 ? GGUF_CATALOG_CRC : 0) | (w >= 2 ? GGUF_CATALOG_FORCE : 0);
+            for (int round = 0; rc == 0 && round < 3; round++)
+                rc = gguf_catalog_index(NULL, cat, paths + w % 3, 1 + (w == 0), &opt, &err);
+            if (rc != 0)
+                fprintf(stderr, "worker %d: %s\n", w, err.message);
+            gguf_catalog_close(cat);
+            _exit(rc == 0 ? 0 : 1);
+        }
+    }
+    for (int w = 0; w < WORKERS; w++) {
+        int status;
+        ck_assert(waitpid(pids[w], &status, 0) == pids[w]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "worker %d failed", w);
+    }
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    ck_assert_str_eq(qtext(cat, "PRAGMA integrity_check"), "ok");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), COPIES);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files f WHERE n_kv != (SELECT count(*) FROM"
+                               " kv WHERE kv.file = f.id) OR n_tensors != (SELECT count(*) FROM"
+                               " tensors t WHERE t.file = f.id)"),
+                     0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv WHERE file NOT IN (SELECT id FROM files)"),
+                     0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM tensors WHERE file NOT IN (SELECT id FROM "
+                               "files)"),
+                     0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM (SELECT file, position FROM kv GROUP BY"
+                               " file, position HAVING count(*) > 1)"),
+                     0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE path IN (SELECT path FROM "
+                               "files)"),
+                     0);
+    for (int i = 0; i < COPIES; i += 7) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "%s/m%02d.gguf", i % 2 ? "a" : "b", i);
+        check_rows(cat, at(rel));
+    }
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- split sets ---- */
+
+static void write_shard(const char *path, int no, int count) {
+    gb b;
+    gb_begin(&b, 3, 0, 0, 3);
+    gb_kv(&b, "general.architecture", GGUF_VTYPE_STRING), gb_str(&b, "llama");
+    gb_kv(&b, "split.no", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)no);
+    gb_kv(&b, "split.count", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)count);
+    write_bytes(path, b.p, b.len);
+    gb_free(&b);
+}
+
+START_TEST(split_sets_know_when_a_shard_is_missing) {
+    make_dir();
+    make_folder("s");
+    write_shard(at("s/big-00001-of-00003.gguf"), 0, 3);
+    write_shard(at("s/big-00003-of-00003.gguf"), 2, 3);
+    write_shard(at("s/ok-00001-of-00002.gguf"), 0, 2);
+    write_shard(at("s/ok-00002-of-00002.gguf"), 1, 2);
+    write_shard(at("s/lonely.gguf"), 0, 1);
+    copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), at("s/plain.gguf"));
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(sdir, "s");
+    const char *paths[] = {sdir};
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_str_eq(qtext(cat, "SELECT group_concat(n || ':' || coalesce(split_no, '-') || '/' ||"
+                                " coalesce(split_count, '-') || '=' || coalesce(split_complete,"
+                                " '-'), ' ') FROM (SELECT replace(path, '%s/', '') AS n, * FROM"
+                                " models ORDER BY path)",
+                           at("s")),
+                     "big-00001-of-00003.gguf:0/3=0 big-00003-of-00003.gguf:2/3=0 "
+                     "lonely.gguf:0/1=1 ok-00001-of-00002.gguf:0/2=1 ok-00002-of-00002.gguf:1/2=1 "
+                     "plain.gguf:-/-=-");
+    write_shard(at("s/big-00002-of-00003.gguf"), 1, 3);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM models WHERE split_complete = 0"), 0);
+    ck_assert_str_eq(qtext(cat, "SELECT split_set FROM files WHERE path LIKE '%%big-00002%%'"),
+                     at("s/big"));
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- options, the default path ---- */
+
+START_TEST(array_max_limits_stored_arrays) {
+    make_dir();
+    write_sample(at("s.gguf"));
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+    opt.array_max = 2;
+    DIR_PATH(sfile, "s.gguf");
+    const char *paths[] = {sfile};
+    ck_assert_int_eq(gguf_catalog_index(NULL, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_str_eq(qtext(cat, "SELECT array_len || '|' || coalesce(text, 'NULL') FROM kv WHERE"
+                                " key = 'test.arr.str'"),
+                     "3|NULL");
+    ck_assert_str_eq(qtext(cat, "SELECT text FROM kv WHERE key = 'test.arr.nested'"),
+                     "[[-1,1],[\"q\"]]");
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(default_path_follows_xdg) {
+    make_dir();
+    char want[600], got[600];
+    setenv("XDG_DATA_HOME", at("xdg"), 1);
+    ck_assert_int_eq(gguf_catalog_default_path(got, sizeof got, NULL), 0);
+    snprintf(want, sizeof want, "%s/xdg/gguf/catalog.db", dir);
+    ck_assert_str_eq(got, want);
+    gguf_catalog *cat = open_cat(NULL, 0);
+    ck_assert_str_eq(gguf_catalog_path(cat), want);
+    gguf_catalog_close(cat);
+    ck_assert_int_eq(access(want, F_OK), 0);
+    /* relative or empty XDG_DATA_HOME: ignored, as the spec says */
+    setenv("XDG_DATA_HOME", "relative/dir", 1);
+    setenv("HOME", at("home"), 1);
+    ck_assert_int_eq(gguf_catalog_default_path(got, sizeof got, NULL), 0);
+    snprintf(want, sizeof want, "%s/home/.local/share/gguf/catalog.db", dir);
+    ck_assert_str_eq(got, want);
+    unsetenv("XDG_DATA_HOME");
+    ck_assert_int_eq(gguf_catalog_default_path(got, sizeof got, NULL), 0);
+    ck_assert_str_eq(got, want);
+    cat = open_cat(NULL, 0);
+    gguf_catalog_close(cat);
+    ck_assert_int_eq(access(want, F_OK), 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_default_path(got, 10, &err), GGUF_EINVAL);
+    unsetenv("HOME");
+    ck_assert_int_eq(gguf_catalog_default_path(got, sizeof got, NULL), GGUF_EINVAL);
+    remove_dir();
+}
+END_TEST
+
+/* ---- allocation failures ---- */
+
+START_TEST(allocation_failures_fail_cleanly) {
+    make_dir();
+    make_tree();
+    write_sample(at("models/sub/one.gguf"));
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+    opt.flags = GGUF_CATALOG_FORCE | GGUF_CATALOG_CRC;
+    long n = 1;
+    for (;; n++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_catalog_index(NULL, cat, paths, 1, &opt, &err);
+        long calls = gguf_testing_alloc_calls();
+        gguf_testing_fail_alloc_after(0);
+        if (rc != 0)
+            ck_assert_msg(rc == GGUF_ENOMEM && err.message[0], "n=%ld: rc %d %s", n, rc,
+                          err.message);
+        if (calls < n)
+            break;
+    }
+    ck_assert_int_gt(n, 10);
+    /* whatever failed, a clean run leaves the right rows */
+    index_paths(NULL, cat, paths, 1, GGUF_CATALOG_FORCE);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 6);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 1);
+    check_rows(cat, at("models/sub/one.gguf"));
+    /* verify and query too */
+    for (n = 1;; n++) {
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_catalog_verify(NULL, cat, NULL, 0, NULL, NULL, NULL);
+        long calls = gguf_testing_alloc_calls();
+        gguf_testing_fail_alloc_after(0);
+        ck_assert(rc == 0 || rc == GGUF_ENOMEM);
+        if (calls < n)
+            break;
+    }
+    for (n = 1;; n++) {
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_catalog_query(cat, "SELECT * FROM models; SELECT * FROM kv", NULL, NULL,
+                                    NULL);
+        long calls = gguf_testing_alloc_calls();
+        gguf_testing_fail_alloc_after(0);
+        ck_assert(rc == 0 || rc == GGUF_ENOMEM);
+        if (calls < n)
+            break;
+    }
+    gguf_catalog_close(cat);
+    for (n = 1;; n++) {
+        gguf_catalog *c2 = NULL;
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_catalog_open(&c2, at("c.db"), 0, NULL);
+        long calls = gguf_testing_alloc_calls();
+        gguf_testing_fail_alloc_after(0);
+        ck_assert(rc == 0 || rc == GGUF_ENOMEM);
+        ck_assert((rc == 0) == (c2 != NULL));
+        gguf_catalog_close(c2);
+        if (calls < n)
+            break;
+    }
+    remove_dir();
+}
+END_TEST
+
+/* ---- the corpus ---- */
+
+START_TEST(corpus_every_file_is_recorded) {
+    if (!tu_have_corpus()) {
+        fprintf(stderr, "check_catalog: ../shared/corpus absent, corpus test skipped\n");
+        return;
+    }
+    make_dir();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    char corpus[4096];
+    ck_assert(realpath(tu_corpus(""), corpus) != NULL);
+    const char *paths[] = {corpus};
+    index_paths(&st, cat, paths, 1, 0);
+    char **list = tu_list_files(corpus, ".gguf");
+    ck_assert_ptr_nonnull(list);
+    int n = 0, accepted = 0;
+    for (char **p = list; *p != NULL; p++, n++) {
+        gguf_file *f = NULL;
+        gguf_error err;
+        gguf_error_clear(&err);
+        if (gguf_file_open(&f, *p, 0, &err) == 0) {
+            gguf_file_free(f);
+            accepted++;
+            check_rows(cat, *p);
+        } else {
+            ck_assert_msg(strcmp(qtext(cat, "SELECT message FROM errors WHERE path = '%s'", *p),
+                                 err.message) == 0,
+                          "%s: %s", *p, err.message);
+        }
+    }
+    tu_free_list(list);
+    ck_assert_int_eq(st.seen, n);
+    ck_assert_int_eq(st.indexed, accepted);
+    ck_assert_int_eq(st.broken, n - accepted);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), accepted);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), n - accepted);
+    ck_assert_str_eq(qtext(cat, "SELECT architecture || '|' || file_type || '|' || quant || '|' ||"
+                                " n_params || '|' || context_length || '|' || embedding_length ||"
+                                " '|' || block_count FROM models WHERE path LIKE"
+                                " '%%/models/tiny-llama-e256-Q4_K_M.gguf'"),
+                     "llama|Q4_K_M|Q4_K|17564928|128|256|2");
+    /* a second run only stats */
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.unchanged, n);
+    /* with crc32s, verify is clean */
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC);
+    findings fs;
+    gguf_catalog_verify_stats vs;
+    run_verify(&fs, &vs, cat, NULL);
+    ck_assert_int_eq(fs.n, 0);
+    ck_assert_int_eq(vs.files, accepted);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("catalog");
+    TCase *tc = tcase_create("catalog");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, fresh_catalog_has_the_current_schema);
+    tcase_add_test(tc, open_refusals);
+    tcase_add_test(tc, migrates_from_every_older_version);
+    tcase_add_test(tc, index_stores_what_the_reader_sees);
+    tcase_add_test(tc, unchanged_files_are_skipped_and_changed_ones_reread);
+    tcase_add_test(tc, walk_options);
+    tcase_add_test(tc, prune_drops_vanished_files);
+    tcase_add_test(tc, verify_names_the_tensor_that_changed);
+    tcase_add_test(tc, queries_cannot_change_the_catalog);
+    tcase_add_test(tc, concurrent_indexers_leave_a_consistent_catalog);
+    tcase_add_test(tc, split_sets_know_when_a_shard_is_missing);
+    tcase_add_test(tc, array_max_limits_stored_arrays);
+    tcase_add_test(tc, default_path_follows_xdg);
+    tcase_add_test(tc, allocation_failures_fail_cleanly);
+    tcase_add_test(tc, corpus_every_file_is_recorded);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,771 @@
+/* Check suite of libgguf/quant: gguf_quant_quantize / gguf_quant_dequantize.
+ *
+ *  - golden: for every type of golden/vectors/INDEX.tsv (made by ggml_quantize_chunk and
+ *    ggml's to_float from golden/vectors/input.f32), our bytes equal TYPE.q and our floats
+ *    equal TYPE.dq.f32 bit for bit, on the scalar path and on every SIMD level of this CPU.
+ *    A type without a kernel fails. GGUF_QUANT_TYPES=q4_0,q8_0 restricts the golden and
+ *    round-trip tests to those types (for work in progress; never set it in CI).
+ *  - simd: on seeded random data (normal, outliers, zeros, huge, tiny, Inf, NaN, random bit
+ *    patterns, unaligned buffers) every SIMD level gives the scalar path's bytes and floats.
+ *    A failure prints its seed; GGUF_QUANT_SEED=N reruns with that seed.
+ *  - roundtrip: dequantize(quantize(x)) of Gaussian data stays below a relative RMS error
+ *    bound per type (the bounds are about 1.2x what ggml's own quantizers reach).
+ *  - f16/bf16 conversions against independent definitions; plain types by value; argument
+ *    errors.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+
+#include <libgguf/gguf.h>
+#include "libgguf/quant/api.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifndef GGUF_TEST_SRCDIR
+#error "GGUF_TEST_SRCDIR must name the top source directory"
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helpers                                                                                     */
+
+/* Reads a file of the source tree; the bytes are followed by a NUL (not counted in *len). */
+static void *read_file(const char *rel, size_t *len) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", GGUF_TEST_SRCDIR, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap + 1);
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, (cap *= 2) + 1);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s ? s : 0x9E3779B97F4A7C15u; }
+static uint32_t rng_u32(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+static float rng_unit(void) { return (float)(rng_u32() & 0xffffff) / 16777216.0f; }
+static float rng_gauss(void) {
+    float u = rng_unit() + 1e-7f, v = rng_unit();
+    return sqrtf(-2 * logf(u)) * cosf(6.2831853f * v);
+}
+static float bits_to_float(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* ck_assert_msg for hot loops: asserts only on failure. */
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond))                                                                           \
+            ck_abort_msg(__VA_ARGS__);                                                         \
+    } while (0)
+
+/* Index of the first differing byte / float (bitwise), or -1. Check's assertions record
+ * every passing call, so hot loops compare with these and assert once. */
+static int64_t diff_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return (int64_t)i;
+    return -1;
+}
+static int64_t diff_floats(const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (float_bits(a[i]) != float_bits(b[i]))
+            return i;
+    return -1;
+}
+
+enum { KIND_COUNT = 10 };
+
+/* Fills x with data of a kind that exercises one corner of the quantizers. */
+static void fill(float *x, int64_t n, int kind) {
+    for (int64_t i = 0; i < n; i++) {
+        float g = rng_gauss();
+        switch (kind) {
+        case 0: x[i] = g; break;
+        case 1: x[i] = rng_u32() % 50 == 0 ? 100.f * g : g; break;      /* outliers */
+        case 2: /* zero groups (either sign of zero), constant blocks */
+            x[i] = (i / 16) % 3 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : (i / 32) % 5 == 0 ? 1.5f : g;
+            break;
+        case 3: x[i] = g * 1e-30f; break;                                /* subnormal f16 scales */
+        case 4: x[i] = g * 1e30f; break;                                 /* f16 overflow */
+        case 5: x[i] = rng_u32() % 8 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : fabsf(g); break;
+        case 6: x[i] = (float)(int)(4 * g); break;                       /* rounding ties */
+        case 7: x[i] = rng_u32() % 64 == 0 ? (rng_u32() & 1 ? INFINITY : NAN) : g; break;
+        case 8: x[i] = bits_to_float(rng_u32() << 1 ^ rng_u32()); break; /* any bits, NaNs too */
+        default: x[i] = 65504.f * 2 * g; break;
+        }
+    }
+}
+
+static const char *name_of(uint32_t dtype) {
+    const char *n = gguf_dtype_name(dtype);
+    return n ? n : "?";
+}
+
+/* GGUF_QUANT_TYPES filter (case-insensitive names, comma-separated). */
+static bool type_selected(const char *name) {
+    const char *only = getenv("GGUF_QUANT_TYPES");
+    if (!only || !*only)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncasecmp(p, name, l) == 0)
+            return true;
+        p += l + (e != NULL);
+    }
+    return false;
+}
+
+/* Relative RMS error bounds of the round trip on Gaussian data, per type (0: no bound, the
+ * type is not quantizable). */
+static const double rms_bound[GGUF_DTYPE_COUNT] = {
+    [GGUF_DTYPE_F32] = 1e-30,   [GGUF_DTYPE_F16] = 0.0003,    [GGUF_DTYPE_BF16] = 0.0025,
+    [GGUF_DTYPE_Q4_0] = 0.10,   [GGUF_DTYPE_Q4_1] = 0.095,    [GGUF_DTYPE_Q5_0] = 0.05,
+    [GGUF_DTYPE_Q5_1] = 0.046,  [GGUF_DTYPE_Q8_0] = 0.0065,   [GGUF_DTYPE_Q8_1] = 0.0065,
+    [GGUF_DTYPE_Q2_K] = 0.36,   [GGUF_DTYPE_Q3_K] = 0.18,     [GGUF_DTYPE_Q4_K] = 0.085,
+    [GGUF_DTYPE_Q5_K] = 0.044,  [GGUF_DTYPE_Q6_K] = 0.022,    [GGUF_DTYPE_Q8_K] = 0.0085,
+    [GGUF_DTYPE_IQ2_XXS] = 0.41, [GGUF_DTYPE_IQ2_XS] = 0.36,  [GGUF_DTYPE_IQ3_XXS] = 0.26,
+    [GGUF_DTYPE_IQ1_S] = 0.58,  [GGUF_DTYPE_IQ4_NL] = 0.092,  [GGUF_DTYPE_IQ3_S] = 0.20,
+    [GGUF_DTYPE_IQ2_S] = 0.32,  [GGUF_DTYPE_IQ4_XS] = 0.092,  [GGUF_DTYPE_IQ1_M] = 0.69,
+    [GGUF_DTYPE_TQ1_0] = 0.97,  [GGUF_DTYPE_TQ2_0] = 0.97,    [GGUF_DTYPE_MXFP4] = 0.14,
+    [GGUF_DTYPE_NVFP4] = 0.115, [GGUF_DTYPE_Q1_0] = 0.73,     [GGUF_DTYPE_Q2_0] = 0.86,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Golden vectors                                                                              */
+
+typedef struct vec_entry {
+    char name[32];
+    uint32_t id;
+    uint32_t block_elems;
+    size_t qbytes;
+    bool imatrix;
+} vec_entry;
+
+static vec_entry entries[64];
+static int n_entries;
+static float *vec_input, *vec_imatrix;
+static size_t vec_input_len, vec_imatrix_len;
+static int64_t vec_rows = 32, vec_cols = 512;
+static const char *load_error;
+
+static void load_vectors(void) {
+    size_t len;
+    char *index = read_file("golden/vectors/INDEX.tsv", &len);
+    vec_input = read_file("golden/vectors/input.f32", &vec_input_len);
+    vec_imatrix = read_file("golden/vectors/imatrix.f32", &vec_imatrix_len);
+    if (!index || !vec_input || !vec_imatrix) {
+        load_error = "golden/vectors/{INDEX.tsv,input.f32,imatrix.f32} are missing";
+        free(index);
+        return;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(index, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        long long r, c;
+        if (sscanf(line, "# input.f32: %lld rows x %lld columns", &r, &c) == 2) {
+            vec_rows = r;
+            vec_cols = c;
+            continue;
+        }
+        if (line[0] == '#' || strncmp(line, "type\t", 5) == 0)
+            continue;
+        vec_entry e;
+        unsigned id, be;
+        unsigned long long qb;
+        char im[8];
+        if (sscanf(line, "%31s %u %u %llu %7s", e.name, &id, &be, &qb, im) != 5 ||
+            n_entries == (int)(sizeof entries / sizeof entries[0])) {
+            load_error = "golden/vectors/INDEX.tsv: malformed line";
+            break;
+        }
+        e.id = id;
+        e.block_elems = be;
+        e.qbytes = (size_t)qb;
+        e.imatrix = strcmp(im, "yes") == 0;
+        entries[n_entries++] = e;
+    }
+    free(index);
+    if ((size_t)(vec_rows * vec_cols) * 4 != vec_input_len ||
+        (size_t)vec_cols * 4 != vec_imatrix_len)
+        load_error = "golden/vectors: input.f32 or imatrix.f32 does not match INDEX.tsv's shape";
+}
+
+START_TEST(test_golden) {
+    ck_assert_msg(load_error == NULL, "%s", load_error);
+    ck_assert_int_gt(n_entries, 0);
+    const vec_entry *e = &entries[_i];
+    if (!type_selected(e->name))
+        return;
+    ck_assert_msg(gguf_quant_can_dequantize(e->id), "%s: no dequantize kernel", e->name);
+    ck_assert_msg(gguf_quant_can_quantize(e->id), "%s: no quantize kernel", e->name);
+    ck_assert_uint_eq(gguf_dtype_block_elems(e->id), e->block_elems);
+    ck_assert_uint_eq(gguf_quant_row_size(e->id, vec_cols) * (size_t)vec_rows, e->qbytes);
+
+    char rel[128];
+    size_t qlen, dqlen;
+    snprintf(rel, sizeof rel, "golden/vectors/%s.q", e->name);
+    uint8_t *want_q = read_file(rel, &qlen);
+    snprintf(rel, sizeof rel, "golden/vectors/%s.dq.f32", e->name);
+    float *want_dq = read_file(rel, &dqlen);
+    ck_assert_msg(want_q && want_dq, "%s: golden files missing", e->name);
+    ck_assert_uint_eq(qlen, e->qbytes);
+    ck_assert_uint_eq(dqlen, vec_input_len);
+
+    int64_t n = vec_rows * vec_cols;
+    uint8_t *q = malloc(qlen);
+    float *dq = malloc(dqlen);
+    int top = gguf_quant_simd_supported();
+    for (int level = 0; level <= top; level++) {
+        gguf_quant_set_simd(level);
+        gguf_error err = {0};
+        memset(q, 0xA5, qlen);
+        int rc = gguf_quant_quantize(q, qlen, e->id, vec_input, vec_rows, vec_cols,
+                                     e->imatrix ? vec_imatrix : NULL, &err);
+        ck_assert_msg(rc == 0, "%s: quantize failed: %s", e->name, err.message);
+        int64_t i = diff_bytes(q, want_q, qlen);
+        ck_assert_msg(i < 0,
+                      "%s (%s): quantized byte %lld (block %lld) is %02x, ggml wrote %02x",
+                      e->name, gguf_quant_simd_name(level), (long long)i,
+                      (long long)(i / gguf_dtype_block_bytes(e->id)), q[i < 0 ? 0 : i],
+                      want_q[i < 0 ? 0 : i]);
+        rc = gguf_quant_dequantize(dq, e->id, want_q, qlen, n, &err);
+        ck_assert_msg(rc == 0, "%s: dequantize failed: %s", e->name, err.message);
+        i = diff_floats(dq, want_dq, n);
+        ck_assert_msg(i < 0, "%s (%s): dequantized element %lld is %a, ggml gave %a", e->name,
+                      gguf_quant_simd_name(level), (long long)i, dq[i < 0 ? 0 : i],
+                      want_dq[i < 0 ? 0 : i]);
+    }
+    gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+    free(q);
+    free(dq);
+    free(want_q);
+    free(want_dq);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* SIMD against scalar                                                                         */
+
+static uint64_t base_seed(void) {
+    const char *s = getenv("GGUF_QUANT_SEED");
+    return s ? strtoull(s, NULL, 0) : 20240601;
+}
+
+START_TEST(test_simd_matches_scalar) {
+    uint32_t dtype = (uint32_t)_i;
+    if (!gguf_quant_can_dequantize(dtype))
+        return;
+    int top = gguf_quant_simd_supported();
+    if (top == 0)
+        return;
+    uint32_t be = gguf_dtype_block_elems(dtype), bb = gguf_dtype_block_bytes(dtype);
+    bool can_q = gguf_quant_can_quantize(dtype);
+    bool need_im = gguf_quant_needs_imatrix(dtype);
+    /* super-block types are few blocks per trial: the i-quant searches are slow */
+    int trials = be >= 256 ? 2 * KIND_COUNT : 3 * KIND_COUNT;
+    for (int trial = 0; trial < trials; trial++) {
+        uint64_t seed = base_seed() * 1000003u + dtype * 1009u + (uint64_t)trial;
+        rng_seed(seed);
+        int kind = trial % KIND_COUNT;
+        int64_t per = be == 1 ? 1 + rng_u32() % 300
+                              : (int64_t)be * (1 + rng_u32() % (be >= 256 ? 2 : 9));
+        int64_t rows = 1 + rng_u32() % (be >= 256 ? 2 : 3), n = rows * per;
+        size_t qsize = gguf_quant_row_size(dtype, per) * (size_t)rows;
+        ck_assert_uint_eq(qsize, (size_t)(n / be) * bb);
+        /* one extra unit everywhere so that the data can sit at odd addresses */
+        float *xbuf = malloc((size_t)(n + 1) * 4), *im = malloc((size_t)per * 4);
+        uint8_t *q0 = malloc(qsize + 3), *q1 = malloc(qsize + 3);
+        float *d0 = malloc((size_t)(n + 1) * 4), *d1 = malloc((size_t)(n + 1) * 4);
+        int off = trial % 4;
+        float *x = (float *)(void *)((char *)xbuf + (trial & 1 ? 0 : 4));
+        fill(x, n, kind);
+        for (int64_t i = 0; i < per; i++)
+            im[i] = rng_u32() % 16 == 0 ? 0.f : 10 * rng_unit();
+        bool use_im = need_im || trial % 3 == 1;
+        gguf_error err = {0};
+        /* the scalar path's results: quantized bytes, their floats, random bytes' floats */
+        gguf_quant_set_simd(0);
+        if (can_q) {
+            memset(q0, 0x5A, qsize + 3);
+            ck_assert_int_eq(gguf_quant_quantize(q0 + off, qsize, dtype, x, rows, per,
+                                                 use_im ? im : NULL, &err), 0);
+        } else {
+            for (size_t i = 0; i < qsize; i++)
+                q0[off + i] = (uint8_t)rng_u32();
+        }
+        uint8_t *r0 = malloc(qsize + 3);
+        for (size_t i = 0; i < qsize; i++)
+            r0[off + i] = (uint8_t)rng_u32();
+        float *y0 = d0 + (trial & 1), *y1 = d1 + (trial & 1);
+        float *z0 = malloc((size_t)n * 4);
+        ck_assert_int_eq(gguf_quant_dequantize(y0, dtype, q0 + off, qsize, n, &err), 0);
+        ck_assert_int_eq(gguf_quant_dequantize(z0, dtype, r0 + off, qsize, n, &err), 0);
+        for (int level = 1; level <= top; level++) {
+            gguf_quant_set_simd(level);
+            if (can_q) {
+                memset(q1, 0xA5, qsize + 3);
+                ck_assert_int_eq(gguf_quant_quantize(q1 + off, qsize, dtype, x, rows, per,
+                                                     use_im ? im : NULL, &err), 0);
+                int64_t i = diff_bytes(q0 + off, q1 + off, qsize);
+                ck_assert_msg(i < 0,
+                              "%s %s, seed %llu (kind %d, %lld x %lld, imatrix %d): "
+                              "byte %lld is %02x, scalar wrote %02x",
+                              name_of(dtype), gguf_quant_simd_name(level),
+                              (unsigned long long)seed, kind, (long long)rows, (long long)per,
+                              use_im, (long long)i, q1[off + (i < 0 ? 0 : i)],
+                              q0[off + (i < 0 ? 0 : i)]);
+            }
+            /* dequantize the scalar bytes, then random bytes (any scale, NaN and Inf) */
+            for (int pass = 0; pass < 2; pass++) {
+                const float *want = pass ? z0 : y0;
+                ck_assert_int_eq(gguf_quant_dequantize(y1, dtype, (pass ? r0 : q0) + off, qsize,
+                                                       n, &err), 0);
+                int64_t i = diff_floats(want, y1, n);
+                ck_assert_msg(i < 0,
+                              "%s %s, seed %llu (pass %d): element %lld is %a, scalar gave %a",
+                              name_of(dtype), gguf_quant_simd_name(level),
+                              (unsigned long long)seed, pass, (long long)i, y1[i < 0 ? 0 : i],
+                              want[i < 0 ? 0 : i]);
+            }
+        }
+        free(r0);
+        free(z0);
+        free(xbuf);
+        free(im);
+        free(q0);
+        free(q1);
+        free(d0);
+        free(d1);
+    }
+    gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* Round trip                                                                                  */
+
+START_TEST(test_roundtrip_rms) {
+    uint32_t dtype = (uint32_t)_i;
+    if (!gguf_quant_can_quantize(dtype) || !type_selected(name_of(dtype)))
+        return;
+    ck_assert_msg(rms_bound[dtype] > 0, "%s: no error bound stated in the test",
+                  name_of(dtype));
+    const int64_t rows = 16, per = 1024, n = rows * per;
+    float *x = malloc(n * 4), *y = malloc(n * 4), *im = malloc(per * 4);
+    size_t qsize = gguf_quant_row_size(dtype, per) * rows;
+    uint8_t *q = malloc(qsize);
+    rng_seed(42);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = rng_gauss();
+    for (int64_t i = 0; i < per; i++)
+        im[i] = 1.0f;
+    for (int use_im = 0; use_im < 2; use_im++) {
+        if (!use_im && gguf_quant_needs_imatrix(dtype))
+            continue;
+        gguf_error err = {0};
+        ck_assert_int_eq(gguf_quant_quantize(q, qsize, dtype, x, rows, per, use_im ? im : NULL,
+                                             &err), 0);
+        ck_assert_int_eq(gguf_quant_dequantize(y, dtype, q, qsize, n, &err), 0);
+        double e2 = 0, s2 = 0;
+        for (int64_t i = 0; i < n; i++) {
+            e2 += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
+            s2 += (double)x[i] * x[i];
+        }
+        double rel = sqrt(e2 / s2);
+        ck_assert_msg(rel <= rms_bound[dtype] || (dtype == GGUF_DTYPE_F32 && rel == 0),
+                      "%s (imatrix %d): relative RMS error %.5f above the bound %.5f",
+                      name_of(dtype), use_im, rel, rms_bound[dtype]);
+    }
+    free(x);
+    free(y);
+    free(im);
+    free(q);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* F16 and BF16                                                                                */
+
+/* IEEE half -> double by the definition. */
+static double half_value(uint16_t h) {
+    int sign = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+    return sign ? -v : v;
+}
+
+START_TEST(test_f16_all_halves) {
+    static uint16_t h[65536];
+    static float y[65536], ys[65536];
+    for (int i = 0; i < 65536; i++)
+        h[i] = (uint16_t)i;
+    gguf_quant_set_simd(0);
+    ck_assert_int_eq(gguf_quant_dequantize(ys, GGUF_DTYPE_F16, h, sizeof h, 65536, NULL), 0);
+    for (int i = 0; i < 65536; i++) {
+        int e = (i >> 10) & 31, m = i & 1023;
+        uint32_t u = float_bits(ys[i]);
+        if (e == 31 && m) /* NaN: sign and payload kept, made quiet */
+            CHECK(u == (((uint32_t)(i & 0x8000) << 16) | 0x7fc00000u | (uint32_t)m << 13),
+                          "half %04x -> %08x", i, u);
+        else if (e == 31)
+            CHECK(isinf(ys[i]) && (signbit(ys[i]) != 0) == (i >> 15), "half %04x -> %a", i, ys[i]);
+        else
+            CHECK((double)ys[i] == half_value((uint16_t)i) &&
+                              (signbit(ys[i]) != 0) == (i >> 15),
+                          "half %04x -> %a", i, ys[i]);
+    }
+    /* and back: every half survives the round trip (NaNs become the canonical 0x7E00) */
+    static uint16_t back[65536];
+    for (int level = 0; level <= gguf_quant_simd_supported(); level++) {
+        gguf_quant_set_simd(level);
+        ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_F16, h, sizeof h, 65536, NULL), 0);
+        ck_assert_msg(memcmp(y, ys, sizeof y) == 0, "%s differs", gguf_quant_simd_name(level));
+        ck_assert_int_eq(gguf_quant_quantize(back, sizeof back, GGUF_DTYPE_F16, y, 1, 65536,
+                                             NULL, NULL), 0);
+        for (int i = 0; i < 65536; i++) {
+            bool nan = ((i >> 10) & 31) == 31 && (i & 1023);
+            uint16_t want = nan ? (uint16_t)((i & 0x8000) | 0x7E00) : (uint16_t)i;
+            CHECK(back[i] == want, "%s: half %04x came back as %04x",
+                          gguf_quant_simd_name(level), i, back[i]);
+        }
+    }
+    gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+}
+END_TEST
+
+/* float -> half by the definition: round to nearest even, overflow to Inf. */
+static uint16_t half_of(float f) {
+    uint32_t u = float_bits(f);
+    uint16_t sign = (uint16_t)(u >> 16 & 0x8000);
+    if (isnan(f))
+        return sign | 0x7E00;
+    double a = fabs((double)f);
+    if (a >= 65520.0)
+        return sign | 0x7C00;
+    /* the representable neighbours in units of 2^-24 */
+    int e;
+    frexp(a, &e); /* a = m * 2^e, 0.5 <= m < 1 */
+    int shift = e - 11 < -24 ? -24 : e - 11;
+    double unit = ldexp(1, shift);
+    double q = a / unit, fl = floor(q);
+    double r = q - fl > 0.5 || (q - fl == 0.5 && fmod(fl, 2) == 1) ? fl + 1 : fl;
+    double v = r * unit;
+    /* encode v */
+    uint16_t bits;
+    if (v < ldexp(1, -14))
+        bits = (uint16_t)(v / ldexp(1, -24));
+    else {
+        int ve;
+        double vm = frexp(v, &ve);
+        bits = (uint16_t)((ve - 1 + 15) << 10 | (int)((vm * 2 - 1) * 1024));
+    }
+    return sign | bits;
+}
+
+START_TEST(test_f16_from_float) {
+    enum { N = 1 << 20 };
+    float *x = malloc(N * 4);
+    uint16_t *h = malloc(N * 2);
+    rng_seed(base_seed() + 7);
+    for (int i = 0; i < N; i++) {
+        /* all exponents near the half range, both signs, every rounding case */
+        uint32_t u = rng_u32() & 0x807fffffu;
+        u |= (uint32_t)(96 + rng_u32() % 64) << 23;
+        if (i % 64 == 0)
+            u = rng_u32() << 1 ^ rng_u32(); /* anything, NaNs included */
+        x[i] = bits_to_float(u);
+    }
+    float special[] = {0.f, -0.f, 65504.f, 65519.99f, 65520.f, -65520.f, 1e-8f, 2.98e-8f,
+                       5.96e-8f, 6.1035e-5f, INFINITY, -INFINITY, NAN, -NAN};
+    memcpy(x, special, sizeof special);
+    for (int level = 0; level <= gguf_quant_simd_supported(); level++) {
+        gguf_quant_set_simd(level);
+        ck_assert_int_eq(gguf_quant_quantize(h, N * 2, GGUF_DTYPE_F16, x, 1, N, NULL, NULL), 0);
+        for (int i = 0; i < N; i++)
+            CHECK(h[i] == half_of(x[i]), "%s: %a (%08x) -> %04x, want %04x",
+                          gguf_quant_simd_name(level), x[i], float_bits(x[i]), h[i],
+                          half_of(x[i]));
+    }
+    gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+    free(x);
+    free(h);
+}
+END_TEST
+
+START_TEST(test_bf16) {
+    enum { N = 1 << 20 };
+    float *x = malloc(N * 4), *y = malloc(N * 4);
+    uint16_t *b = malloc(N * 2);
+    rng_seed(base_seed() + 11);
+    for (int i = 0; i < N; i++)
+        x[i] = bits_to_float(rng_u32() << 1 ^ rng_u32());
+    x[0] = bits_to_float(0x3f808000u); /* tie, even: stays */
+    x[1] = bits_to_float(0x3f818000u); /* tie, odd: rounds up */
+    x[2] = bits_to_float(0x7f7fffffu); /* FLT_MAX rounds to Inf */
+    x[3] = bits_to_float(0x7f800001u); /* signalling NaN becomes quiet */
+    for (int level = 0; level <= gguf_quant_simd_supported(); level++) {
+        gguf_quant_set_simd(level);
+        ck_assert_int_eq(gguf_quant_quantize(b, N * 2, GGUF_DTYPE_BF16, x, 1, N, NULL, NULL), 0);
+        for (int i = 0; i < N; i++) {
+            uint32_t u = float_bits(x[i]);
+            uint16_t want = (u & 0x7fffffff) > 0x7f800000
+                                ? (uint16_t)(u >> 16 | 0x40)
+                                : (uint16_t)((u + 0x7fff + (u >> 16 & 1)) >> 16);
+            CHECK(b[i] == want, "%s: %08x -> %04x, want %04x",
+                          gguf_quant_simd_name(level), u, b[i], want);
+        }
+        ck_assert_uint_eq(b[0], 0x3f80);
+        ck_assert_uint_eq(b[1], 0x3f82);
+        ck_assert_uint_eq(b[2], 0x7f80);
+        ck_assert_uint_eq(b[3], 0x7fc0);
+        ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_BF16, b, N * 2, N, NULL), 0);
+        for (int i = 0; i < N; i++)
+            CHECK(float_bits(y[i]) == (uint32_t)b[i] << 16, "bf16 %04x -> %a", b[i], y[i]);
+    }
+    gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+    free(x);
+    free(y);
+    free(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plain types                                                                                 */
+
+START_TEST(test_plain_types) {
+    float y[8];
+    int8_t i8[4] = {-128, -1, 0, 127};
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_I8, i8, sizeof i8, 4, NULL), 0);
+    ck_assert(y[0] == -128.f && y[1] == -1.f && y[2] == 0.f && y[3] == 127.f);
+
+    uint8_t i16[6] = {0x00, 0x80, 0xff, 0xff, 0x39, 0x30}; /* -32768, -1, 12345 */
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_I16, i16, sizeof i16, 3, NULL), 0);
+    ck_assert(y[0] == -32768.f && y[1] == -1.f && y[2] == 12345.f);
+
+    uint8_t i32[8] = {0xff, 0xff, 0xff, 0x7f, 0x01, 0x00, 0x00, 0x01}; /* 2^31-1, 2^24+1 */
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_I32, i32, sizeof i32, 2, NULL), 0);
+    ck_assert(y[0] == 2147483648.f && y[1] == 16777216.f); /* nearest, ties to even */
+
+    uint8_t i64[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* -1 */
+                       0, 0, 0, 0, 0, 0, 0, 0x80};                   /* INT64_MIN */
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_I64, i64, sizeof i64, 2, NULL), 0);
+    ck_assert(y[0] == -1.f && y[1] == -9223372036854775808.f);
+
+    double f64[4] = {1.0 / 3, 1e300, -1e-300, -2.5};
+    uint8_t f64le[32];
+    for (int i = 0; i < 4; i++) {
+        uint64_t u;
+        memcpy(&u, &f64[i], 8);
+        for (int k = 0; k < 8; k++)
+            f64le[8 * i + k] = (uint8_t)(u >> (8 * k));
+    }
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_F64, f64le, sizeof f64le, 4, NULL), 0);
+    ck_assert(y[0] == (float)(1.0 / 3) && isinf(y[1]) && y[2] == 0.f && signbit(y[2]) &&
+              y[3] == -2.5f);
+
+    float x[3] = {1.5f, -0.f, NAN}, z[3];
+    uint8_t raw[12];
+    ck_assert_int_eq(gguf_quant_quantize(raw, sizeof raw, GGUF_DTYPE_F32, x, 1, 3, NULL, NULL),
+                     0);
+    ck_assert_int_eq(gguf_quant_dequantize(z, GGUF_DTYPE_F32, raw, sizeof raw, 3, NULL), 0);
+    ck_assert(memcmp(x, z, sizeof x) == 0);
+
+    /* integer types and F64 cannot be quantized, like in ggml */
+    ck_assert(!gguf_quant_can_quantize(GGUF_DTYPE_I8));
+    ck_assert(!gguf_quant_can_quantize(GGUF_DTYPE_I64));
+    ck_assert(!gguf_quant_can_quantize(GGUF_DTYPE_F64));
+    ck_assert(gguf_quant_can_dequantize(GGUF_DTYPE_F64));
+}
+END_TEST
+
+/* Every type ggml defines can be dequantized; the ones ggml_quantize_chunk supports can be
+ * quantized; exactly IQ2_XXS, IQ2_XS and IQ1_S need an imatrix. */
+START_TEST(test_coverage) {
+    for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++) {
+        if (!gguf_dtype_name(t)) {
+            ck_assert(!gguf_quant_can_dequantize(t) && !gguf_quant_can_quantize(t));
+            continue;
+        }
+        if (!type_selected(name_of(t)))
+            continue;
+        ck_assert_msg(gguf_quant_can_dequantize(t), "%s cannot be dequantized", name_of(t));
+        bool plain = t == GGUF_DTYPE_I8 || t == GGUF_DTYPE_I16 || t == GGUF_DTYPE_I32 ||
+                     t == GGUF_DTYPE_I64 || t == GGUF_DTYPE_F64;
+        ck_assert_msg(gguf_quant_can_quantize(t) == !plain, "%s: can_quantize %d", name_of(t),
+                      gguf_quant_can_quantize(t));
+        bool need = t == GGUF_DTYPE_IQ2_XXS || t == GGUF_DTYPE_IQ2_XS || t == GGUF_DTYPE_IQ1_S;
+        ck_assert_msg(gguf_quant_needs_imatrix(t) == need, "%s: needs_imatrix", name_of(t));
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* Argument errors                                                                             */
+
+START_TEST(test_errors) {
+    float x[512] = {0}, y[512];
+    uint8_t q[1024];
+    gguf_error err;
+
+    ck_assert_uint_eq(gguf_quant_row_size(GGUF_DTYPE_Q4_K, 512), 288);
+    ck_assert_uint_eq(gguf_quant_row_size(GGUF_DTYPE_Q4_K, 100), 0);
+    ck_assert_uint_eq(gguf_quant_row_size(GGUF_DTYPE_Q4_0, -32), 0);
+    ck_assert_uint_eq(gguf_quant_row_size(4, 32), 0);
+    ck_assert_uint_eq(gguf_quant_row_size(GGUF_DTYPE_COUNT, 32), 0);
+    ck_assert_uint_eq(gguf_quant_row_size(GGUF_DTYPE_F32, 3), 12);
+
+    /* unknown and removed ids */
+    uint32_t bad_types[] = {4, 5, 31, 33, 36, 38, GGUF_DTYPE_COUNT, 1000};
+    for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++) {
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, bad_types[i], x, 1, 32, NULL, &err),
+                         GGUF_EUNSUPPORTED);
+        ck_assert_int_eq(err.code, GGUF_EUNSUPPORTED);
+        ck_assert(strstr(err.message, "cannot be quantized") != NULL);
+        ck_assert_int_eq(gguf_quant_dequantize(y, bad_types[i], q, sizeof q, 32, NULL),
+                         GGUF_EUNSUPPORTED);
+        ck_assert(!gguf_quant_can_quantize(bad_types[i]));
+        ck_assert(!gguf_quant_can_dequantize(bad_types[i]));
+        ck_assert(!gguf_quant_needs_imatrix(bad_types[i]));
+    }
+    ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_I32, x, 1, 32, NULL, NULL),
+                     GGUF_EUNSUPPORTED);
+
+    /* shapes */
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_Q4_K, x, 1, 100, NULL, &err),
+                     GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "not a multiple") != NULL, "%s", err.message);
+    ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_Q4_0, x, -1, 32, NULL, NULL),
+                     GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_Q4_0, x, 1, -32, NULL, NULL),
+                     GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_Q4_0, x, INT64_MAX / 16,
+                                         1024, NULL, NULL),
+                     GGUF_ELIMIT);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_Q4_0, q, sizeof q, 33, NULL),
+                     GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_Q4_0, q, sizeof q, -32, NULL),
+                     GGUF_EINVAL);
+
+    /* buffer sizes: a failed call leaves the output untouched */
+    memset(q, 0xEE, sizeof q);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(gguf_quant_quantize(q, 287, GGUF_DTYPE_Q4_K, x, 1, 512, NULL, &err),
+                     GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "need 288 bytes") != NULL, "%s", err.message);
+    for (size_t i = 0; i < sizeof q; i++)
+        CHECK(q[i] == 0xEE, "byte %zu written", i);
+    ck_assert_int_eq(gguf_quant_quantize(q, 288, GGUF_DTYPE_Q4_K, x, 1, 512, NULL, NULL), 0);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_Q4_K, q, 287, 512, NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_Q4_K, q, 288, 512, NULL), 0);
+
+    /* nothing to do is fine, even without buffers */
+    ck_assert_int_eq(gguf_quant_quantize(NULL, 0, GGUF_DTYPE_Q4_K, NULL, 0, 512, NULL, NULL), 0);
+    ck_assert_int_eq(gguf_quant_quantize(NULL, 0, GGUF_DTYPE_Q4_K, NULL, 5, 0, NULL, NULL), 0);
+    ck_assert_int_eq(gguf_quant_dequantize(NULL, GGUF_DTYPE_Q4_K, NULL, 0, 0, NULL), 0);
+    ck_assert_int_eq(gguf_quant_quantize(NULL, 288, GGUF_DTYPE_Q4_K, x, 1, 512, NULL, NULL),
+                     GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_Q4_K, NULL, 288, 512, NULL),
+                     GGUF_EINVAL);
+
+    /* the first error wins */
+    memset(&err, 0, sizeof err);
+    gguf_quant_quantize(q, 1, GGUF_DTYPE_Q8_0, x, 1, 32, NULL, &err);
+    gguf_quant_quantize(q, sizeof q, 4, x, 1, 32, NULL, &err);
+    ck_assert_int_eq(err.code, GGUF_EINVAL);
+
+    /* a required importance matrix */
+    if (gguf_quant_can_quantize(GGUF_DTYPE_IQ2_XXS)) {
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(gguf_quant_quantize(q, sizeof q, GGUF_DTYPE_IQ2_XXS, x, 1, 256, NULL,
+                                             &err),
+                         GGUF_EINVAL);
+        ck_assert(strstr(err.message, "importance matrix") != NULL);
+    }
+
+    /* SIMD selection */
+    int top = gguf_quant_simd_supported();
+    ck_assert_int_eq(gguf_quant_set_simd(0), 0);
+    ck_assert_int_eq(gguf_quant_simd(), 0);
+    ck_assert_int_eq(gguf_quant_set_simd(99), top);
+    ck_assert_int_eq(gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO), top);
+    ck_assert_str_eq(gguf_quant_simd_name(0), "scalar");
+    ck_assert_ptr_null(gguf_quant_simd_name(4));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+
+static Suite *quant_suite(void) {
+    Suite *s = suite_create("quant");
+    TCase *tc = tcase_create("golden");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_golden, 0, n_entries > 0 ? n_entries : 1);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("simd");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_simd_matches_scalar, 0, GGUF_DTYPE_COUNT);
+    tcase_add_test(tc, test_f16_all_halves);
+    tcase_add_test(tc, test_f16_from_float);
+    tcase_add_test(tc, test_bf16);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("roundtrip");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_roundtrip_rms, 0, GGUF_DTYPE_COUNT);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("api");
+    tcase_add_test(tc, test_plain_types);
+    tcase_add_test(tc, test_coverage);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    load_vectors();
+    printf("quant: SIMD levels tested: scalar..%s\n",
+           gguf_quant_simd_name(gguf_quant_simd_supported()));
+    SRunner *sr = srunner_create(quant_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    free(vec_input);
+    free(vec_imatrix);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
