@@ -69,7 +69,7 @@ grep -q "read-only" "$TMP/err" && ok || fail "read-only file"
 chmod 644 "$M"
 cmp -s "$M" "$TMP/before.gguf" && ok || fail "read-only file changed"
 # a full disk (a file size limit): clean error, nothing changed, nothing left behind
-(ulimit -f 1; trap '' XFSZ; "$EDIT" set --no-in-place "$M" general.name "$(printf '%0600d' 0)") 2>"$TMP/err"
+(ulimit -f 1; trap '' XFSZ; "$EDIT" set --no-in-place "$M" general.name "$(printf '%04000d' 0)") 2>"$TMP/err"
 [ $? -eq 1 ] && ok || fail "write past the file size limit did not fail cleanly"
 cmp -s "$M" "$TMP/before.gguf" && ok || fail "failed rewrite changed the file"
 [ "$(ls -A "$TMP" | grep -c '\.tmp-')" -eq 0 ] && ok || fail "temporary file left behind"
