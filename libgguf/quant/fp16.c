@@ -10,7 +10,8 @@
  *   b = (u + 0x7FFF + (u>>16 & 1)) >> 16   round to nearest even; NaN -> quiet (| 0x40)
  *
  * Both stored little-endian. The conversions are ggml's portable ones (quant.h); the SIMD
- * variants below give the same bits for all 2^16 halves and all 2^32 floats.
+ * variants below give the same bits for all 2^16 halves and all 2^32 floats (checked
+ * exhaustively once; tests/check_quant.c samples). F16 needs F16C, so it has no SSE4.1 path.
  */
 #include "quant.h"
 
@@ -144,6 +145,44 @@ GGUF__TARGET_AVX512 static void quant_f16_avx512(void *dst, const float *src, in
 
 /* ---- BF16: integer shifts and adds, exact by construction. ---- */
 
+GGUF__TARGET_SSE41 static void dequant_bf16_sse41(float *dst, const void *src, int64_t n) {
+    const uint8_t *p = src;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_unpacklo_epi16(_mm_setzero_si128(), h));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i + 4), _mm_unpackhi_epi16(_mm_setzero_si128(), h));
+    }
+    for (; i < n; i++)
+        dst[i] = gguf__bf16_to_float(gguf__ld16(p + 2 * i));
+}
+
+/* Four rounded bf16 values in the low 16 bits of each 32-bit lane. */
+GGUF__TARGET_SSE41 static inline __m128i f32x4_to_bf16_sse41(__m128i u) {
+    __m128i hi = _mm_srli_epi32(u, 16);
+    __m128i lsb = _mm_and_si128(hi, _mm_set1_epi32(1));
+    __m128i rounded = _mm_srli_epi32(_mm_add_epi32(u, _mm_add_epi32(_mm_set1_epi32(0x7fff), lsb)), 16);
+    __m128i quiet = _mm_or_si128(hi, _mm_set1_epi32(64));
+    __m128i abs = _mm_and_si128(u, _mm_set1_epi32(0x7fffffff));
+    __m128i isnan = _mm_cmpgt_epi32(abs, _mm_set1_epi32(0x7f800000));
+    return _mm_blendv_epi8(rounded, quiet, isnan);
+}
+
+GGUF__TARGET_SSE41 static void quant_bf16_sse41(void *dst, const float *src, int64_t nrows,
+                                                int64_t n_per_row, const float *imatrix) {
+    (void)imatrix;
+    uint8_t *q = dst;
+    int64_t n = nrows * n_per_row;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i a = f32x4_to_bf16_sse41(_mm_loadu_si128((const __m128i *)(const void *)(src + i)));
+        __m128i b = f32x4_to_bf16_sse41(_mm_loadu_si128((const __m128i *)(const void *)(src + i + 4)));
+        _mm_storeu_si128((__m128i *)(void *)(q + 2 * i), _mm_packus_epi32(a, b));
+    }
+    for (; i < n; i++)
+        gguf__st16(q + 2 * i, gguf__float_to_bf16(src[i]));
+}
+
 GGUF__TARGET_AVX2 static void dequant_bf16_avx2(float *dst, const void *src, int64_t n) {
     const uint8_t *p = src;
     int64_t i = 0;
@@ -240,8 +279,10 @@ const gguf__quant_kernels gguf__kernels_f16 = {
 const gguf__quant_kernels gguf__kernels_bf16 = {
     .dequant = dequant_bf16,
     .quant = quant_bf16,
-    .dequant_simd = {F16_SIMD(GGUF__SIMD_AVX2, dequant_bf16_avx2),
+    .dequant_simd = {F16_SIMD(GGUF__SIMD_SSE41, dequant_bf16_sse41),
+                     F16_SIMD(GGUF__SIMD_AVX2, dequant_bf16_avx2),
                      F16_SIMD(GGUF__SIMD_AVX512, dequant_bf16_avx512)},
-    .quant_simd = {F16_SIMD(GGUF__SIMD_AVX2, quant_bf16_avx2),
+    .quant_simd = {F16_SIMD(GGUF__SIMD_SSE41, quant_bf16_sse41),
+                   F16_SIMD(GGUF__SIMD_AVX2, quant_bf16_avx2),
                    F16_SIMD(GGUF__SIMD_AVX512, quant_bf16_avx512)},
 };

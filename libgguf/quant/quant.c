@@ -134,11 +134,14 @@ static const gguf__quant_kernels *const kernels[GGUF_DTYPE_COUNT] = {
 _Static_assert(sizeof kernels / sizeof kernels[0] == GGUF_DTYPE_COUNT,
                "one kernel slot per tensor type");
 
+/* The kernels of a type, or NULL. A type also needs its block shape in dtype.c. */
 static const gguf__quant_kernels *lookup(uint32_t dtype) {
     if (dtype >= GGUF_DTYPE_COUNT)
         return NULL;
     const gguf__quant_kernels *k = kernels[dtype];
-    return k && k->dequant ? k : NULL;
+    if (!k || !k->dequant || !gguf_dtype_block_elems(dtype) || !gguf_dtype_block_bytes(dtype))
+        return NULL;
+    return k;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -296,11 +299,15 @@ int gguf_quant_dequantize(float *dst, uint32_t dtype, const void *src, size_t sr
                           "blocks of %u",
                           n, type_name(dtype, buf), (unsigned)be);
     uint64_t need;
-    if (!gguf__mul_u64(&need, (uint64_t)n / be, bb) || need > src_size)
+    if (!gguf__mul_u64(&need, (uint64_t)n / be, bb))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "dequantize: %" PRId64 " elements of %s need more than the %zu "
-                          "bytes given",
-                          n, type_name(dtype, buf), src_size);
+                          "dequantize: %" PRId64 " elements of %s overflow the byte count", n,
+                          type_name(dtype, buf));
+    if (need > src_size)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "dequantize: %" PRId64 " elements of %s need %" PRIu64
+                          " bytes, %zu given",
+                          n, type_name(dtype, buf), need, src_size);
     if ((uint64_t)n > SIZE_MAX / sizeof(float))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "dequantize: %" PRId64 " floats do not fit in memory", n);

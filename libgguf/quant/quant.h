@@ -76,8 +76,10 @@ typedef struct gguf__quant_kernels {
     gguf__quant_fn quant_simd[GGUF__SIMD_COUNT];     /* [level]; [0] unused; NULL: none */
 } gguf__quant_kernels;
 
-/* x86 target attributes for the SIMD variants (no -m flags needed on the command line). */
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+/* x86-64 target attributes for the SIMD variants (no -m flags needed on the command line).
+ * Other machines, 32-bit x86 included, use the scalar code; so does a build with
+ * -DGGUF_QUANT_NO_SIMD. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GGUF_QUANT_NO_SIMD)
 #define GGUF__X86 1
 #define GGUF__TARGET_SSE41 __attribute__((target("sse4.1")))
 #define GGUF__TARGET_AVX2 __attribute__((target("avx2,f16c")))
