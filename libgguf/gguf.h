@@ -231,7 +231,8 @@ GGUF_API uint32_t gguf_value_type(const gguf_value *v);
 GGUF_API uint32_t gguf_value_elem_type(const gguf_value *v);
 GGUF_API uint64_t gguf_value_count(const gguf_value *v);
 
-/* Scalar getters: the value must have exactly that type (else GGUF_ETYPE). */
+/* Scalar getters: u64 takes any unsigned integer type (widened), i64 any signed one, f64 FLOAT32
+ * or FLOAT64; another type gives GGUF_ETYPE (BOOL is not an integer here). */
 GGUF_API int gguf_value_get_u64(uint64_t *out, const gguf_value *v, gguf_error *err);
 GGUF_API int gguf_value_get_i64(int64_t *out, const gguf_value *v, gguf_error *err);
 GGUF_API int gguf_value_get_f64(double *out, const gguf_value *v, gguf_error *err);

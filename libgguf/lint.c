@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GGML_MAX_STRING ((uint64_t)1 << 30)
@@ -122,6 +123,52 @@ static void lint_tensors(lint *l, const gguf_file *f) {
     }
 }
 
+/* Duplicates (a file opened leniently may have them; ggml refuses them): names sorted, then
+ * neighbours compared. */
+typedef struct named {
+    const char *s;
+    uint64_t len;
+    uint64_t offset;
+} named;
+
+static int cmp_named(const void *a, const void *b) {
+    const named *x = a, *y = b;
+    uint64_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, (size_t)n);
+    if (c != 0)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void lint_duplicates(lint *l, named *v, size_t n, const char *what) {
+    if (n < 2)
+        return;
+    qsort(v, n, sizeof *v, cmp_named);
+    char q[96];
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].len == v[i - 1].len && memcmp(v[i].s, v[i - 1].s, (size_t)v[i].len) == 0)
+            warn(l, v[i].offset, "%s '%s' appears more than once (ggml refuses duplicates)", what,
+                 gguf__quote(q, sizeof q, v[i].s, (size_t)v[i].len));
+    }
+}
+
+static int lint_names(lint *l, const gguf_file *f, gguf_error *err) {
+    size_t n = f->n_kv > f->n_tensors ? f->n_kv : f->n_tensors;
+    named *v = gguf__malloc((n ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < f->n_kv; i++)
+        v[i] = (named){f->kv[i].key, f->kv[i].key_len, f->kv[i].src_offset};
+    lint_duplicates(l, v, f->n_kv, "key");
+    for (size_t i = 0; i < f->n_tensors; i++)
+        v[i] = (named){f->tensors[i].name, f->tensors[i].name_len, f->tensors[i].info_offset};
+    lint_duplicates(l, v, f->n_tensors, "tensor");
+    gguf__free(v);
+    return 0;
+}
+
 int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {
     if (f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file");
@@ -139,5 +186,6 @@ int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_err
     }
     lint_kv(&l, f);
     lint_tensors(&l, f);
-    return l.count;
+    int rc = lint_names(&l, f, err);
+    return rc != 0 ? rc : l.count;
 }

@@ -352,18 +352,25 @@ static int check_layout(gguf_file *f, gguf_error *err) {
     for (size_t i = 0; i < f->n_tensors; i++)
         order[i] = &f->tensors[i];
     qsort(order, f->n_tensors, sizeof *order, cmp_by_offset);
+    /* walking by offset, each tensor must start at or after the furthest end so far; a tensor
+     * of zero bytes shares nothing, and one of unknown size is not checked */
     int rc = 0;
-    for (size_t i = 1; i < f->n_tensors && rc == 0; i++) {
-        const gguf__tensor *a = order[i - 1], *b = order[i];
-        if (a->nbytes == UINT64_MAX || a->offset + a->nbytes <= b->offset)
+    const gguf__tensor *last = NULL; /* the tensor that ends furthest so far */
+    for (size_t i = 0; i < f->n_tensors && rc == 0; i++) {
+        const gguf__tensor *b = order[i];
+        if (b->nbytes == 0 || b->nbytes == UINT64_MAX)
             continue;
-        char q2[QUOTE_MAX];
-        rc = gguf__fail(err, GGUF_ECORRUPT, b->info_offset,
-                        "tensor '%s' (offset %llu) overlaps tensor '%s' (offset %llu, %llu bytes)",
-                        gguf__quote(q, sizeof q, b->name, (size_t)b->name_len),
-                        (unsigned long long)b->offset,
-                        gguf__quote(q2, sizeof q2, a->name, (size_t)a->name_len),
-                        (unsigned long long)a->offset, (unsigned long long)a->nbytes);
+        if (last != NULL && b->offset < last->offset + last->nbytes) {
+            char q2[QUOTE_MAX];
+            rc = gguf__fail(err, GGUF_ECORRUPT, b->info_offset,
+                            "tensor '%s' (offset %llu) overlaps tensor '%s' (offset %llu, %llu bytes)",
+                            gguf__quote(q, sizeof q, b->name, (size_t)b->name_len),
+                            (unsigned long long)b->offset,
+                            gguf__quote(q2, sizeof q2, last->name, (size_t)last->name_len),
+                            (unsigned long long)last->offset, (unsigned long long)last->nbytes);
+        }
+        if (last == NULL || b->offset + b->nbytes > last->offset + last->nbytes)
+            last = b;
     }
     gguf__free(order);
     return rc;

@@ -126,7 +126,9 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
     if (version < 1 || version > 3)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "cannot write GGUF version %u",
                           version);
-    if (big && version < 3)
+    /* big-endian files exist from v3 on; an older big-endian file (which the reader accepts) is
+     * only written to reproduce itself */
+    if (big && version < 3 && !(f->big && version == f->version))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "big-endian files exist only from GGUF v3 on; write version 3");
     p->swap = big != f->big;
