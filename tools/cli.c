@@ -11,6 +11,9 @@ const char *cli_prog = "gguf-edit";
 
 void cli_report(const char *path, const gguf_error *err) {
     const char *msg = err->message[0] ? err->message : gguf_strerror(err->code);
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
+        msg += n + 2; /* the library's message names the file already */
     if (err->offset != GGUF_ERROR_NO_OFFSET)
         fprintf(stderr, "%s: %s: offset 0x%" PRIx64 ": %s\n", cli_prog, path, err->offset, msg);
     else

@@ -13,5 +13,6 @@ int cmd_hash(int argc, char **argv);
 int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_requant(int argc, char **argv);
 
 #endif
