@@ -474,6 +474,10 @@ static int open_temp(char **tmp_out, const char *path, gguf_error *err) {
     mode_t mode;
     if (stat(path, &st) == 0) {
         mode = st.st_mode & 07777;
+        /* keep the owner and group too, where we may (root, or a group we belong to) */
+        if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+            /* not allowed: the new file belongs to us, as any rewrite by us would */
+        }
     } else {
         mode_t mask = umask(022);
         umask(mask);

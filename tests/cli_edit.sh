@@ -85,6 +85,20 @@ ln -s "$M" "$TMP/link.gguf"
 expect_status 0 "$EDIT" set "$TMP/link.gguf" general.name "through a link that is long enough to force a rewrite"
 [ -L "$TMP/link.gguf" ] && ok || fail "the link was replaced"
 [ "$("$EDIT" get "$M" general.name)" = "through a link that is long enough to force a rewrite" ] && ok || fail "the target was not edited"
+# a hard link: an in-place edit shows through both names; a rewrite replaces one name and says so
+ln "$M" "$TMP/hard.gguf"
+expect_status 0 "$EDIT" set "$M" general.name "through a link that is long enough to force a rewritX"
+[ "$("$EDIT" get "$TMP/hard.gguf" general.name)" = "through a link that is long enough to force a rewritX" ] && ok || fail "in-place edit not seen through the hard link"
+expect_status 0 "$EDIT" set "$M" general.name "$(printf '%0300d' 0)"
+grep -q "hard links" "$TMP/err" && ok || fail "no note about hard links"
+cmp -s "$M" "$TMP/hard.gguf" && fail "the other link changed" || ok
+rm -f "$TMP/hard.gguf"
+# mode and owner survive a rewrite
+chmod 640 "$M"; chown 12345:54321 "$M" 2>/dev/null && owned=1 || owned=0
+expect_status 0 "$EDIT" set "$M" general.name "$(printf '%0400d' 0)"
+[ "$(stat -c %a "$M")" = 640 ] && ok || fail "mode not kept"
+[ $owned = 0 ] || { [ "$(stat -c %u:%g "$M")" = 12345:54321 ] && ok || fail "owner not kept"; }
+chmod 644 "$M"
 # diff
 expect_status 1 "$EDIT" diff "$SRC" "$M"
 grep -q '^~ general.architecture' "$TMP/out" && grep -q '^+ general.alignment' "$TMP/out" && grep -q '^- test.arr' "$TMP/out" && ok || fail "diff output: $(cat "$TMP/out")"
