@@ -989,19 +989,22 @@ static int layer_of(const char *name) {
     return l;
 }
 
-static const plan_ctx *sort_ctx; /* qsort has no user pointer; plan() holds plan_lock */
-static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A tensor's place in llama.cpp's order: by layer, then by name (byte order, as std::string
+ * compares), then (duplicate names in lenient files) by index. */
+typedef struct order_key {
+    int layer;
+    const char *name;
+    size_t index;
+} order_key;
 
 static int order_cmp(const void *a, const void *b) {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    const char *x = sort_ctx->names[i], *y = sort_ctx->names[j];
-    int lx = layer_of(x), ly = layer_of(y);
-    if (lx != ly)
-        return lx < ly ? -1 : 1;
-    int c = strcmp(x, y); /* byte order, as std::string compares */
+    const order_key *x = a, *y = b;
+    if (x->layer != y->layer)
+        return x->layer < y->layer ? -1 : 1;
+    int c = strcmp(x->name, y->name);
     if (c != 0)
         return c;
-    return i < j ? -1 : i > j;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 typedef struct eval_state {
@@ -1207,18 +1210,21 @@ static int plan_init(plan_ctx *p, const gguf_file *f, const gguf_requant_options
         p->names[i] = dup_n(ti.name, ti.name_len);
         if (p->names[i] == NULL)
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        p->order[i] = i;
         enum cat c = category_of(p->names[i]);
         if ((CATS_ATTN_V_LIKE >> c) & 1)
             p->n_wv++;
         if (c == CAT_OUTPUT)
             p->tied = false;
     }
-    pthread_mutex_lock(&plan_lock);
-    sort_ctx = p;
-    qsort(p->order, n, sizeof *p->order, order_cmp);
-    sort_ctx = NULL;
-    pthread_mutex_unlock(&plan_lock);
+    order_key *keys = gguf__malloc((n ? n : 1) * sizeof *keys);
+    if (keys == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (order_key){layer_of(p->names[i]), p->names[i], i};
+    qsort(keys, n, sizeof *keys, order_cmp);
+    for (size_t k = 0; k < n; k++)
+        p->order[k] = keys[k].index;
+    gguf__free(keys);
     return 0;
 }
 

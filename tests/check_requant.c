@@ -1320,6 +1320,126 @@ START_TEST(requant_with_imatrix) {
 }
 END_TEST
 
+/* An imatrix with weights for every 2-D+ tensor of f. */
+static void write_full_imatrix(const gguf_file *f, const char *path) {
+    size_t n = gguf_tensor_count(f), k = 0;
+    im_spec *e = calloc(n, sizeof *e);
+    char (*names)[72] = calloc(n, sizeof *names);
+    ck_assert(e && names);
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info ti;
+        gguf_tensor_get(&ti, f, i);
+        if (ti.dims[1] <= 1)
+            continue;
+        snprintf(names[k], sizeof names[k], "%.*s", (int)ti.name_len, ti.name);
+        e[k] = (im_spec){names[k], (uint32_t)ti.dims[0], (uint32_t)ti.dims[2]};
+        k++;
+    }
+    write_imatrix(path, e, k, 1);
+    free(e);
+    free(names);
+}
+
+START_TEST(imatrix_presets) {
+    make_tmpdir();
+    spec s = llama_spec(256, 512, 8);
+    void *srcbuf;
+    size_t srclen;
+    gguf_file *f = model_bytes(&s, &srcbuf, &srclen);
+    write_full_imatrix(f, tmp("im.gguf"));
+    gguf_requant_imatrix *im;
+    ck_assert(gguf_requant_imatrix_load(&im, tmp("im.gguf"), NULL) == 0);
+    gguf_requant_options o = opts("IQ2_XXS");
+    o.imatrix = im;
+    planned p = plan_of(f, &o);
+    TYPE_IS(p, "output.weight", GGUF_DTYPE_Q5_K);
+    TYPE_IS(p, "token_embd.weight", GGUF_DTYPE_Q2_K);
+    TYPE_IS(p, layer_name(4, "attn_v.weight"), GGUF_DTYPE_Q2_K); /* n_gqa 2 */
+    TYPE_IS(p, layer_name(0, "ffn_down.weight"), GGUF_DTYPE_Q2_K); /* first eighth */
+    TYPE_IS(p, layer_name(1, "ffn_down.weight"), GGUF_DTYPE_IQ2_XXS);
+    TYPE_IS(p, layer_name(1, "attn_output.weight"), GGUF_DTYPE_IQ2_XXS);
+    TYPE_IS(p, layer_name(1, "ffn_up.weight"), GGUF_DTYPE_IQ2_XXS);
+    free(p.ch);
+    o = opts("IQ2_M");
+    o.imatrix = im;
+    p = plan_of(f, &o);
+    TYPE_IS(p, "token_embd.weight", GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(4, "attn_v.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(0, "ffn_down.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(1, "attn_output.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(1, "ffn_up.weight"), GGUF_DTYPE_IQ2_S);
+    free(p.ch);
+    o = opts("IQ1_S");
+    o.imatrix = im;
+    p = plan_of(f, &o);
+    TYPE_IS(p, layer_name(1, "attn_output.weight"), GGUF_DTYPE_IQ2_XXS);
+    TYPE_IS(p, layer_name(1, "attn_q.weight"), GGUF_DTYPE_IQ1_S);
+    free(p.ch);
+    o = opts("IQ3_XS");
+    o.imatrix = im;
+    p = plan_of(f, &o);
+    TYPE_IS(p, layer_name(3, "attn_q.weight"), GGUF_DTYPE_IQ3_XXS);
+    TYPE_IS(p, layer_name(3, "attn_k.weight"), GGUF_DTYPE_IQ3_XXS);
+    TYPE_IS(p, layer_name(0, "ffn_gate.weight"), GGUF_DTYPE_IQ3_S); /* outside the middle */
+    TYPE_IS(p, layer_name(1, "ffn_gate.weight"), GGUF_DTYPE_IQ3_XXS);
+    TYPE_IS(p, layer_name(6, "ffn_up.weight"), GGUF_DTYPE_IQ3_XXS);
+    TYPE_IS(p, layer_name(7, "ffn_up.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(3, "attn_v.weight"), GGUF_DTYPE_IQ3_S);
+    free(p.ch);
+    o = opts("IQ3_XXS");
+    o.imatrix = im;
+    p = plan_of(f, &o);
+    TYPE_IS(p, layer_name(3, "attn_v.weight"), GGUF_DTYPE_IQ3_XXS); /* with an imatrix */
+    TYPE_IS(p, layer_name(3, "attn_q.weight"), GGUF_DTYPE_IQ2_S);
+    TYPE_IS(p, layer_name(0, "ffn_down.weight"), GGUF_DTYPE_IQ3_XXS);
+    TYPE_IS(p, layer_name(3, "attn_output.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, "token_embd.weight", GGUF_DTYPE_IQ3_S);
+    free(p.ch);
+    o = opts("IQ3_M");
+    o.imatrix = im;
+    p = plan_of(f, &o);
+    TYPE_IS(p, layer_name(3, "attn_v.weight"), GGUF_DTYPE_Q4_K);
+    TYPE_IS(p, layer_name(0, "ffn_down.weight"), GGUF_DTYPE_Q4_K);
+    TYPE_IS(p, layer_name(1, "ffn_down.weight"), GGUF_DTYPE_IQ3_S);
+    TYPE_IS(p, layer_name(1, "attn_output.weight"), GGUF_DTYPE_Q4_K);
+    free(p.ch);
+    /* the data, where this build can quantize the types */
+    static const char *const run[] = {"IQ2_XXS", "IQ2_M", "IQ3_XS", "Q2_K_S", "IQ1_M"};
+    for (size_t r = 0; r < sizeof run / sizeof run[0]; r++) {
+        o = opts(run[r]);
+        o.imatrix = im;
+        o.threads = 2;
+        gguf_file *g;
+        ck_assert(gguf_file_open_memory(&g, srcbuf, srclen, 0, 0, NULL) == 0);
+        planned q = plan_of(g, &o);
+        int can = 1;
+        for (size_t i = 0; i < gguf_tensor_count(g); i++)
+            can = can && (!q.ch[i].convert || gguf_quant_can_quantize(q.ch[i].type));
+        free(q.ch);
+        if (!can) {
+            fprintf(stderr, "check_requant: %s: types this build cannot quantize yet, data "
+                            "not checked\n", run[r]);
+            gguf_file_free(g);
+            continue;
+        }
+        size_t len;
+        gguf_file *out;
+        void *buf = requant_memory(g, &o, &len, &out);
+        gguf_file *src;
+        ck_assert(gguf_file_open_memory(&src, srcbuf, srclen, 0, 0, NULL) == 0);
+        check_tensors(src, out, im);
+        gguf_file_free(src);
+        gguf_file_free(out);
+        gguf_file_free(g);
+        free(buf);
+    }
+    gguf_file_free(f);
+    gguf_requant_imatrix_free(im);
+    free(srcbuf);
+    rm_tmpdir();
+}
+END_TEST
+
 /* ------------------------------------------------------------------------------------------ */
 /* Against llama.cpp (ggml-oracle), when present                                               */
 
@@ -1543,10 +1663,11 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, allocation_failures_fail_cleanly);
     suite_add_tcase(s, tc);
     tc = tcase_create("imatrix");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 600);
     tcase_add_test(tc, imatrix_gguf_format);
     tcase_add_test(tc, imatrix_legacy_format);
     tcase_add_test(tc, requant_with_imatrix);
+    tcase_add_test(tc, imatrix_presets);
     suite_add_tcase(s, tc);
     tc = tcase_create("oracle");
     tcase_set_timeout(tc, 1200);
