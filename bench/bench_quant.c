@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <libgguf/gguf.h>
-#include "libgguf/quant/api.h"
 
 #include <dlfcn.h>
 #include <math.h>

@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
-#include "quant/api.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -19,7 +19,6 @@
 #include "internal.h"
 #include "testutil.h"
 #include "byteswap_layouts.h"
-#include "quant/api.h"
 
 /* ---- helpers ---- */
 

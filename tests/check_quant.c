@@ -17,7 +17,6 @@
 #include <check.h>
 
 #include <libgguf/gguf.h>
-#include "libgguf/quant/api.h"
 
 #include <math.h>
 #include <stdbool.h>

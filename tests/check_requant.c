@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include "testutil.h"
-#include "../libgguf/quant/api.h"
 
 #include <check.h>
 #include <fcntl.h>

@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libgguf/quant/api.h>
 
 static const char usage_text[] =
     "usage: gguf-edit tensor FILE NAME [--f32] [-o OUT]\n"

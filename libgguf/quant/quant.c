@@ -11,7 +11,6 @@
  * (all little-endian).
  */
 #include "quant.h"
-#include "api.h"
 
 #if GGUF__X86
 #include <cpuid.h>
