@@ -82,8 +82,8 @@ START_TEST(manifest_crcs_match) {
 }
 END_TEST
 
-START_TEST(hand_fixtures_equal_their_maps) {
-    char **maps = tu_list_files(tu_src("golden/hand"), ".map");
+static int maps_equal_files(const char *dir) {
+    char **maps = tu_list_files(tu_src(dir), ".map");
     int n = 0;
     for (char **m = maps; m && *m; m++, n++) {
         size_t want_len, len;
@@ -98,7 +98,51 @@ START_TEST(hand_fixtures_equal_their_maps) {
         free(got);
     }
     tu_free_list(maps);
-    ck_assert_int_ge(n, 3);
+    return n;
+}
+
+START_TEST(hand_fixtures_equal_their_maps) {
+    ck_assert_int_ge(maps_equal_files("golden/hand"), 3);
+    ck_assert_int_ge(maps_equal_files("golden/refuse"), 5);
+}
+END_TEST
+
+static int code_of(const char *name) {
+    static const struct { const char *name; int code; } codes[] = {
+        {"GGUF_ETRUNC", GGUF_ETRUNC}, {"GGUF_ECORRUPT", GGUF_ECORRUPT},
+        {"GGUF_ELIMIT", GGUF_ELIMIT}, {"GGUF_EUNSUPPORTED", GGUF_EUNSUPPORTED}};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        if (strcmp(codes[i].name, name) == 0)
+            return codes[i].code;
+    }
+    return 0;
+}
+
+/* golden/refuse: each file is refused with the code and at the byte offset its table names. */
+START_TEST(refused_files_give_their_error) {
+    FILE *fp = fopen(tu_src("golden/refuse/EXPECTED.tsv"), "r");
+    ck_assert(fp != NULL);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, fp) != NULL) {
+        char name[256], code[64];
+        unsigned long long offset;
+        if (strncmp(line, "file\t", 5) == 0 || sscanf(line, "%255s %63s %llu", name, code, &offset) != 3)
+            continue;
+        char rel[300];
+        snprintf(rel, sizeof rel, "golden/refuse/%s", name);
+        gguf_file *f;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_open(&f, tu_src(rel), 0, &err) != 0, "%s accepted", name);
+        ck_assert_msg(err.code == code_of(code), "%s: code %d (%s), expected %s", name, err.code,
+                      err.message, code);
+        ck_assert_msg(err.offset == offset, "%s: offset %llu, expected %llu (%s)", name,
+                      (unsigned long long)err.offset, offset, err.message);
+        n++;
+    }
+    fclose(fp);
+    ck_assert_int_ge(n, 5);
 }
 END_TEST
 
@@ -128,6 +172,8 @@ START_TEST(golden_files_round_trip) {
     char **files = tu_list_files(tu_src("golden"), ".gguf");
     int n = 0;
     for (char **p = files; p && *p; p++) {
+        if (strstr(*p, "/golden/refuse/") != NULL)
+            continue;
         ck_assert_msg(roundtrip(*p, NULL) == 1, "%s refused", *p);
         n++;
     }
@@ -195,6 +241,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, manifest_crcs_match);
     tcase_add_test(tc, hand_fixtures_equal_their_maps);
+    tcase_add_test(tc, refused_files_give_their_error);
     tcase_add_test(tc, derived_files_are_reproduced);
     tcase_add_test(tc, golden_files_round_trip);
     tcase_add_test(tc, corpus_files_round_trip);

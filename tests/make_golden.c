@@ -1,4 +1,4 @@
-/* Regenerates golden/: assembles golden/hand/NAME.map into NAME.gguf, derives the files listed
+/* Regenerates golden/: assembles golden/hand/NAME.map and golden/refuse/NAME.map into NAME.gguf, derives the files listed
  * in golden_derive.h with the library's writer, and writes golden/MANIFEST (name, size, zlib
  * crc32). Run by `make golden`; reviewers read the diff. */
 #include "golden_derive.h"
@@ -21,16 +21,19 @@ static int write_file(const char *path, const void *data, size_t len) {
 
 int main(void) {
     int bad = 0;
-    char **maps = tu_list_files(tu_src("golden/hand"), ".map");
-    for (char **m = maps; m != NULL && *m != NULL; m++) {
-        size_t len;
-        uint8_t *bytes = tu_assemble_map(*m, &len);
-        char out[4096];
-        snprintf(out, sizeof out, "%.*s.gguf", (int)(strlen(*m) - 4), *m);
-        bad |= bytes == NULL || write_file(out, bytes, len);
-        free(bytes);
+    static const char *const map_dirs[] = {"golden/hand", "golden/refuse"};
+    for (size_t d = 0; d < 2; d++) {
+        char **maps = tu_list_files(tu_src(map_dirs[d]), ".map");
+        for (char **m = maps; m != NULL && *m != NULL; m++) {
+            size_t len;
+            uint8_t *bytes = tu_assemble_map(*m, &len);
+            char out[4096];
+            snprintf(out, sizeof out, "%.*s.gguf", (int)(strlen(*m) - 4), *m);
+            bad |= bytes == NULL || write_file(out, bytes, len);
+            free(bytes);
+        }
+        tu_free_list(maps);
     }
-    tu_free_list(maps);
     mkdir(tu_src("golden/derived"), 0777);
     for (size_t i = 0; i < GOLDEN_N_DERIVATIONS; i++) {
         const golden_derivation *d = &golden_derivations[i];
