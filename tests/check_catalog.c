@@ -45,11 +45,7 @@ int main(void) {
     TCase *tc = tcase_create("catalog");
     tcase_add_test(tc, catalog_not_built);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }
 
 #else
@@ -1262,11 +1258,7 @@ int main(void) {
     tcase_add_test(tc, allocation_failures_fail_cleanly);
     tcase_add_test(tc, corpus_every_file_is_recorded);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }
 
 #endif

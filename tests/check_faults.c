@@ -149,9 +149,5 @@ int main(void) {
     tcase_add_test(tc, full_disk_during_rewrite);
     tcase_add_test(tc, source_truncated_while_copying);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

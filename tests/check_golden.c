@@ -247,9 +247,5 @@ int main(void) {
     tcase_add_test(tc, corpus_files_round_trip);
     tcase_add_test(tc, v1_files_upgrade_to_their_v3_equivalents);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

@@ -1673,9 +1673,5 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, golden_outputs);
     tcase_add_test(tc, oracle_whole_files);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

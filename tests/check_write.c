@@ -209,9 +209,5 @@ int main(void) {
     tcase_add_test(tc, v2_output_reads_back_the_same);
     tcase_add_test(tc, header_only_files_match_the_reference_big_endian_converter);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,14 @@
 #ifndef GGUF_TEST_SRCDIR
 #error "GGUF_TEST_SRCDIR must be defined by the build"
 #endif
+
+int tu_run_suite(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
 
 uint8_t *tu_read_file(const char *path, size_t *len) {
     *len = 0;

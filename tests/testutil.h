@@ -10,6 +10,10 @@
 void gguf_testing_fail_alloc_after(long n);
 long gguf_testing_alloc_calls(void);
 
+typedef struct Suite Suite;
+/* Runs a Check suite and returns the program's exit status (0 when every test passed). */
+int tu_run_suite(Suite *s);
+
 /* Reads a whole file; returns NULL (and *len 0) when it cannot. Free with free(). */
 uint8_t *tu_read_file(const char *path, size_t *len);
 
