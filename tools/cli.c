@@ -49,6 +49,36 @@ int cli_open_option(int opt, const char *arg, unsigned *flags) {
     }
 }
 
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *usage, unsigned *flags, int *status) {
+    for (;;) {
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        if (c == -1)
+            return -1;
+        if (c == 'h') {
+            fputs(usage, stdout);
+            *status = CLI_OK;
+            return CLI_DONE;
+        }
+        int open_opt = cli_open_option(c, optarg, flags);
+        if (open_opt > 0)
+            continue;
+        if (open_opt < 0 || c == '?' || c == ':') {
+            fputs(usage, stderr);
+            *status = CLI_USAGE;
+            return CLI_DONE;
+        }
+        return c;
+    }
+}
+
+int cli_operands(int argc, int n, const char *usage) {
+    if (argc - optind == n)
+        return 0;
+    fputs(usage, stderr);
+    return CLI_USAGE;
+}
+
 gguf_file *cli_open(const char *path, unsigned flags) {
     gguf_file *f = NULL;
     gguf_error err;

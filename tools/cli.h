@@ -4,6 +4,7 @@
 #define GGUF_TOOLS_CLI_H
 
 #include <libgguf/gguf.h>
+#include <getopt.h>
 #include <stdio.h>
 
 enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2, CLI_WARN = 3 };
@@ -30,6 +31,16 @@ enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO
     "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
     "  --no-mmap          read the file into memory instead of mapping it\n"
 int cli_open_option(int opt, const char *arg, unsigned *flags);
+
+/* getopt_long for a command that opens files: handles --help/-h (which longopts and shortopts
+ * must list) and the open options itself, and returns each of the command's own options in
+ * turn (optarg set), then -1 with optind at the first operand. CLI_DONE means stop: --help
+ * printed the usage (*status 0) or a bad option printed it to stderr (*status 2). */
+#define CLI_DONE (-2)
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *usage, unsigned *flags, int *status);
+/* 0 when exactly n operands follow the options; else prints the usage and returns CLI_USAGE. */
+int cli_operands(int argc, int n, const char *usage);
 
 /* Opens path with the flags, printing the error. Returns NULL on failure. */
 gguf_file *cli_open(const char *path, unsigned flags);

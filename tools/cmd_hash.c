@@ -17,22 +17,13 @@ int cmd_hash(int argc, char **argv) {
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     unsigned flags = 0;
-    int json = 0, c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'j')
-            json = 1;
-        else if (c == 'h') {
-            fputs(usage_text, stdout);
-            return CLI_OK;
-        } else if (cli_open_option(c, optarg, &flags) <= 0) {
-            fputs(usage_text, stderr);
-            return CLI_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
-        fputs(usage_text, stderr);
+    int json = 0, status = CLI_OK, c;
+    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0)
+        json |= c == 'j';
+    if (c == CLI_DONE)
+        return status;
+    if (cli_operands(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    }
     const char *path = argv[optind];
     gguf_file *f = cli_open(path, flags);
     if (f == NULL)

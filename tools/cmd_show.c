@@ -105,25 +105,17 @@ int cmd_show(int argc, char **argv) {
         {"json", no_argument, NULL, 'j'}, {"kv", no_argument, NULL, 'k'},
         {"tensors", no_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int json = 0, only_kv = 0, only_tensors = 0, c;
+    int json = 0, only_kv = 0, only_tensors = 0, status = CLI_OK, c;
     unsigned flags = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'k': only_kv = 1; break;
-        case 't': only_tensors = 1; break;
-        case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default:
-            if (cli_open_option(c, optarg, &flags) > 0)
-                break;
-            fputs(usage_text, stderr);
-            return CLI_USAGE;
-        }
+    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
+        json |= c == 'j';
+        only_kv |= c == 'k';
+        only_tensors |= c == 't';
     }
-    if (optind != argc - 1) {
-        fputs(usage_text, stderr);
+    if (c == CLI_DONE)
+        return status;
+    if (cli_operands(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    }
     const char *path = argv[optind];
     gguf_file *f = cli_open(path, flags);
     if (f == NULL)

@@ -36,25 +36,18 @@ int cmd_tensor(int argc, char **argv) {
         {"f32", no_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     unsigned flags = 0;
-    int f32 = 0, c;
+    int f32 = 0, status = CLI_OK, c;
     const char *out_path = NULL;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:h", longopts, usage_text, &flags, &status)) >= 0) {
         if (c == 'f')
             f32 = 1;
-        else if (c == 'o')
-            out_path = optarg;
-        else if (c == 'h') {
-            fputs(usage_text, stdout);
-            return CLI_OK;
-        } else if (cli_open_option(c, optarg, &flags) <= 0) {
-            fputs(usage_text, stderr);
-            return CLI_USAGE;
-        }
+        else
+            out_path = optarg; /* -o */
     }
-    if (optind != argc - 2) {
-        fputs(usage_text, stderr);
+    if (c == CLI_DONE)
+        return status;
+    if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
-    }
     const char *path = argv[optind], *name = argv[optind + 1];
     gguf_file *f = cli_open(path, flags);
     if (f == NULL)
