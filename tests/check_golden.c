@@ -93,7 +93,7 @@ static int maps_equal_files(const char *dir) {
         uint8_t *got = tu_read_file(path, &len);
         ck_assert_msg(want != NULL && got != NULL, "%s: map or file missing", *m);
         ck_assert_msg(len == want_len && memcmp(got, want, len) == 0,
-                      "%s differs from its byte map (run make golden and review)", path);
+                      "%s differs from its byte map (run make update-golden and review)", path);
         free(want);
         free(got);
     }

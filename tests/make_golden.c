@@ -1,6 +1,6 @@
 /* Regenerates golden/: assembles golden/hand/NAME.map and golden/refuse/NAME.map into NAME.gguf, derives the files listed
  * in golden_derive.h with the library's writer, and writes golden/MANIFEST (name, size, zlib
- * crc32). Run by `make golden`; reviewers read the diff. */
+ * crc32). Run by `make update-golden`; reviewers read the diff. */
 #include "golden_derive.h"
 #include "testutil.h"
 
@@ -53,7 +53,7 @@ int main(void) {
     FILE *manifest = fopen(tu_src("golden/MANIFEST"), "w");
     if (manifest == NULL)
         return 1;
-    fprintf(manifest, "# file\tbytes\tcrc32 (zlib) -- regenerate with `make golden`\n");
+    fprintf(manifest, "# file\tbytes\tcrc32 (zlib) -- regenerate with `make update-golden`\n");
     char **files = tu_list_files(tu_src("golden"), ".gguf");
     size_t prefix = strlen(tu_src("golden/"));
     for (char **p = files; p != NULL && *p != NULL; p++) {

@@ -1,5 +1,5 @@
 /* Writes golden/types/all_types.gguf: one tensor of every tensor type ggml defines, and
- * golden/types/all_types.be.gguf, the same file big-endian. Run by `make golden`.
+ * golden/types/all_types.be.gguf, the same file big-endian. Run by `make update-golden`.
  *
  * Both files are assembled byte by byte with tests/gguf_builder.h, without the library, and
  * the big-endian tensor data is made with the tests' own field list (byteswap_layouts.h), so
