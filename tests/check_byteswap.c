@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include <libgguf/gguf.h>
-#include "internal.h"
+#include "format/format.h"
 #include "testutil.h"
 #include "byteswap_layouts.h"
 

@@ -37,7 +37,7 @@
 #ifndef LIBGGUF_QUANT_IQ_TABLES_H
 #define LIBGGUF_QUANT_IQ_TABLES_H
 
-#include "../internal.h"
+#include "base/base.h"
 
 #include <stdint.h>
 

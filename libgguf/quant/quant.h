@@ -31,7 +31,7 @@
 #ifndef LIBGGUF_QUANT_QUANT_H
 #define LIBGGUF_QUANT_QUANT_H
 
-#include "../internal.h"
+#include "base/base.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * Otherwise the whole file is written to a temporary file beside it and renamed over it.
  * Either way, a check before anything is replaced proves that every tensor keeps its bytes. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "commit/commit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -328,14 +328,14 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         gguf__sink h = {0};
         rc = gguf__header_serialize(&h, f, f->version, f->big, NULL, err);
         uint64_t end;
-        if (rc == 0 && gguf__align_up(&end, h.len, f->alignment) && end == f->data_offset) {
-            gguf__sink_zeros(&h, (size_t)(f->data_offset - h.len));
-            if (h.failed)
+        if (rc == 0 && gguf__align_up(&end, h.b.len, f->alignment) && end == f->data_offset) {
+            gguf__buf_zeros(&h.b, (size_t)(f->data_offset - h.b.len));
+            if (h.b.failed)
                 rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             if (rc == 0)
-                rc = verify_header(f, h.buf, h.len, err);
+                rc = verify_header(f, h.b.data, h.b.len, err);
             if (rc == 0)
-                rc = journaled_write(real, h.buf, h.len, f->size, err);
+                rc = journaled_write(real, h.b.data, h.b.len, f->size, err);
             if (rc == 0) {
                 r.in_place = 1;
                 r.tensors_checked = f->n_tensors;
@@ -344,7 +344,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         } else {
             try_in_place = false;
         }
-        gguf__sink_free(&h);
+        gguf__buf_free(&h.b);
     }
     if (rc == 0 && !try_in_place) {
         gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;

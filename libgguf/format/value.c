@@ -1,7 +1,7 @@
 /* Metadata values: checking them in the input, reading them, walking arrays. A value is kept
  * as its encoded bytes (in the byte order and length width of the file it came from), so an
  * unchanged value is written back exactly as it was read. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -362,21 +362,4 @@ const gguf_value *gguf_kv_value(const gguf_file *f, size_t i) {
 
 uint64_t gguf_kv_source_offset(const gguf_file *f, size_t i) {
     return i < f->n_kv ? f->kv[i].src_offset : GGUF_ERROR_NO_OFFSET;
-}
-
-/* ---- comparing values ---- */
-
-int gguf_value_equal(const gguf_value *a, const gguf_value *b) {
-    if (a->type != b->type)
-        return 0;
-    if (a->big_endian == b->big_endian && a->wide == b->wide)
-        return a->raw_len == b->raw_len && memcmp(a->raw, b->raw, (size_t)a->raw_len) == 0;
-    /* different encodings: compare both in one */
-    gguf__sink x = {.wide = true}, y = {.wide = true};
-    gguf__value_emit(&x, a);
-    gguf__value_emit(&y, b);
-    int eq = x.failed || y.failed ? -1 : x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0;
-    gguf__sink_free(&x);
-    gguf__sink_free(&y);
-    return eq;
 }

@@ -3,7 +3,7 @@
  * another process truncates it), and in the testing build can be made to fail on purpose, so
  * that tests can sweep every I/O failure point of an edit and check that nothing is lost. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * copied as they are, so an unchanged file is written back byte for byte. Files are written
  * atomically: temporary file in the target's directory, fsync, rename, fsync of the directory. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "write/write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,28 +47,28 @@ int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version, 
     }
     s->big = big;
     s->wide = version >= 2;
-    gguf__sink_bytes(s, "GGUF", 4);
+    gguf__buf_add(&s->b, "GGUF", 4);
     gguf__sink_u32(s, version);
     gguf__sink_len(s, f->n_tensors);
     gguf__sink_len(s, f->n_kv);
     for (size_t i = 0; i < f->n_kv; i++) {
         const gguf__kv *kv = &f->kv[i];
         gguf__sink_len(s, kv->key_len);
-        gguf__sink_bytes(s, kv->key, (size_t)kv->key_len);
+        gguf__buf_add(&s->b, kv->key, (size_t)kv->key_len);
         gguf__sink_u32(s, kv->value.type);
         gguf__value_emit(s, &kv->value);
     }
     for (size_t i = 0; i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
         gguf__sink_len(s, t->name_len);
-        gguf__sink_bytes(s, t->name, (size_t)t->name_len);
+        gguf__buf_add(&s->b, t->name, (size_t)t->name_len);
         gguf__sink_u32(s, t->n_dims);
         for (uint32_t d = 0; d < t->n_dims; d++)
             gguf__sink_len(s, t->dims[d]);
         gguf__sink_u32(s, t->type);
         gguf__sink_u64(s, offsets ? offsets[i] : t->offset);
     }
-    if (s->failed)
+    if (s->b.failed)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory while serializing the header");
     return 0;
@@ -92,7 +92,7 @@ typedef struct plan {
 } plan;
 
 static void plan_free(plan *p) {
-    gguf__sink_free(&p->header);
+    gguf__buf_free(&p->header.b);
     gguf__free(p->offsets);
     p->offsets = NULL;
 }
@@ -157,7 +157,7 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
         plan_free(p);
         return rc;
     }
-    uint64_t hlen = p->header.len;
+    uint64_t hlen = p->header.b.len;
     p->data_offset = hlen;
     /* ggml pads even a tensor-less file to the alignment; the kept layout keeps what was there */
     bool align = f->n_tensors > 0 || p->packed;
@@ -178,7 +178,7 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
 
 typedef struct output {
     int fd;            /* -1: memory */
-    gguf__sink *mem;
+    gguf__buf *mem;
     const char *path;  /* for messages */
     const gguf_write_options *opt;
     uint64_t done;     /* tensor bytes written, for progress */
@@ -194,7 +194,7 @@ static int io_fail(gguf_error *err, const char *path, const char *what) {
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
     if (o->fd >= 0)
         return gguf__io_write(o->fd, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
-    gguf__sink_bytes(o->mem, p, (size_t)n);
+    gguf__buf_add(o->mem, p, (size_t)n);
     return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                                        "out of memory for the output")
                           : 0;
@@ -233,10 +233,10 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
                             gguf__io_strerror(errno));
     } else if (f->fd >= 0) {
         size_t at = o->mem->len;
-        gguf__sink_zeros(o->mem, (size_t)n);
+        gguf__buf_zeros(o->mem, (size_t)n);
         if (o->mem->failed)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the output");
-        else if (gguf__io_pread(f->fd, o->mem->buf + at, (size_t)n, start) != 0)
+        else if (gguf__io_pread(f->fd, o->mem->data + at, (size_t)n, start) != 0)
             rc = gguf__fail(err, GGUF_EIO, start, "reading bytes %llu..%llu failed: %s",
                             (unsigned long long)start, (unsigned long long)end,
                             gguf__io_strerror(errno));
@@ -393,7 +393,7 @@ static int out_packed(output *o, const gguf_file *f, const plan *p, gguf_error *
 }
 
 static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err) {
-    int rc = out_bytes(o, p->header.buf, p->header.len, err);
+    int rc = out_bytes(o, p->header.b.data, p->header.b.len, err);
     if (rc == 0)
         rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
     if (rc != 0)
@@ -434,98 +434,27 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
     int rc = make_plan(&p, f, opt, err);
     if (rc != 0)
         return rc;
-    gguf__sink mem = {0};
+    gguf__buf mem = {0};
     output o = {.fd = -1, .mem = &mem, .path = "memory", .opt = opt};
     rc = out_all(&o, f, &p, err);
     plan_free(&p);
     if (rc != 0) {
-        gguf__sink_free(&mem);
+        gguf__buf_free(&mem);
         return rc;
     }
-    *out = mem.buf;
+    *out = mem.data;
     *size = mem.len;
     return 0;
 }
 
-/* ---- files ---- */
-
-/* Creates a temporary file beside path, with the mode path has (or 0666 less the umask). */
-static int open_temp(char **tmp_out, const char *path, gguf_error *err) {
-    char *dir = strdup(path), *base = strdup(path);
-    size_t need = strlen(path) + 32;
-    char *tmp = gguf__malloc(need);
-    if (dir == NULL || base == NULL || tmp == NULL) {
-        free(dir);
-        free(base);
-        gguf__free(tmp);
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    }
-    snprintf(tmp, need, "%s/.%s.tmp-XXXXXX", dirname(dir), basename(base));
-    free(dir);
-    free(base);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        gguf__free(tmp);
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
-                          "%s: cannot create a temporary file beside it: %s", path, strerror(e));
-    }
-    struct stat st;
-    mode_t mode;
-    if (stat(path, &st) == 0) {
-        mode = st.st_mode & 07777;
-        /* keep the owner and group too, where we may (root, or a group we belong to) */
-        if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
-            /* not allowed: the new file belongs to us, as any rewrite by us would */
-        }
-    } else {
-        mode_t mask = umask(022);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    (void)fchmod(fd, mode);
-    *tmp_out = tmp;
-    return fd;
-}
-
-int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_options *opt,
+int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_write_options *opt,
                    gguf_error *err) {
-    if (f == NULL || path == NULL)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
     plan p;
     int rc = make_plan(&p, f, opt, err);
     if (rc != 0)
         return rc;
-    char *tmp = NULL;
-    int fd = open_temp(&tmp, path, err);
-    if (fd < 0) {
-        plan_free(&p);
-        return fd;
-    }
     output o = {.fd = fd, .path = path, .opt = opt};
     rc = out_all(&o, f, &p, err);
-    bool swapped = p.swap;
     plan_free(&p);
-    if (rc == 0 && gguf__io_fsync(fd) != 0)
-        rc = io_fail(err, tmp, "fsync");
-    /* read the output back: every tensor keeps its name, type, size and crc32 */
-    if (rc == 0 && opt != NULL && opt->verify && !swapped) {
-        gguf_file *back = NULL;
-        rc = gguf_file_open(&back, tmp, f->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES), err);
-        if (rc == 0)
-            rc = gguf__verify_output(f, back, err);
-        gguf_file_free(back);
-    }
-    if (close(fd) != 0 && rc == 0)
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: close failed: %s", tmp,
-                        strerror(errno));
-    if (rc == 0 && gguf__io_rename(tmp, path) != 0)
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot rename %s over it: %s",
-                        path, tmp, gguf__io_strerror(errno));
-    if (rc != 0)
-        unlink(tmp);
-    else
-        (void)gguf__io_sync_dir(path); /* the rename is done; a failed directory sync cannot undo it */
-    gguf__free(tmp);
     return rc;
 }

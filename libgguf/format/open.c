@@ -1,7 +1,7 @@
 /* Opening and freeing files: the source bytes come from a read-only mapping, from a copy read
  * into memory (when mapping is refused or not wanted), or from the caller's buffer. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "format/format.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* The one allocation choke point. The testing build (--enable-alloc-faults) can make the Nth
  * allocation fail, so tests can sweep every failure path and check that it frees what it took. */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 

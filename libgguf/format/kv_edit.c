@@ -1,7 +1,7 @@
 /* Metadata edits: set (scalars, strings, arrays, copies of values), remove, rename. An edited
  * key keeps its place; a new key goes at the end. New values are encoded in the file's own byte
  * order and length width, so that writing the file in its own format copies them as they are. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <string.h>
 
@@ -12,13 +12,13 @@ static bool file_wide(const gguf_file *f) {
 /* Builds an owned gguf_value from a sink's bytes. */
 static int take_value(gguf_value *v, gguf__sink *s, uint32_t type, const gguf_file *f,
                       gguf_error *err) {
-    if (s->failed) {
-        gguf__sink_free(s);
+    if (s->b.failed) {
+        gguf__buf_free(&s->b);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for a value");
     }
     *v = (gguf_value){
-        .raw = s->buf,
-        .raw_len = s->len,
+        .raw = s->b.data,
+        .raw_len = s->b.len,
         .type = type,
         .big_endian = f->big,
         .wide = file_wide(f),
@@ -113,7 +113,7 @@ static void put_scalar(gguf__sink *s, uint32_t type, const void *host) {
     case 8: memcpy(&x64, host, 8); gguf__store64(b, x64, s->big); break;
     default: memcpy(b, host, n); break;
     }
-    gguf__sink_bytes(s, b, n);
+    gguf__buf_add(&s->b, b, n);
 }
 
 static void sink_for(gguf__sink *s, const gguf_file *f) {
@@ -153,7 +153,7 @@ int gguf_kv_set_str(gguf_file *f, const char *key, const char *str, size_t len,
     gguf__sink s;
     sink_for(&s, f);
     gguf__sink_len(&s, len);
-    gguf__sink_bytes(&s, str, len);
+    gguf__buf_add(&s.b, str, len);
     gguf_value v;
     rc = take_value(&v, &s, GGUF_VTYPE_STRING, f, err);
     return rc ? rc : install(f, key, &v, err);
@@ -194,7 +194,7 @@ int gguf_kv_set_str_array(gguf_file *f, const char *key, const char *const *strs
     gguf__sink_len(&s, count);
     for (uint64_t i = 0; i < count; i++) {
         gguf__sink_len(&s, lens[i]);
-        gguf__sink_bytes(&s, strs[i], lens[i]);
+        gguf__buf_add(&s.b, strs[i], lens[i]);
     }
     gguf_value v;
     rc = take_value(&v, &s, GGUF_VTYPE_ARRAY, f, err);

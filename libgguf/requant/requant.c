@@ -24,7 +24,7 @@
  * source's.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "commit/commit.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* What llama.cpp refuses in files this library accepts: reported as warnings by `verify`. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* zlib crc32 of tensor bytes and of the header, read from the source file in large
  * sequential chunks (pread), so that a file truncated under us gives an error, not SIGBUS. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "format/format.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The bounded cursor. Every check is written `remain < n`, which cannot overflow. */
-#include "internal.h"
+#include "base/base.h"
 
 bool gguf__cursor_u32(gguf__cursor *c, uint32_t *v) {
     if (gguf__cursor_remain(c) < 4)

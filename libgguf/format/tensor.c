@@ -1,5 +1,5 @@
 /* Tensor infos: lookup and views. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <errno.h>
 

@@ -12,7 +12,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "internal.h"
+#include "commit/commit.h"
 
 #include <errno.h>
 #include <limits.h>

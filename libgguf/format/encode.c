@@ -1,54 +1,18 @@
-/* Byte-order-aware output into a growing memory buffer. Headers are built here, then written
- * to a file in one piece; a failed allocation marks the sink failed and later calls do nothing. */
-#include "internal.h"
+/* Encoding in a file's byte order and length width: numbers, and whole values transcoded from
+ * the encoding they were read in to another one (a value keeps the bytes it was read as, so an
+ * unchanged value is written back exactly; a conversion re-encodes it here). */
+#include "format/format.h"
 
 #include <string.h>
 
-static uint8_t *reserve(gguf__sink *s, size_t n) {
-    if (s->failed)
-        return NULL;
-    if (s->cap - s->len < n) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap - s->len < n) {
-            if (cap > SIZE_MAX / 2) {
-                s->failed = true;
-                return NULL;
-            }
-            cap *= 2;
-        }
-        uint8_t *p = gguf__realloc(s->buf, cap);
-        if (p == NULL) {
-            s->failed = true;
-            return NULL;
-        }
-        s->buf = p;
-        s->cap = cap;
-    }
-    uint8_t *at = s->buf + s->len;
-    s->len += n;
-    return at;
-}
-
-void gguf__sink_bytes(gguf__sink *s, const void *p, size_t n) {
-    uint8_t *at = reserve(s, n);
-    if (at != NULL && n > 0)
-        memcpy(at, p, n);
-}
-
-void gguf__sink_zeros(gguf__sink *s, size_t n) {
-    uint8_t *at = reserve(s, n);
-    if (at != NULL && n > 0)
-        memset(at, 0, n);
-}
-
 void gguf__sink_u32(gguf__sink *s, uint32_t v) {
-    uint8_t *at = reserve(s, 4);
+    uint8_t *at = gguf__buf_grow(&s->b, 4);
     if (at != NULL)
         gguf__store32(at, v, s->big);
 }
 
 void gguf__sink_u64(gguf__sink *s, uint64_t v) {
-    uint8_t *at = reserve(s, 8);
+    uint8_t *at = gguf__buf_grow(&s->b, 8);
     if (at != NULL)
         gguf__store64(at, v, s->big);
 }
@@ -60,15 +24,9 @@ void gguf__sink_len(gguf__sink *s, uint64_t v) {
         gguf__sink_u32(s, (uint32_t)v);
 }
 
-void gguf__sink_free(gguf__sink *s) {
-    gguf__free(s->buf);
-    s->buf = NULL;
-    s->len = s->cap = 0;
-}
-
 /* Copies n scalars of `size` bytes, swapping each when the byte orders differ. */
 static void emit_scalars(gguf__sink *s, const uint8_t *p, uint64_t n, size_t size, bool swap) {
-    uint8_t *at = reserve(s, (size_t)(n * size));
+    uint8_t *at = gguf__buf_grow(&s->b, (size_t)(n * size));
     if (at == NULL)
         return;
     if (!swap || size == 1) {
@@ -83,7 +41,7 @@ static void emit_scalars(gguf__sink *s, const uint8_t *p, uint64_t n, size_t siz
 
 void gguf__value_emit(gguf__sink *s, const gguf_value *v) {
     if ((bool)v->big_endian == s->big && (bool)v->wide == s->wide) {
-        gguf__sink_bytes(s, v->raw, (size_t)v->raw_len);
+        gguf__buf_add(&s->b, v->raw, (size_t)v->raw_len);
         return;
     }
     bool swap = (bool)v->big_endian != s->big;
@@ -92,7 +50,7 @@ void gguf__value_emit(gguf__sink *s, const gguf_value *v) {
         uint64_t len;
         gguf_value_get_str(&str, &len, v, NULL);
         gguf__sink_len(s, len);
-        gguf__sink_bytes(s, str, (size_t)len);
+        gguf__buf_add(&s->b, str, (size_t)len);
         return;
     }
     if (v->type != GGUF_VTYPE_ARRAY) {
@@ -113,4 +71,23 @@ void gguf__value_emit(gguf__sink *s, const gguf_value *v) {
     gguf_value_iter_init(&it, v);
     while (gguf_value_iter_next(&it, &e))
         gguf__value_emit(s, &e);
+}
+
+/* ---- comparing values ---- */
+
+int gguf_value_equal(const gguf_value *a, const gguf_value *b) {
+    if (a->type != b->type)
+        return 0;
+    if (a->big_endian == b->big_endian && a->wide == b->wide)
+        return a->raw_len == b->raw_len && memcmp(a->raw, b->raw, (size_t)a->raw_len) == 0;
+    /* different encodings: compare both in one */
+    gguf__sink x = {.wide = true}, y = {.wide = true};
+    gguf__value_emit(&x, a);
+    gguf__value_emit(&y, b);
+    int eq = x.b.failed || y.b.failed
+                 ? -1
+                 : x.b.len == y.b.len && memcmp(x.b.data, y.b.data, x.b.len) == 0;
+    gguf__buf_free(&x.b);
+    gguf__buf_free(&y.b);
+    return eq;
 }

@@ -1,7 +1,7 @@
 /* bytes -> gguf_file: the header, the key/value list and the tensor table, with every rule of
  * the read policy. Nothing is trusted: each count is checked against the bytes that remain
  * before anything is allocated for it. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Values from text: numbers, bools and strings for scalars, JSON arrays of scalars or strings.
  * Every number is range-checked against the type that must hold it. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <errno.h>
 #include <math.h>
@@ -205,7 +205,7 @@ static int tokenize(token **out, size_t *count, const char *text, size_t len, gg
     return 0;
 }
 
-static void put_utf8(gguf__sink *s, uint32_t cp) {
+static void put_utf8(gguf__buf *s, uint32_t cp) {
     uint8_t b[4];
     size_t n = 0;
     if (cp < 0x80) {
@@ -227,7 +227,7 @@ static void put_utf8(gguf__sink *s, uint32_t cp) {
         b[3] = (uint8_t)(0x80 | (cp & 0x3f));
         n = 4;
     }
-    gguf__sink_bytes(s, b, n);
+    gguf__buf_add(s, b, n);
 }
 
 static bool hex4(const char *p, const char *end, uint32_t *v) {
@@ -246,11 +246,11 @@ static bool hex4(const char *p, const char *end, uint32_t *v) {
 }
 
 /* Decodes a JSON string body into out (bytes). */
-static int unescape(gguf__sink *out, const char *s, size_t len, gguf_error *err) {
+static int unescape(gguf__buf *out, const char *s, size_t len, gguf_error *err) {
     const char *p = s, *end = s + len;
     while (p < end) {
         if (*p != '\\') {
-            gguf__sink_bytes(out, p++, 1);
+            gguf__buf_add(out, p++, 1);
             continue;
         }
         if (++p == end)
@@ -259,7 +259,7 @@ static int unescape(gguf__sink *out, const char *s, size_t len, gguf_error *err)
         const char *simple = strchr("\"\\/bfnrt", c);
         if (simple != NULL && c != '\0') {
             static const char repl[] = "\"\\/\b\f\n\r\t";
-            gguf__sink_bytes(out, &repl[simple - "\"\\/bfnrt"], 1);
+            gguf__buf_add(out, &repl[simple - "\"\\/bfnrt"], 1);
             continue;
         }
         uint32_t cp, lo;
@@ -309,15 +309,15 @@ static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t 
             if (t->kind != 's')
                 return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                                   "element %zu is not a string, as a STRING array needs", i);
-            gguf__sink str = {.big = s->big, .wide = s->wide};
+            gguf__buf str = {0};
             rc = unescape(&str, t->s, t->len, err);
             if (rc == 0 && str.failed)
                 rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             if (rc == 0) {
                 gguf__sink_len(s, str.len);
-                gguf__sink_bytes(s, str.buf, str.len);
+                gguf__buf_add(&s->b, str.data, str.len);
             }
-            gguf__sink_free(&str);
+            gguf__buf_free(&str);
         } else {
             uint8_t b[8] = {0};
             if (t->kind == 's')
@@ -336,7 +336,7 @@ static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t 
             default: enc[0] = b[0]; break;
             }
             if (rc == 0)
-                gguf__sink_bytes(s, enc, size);
+                gguf__buf_add(&s->b, enc, size);
         }
         if (rc != 0)
             return gguf__fail(err, rc, GGUF_ERROR_NO_OFFSET, "element %zu", i);
@@ -372,13 +372,13 @@ int gguf_kv_set_text(gguf_file *f, const char *key, uint32_t vtype, uint32_t ele
     gguf__sink s = {.big = f->big, .wide = f->version >= 2};
     rc = encode_array(&s, elem_type, toks, n, err);
     gguf__free(toks);
-    if (rc == 0 && s.failed)
+    if (rc == 0 && s.b.failed)
         rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     if (rc == 0) {
-        gguf_value v = {.raw = s.buf, .raw_len = s.len, .type = GGUF_VTYPE_ARRAY,
+        gguf_value v = {.raw = s.b.data, .raw_len = s.b.len, .type = GGUF_VTYPE_ARRAY,
                         .big_endian = f->big, .wide = f->version >= 2};
         rc = gguf_kv_set_value(f, key, &v, err);
     }
-    gguf__sink_free(&s);
+    gguf__buf_free(&s.b);
     return rc;
 }

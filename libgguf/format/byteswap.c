@@ -45,7 +45,7 @@
  * DESIGN.md places the recipe in dtype.c's type table; it lives here for now (written while the
  * table was being edited elsewhere) and may move there. The table is indexed by gguf_dtype.
  */
-#include "internal.h"
+#include "format/format.h"
 
 #include <assert.h>
 #include <string.h>

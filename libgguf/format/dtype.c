@@ -1,5 +1,5 @@
 /* The ggml tensor type table: name, elements per block, bytes per block. */
-#include "internal.h"
+#include "format/format.h"
 
 #include <strings.h>
 

@@ -1,5 +1,5 @@
 /* gguf_error: the first error wins; messages name the object and the rule. */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

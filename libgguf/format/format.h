@@ -1,0 +1,116 @@
+/* The format layer: GGUF's types, values, the parsed file, parsing, tensor infos, lint. Stands
+ * on base/ only. Not installed. */
+#ifndef LIBGGUF_FORMAT_H
+#define LIBGGUF_FORMAT_H
+
+#include "base/base.h"
+
+/* Maximum nesting of arrays inside arrays. ggml allows none, the spec any; this bounds the
+ * recursion of every walker. */
+#define GGUF__MAX_DEPTH 64
+
+/* ---- the parsed file ---- */
+
+typedef struct gguf__kv {
+    const char *key;
+    uint64_t key_len;
+    gguf_value value;
+    uint64_t src_offset; /* where the entry starts in the source, or GGUF_ERROR_NO_OFFSET */
+    bool key_owned;
+} gguf__kv;
+
+typedef struct gguf__tensor {
+    const char *name;
+    uint64_t name_len;
+    uint32_t n_dims;
+    uint32_t type;
+    uint64_t dims[GGUF_MAX_DIMS];
+    uint64_t offset;      /* relative to the data offset */
+    uint64_t nbytes;      /* UINT64_MAX: unknown type */
+    uint64_t src_offset;  /* absolute offset of the bytes in the source, or GGUF__NO_SOURCE for
+                             a tensor added or retyped by an edit (its bytes come from the
+                             write's fill callback) */
+    uint64_t info_offset; /* where the tensor info starts in the source */
+    bool name_owned;
+} gguf__tensor;
+
+#define GGUF__NO_SOURCE UINT64_MAX
+
+enum gguf__source_kind { GGUF__SRC_BORROWED, GGUF__SRC_HEAP, GGUF__SRC_MMAP };
+
+struct gguf_file {
+    /* the source bytes */
+    const uint8_t *data;
+    uint64_t size;
+    enum gguf__source_kind src_kind;
+    int fd; /* the open source file, or -1 */
+
+    uint32_t version;
+    bool big;
+    uint32_t alignment;
+    uint64_t header_end;  /* end of the tensor infos in the source */
+    uint64_t data_offset; /* start of tensor data in the source */
+
+    gguf__kv *kv;
+    size_t n_kv;
+    size_t cap_kv;
+    gguf__tensor *tensors;
+    size_t n_tensors;
+    size_t cap_tensors;
+    unsigned flags;
+    bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
+    int64_t mtime_sec; /* of the source file when opened, to notice changes under an edit */
+    int64_t mtime_nsec;
+    uint64_t layout_size; /* header-only parses: the size of the file the header belongs to */
+};
+
+/* Internal open flag: parse a header region only; tensor bounds are checked against
+ * layout_size instead of the bytes given. */
+#define GGUF__OPEN_HEADER_ONLY (1u << 30)
+
+/* file.c: parses a header region (the first len bytes of a file of file_size bytes). */
+GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
+                                  uint64_t file_size, unsigned flags, gguf_error *err);
+/* parse.c: parses f->data/f->size into the header fields, kv and tensors of f. */
+GGUF_HIDDEN int gguf__parse(gguf_file *f, gguf_error *err);
+/* Releases what parse and edits allocated inside f (not the source). */
+GGUF_HIDDEN void gguf__file_clear(gguf_file *f);
+
+/* kv.c: walks one encoded value of `type` at the cursor, checking it and its nested values
+ * (depth counts array levels). On success the cursor is past the value. `path` names the
+ * value for messages. */
+typedef struct gguf__path {
+    const struct gguf__path *parent;
+    const char *key; /* set on the root only */
+    size_t key_len;
+    uint64_t index;  /* element index below the parent */
+} gguf__path;
+GGUF_HIDDEN int gguf__value_skip(gguf__cursor *c, uint32_t type, int depth, const gguf__path *path,
+                                 gguf_error *err);
+/* Formats a path as key[i][j] into buf. */
+GGUF_HIDDEN const char *gguf__path_format(char *buf, size_t bufsize, const gguf__path *path);
+
+/* byteswap.c: converts whole blocks of a tensor type between byte orders, in place (nbytes a
+ * multiple of the block size). Returns 0, or GGUF_EUNSUPPORTED for a type without a recipe. */
+GGUF_HIDDEN int gguf__byteswap_blocks(uint32_t dtype, void *buf, size_t nbytes);
+
+/* crc.c: crc32 (zlib) of source bytes [start, start+len). */
+GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
+                                gguf_error *err);
+
+/* ---- encoding numbers and values in a file's byte order (encode.c) ---- */
+
+typedef struct gguf__sink {
+    gguf__buf b;
+    bool big;  /* numbers big-endian */
+    bool wide; /* lengths and counts u64 (v2+), else u32 (v1) */
+} gguf__sink;
+
+GGUF_HIDDEN void gguf__sink_u32(gguf__sink *s, uint32_t v);
+GGUF_HIDDEN void gguf__sink_u64(gguf__sink *s, uint64_t v);
+GGUF_HIDDEN void gguf__sink_len(gguf__sink *s, uint64_t v);
+
+/* Writes an encoded value, transcoding it from its own encoding to the sink's. */
+GGUF_HIDDEN void gguf__value_emit(gguf__sink *s, const gguf_value *v);
+
+#endif /* LIBGGUF_FORMAT_H */
