@@ -56,12 +56,15 @@ enum gguf_errcode {
 };
 
 #define GGUF_ERROR_MESSAGE_MAX 512
+#define GGUF_ERROR_PATH_MAX 4096
 #define GGUF_ERROR_NO_OFFSET UINT64_MAX
 
 typedef struct gguf_error {
     int code;             /* a gguf_errcode; 0 while no error was recorded */
     uint64_t offset;      /* byte offset in the input the error is about, or GGUF_ERROR_NO_OFFSET */
     char message[GGUF_ERROR_MESSAGE_MAX]; /* what and why, naming the key or tensor */
+    char path[GGUF_ERROR_PATH_MAX]; /* the file (or URL) it is about, or "" when none is; a
+                                       name too long to fit keeps its end, after "..." */
 } gguf_error;
 
 /* Resets *err to "no error". */
@@ -347,6 +350,10 @@ GGUF_API int gguf_tensor_add(gguf_file *f, const char *name, uint32_t dtype, con
 /* Changes tensor i's type (requantization): its bytes, of the new size, come from the fill
  * callback of the next write. Fails when dims[0] is not a multiple of the type's block. */
 GGUF_API int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err);
+/* Puts the tensors in a new order: order[k] is the index of the tensor that goes k-th (a
+ * permutation of 0..n-1, n the tensor count, else GGUF_EINVAL). The next write lays the data
+ * out packed in the new order. */
+GGUF_API int gguf_tensor_reorder(gguf_file *f, const size_t *order, size_t n, gguf_error *err);
 /* Renames a tensor (at most 64 bytes; GGUF_EEXIST when the name is taken). */
 GGUF_API int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, gguf_error *err);
 /* Removes a tensor; the next write lays the remaining tensor data out packed. */
@@ -447,13 +454,38 @@ typedef struct gguf_update_result {
  * temporary file and renamed over it, tensor bytes copied in the kernel (copy_file_range).
  * Before anything is replaced, every tensor is checked: in place, that the new header read back
  * points every tensor at its unchanged bytes; rewritten, that each tensor's crc32 in the new file
- * equals the source's. Refuses (GGUF_EIO, nothing changed) a read-only file, a file another
- * gguf_file_update holds, and a file changed since it was opened. */
+ * equals the source's. The file must still be the one that was read (device, inode, size,
+ * mtime, ctime), checked when the update starts and again just before the rename or the
+ * in-place write, so a concurrent write by another process is never silently lost. Refuses
+ * (GGUF_EIO, nothing changed) a read-only file, a file another gguf_file_update holds, a file
+ * changed since it was opened, and a file with a pending journal (see gguf_file_recover). */
 GGUF_API int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_options *opt,
                               gguf_update_result *res, gguf_error *err);
 
-/* Finishes or discards an interrupted in-place edit of path (its journal). gguf_file_open does
- * this itself; *recovered is 1 when an edit was finished. */
+/* An in-place edit writes a journal beside the file first (".NAME.gguf-journal": the header
+ * before and after, and the file's device, inode and size), so that a crash leaves the old
+ * file or the journal to finish it. Reading never applies or removes a journal: opening a file
+ * is a pure function of its bytes. An editor finishes it with gguf_file_recover; a reader may
+ * ask gguf_file_journal whether one is pending, to tell its user. */
+enum gguf_journal_state {
+    GGUF_JOURNAL_NONE = 0,    /* no journal beside the file */
+    GGUF_JOURNAL_PENDING = 1, /* a valid journal: an interrupted edit that recover will finish */
+    GGUF_JOURNAL_REFUSED = 2  /* a journal recover will refuse (and leave in place): why says why */
+};
+
+/* Tells whether a journal lies beside path, and whether gguf_file_recover would apply it, by
+ * reading only. Returns 0 and sets *state (and, for GGUF_JOURNAL_REFUSED, fills why with the
+ * reason), or GGUF_EINVAL/GGUF_ENOMEM. */
+GGUF_API int gguf_file_journal(int *state, const char *path, gguf_error *why);
+
+/* Finishes an interrupted in-place edit of path (a symbolic link is followed): under the edit
+ * lock, the journal is applied when it belongs to this file (device, inode and size match, the
+ * file's header is the one before the edit, the one after, or a mix of both from a torn write),
+ * both of its regions are headers that keep every tensor in place, and it is a regular file, not
+ * a link, owned by the file's owner; then it is removed. *recovered is 1 when an edit was
+ * finished, 0 when there was no journal. Any other journal is refused (GGUF_ECORRUPT, naming
+ * the reason) and left in place, as is the file. gguf_file_update refuses to start while a
+ * journal is pending, so an editor calls this before opening the file it edits. */
 GGUF_API int gguf_file_recover(const char *path, int *recovered, gguf_error *err);
 
 /* Serializes f into a new buffer (*out, *size), which the caller releases with free(). */

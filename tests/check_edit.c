@@ -1,6 +1,6 @@
 /* Metadata and tensor edits through the library, and writing them back safely: key order,
  * types, text parsing and its refusals, alignment changes, in-place updates through the
- * journal (and finishing or discarding an interrupted one), verified rewrites. */
+ * journal (whose recovery check_journal tests), verified rewrites. */
 #define _GNU_SOURCE
 #include "testutil.h"
 
@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static gguf_file *open_src(const char *rel) {
     gguf_file *f;
@@ -338,82 +337,6 @@ START_TEST(update_refuses_read_only_and_changed_files) {
 }
 END_TEST
 
-/* Writes a journal as an interrupted in-place edit leaves it (format: update.c). */
-static void write_journal(const uint8_t *region, size_t len, uint64_t size, int cut) {
-    uint8_t *j = malloc(32 + len + 4);
-    memcpy(j, "GGUFJRNL", 8);
-    uint32_t v = 1, crc = (uint32_t)crc32_z(0, region, len);
-    uint64_t l = len;
-    memcpy(j + 8, &v, 4);
-    memcpy(j + 12, &size, 8);
-    memcpy(j + 20, &l, 8);
-    memcpy(j + 28, &crc, 4);
-    memcpy(j + 32, region, len);
-    uint32_t all = (uint32_t)crc32_z(0, j, 32 + len);
-    memcpy(j + 32 + len, &all, 4);
-    char path[160];
-    snprintf(path, sizeof path, "%s/.m.gguf.gguf-journal", dir);
-    FILE *fp = fopen(path, "wb");
-    ck_assert(fwrite(j, 1, 32 + len + 4 - (size_t)cut, fp) == 32 + len + 4 - (size_t)cut);
-    fclose(fp);
-    free(j);
-}
-
-START_TEST(open_finishes_an_interrupted_edit) {
-    setup_model();
-    size_t len;
-    uint8_t *bytes = tu_read_file(model, &len);
-    uint8_t region[224];
-    memcpy(region, bytes, sizeof region);
-    memcpy(region + 0x40, "tent", 4); /* the edit: the architecture value */
-    write_journal(region, sizeof region, len, 0);
-    gguf_file *f;
-    int recovered = 0;
-    ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
-    ck_assert_int_eq(recovered, 1);
-    ck_assert(entries());
-    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
-    const char *s;
-    uint64_t n;
-    ck_assert(gguf_value_get_str(&s, &n, gguf_kv_value(f, 0), NULL) == 0);
-    ck_assert(n == 4 && memcmp(s, "tent", 4) == 0);
-    gguf_file_free(f);
-    /* through gguf_file_open itself */
-    memcpy(region + 0x40, "test", 4);
-    write_journal(region, sizeof region, len, 0);
-    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
-    ck_assert(gguf_value_get_str(&s, &n, gguf_kv_value(f, 0), NULL) == 0);
-    ck_assert(n == 4 && memcmp(s, "test", 4) == 0);
-    gguf_file_free(f);
-    ck_assert(entries());
-    free(bytes);
-    teardown_model();
-}
-END_TEST
-
-START_TEST(open_discards_a_cut_journal) {
-    setup_model();
-    size_t len;
-    uint8_t *bytes = tu_read_file(model, &len);
-    uint8_t region[224];
-    memcpy(region, bytes, sizeof region);
-    memcpy(region + 0x40, "tent", 4);
-    for (int cut = 1; cut < 40; cut += 7) {
-        write_journal(region, sizeof region, len, cut);
-        int recovered = 1;
-        ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
-        ck_assert_int_eq(recovered, 0);
-        ck_assert(entries());
-        size_t now_len;
-        uint8_t *now = tu_read_file(model, &now_len);
-        ck_assert(now_len == len && memcmp(now, bytes, len) == 0);
-        free(now);
-    }
-    free(bytes);
-    teardown_model();
-}
-END_TEST
-
 START_TEST(built_files_read_back) {
     gguf_file *f;
     ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_BIG, NULL) == 0);
@@ -449,8 +372,6 @@ int main(void) {
     tcase_add_test(tc, values_compare_across_byte_orders);
     tcase_add_test(tc, update_in_place_when_the_header_fits);
     tcase_add_test(tc, update_refuses_read_only_and_changed_files);
-    tcase_add_test(tc, open_finishes_an_interrupted_edit);
-    tcase_add_test(tc, open_discards_a_cut_journal);
     tcase_add_test(tc, built_files_read_back);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

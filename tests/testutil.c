@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #ifndef GGUF_TEST_SRCDIR
 #error "GGUF_TEST_SRCDIR must be defined by the build"
@@ -183,4 +184,69 @@ void tu_free_list(char **list) {
     for (char **p = list; *p != NULL; p++)
         free(*p);
     free(list);
+}
+
+/* ---- journals (the byte map in libgguf/commit/journal.c) ---- */
+
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
+    size_t len = (size_t)j->len;
+    memcpy(out, j->magic, 8);
+    put_le(out + 8, j->version, 4);
+    put_le(out + 12, j->dev, 8);
+    put_le(out + 20, j->ino, 8);
+    put_le(out + 28, j->size, 8);
+    put_le(out + 36, j->len, 8);
+    put_le(out + 44, j->old_crc, 4);
+    memcpy(out + 48, j->old_region, len);
+    memcpy(out + 48 + len, j->new_region, len);
+    uint32_t all = (uint32_t)crc32_z(0, out, 48 + 2 * len);
+    put_le(out + 48 + 2 * len, all + j->trailer_delta, 4);
+    return 48 + 2 * len + 4;
+}
+
+int tu_journal_for_edit(tu_journal *j, const char *path, const char *key) {
+    memset(j, 0, sizeof *j);
+    gguf_file *f;
+    if (gguf_file_open(&f, path, 0, NULL) != 0)
+        return -1;
+    int64_t i = gguf_kv_find(f, key);
+    uint64_t len = gguf_file_data_offset(f);
+    int ok = i >= 0 && gguf_value_type(gguf_kv_value(f, (size_t)i)) == GGUF_VTYPE_STRING &&
+             gguf_file_version(f) >= 2 && gguf_file_endian(f) == GGUF_ENDIAN_LITTLE;
+    /* key length u64, key, type u32, string length u64, then the first character */
+    uint64_t at = ok ? gguf_kv_source_offset(f, (size_t)i) + 8 + strlen(key) + 4 + 8 : 0;
+    gguf_file_free(f);
+    struct stat st;
+    size_t n;
+    uint8_t *bytes = ok ? tu_read_file(path, &n) : NULL;
+    if (bytes == NULL || stat(path, &st) != 0 || at >= len || len > n) {
+        free(bytes);
+        return -1;
+    }
+    uint8_t *old_region = malloc((size_t)len), *new_region = malloc((size_t)len);
+    memcpy(old_region, bytes, (size_t)len);
+    memcpy(new_region, bytes, (size_t)len);
+    new_region[at] = new_region[at] == 'J' ? 'K' : 'J';
+    free(bytes);
+    memcpy(j->magic, "GGUFJRNL", 8);
+    j->version = 2;
+    j->dev = (uint64_t)st.st_dev;
+    j->ino = (uint64_t)st.st_ino;
+    j->size = (uint64_t)st.st_size;
+    j->len = len;
+    j->old_crc = (uint32_t)crc32_z(0, old_region, (size_t)len);
+    j->old_region = old_region;
+    j->new_region = new_region;
+    return 0;
+}
+
+void tu_journal_free(tu_journal *j) {
+    free((void *)j->old_region);
+    free((void *)j->new_region);
+    j->old_region = j->new_region = NULL;
 }

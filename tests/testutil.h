@@ -38,4 +38,23 @@ int tu_each_expected(void (*fn)(const char *file, int accept, void *user), void 
 char **tu_list_files(const char *dir, const char *suffix);
 void tu_free_list(char **list);
 
+/* A journal of an in-place edit, assembled from the byte map in libgguf/commit/journal.c by
+ * this test-local encoder (so that a bug shared by the library's writer and reader cannot
+ * hide). Writes 48 + 2*len + 4 bytes to out and returns that count. trailer_delta is added to
+ * the trailing crc32 (non-zero: a bad one). */
+typedef struct tu_journal {
+    char magic[8];
+    uint32_t version;
+    uint64_t dev, ino, size, len;
+    uint32_t old_crc;
+    const uint8_t *old_region, *new_region;
+    uint32_t trailer_delta;
+} tu_journal;
+size_t tu_journal_encode(uint8_t *out, const tu_journal *j);
+/* The journal of an edit of the file at path that changes the first byte of the string value
+ * of key (whose value must be a STRING in a v2/v3 little-endian file): fills *j (regions
+ * malloc'd: free with tu_journal_free). Returns 0, or -1 when the key or file does not fit. */
+int tu_journal_for_edit(tu_journal *j, const char *path, const char *key);
+void tu_journal_free(tu_journal *j);
+
 #endif

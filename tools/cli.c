@@ -11,9 +11,8 @@ const char *cli_prog = "gguf-edit";
 
 void cli_report(const char *path, const gguf_error *err) {
     const char *msg = err->message[0] ? err->message : gguf_strerror(err->code);
-    size_t n = strlen(path);
-    if (strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
-        msg += n + 2; /* the library's message names the file already */
+    if (err->path[0] != '\0')
+        path = err->path; /* the library knows which file it was about */
     if (err->offset != GGUF_ERROR_NO_OFFSET)
         fprintf(stderr, "%s: %s: offset 0x%" PRIx64 ": %s\n", cli_prog, path, err->offset, msg);
     else
@@ -79,6 +78,33 @@ int cli_operands(int argc, int n, const char *usage) {
     return CLI_USAGE;
 }
 
+void cli_note_journal(const char *path) {
+    int state;
+    gguf_error why;
+    gguf_error_clear(&why);
+    if (gguf_file_journal(&state, path, &why) != 0 || state == GGUF_JOURNAL_NONE)
+        return;
+    if (state == GGUF_JOURNAL_PENDING)
+        cli_errorf("%s: an interrupted edit is pending: run `gguf-edit recover %s` "
+                   "(shown as it was before that edit)", path, path);
+    else
+        cli_errorf("%s: a journal lies beside it that recover would refuse: %s", path,
+                   why.message);
+}
+
+int cli_recover(const char *path) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    int recovered = 0;
+    if (gguf_file_recover(path, &recovered, &err) != 0) {
+        cli_report(path, &err);
+        return CLI_BAD;
+    }
+    if (recovered)
+        cli_errorf("%s: finished an interrupted edit first (from its journal)", path);
+    return CLI_OK;
+}
+
 gguf_file *cli_open(const char *path, unsigned flags) {
     gguf_file *f = NULL;
     gguf_error err;
@@ -87,6 +113,7 @@ gguf_file *cli_open(const char *path, unsigned flags) {
         cli_report(path, &err);
         return NULL;
     }
+    cli_note_journal(path);
     return f;
 }
 

@@ -42,8 +42,14 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 /* 0 when exactly n operands follow the options; else prints the usage and returns CLI_USAGE. */
 int cli_operands(int argc, int n, const char *usage);
 
-/* Opens path with the flags, printing the error. Returns NULL on failure. */
+/* Opens path with the flags, printing the error. Returns NULL on failure. Reading never
+ * changes anything: a journal of an interrupted edit beside the file is only reported. */
 gguf_file *cli_open(const char *path, unsigned flags);
+/* Says on stderr when a journal lies beside path (pending, or one recover would refuse). */
+void cli_note_journal(const char *path);
+/* An editor's first step: finishes an interrupted edit of path (gguf_file_recover), saying so.
+ * Returns CLI_OK, or CLI_BAD after printing why a journal was refused. */
+int cli_recover(const char *path);
 
 /* JSON output. Strings are printed as valid UTF-8 JSON: bytes that are not UTF-8 become \u00XX
  * (the byte's Latin-1 code point). Floats use %.9g / %.17g; non-finite ones "nan", "inf", "-inf". */

@@ -174,6 +174,13 @@ int cmd_edit(int argc, char **argv) {
         return CLI_USAGE;
     }
     const char *path = argv[optind];
+    struct stat a, b;
+    int in_place_edit = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
+                                        a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    if (in_place_edit && cli_recover(path) != CLI_OK) {
+        edits_free(&ops);
+        return CLI_BAD;
+    }
     gguf_file *f = cli_open(path, flags);
     if (f == NULL) {
         edits_free(&ops);

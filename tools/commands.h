@@ -14,5 +14,6 @@ int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 #endif

@@ -25,6 +25,13 @@
 GGUF_HIDDEN int gguf__fail(gguf_error *err, int code, uint64_t offset, const char *fmt, ...)
     GGUF_PRINTF(4, 5);
 
+/* Puts context in front of the error already recorded ("element 1: " + its message), keeping
+ * its code and offset; records a new error with the context as message when there is none.
+ * Returns the recorded code. */
+GGUF_HIDDEN int gguf__wrap(gguf_error *err, int code, const char *fmt, ...) GGUF_PRINTF(3, 4);
+/* Names the file (or URL) a recorded error is about, unless one is named already. */
+GGUF_HIDDEN void gguf__fail_path(gguf_error *err, const char *path);
+
 /* Formats up to `max` bytes of a name for a message: printable ASCII as is, other bytes as \xNN,
  * longer names cut with "...". Returns buf. */
 GGUF_HIDDEN const char *gguf__quote(char *buf, size_t bufsize, const char *s, size_t len);
@@ -100,15 +107,21 @@ static inline void gguf__store64(uint8_t *p, uint64_t v, bool big) {
 
 /* ---- the bounded cursor (cursor.c): the only code that reads input bytes ---- */
 
+/* The cursor walks len bytes of input, of which the first `held` are in memory at base (a
+ * header read in pieces: held < len). A read past len is a truncated input; a read inside len
+ * but past held records in `need` how many bytes would let it succeed, so that the reader can
+ * fetch more and parse again. Either way the read fails without moving. */
 typedef struct gguf__cursor {
     const uint8_t *base;
-    uint64_t len;
+    uint64_t len;  /* bytes of input in all */
+    uint64_t held; /* bytes of it in memory, <= len */
     uint64_t pos;
-    bool big;  /* numbers are big-endian */
-    bool wide; /* lengths and counts are u64 (v2+), else u32 (v1) */
+    uint64_t need; /* 0, or the held bytes a failed read needed */
+    bool big;      /* numbers are big-endian */
+    bool wide;     /* lengths and counts are u64 (v2+), else u32 (v1) */
 } gguf__cursor;
 
-/* Each returns false, without moving, when fewer bytes remain than the read needs. */
+/* Bytes of input after the cursor (held or not): what counts are checked against. */
 static inline uint64_t gguf__cursor_remain(const gguf__cursor *c) { return c->len - c->pos; }
 GGUF_HIDDEN bool gguf__cursor_u32(gguf__cursor *c, uint32_t *v);
 GGUF_HIDDEN bool gguf__cursor_u64(gguf__cursor *c, uint64_t *v);
@@ -126,6 +139,7 @@ GGUF_HIDDEN int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off);
 GGUF_HIDDEN int gguf__io_copy(int in, uint64_t off, int out, uint64_t n);
 GGUF_HIDDEN int gguf__io_fsync(int fd);
 GGUF_HIDDEN int gguf__io_rename(const char *from, const char *to);
+GGUF_HIDDEN int gguf__io_unlink(const char *path);
 /* fsync of the directory holding path. */
 GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
 GGUF_HIDDEN const char *gguf__io_strerror(int errnum);
@@ -150,5 +164,71 @@ GGUF_HIDDEN void gguf__buf_printf(gguf__buf *b, const char *fmt, ...) GGUF_PRINT
 GGUF_HIDDEN int gguf__buf_nul(gguf__buf *b);
 /* Frees the bytes; the buffer is empty and usable again. */
 GGUF_HIDDEN void gguf__buf_free(gguf__buf *b);
+
+/* ---- UTF-8 (utf8.c) ---- */
+
+/* Length of the valid UTF-8 sequence at s (1-4; n > 0 bytes available), or 0 when the bytes
+ * there are not UTF-8. */
+GGUF_HIDDEN size_t gguf__utf8_len(const uint8_t *s, size_t n);
+GGUF_HIDDEN bool gguf__utf8_valid(const void *s, size_t n);
+
+/* ---- the JSON writer (json.c) ---- */
+
+/* A JSON string literal of the bytes (always valid UTF-8 JSON: see json.c). */
+GGUF_HIDDEN void gguf__json_str(gguf__buf *b, const void *s, size_t n);
+/* A float with `digits` significant digits (9 for f32, 17 for f64); non-finite as a string. */
+GGUF_HIDDEN void gguf__json_double(gguf__buf *b, double d, int digits);
+GGUF_HIDDEN void gguf__json_u64(gguf__buf *b, uint64_t v);
+GGUF_HIDDEN void gguf__json_i64(gguf__buf *b, int64_t v);
+
+/* ---- the hash set (hashset.c) ---- */
+
+/* The key of index i in the caller's array: its bytes, and their count in *n. */
+typedef const void *(*gguf__hashset_key_fn)(const void *ctx, size_t i, size_t *n);
+
+typedef struct gguf__hashset {
+    uint32_t *slots; /* index + 1; 0: empty. NULL: no set (finds fail) */
+    size_t mask;     /* slots - 1, a power of two minus one */
+    size_t n;
+} gguf__hashset;
+
+GGUF_HIDDEN uint64_t gguf__hash_bytes(const void *p, size_t n);
+/* An empty set with room for about n entries (it grows). Returns 0 or GGUF_ENOMEM. */
+GGUF_HIDDEN int gguf__hashset_init(gguf__hashset *set, size_t n);
+/* The index whose key equals these bytes, or -1. */
+GGUF_HIDDEN int64_t gguf__hashset_find(const gguf__hashset *set, const void *key, size_t n,
+                                       gguf__hashset_key_fn get, const void *ctx);
+/* Adds index (its key from get). Returns -1 when added, the index holding an equal key already
+ * (nothing added), or -2 when memory ran out. */
+GGUF_HIDDEN int64_t gguf__hashset_insert(gguf__hashset *set, uint32_t index,
+                                         gguf__hashset_key_fn get, const void *ctx);
+GGUF_HIDDEN void gguf__hashset_free(gguf__hashset *set);
+
+/* ---- the thread pool (pool.c) ---- */
+
+typedef struct gguf__pool gguf__pool;
+/* Runs task number `task` on worker `worker` (0 is the caller's thread, 1.. the pool's). */
+typedef void (*gguf__pool_fn)(void *ctx, size_t task, unsigned worker);
+
+/* A pool of `threads` threads in all, the caller's included (0 or 1: no extra thread). Threads
+ * that cannot be started are done without. Returns 0 or GGUF_ENOMEM. */
+GGUF_HIDDEN int gguf__pool_new(gguf__pool **out, unsigned threads);
+/* Threads in the pool, the caller's included (1 for a NULL pool). */
+GGUF_HIDDEN unsigned gguf__pool_threads(const gguf__pool *p);
+/* Runs tasks 0..n_tasks-1 on the pool and the caller's thread; returns when all are done. A
+ * NULL pool runs them on the caller's thread. One batch at a time per pool. */
+GGUF_HIDDEN void gguf__pool_run(gguf__pool *p, size_t n_tasks, gguf__pool_fn fn, void *ctx);
+GGUF_HIDDEN void gguf__pool_free(gguf__pool *p);
+
+/* ---- strings and paths (path.c) ---- */
+
+GGUF_HIDDEN char *gguf__strdup(const char *s);
+GGUF_HIDDEN char *gguf__strndup(const char *s, size_t n);
+/* Length of the folder part of path (0: it has none, the folder is "."). */
+GGUF_HIDDEN size_t gguf__path_dir_len(const char *path);
+/* The folder part of path ("." when it has none). */
+GGUF_HIDDEN char *gguf__path_dir(const char *path);
+/* "DIR/" prefix "NAME" suffix for path "DIR/NAME": a file beside path. */
+GGUF_HIDDEN char *gguf__path_beside(const char *path, const char *prefix, const char *suffix);
 
 #endif /* LIBGGUF_BASE_H */

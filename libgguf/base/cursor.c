@@ -1,8 +1,22 @@
 /* The bounded cursor. Every check is written `remain < n`, which cannot overflow. */
 #include "base/base.h"
 
+/* Are n bytes at the cursor in memory? When they are in the input but not held, records how
+ * many held bytes would do. */
+static bool have(gguf__cursor *c, uint64_t n) {
+    if (c->len - c->pos < n)
+        return false;
+    if (c->held - c->pos < n) {
+        uint64_t need = c->pos + n;
+        if (need > c->need)
+            c->need = need;
+        return false;
+    }
+    return true;
+}
+
 bool gguf__cursor_u32(gguf__cursor *c, uint32_t *v) {
-    if (gguf__cursor_remain(c) < 4)
+    if (!have(c, 4))
         return false;
     *v = gguf__load32(c->base + c->pos, c->big);
     c->pos += 4;
@@ -10,7 +24,7 @@ bool gguf__cursor_u32(gguf__cursor *c, uint32_t *v) {
 }
 
 bool gguf__cursor_u64(gguf__cursor *c, uint64_t *v) {
-    if (gguf__cursor_remain(c) < 8)
+    if (!have(c, 8))
         return false;
     *v = gguf__load64(c->base + c->pos, c->big);
     c->pos += 8;
@@ -28,7 +42,7 @@ bool gguf__cursor_len(gguf__cursor *c, uint64_t *v) {
 }
 
 bool gguf__cursor_bytes(gguf__cursor *c, uint64_t n, const uint8_t **p) {
-    if (gguf__cursor_remain(c) < n)
+    if (!have(c, n))
         return false;
     *p = c->base + c->pos;
     c->pos += n;

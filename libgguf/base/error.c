@@ -1,4 +1,5 @@
 /* gguf_error: the first error wins; messages name the object and the rule. */
+#define _GNU_SOURCE
 #include "base/base.h"
 
 #include <stdarg.h>
@@ -11,6 +12,7 @@ void gguf_error_clear(gguf_error *err) {
     err->code = 0;
     err->offset = GGUF_ERROR_NO_OFFSET;
     err->message[0] = '\0';
+    err->path[0] = '\0';
 }
 
 const char *gguf_strerror(int code) {
@@ -40,6 +42,48 @@ int gguf__fail(gguf_error *err, int code, uint64_t offset, const char *fmt, ...)
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int gguf__wrap(gguf_error *err, int code, const char *fmt, ...) {
+    if (err == NULL)
+        return code;
+    char context[GGUF_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+    if (err->code == 0) {
+        err->code = code;
+        err->offset = GGUF_ERROR_NO_OFFSET;
+        snprintf(err->message, sizeof err->message, "%s", context);
+        return code;
+    }
+    /* context + ": " + the message, cut at the end (marked "...") when it does not fit */
+    char joined[2 * GGUF_ERROR_MESSAGE_MAX + 2];
+    size_t a = strlen(context), b = strnlen(err->message, sizeof err->message);
+    memcpy(joined, context, a);
+    memcpy(joined + a, ": ", 2);
+    memcpy(joined + a + 2, err->message, b);
+    size_t n = a + 2 + b;
+    if (n >= sizeof err->message) {
+        n = sizeof err->message - 1;
+        memcpy(joined + n - 3, "...", 3);
+    }
+    memcpy(err->message, joined, n);
+    err->message[n] = '\0';
+    return err->code;
+}
+
+void gguf__fail_path(gguf_error *err, const char *path) {
+    if (err == NULL || err->code == 0 || err->path[0] != '\0' || path == NULL)
+        return;
+    size_t n = strlen(path);
+    if (n >= sizeof err->path) { /* keep the end, which names the file */
+        memcpy(err->path, "...", 3);
+        memcpy(err->path + 3, path + n - (sizeof err->path - 4), sizeof err->path - 3);
+    } else {
+        memcpy(err->path, path, n + 1);
+    }
 }
 
 const char *gguf__quote(char *buf, size_t bufsize, const char *s, size_t len) {

@@ -7,50 +7,102 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #ifdef GGUF_ALLOC_FAULTS
+/* The testing build: fail the Nth call (errno set), silently corrupt the bytes of the Nth read or
+ * write, and keep a trace of the calls, so tests can sweep failures, prove that each proof step
+ * catches bytes that changed on the way, and assert the order of writes, syncs and renames. */
 static long io_countdown;
 static int io_errno;
 static long io_calls;
+static long corrupt_countdown;
+static char corrupt_kind; /* 'r': reads, 'w': writes */
+static char trace[4096];
+static size_t trace_len;
 
 GGUF_API void gguf_testing_fail_io_after(long n, int errnum);
 GGUF_API long gguf_testing_io_calls(void);
+GGUF_API void gguf_testing_corrupt_io_after(long n, int kind);
+GGUF_API const char *gguf_testing_io_trace(void);
 
 void gguf_testing_fail_io_after(long n, int errnum) {
     io_countdown = n;
     io_errno = errnum;
     io_calls = 0;
+    trace_len = 0;
+    trace[0] = '\0';
 }
 
 long gguf_testing_io_calls(void) {
     return io_calls;
 }
 
-static bool fault(void) {
+void gguf_testing_corrupt_io_after(long n, int kind) {
+    corrupt_countdown = n;
+    corrupt_kind = (char)kind;
+}
+
+const char *gguf_testing_io_trace(void) {
+    return trace;
+}
+
+/* Records the call (op: w write, W pwrite, r pread, c copy, f fsync, D directory sync,
+ * n rename, u unlink) and says whether it is the one to fail. */
+static bool fault(char op) {
     io_calls++;
+    if (trace_len + 1 < sizeof trace) {
+        trace[trace_len++] = op;
+        trace[trace_len] = '\0';
+    }
     if (io_countdown > 0 && --io_countdown == 0) {
         errno = io_errno;
         return true;
     }
     return false;
 }
+
+/* Should this read or write of n bytes be corrupted? */
+static bool corrupt(char kind, size_t n) {
+    return n > 0 && corrupt_kind == kind && corrupt_countdown > 0 && --corrupt_countdown == 0;
+}
 #else
-static bool fault(void) {
+static bool fault(char op) {
+    (void)op;
+    return false;
+}
+static bool corrupt(char kind, size_t n) {
+    (void)kind;
+    (void)n;
     return false;
 }
 #endif
 
 #define MAX_IO ((size_t)1 << 30)
 
+/* The testing build's silent corruption of a write: one bit of the middle byte, in a copy. */
+static int write_corrupted(int fd, const void *buf, size_t n, uint64_t off, bool positioned) {
+    uint8_t *copy = gguf__malloc(n);
+    if (copy == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(copy, buf, n);
+    copy[n / 2] ^= 0x10;
+    int rc = positioned ? gguf__io_pwrite(fd, copy, n, off) : gguf__io_write(fd, copy, n);
+    gguf__free(copy);
+    return rc;
+}
+
 int gguf__io_write(int fd, const void *buf, uint64_t n) {
+    if (n <= SIZE_MAX && corrupt('w', (size_t)n))
+        return write_corrupted(fd, buf, (size_t)n, 0, false);
     const uint8_t *p = buf;
     while (n > 0) {
-        if (fault())
+        if (fault('w'))
             return -1;
         ssize_t w = write(fd, p, n > MAX_IO ? MAX_IO : (size_t)n);
         if (w < 0 && errno == EINTR)
@@ -67,9 +119,11 @@ int gguf__io_write(int fd, const void *buf, uint64_t n) {
 }
 
 int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off) {
+    if (corrupt('w', n))
+        return write_corrupted(fd, buf, n, off, true);
     const uint8_t *p = buf;
     while (n > 0) {
-        if (fault())
+        if (fault('W'))
             return -1;
         ssize_t w = pwrite(fd, p, n > MAX_IO ? MAX_IO : n, (off_t)off);
         if (w < 0 && errno == EINTR)
@@ -87,9 +141,11 @@ int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off) {
 }
 
 int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off) {
+    bool flip = corrupt('r', n);
     uint8_t *p = buf;
+    size_t total = n;
     while (n > 0) {
-        if (fault())
+        if (fault('r'))
             return -1;
         ssize_t r = pread(fd, p, n > MAX_IO ? MAX_IO : n, (off_t)off);
         if (r < 0 && errno == EINTR)
@@ -103,6 +159,8 @@ int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off) {
         n -= (size_t)r;
         off += (uint64_t)r;
     }
+    if (flip)
+        ((uint8_t *)buf)[total / 2] ^= 0x10;
     return 0;
 }
 
@@ -111,7 +169,7 @@ int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off) {
 int gguf__io_copy(int in, uint64_t off, int out, uint64_t n) {
     /* in the kernel first: a reflink where the filesystem has them, no user-space copy */
     while (n > 0) {
-        if (fault())
+        if (fault('c'))
             return -1;
         off_t o = (off_t)off;
         ssize_t c = copy_file_range(in, &o, out, NULL, n > MAX_IO ? MAX_IO : (size_t)n, 0);
@@ -152,26 +210,37 @@ int gguf__io_copy(int in, uint64_t off, int out, uint64_t n) {
 }
 
 int gguf__io_fsync(int fd) {
-    if (fault())
+    if (fault('f'))
         return -1;
     return fsync(fd);
 }
 
 int gguf__io_rename(const char *from, const char *to) {
-    if (fault())
+    if (fault('n'))
         return -1;
     return rename(from, to);
 }
 
-int gguf__io_sync_dir(const char *path) {
-    char *copy = strdup(path);
-    if (copy == NULL)
+int gguf__io_unlink(const char *path) {
+    if (fault('u'))
         return -1;
-    int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(copy);
+    return unlink(path);
+}
+
+int gguf__io_sync_dir(const char *path) {
+    /* no allocation: a sync after a rename must not fail for want of memory */
+    char dir[4096];
+    size_t n = gguf__path_dir_len(path);
+    if (n >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(dir, n == 0 ? "." : path, n == 0 ? 1 : n);
+    dir[n == 0 ? 1 : n] = '\0';
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return -1;
-    int rc = gguf__io_fsync(dfd);
+    int rc = fault('D') ? -1 : fsync(dfd);
     int saved = errno;
     close(dfd);
     errno = saved;

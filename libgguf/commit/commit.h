@@ -1,11 +1,104 @@
-/* The commit layer: atomic saves, proofs before replacing, the journal. Stands on write/. Not
- * installed. */
+/* The commit layer: putting bytes in place of a file without ever losing it. Atomic saves
+ * through temporary files, the proofs that run before anything is replaced, the journal of
+ * in-place header edits and its recovery, the editor's lock. Stands on write/. Not installed. */
 #ifndef LIBGGUF_COMMIT_H
 #define LIBGGUF_COMMIT_H
 
 #include "write/write.h"
 
-/* update.c: checks that out holds src's tensors with the same names, types, sizes and crc32s. */
+#include <sys/stat.h>
+
+/* ---- what a file was when it was read (identity.c) ---- */
+
+typedef struct gguf__identity {
+    bool set;
+    uint64_t dev, ino, size;
+    int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+} gguf__identity;
+
+/* The identity of the local file f was read from (id->set false for other sources). */
+GGUF_HIDDEN void gguf__identity_of_file(gguf__identity *id, const gguf_file *f);
+GGUF_HIDDEN void gguf__identity_of_stat(gguf__identity *id, const struct stat *st);
+/* Fails (GGUF_EIO, naming path and what changed) unless path is still the file id describes:
+ * same device, inode, size, mtime and ctime. Another process's write, append or truncation, or
+ * a replaced file, changes one of them. */
+GGUF_HIDDEN int gguf__identity_check(const char *path, const gguf__identity *id,
+                                     gguf_error *err);
+
+/* ---- temporary files beside a target (temp.c) ---- */
+
+/* Creates ".NAME" tag "-XXXXXX" beside target (tag: ".tmp" for files, ".gguf-journal.tmp" for
+ * journals), with target's mode and, where allowed, owner; the returned descriptor holds an
+ * exclusive flock for the file's life, which is how sweeps tell a live temporary file from one
+ * whose writer died. Returns the descriptor and sets *path_out, or a negative GGUF_E* code. */
+GGUF_HIDDEN int gguf__temp_create(char **path_out, const char *target, const char *tag,
+                                  gguf_error *err);
+/* Removes temporary files beside target whose writer is gone (their flock can be taken). */
+GGUF_HIDDEN void gguf__temp_sweep(const char *target);
+/* Refuses (GGUF_EINVAL) a target that exists and is not a regular file once symbolic links are
+ * followed: an output must never replace a device, FIFO, socket or folder. */
+GGUF_HIDDEN int gguf__target_check(const char *target, gguf_error *err);
+
+/* ---- proofs before replacing (proof.c) ---- */
+
+/* out (the output read back) holds src's tensors with the same names, types, sizes and
+ * crc32s; the two files' crc32s are computed side by side. */
 GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *err);
+/* A header region to be written in place over src's, parsed on its own, puts every tensor at
+ * the same bytes with the same name, type and size, and ends where src's data starts. */
+GGUF_HIDDEN int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
+                                    gguf_error *err);
+
+/* ---- saving (save.c) ---- */
+
+/* gguf_file_save, with the target's identity checked just before the rename when expect is
+ * set (an edit of the file f was read from). */
+GGUF_HIDDEN int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
+                           const gguf__identity *expect, gguf_error *err);
+
+/* ---- the journal of in-place edits (journal.c) ---- */
+
+/* A journal: the file it belongs to, and the header region before and after the edit. */
+typedef struct gguf__journal {
+    uint64_t dev, ino, size; /* the file's identity and size */
+    uint64_t len;            /* bytes of the region: the file's data offset */
+    const uint8_t *old_region;
+    const uint8_t *new_region;
+    uint8_t *bytes;          /* the journal's bytes (owned) */
+} gguf__journal;
+
+/* ".NAME.gguf-journal" beside path. */
+GGUF_HIDDEN char *gguf__journal_path(const char *path);
+/* Writes the journal for replacing old_region by new_region (len bytes each) at the start of
+ * the file st describes: to a temporary file, fsync'd, renamed into place, folder fsync'd, so
+ * that a journal under its name is always whole. */
+GGUF_HIDDEN int gguf__journal_create(const char *path, const struct stat *st,
+                                     const uint8_t *old_region, const uint8_t *new_region,
+                                     size_t len, gguf_error *err);
+/* Loads and checks the journal beside path against the file st describes. Returns 0 (valid),
+ * GGUF_ENOTFOUND (none), or GGUF_ECORRUPT/GGUF_EIO with the reason it must not be applied. */
+GGUF_HIDDEN int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st,
+                                   gguf_error *err);
+/* Checks that each byte of the file's header region (fd, open for reading) is the journal's
+ * old one or its new one: the file is in the state the journal describes (not yet written,
+ * written, or torn between the two). */
+GGUF_HIDDEN int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err);
+/* Writes the journal's new region over the file fd (open for writing) and fsyncs it, after
+ * checking that each byte there is the old or the new one (a torn earlier write is finished;
+ * anything else is refused untouched). *touched tells whether the write began: after a failure
+ * with *touched set, the journal must stay to finish the edit. */
+GGUF_HIDDEN int gguf__journal_apply(const gguf__journal *j, int fd, const char *path,
+                                    bool *touched, gguf_error *err);
+/* Removes the journal at jpath (gguf__journal_path) and fsyncs the folder, without
+ * allocating. */
+GGUF_HIDDEN int gguf__journal_remove(const char *jpath, gguf_error *err);
+GGUF_HIDDEN void gguf__journal_free(gguf__journal *j);
+
+/* ---- recovery (recover.c) ---- */
+
+/* With the edit lock on the file real (fd open for writing, st its stat): applies a valid
+ * journal (then removes it), refuses an invalid one, does nothing without one. */
+GGUF_HIDDEN int gguf__recover_locked(const char *real, int fd, const struct stat *st,
+                                     int *recovered, gguf_error *err);
 
 #endif /* LIBGGUF_COMMIT_H */

@@ -1,11 +1,8 @@
-/* zlib crc32 of tensor bytes and of the header, read from the source file in large
- * sequential chunks (pread), so that a file truncated under us gives an error, not SIGBUS. */
-#define _GNU_SOURCE
+/* zlib crc32 of tensor bytes and of the header, read from the source in large sequential
+ * chunks (never through a mapping, so that a file truncated under us gives an error, not
+ * SIGBUS). */
 #include "format/format.h"
 
-#include <errno.h>
-#include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define CRC_CHUNK ((size_t)8 << 20)
@@ -13,8 +10,13 @@
 int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
                     gguf_error *err) {
     uLong c = crc32_z(0L, Z_NULL, 0);
-    if (f->fd < 0) {
-        *crc = (uint32_t)crc32_z(c, f->data + start, (size_t)len);
+    if (start <= f->head_len && len <= f->head_len - start) {
+        *crc = (uint32_t)crc32_z(c, f->head + start, (size_t)len);
+        return 0;
+    }
+    if (f->src != NULL && f->src->mem != NULL && start <= f->src->size &&
+        len <= f->src->size - start) {
+        *crc = (uint32_t)crc32_z(c, f->src->mem + start, (size_t)len);
         return 0;
     }
     uint8_t *buf = gguf__malloc(len < CRC_CHUNK ? (size_t)len : CRC_CHUNK);
@@ -22,14 +24,11 @@ int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t 
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint64_t done = 0;
     int rc = 0;
-    while (done < len) {
+    while (rc == 0 && done < len) {
         size_t want = len - done < CRC_CHUNK ? (size_t)(len - done) : CRC_CHUNK;
-        if (gguf__io_pread(f->fd, buf, want, start + done) != 0) {
-            rc = gguf__fail(err, GGUF_EIO, start + done, "read failed at byte %llu: %s",
-                            (unsigned long long)(start + done), gguf__io_strerror(errno));
-            break;
-        }
-        c = crc32_z(c, buf, want);
+        rc = gguf__file_read(f, buf, want, start + done, err);
+        if (rc == 0)
+            c = crc32_z(c, buf, want);
         done += want;
     }
     gguf__free(buf);
@@ -43,8 +42,8 @@ int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
     const gguf__tensor *t = &f->tensors[i];
     if (t->nbytes == UINT64_MAX || t->src_offset == GGUF__NO_SOURCE)
-        return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
-                          "tensor %zu has %s", i, t->nbytes == UINT64_MAX ? "an unknown type and size" : "no bytes yet");
+        return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset, "tensor %zu has %s", i,
+                          t->nbytes == UINT64_MAX ? "an unknown type and size" : "no bytes yet");
     return gguf__crc_range(crc, f, t->src_offset, t->nbytes, err);
 }
 

@@ -1,9 +1,9 @@
 /* The format layer: GGUF's types, values, the parsed file, parsing, tensor infos, lint. Stands
- * on base/ only. Not installed. */
+ * on source/ and base/. Not installed. */
 #ifndef LIBGGUF_FORMAT_H
 #define LIBGGUF_FORMAT_H
 
-#include "base/base.h"
+#include "source/source.h"
 
 /* Maximum nesting of arrays inside arrays. ggml allows none, the spec any; this bounds the
  * recursion of every walker. */
@@ -36,14 +36,15 @@ typedef struct gguf__tensor {
 
 #define GGUF__NO_SOURCE UINT64_MAX
 
-enum gguf__source_kind { GGUF__SRC_BORROWED, GGUF__SRC_HEAP, GGUF__SRC_MMAP };
-
 struct gguf_file {
-    /* the source bytes */
-    const uint8_t *data;
-    uint64_t size;
-    enum gguf__source_kind src_kind;
-    int fd; /* the open source file, or -1 */
+    /* where the bytes come from: NULL for a file built in memory or a header region parsed on
+     * its own (a proof before a write) */
+    gguf__source *src;
+    uint64_t size;          /* the source's size (the whole file's, when only a header is held) */
+    /* the header bytes the parse points into: the first head_len bytes of the source */
+    const uint8_t *head;
+    uint64_t head_len;
+    uint8_t *head_owned;    /* head, when it is a copy this file owns */
 
     uint32_t version;
     bool big;
@@ -57,21 +58,39 @@ struct gguf_file {
     gguf__tensor *tensors;
     size_t n_tensors;
     size_t cap_tensors;
+    /* names -> index, for lookups in constant time; empty sets (slots NULL) mean "scan" */
+    gguf__hashset kv_index;
+    gguf__hashset tensor_index;
     unsigned flags;
     bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
-    int64_t mtime_sec; /* of the source file when opened, to notice changes under an edit */
-    int64_t mtime_nsec;
-    uint64_t layout_size; /* header-only parses: the size of the file the header belongs to */
+    uint64_t head_need; /* set by a parse that ran out of header bytes: how many it needs */
 };
 
-/* Internal open flag: parse a header region only; tensor bounds are checked against
- * layout_size instead of the bytes given. */
-#define GGUF__OPEN_HEADER_ONLY (1u << 30)
-
-/* file.c: parses a header region (the first len bytes of a file of file_size bytes). */
+/* open.c: parses a header region on its own: the first len bytes of a file of file_size bytes
+ * (tensor bounds are checked against file_size). region must outlive *out. */
 GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
                                   uint64_t file_size, unsigned flags, gguf_error *err);
-/* parse.c: parses f->data/f->size into the header fields, kv and tensors of f. */
+/* open.c: parses the file a source holds; takes the source (freed on failure too). */
+GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
+                                  gguf_error *err);
+/* The name of f's source for messages ("memory" for files built in memory). */
+GGUF_HIDDEN const char *gguf__file_name(const gguf_file *f);
+/* index.c: the keys of the name indexes (gguf__hashset_key_fn over a gguf_file). */
+GGUF_HIDDEN const void *gguf__kv_key(const void *file, size_t i, size_t *n);
+GGUF_HIDDEN const void *gguf__tensor_name(const void *file, size_t i, size_t *n);
+/* index.c: rebuilds the name indexes after an edit changed the key or tensor list (on failure
+ * the index is dropped and lookups scan). */
+GGUF_HIDDEN void gguf__index_kv(gguf_file *f);
+GGUF_HIDDEN void gguf__index_tensors(gguf_file *f);
+/* Adds entry i (just appended) to its index. */
+GGUF_HIDDEN void gguf__index_add_kv(gguf_file *f, size_t i);
+GGUF_HIDDEN void gguf__index_add_tensor(gguf_file *f, size_t i);
+/* Reads tensor bytes [off, off+len) of the source (absolute offsets). */
+GGUF_HIDDEN int gguf__file_read(const gguf_file *f, void *buf, size_t len, uint64_t off,
+                                gguf_error *err);
+/* parse.c: parses f->head (head_len bytes of a file of f->size bytes) into the header fields,
+ * kv and tensors of f. When the header runs past head_len but not past size, fails with
+ * f->head_need set to the bytes it needs. */
 GGUF_HIDDEN int gguf__parse(gguf_file *f, gguf_error *err);
 /* Releases what parse and edits allocated inside f (not the source). */
 GGUF_HIDDEN void gguf__file_clear(gguf_file *f);

@@ -85,6 +85,7 @@ static int install(gguf_file *f, const char *key, gguf_value *v, gguf_error *err
             f->kv[f->n_kv] = (gguf__kv){.key = copy, .key_len = n, .key_owned = true,
                                         .src_offset = GGUF_ERROR_NO_OFFSET};
             at = (int64_t)f->n_kv++;
+            gguf__index_add_kv(f, (size_t)at);
         }
     }
     if (rc != 0) {
@@ -229,6 +230,7 @@ int gguf_kv_remove_at(gguf_file *f, size_t i, gguf_error *err) {
         gguf__free((void *)kv->key);
     memmove(kv, kv + 1, (f->n_kv - i - 1) * sizeof *kv);
     f->n_kv--;
+    gguf__index_kv(f);
     /* the alignment in force is the first general.alignment's, or the default */
     uint32_t align = 32;
     int64_t at = gguf_kv_find(f, "general.alignment");
@@ -268,5 +270,6 @@ int gguf_kv_rename(gguf_file *f, const char *from, const char *to, gguf_error *e
     kv->key = copy;
     kv->key_len = n;
     kv->key_owned = true;
+    gguf__index_kv(f);
     return 0;
 }

@@ -1,34 +1,92 @@
-/* Opening and freeing files: the source bytes come from a read-only mapping, from a copy read
- * into memory (when mapping is refused or not wanted), or from the caller's buffer. */
-#define _GNU_SOURCE
+/* Opening and freeing files. Opening is a pure function of the bytes: it reads, never writes,
+ * creates or deletes anything (an interrupted edit's journal beside the file is left for an
+ * editor to finish: commit/recover.c). The header is read from the source in growing pieces
+ * until the parse no longer runs out of held bytes; tensor bytes are read on demand. */
 #include "format/format.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-static int read_all(int fd, uint8_t *buf, uint64_t size, const char *path, gguf_error *err) {
-    if (gguf__io_pread(fd, buf, (size_t)size, 0) != 0)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: read failed: %s", path,
-                          gguf__io_strerror(errno));
-    return 0;
-}
+/* The first read of a header; it doubles (at least) while the parse needs more. */
+#define FIRST_READ ((uint64_t)1 << 20)
 
 static gguf_file *new_file(unsigned flags) {
     gguf_file *f = gguf__calloc(1, sizeof *f);
-    if (f != NULL) {
-        f->fd = -1;
+    if (f != NULL)
         f->flags = flags;
-    }
     return f;
 }
 
-static int finish_open(gguf_file **out, gguf_file *f, gguf_error *err) {
-    int rc = gguf__parse(f, err);
+const char *gguf__file_name(const gguf_file *f) {
+    return f->src != NULL ? f->src->name : "memory";
+}
+
+int gguf__file_read(const gguf_file *f, void *buf, size_t len, uint64_t off, gguf_error *err) {
+    if (f->src == NULL)
+        return gguf__fail(err, GGUF_EINVAL, off, "bytes %llu..%llu: this file has no source",
+                          (unsigned long long)off, (unsigned long long)(off + len));
+    return gguf__source_read(f->src, buf, len, off, err);
+}
+
+/* Reads the header from a source that is not in memory: the first FIRST_READ bytes (or what
+ * the source suggests), then more, keeping what was read, until the parse is satisfied. */
+static int parse_from_source(gguf_file *f, gguf_error *err) {
+    uint64_t want = f->src->first_read ? f->src->first_read : FIRST_READ;
+    uint64_t have = 0;
+    for (;;) {
+        if (want > f->size)
+            want = f->size;
+        if (want > SIZE_MAX)
+            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                              "a header of %llu bytes does not fit in memory",
+                              (unsigned long long)want);
+        uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
+        if (head == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                              "out of memory for a header of %llu bytes", (unsigned long long)want);
+        f->head_owned = head;
+        f->head = head;
+        int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
+        if (rc != 0)
+            return rc;
+        have = want;
+        f->head_len = have;
+        gguf_error sub;
+        gguf_error_clear(&sub);
+        rc = gguf__parse(f, &sub);
+        if (rc == 0 || f->head_need <= have || have == f->size) {
+            if (rc != 0 && err != NULL && err->code == 0)
+                *err = sub;
+            /* what was read past the header is not kept for later: tensor bytes are read
+             * when asked for, as they are then */
+            if (rc == 0 && f->head_len > f->data_offset)
+                f->head_len = f->data_offset;
+            return rc;
+        }
+        /* ran out of held bytes inside the file: read more and parse again */
+        gguf__file_clear(f);
+        uint64_t next = have * 2 > f->head_need ? have * 2 : f->head_need;
+        want = next < have ? f->size : next; /* (overflow) */
+    }
+}
+
+int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_error *err) {
+    gguf_file *f = new_file(flags);
+    if (f == NULL) {
+        gguf__source_free(src);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    f->src = src;
+    f->size = src->size;
+    int rc;
+    if (src->mem != NULL) {
+        f->head = src->mem;
+        f->head_len = src->size;
+        rc = gguf__parse(f, err);
+    } else {
+        rc = parse_from_source(f, err);
+    }
     if (rc != 0) {
+        gguf__fail_path(err, src->name);
         gguf_file_free(f);
         return rc;
     }
@@ -39,85 +97,22 @@ static int finish_open(gguf_file **out, gguf_file *f, gguf_error *err) {
 int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
     if (out == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
-    /* an in-place edit interrupted by a crash is finished (or discarded) first */
-    int rc = gguf_file_recover(path, NULL, err);
-    if (rc != 0)
-        return rc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot open: %s", path,
-                          strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: not a regular file", path);
-    }
-    gguf_file *f = new_file(flags);
-    if (f == NULL) {
-        close(fd);
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    }
-    f->fd = fd;
-    f->size = (uint64_t)st.st_size;
-    f->mtime_sec = (int64_t)st.st_mtim.tv_sec;
-    f->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
-    if (f->size == 0) {
-        f->src_kind = GGUF__SRC_BORROWED;
-        f->data = (const uint8_t *)"";
-        return finish_open(out, f, err);
-    }
-    void *map = MAP_FAILED;
-    if (!(flags & GGUF_OPEN_NO_MMAP) && f->size <= SIZE_MAX)
-        map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map != MAP_FAILED) {
-        f->src_kind = GGUF__SRC_MMAP;
-        f->data = map;
-        return finish_open(out, f, err);
-    }
-    uint8_t *buf = f->size <= SIZE_MAX ? gguf__malloc((size_t)f->size) : NULL;
-    if (buf == NULL) {
-        gguf_file_free(f);
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
-                          "%s: cannot map or hold %llu bytes in memory", path,
-                          (unsigned long long)st.st_size);
-    }
-    f->src_kind = GGUF__SRC_HEAP;
-    f->data = buf;
-    rc = read_all(fd, buf, f->size, path, err);
+    gguf__source *src;
+    int rc = gguf__source_open_path(&src, path, flags, err);
     if (rc != 0) {
-        gguf_file_free(f);
+        gguf__fail_path(err, path);
         return rc;
     }
-    return finish_open(out, f, err);
+    return gguf__open_source(out, src, flags, err);
 }
 
 int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,
                           unsigned flags, gguf_error *err) {
     if (out == NULL || (data == NULL && size > 0))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no bytes given");
-    gguf_file *f = new_file(flags);
-    if (f == NULL)
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    f->size = size;
-    f->src_kind = GGUF__SRC_BORROWED;
-    f->data = size > 0 ? data : (const void *)"";
-    if (copy && size > 0) {
-        uint8_t *buf = gguf__malloc(size);
-        if (buf == NULL) {
-            gguf__free(f);
-            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for %zu bytes",
-                              size);
-        }
-        memcpy(buf, data, size);
-        f->data = buf;
-        f->src_kind = GGUF__SRC_HEAP;
-    }
-    return finish_open(out, f, err);
+    gguf__source *src;
+    int rc = gguf__source_open_memory(&src, data, size, copy != 0, NULL, err);
+    return rc != 0 ? rc : gguf__open_source(out, src, flags, err);
 }
 
 int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian endian, gguf_error *err) {
@@ -127,8 +122,7 @@ int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian endian, gg
     gguf_file *f = new_file(0);
     if (f == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    f->data = (const uint8_t *)"";
-    f->src_kind = GGUF__SRC_BORROWED;
+    f->head = (const uint8_t *)"";
     f->version = version;
     f->big = endian == GGUF_ENDIAN_BIG;
     f->alignment = 32;
@@ -139,14 +133,24 @@ int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian endian, gg
 
 int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len, uint64_t file_size,
                       unsigned flags, gguf_error *err) {
-    gguf_file *f = new_file((flags & ~(unsigned)GGUF_OPEN_NO_MMAP) | GGUF__OPEN_HEADER_ONLY);
+    gguf_file *f = new_file(flags & ~(unsigned)GGUF_OPEN_NO_MMAP);
     if (f == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    f->data = region;
-    f->size = len;
-    f->layout_size = file_size;
-    f->src_kind = GGUF__SRC_BORROWED;
-    return finish_open(out, f, err);
+    f->head = region;
+    f->head_len = len;
+    f->size = file_size;
+    int rc = gguf__parse(f, err);
+    if (rc != 0 && f->head_need > len) {
+        gguf_error_clear(err);
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "the header runs past its region of %zu bytes", len);
+    }
+    if (rc != 0) {
+        gguf_file_free(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
 }
 
 void gguf__file_clear(gguf_file *f) {
@@ -162,6 +166,8 @@ void gguf__file_clear(gguf_file *f) {
     }
     gguf__free(f->kv);
     gguf__free(f->tensors);
+    gguf__hashset_free(&f->kv_index);
+    gguf__hashset_free(&f->tensor_index);
     f->kv = NULL;
     f->tensors = NULL;
     f->n_kv = f->n_tensors = f->cap_kv = f->cap_tensors = 0;
@@ -171,12 +177,8 @@ void gguf_file_free(gguf_file *f) {
     if (f == NULL)
         return;
     gguf__file_clear(f);
-    if (f->src_kind == GGUF__SRC_MMAP)
-        munmap((void *)f->data, (size_t)f->size);
-    else if (f->src_kind == GGUF__SRC_HEAP)
-        gguf__free((void *)f->data);
-    if (f->fd >= 0)
-        close(f->fd);
+    gguf__free(f->head_owned);
+    gguf__source_free(f->src);
     gguf__free(f);
 }
 

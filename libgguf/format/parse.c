@@ -9,58 +9,6 @@
 
 #define QUOTE_MAX 96
 
-/* ---- a small open-addressing set of names, for duplicate detection in linear time ---- */
-
-typedef struct name_set {
-    uint32_t *slots; /* index + 1, 0 = empty */
-    size_t mask;
-} name_set;
-
-static uint64_t hash_bytes(const char *s, uint64_t n) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (uint64_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static int name_set_init(name_set *set, size_t n) {
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    set->slots = gguf__calloc(cap, sizeof *set->slots);
-    set->mask = cap - 1;
-    return set->slots ? 0 : GGUF_ENOMEM;
-}
-
-/* Inserts name number idx; returns the index of an equal name already present, or -1. */
-typedef struct name_ref {
-    const char *s;
-    uint64_t n;
-} name_ref;
-
-static int64_t name_set_insert(name_set *set, uint32_t idx, const char *s, uint64_t n,
-                               name_ref (*get)(const gguf_file *, uint32_t), const gguf_file *f) {
-    size_t h = (size_t)hash_bytes(s, n) & set->mask;
-    while (set->slots[h] != 0) {
-        name_ref other = get(f, set->slots[h] - 1);
-        if (other.n == n && memcmp(other.s, s, (size_t)n) == 0)
-            return set->slots[h] - 1;
-        h = (h + 1) & set->mask;
-    }
-    set->slots[h] = idx + 1;
-    return -1;
-}
-
-static name_ref kv_name(const gguf_file *f, uint32_t i) {
-    return (name_ref){f->kv[i].key, f->kv[i].key_len};
-}
-
-static name_ref tensor_name(const gguf_file *f, uint32_t i) {
-    return (name_ref){f->tensors[i].name, f->tensors[i].name_len};
-}
-
 /* ---- the fixed header ---- */
 
 static bool valid_version(uint32_t v) {
@@ -74,14 +22,18 @@ static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint
     if (f->size < 4)
         return gguf__fail(err, GGUF_ETRUNC, 0, "file of %llu bytes ends inside the magic",
                           (unsigned long long)f->size);
-    if (memcmp(f->data, "GGUF", 4) != 0) {
+    if (f->head_len < 8 && f->head_len < f->size) {
+        f->head_need = f->size < 8 ? f->size : 8;
+        return gguf__fail(err, GGUF_ETRUNC, 0, "the header is not held in memory");
+    }
+    if (memcmp(f->head, "GGUF", 4) != 0) {
         char q[32];
         return gguf__fail(err, GGUF_ECORRUPT, 0, "bad magic '%s' (expected 'GGUF')",
-                          gguf__quote(q, sizeof q, (const char *)f->data, 4));
+                          gguf__quote(q, sizeof q, (const char *)f->head, 4));
     }
     if (f->size < 8)
         return gguf__fail(err, GGUF_ETRUNC, 4, "file ends inside the version field at byte 4");
-    uint32_t le = gguf__load32(f->data + 4, false), be = gguf__load32(f->data + 4, true);
+    uint32_t le = gguf__load32(f->head + 4, false), be = gguf__load32(f->head + 4, true);
     if (f->flags & GGUF_OPEN_FORCE_BIG)
         f->big = true;
     else if (f->flags & GGUF_OPEN_FORCE_LITTLE)
@@ -92,8 +44,10 @@ static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint
     if (!valid_version(f->version))
         return gguf__fail(err, GGUF_ECORRUPT, 4, "unsupported GGUF version %u at byte 4 "
                           "(this library reads versions 1 to 3, either byte order)", f->version);
-    c->base = f->data;
+    c->base = f->head;
     c->len = f->size;
+    c->held = f->head_len;
+    c->need = 0;
     c->pos = 8;
     c->big = f->big;
     c->wide = f->version >= 2;
@@ -129,8 +83,7 @@ static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *er
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for %llu keys",
                           (unsigned long long)n_kv);
     f->cap_kv = (size_t)n_kv;
-    name_set seen = {0};
-    if (!(f->flags & GGUF_OPEN_LENIENT) && name_set_init(&seen, (size_t)n_kv) != 0)
+    if (gguf__hashset_init(&f->kv_index, (size_t)n_kv) != 0)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = 0;
     char q[QUOTE_MAX];
@@ -160,15 +113,17 @@ static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *er
         kv->key_len = klen;
         kv->src_offset = start;
         f->n_kv = (size_t)i + 1;
-        if (seen.slots != NULL) {
-            int64_t dup = name_set_insert(&seen, (uint32_t)i, kv->key, klen, kv_name, f);
-            if (dup >= 0) {
-                rc = gguf__fail(err, GGUF_ECORRUPT, start,
-                                "key '%s' at byte %llu duplicates key %lld (open leniently to repair it)",
-                                gguf__quote(q, sizeof q, kv->key, (size_t)klen),
-                                (unsigned long long)start, (long long)dup);
-                break;
-            }
+        int64_t dup = gguf__hashset_insert(&f->kv_index, (uint32_t)i, gguf__kv_key, f);
+        if (dup == -2) {
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            break;
+        }
+        if (dup >= 0 && !(f->flags & GGUF_OPEN_LENIENT)) {
+            rc = gguf__fail(err, GGUF_ECORRUPT, start,
+                            "key '%s' at byte %llu duplicates key %lld (open leniently to repair it)",
+                            gguf__quote(q, sizeof q, kv->key, (size_t)klen),
+                            (unsigned long long)start, (long long)dup);
+            break;
         }
         uint64_t type_at = c->pos;
         uint32_t type;
@@ -192,14 +147,13 @@ static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *er
         if (rc != 0)
             break;
         kv->value = (gguf_value){
-            .raw = f->data + value_at,
+            .raw = f->head + value_at,
             .raw_len = c->pos - value_at,
             .type = type,
             .big_endian = f->big,
             .wide = c->wide,
         };
     }
-    gguf__free(seen.slots);
     return rc;
 }
 
@@ -332,7 +286,7 @@ static int check_layout(gguf_file *f, gguf_error *err) {
             return gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
                               "tensor '%s': offset %llu is not a multiple of the alignment %u",
                               qn, (unsigned long long)t->offset, f->alignment);
-        uint64_t size = (f->flags & GGUF__OPEN_HEADER_ONLY) ? f->layout_size : f->size;
+        uint64_t size = f->size;
         uint64_t room = size - f->data_offset;
         uint64_t need = t->nbytes == UINT64_MAX ? 0 : t->nbytes;
         if (t->offset > room || need > room - t->offset)
@@ -382,8 +336,7 @@ static int parse_tensors(gguf_file *f, gguf__cursor *c, uint64_t n_tensors, gguf
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory for %llu tensors", (unsigned long long)n_tensors);
     f->cap_tensors = (size_t)n_tensors;
-    name_set seen = {0};
-    if (!(f->flags & GGUF_OPEN_LENIENT) && name_set_init(&seen, (size_t)n_tensors) != 0)
+    if (gguf__hashset_init(&f->tensor_index, (size_t)n_tensors) != 0)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = 0;
     for (uint64_t i = 0; i < n_tensors && rc == 0; i++) {
@@ -392,24 +345,26 @@ static int parse_tensors(gguf_file *f, gguf__cursor *c, uint64_t n_tensors, gguf
         if (rc != 0)
             break;
         f->n_tensors = (size_t)i + 1;
-        if (seen.slots != NULL) {
-            int64_t dup = name_set_insert(&seen, (uint32_t)i, t->name, t->name_len, tensor_name, f);
-            if (dup >= 0) {
-                char q[QUOTE_MAX];
-                rc = gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
-                                "tensor '%s' at byte %llu duplicates tensor %lld (open leniently to repair it)",
-                                gguf__quote(q, sizeof q, t->name, (size_t)t->name_len),
-                                (unsigned long long)t->info_offset, (long long)dup);
-            }
+        int64_t dup = gguf__hashset_insert(&f->tensor_index, (uint32_t)i, gguf__tensor_name, f);
+        if (dup == -2) {
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            break;
+        }
+        if (dup >= 0 && !(f->flags & GGUF_OPEN_LENIENT)) {
+            char q[QUOTE_MAX];
+            rc = gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
+                            "tensor '%s' at byte %llu duplicates tensor %lld (open leniently to repair it)",
+                            gguf__quote(q, sizeof q, t->name, (size_t)t->name_len),
+                            (unsigned long long)t->info_offset, (long long)dup);
         }
     }
-    gguf__free(seen.slots);
     return rc;
 }
 
 int gguf__parse(gguf_file *f, gguf_error *err) {
-    gguf__cursor c;
+    gguf__cursor c = {0};
     uint64_t n_tensors, n_kv;
+    f->head_need = 0;
     int rc = parse_header(f, &c, &n_tensors, &n_kv, err);
     if (rc == 0)
         rc = parse_kv(f, &c, n_kv, err);
@@ -417,18 +372,25 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
         rc = parse_alignment(f, err);
     if (rc == 0)
         rc = parse_tensors(f, &c, n_tensors, err);
+    if (c.need > f->head_need)
+        f->head_need = c.need;
     if (rc != 0)
         return rc;
     f->header_end = c.pos;
     f->data_offset = c.pos;
     if (n_tensors > 0) {
         /* cannot overflow: header_end <= size < 2^64 - alignment in practice; checked anyway */
-        uint64_t size = (f->flags & GGUF__OPEN_HEADER_ONLY) ? f->layout_size : f->size;
+        uint64_t size = f->size;
         if (!gguf__align_up(&f->data_offset, c.pos, f->alignment) || f->data_offset > size)
             return gguf__fail(err, GGUF_ETRUNC, c.pos,
                               "file ends at byte %llu, inside the padding before the data section (which starts at byte %llu)",
                               (unsigned long long)f->size,
                               (unsigned long long)(c.pos + (f->alignment - c.pos % f->alignment)));
+    }
+    /* the padding before the data is part of the header: a write keeps its bytes */
+    if (f->head_len < f->data_offset) {
+        f->head_need = f->data_offset;
+        return gguf__fail(err, GGUF_ETRUNC, c.pos, "the padding is not held in memory");
     }
     return check_layout(f, err);
 }

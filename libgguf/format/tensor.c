@@ -1,21 +1,10 @@
 /* Tensor infos: lookup and views. */
 #include "format/format.h"
 
-#include <errno.h>
-
 #include <string.h>
 
 size_t gguf_tensor_count(const gguf_file *f) {
     return f->n_tensors;
-}
-
-int64_t gguf_tensor_find(const gguf_file *f, const char *name) {
-    size_t n = strlen(name);
-    for (size_t i = 0; i < f->n_tensors; i++) {
-        if (f->tensors[i].name_len == n && memcmp(f->tensors[i].name, name, n) == 0)
-            return (int64_t)i;
-    }
-    return -1;
 }
 
 void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i) {
@@ -31,9 +20,10 @@ void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i) {
 
 const void *gguf_tensor_data(const gguf_file *f, size_t i) {
     if (i >= f->n_tensors || f->tensors[i].nbytes == UINT64_MAX ||
-        f->tensors[i].src_offset == GGUF__NO_SOURCE)
+        f->tensors[i].src_offset == GGUF__NO_SOURCE || f->src == NULL)
         return NULL;
-    return f->data + f->tensors[i].src_offset;
+    const uint8_t *all = f->src->mem != NULL ? f->src->mem : f->src->map;
+    return all != NULL ? all + f->tensors[i].src_offset : NULL;
 }
 
 int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, size_t len,
@@ -49,15 +39,7 @@ int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, s
                           "bytes %llu..%llu are outside tensor %zu (%llu bytes)",
                           (unsigned long long)offset, (unsigned long long)(offset + len), i,
                           (unsigned long long)t->nbytes);
-    uint64_t at = t->src_offset + offset;
-    if (f->fd < 0) {
-        memcpy(buf, f->data + at, len);
-        return 0;
-    }
-    if (gguf__io_pread(f->fd, buf, len, at) != 0)
-        return gguf__fail(err, GGUF_EIO, at, "reading tensor bytes at %llu failed: %s",
-                          (unsigned long long)at, gguf__io_strerror(errno));
-    return 0;
+    return gguf__file_read(f, buf, len, t->src_offset + offset, err);
 }
 
 /* ---- edits ---- */
@@ -86,6 +68,7 @@ int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, gguf_erro
     t->name = copy;
     t->name_len = n;
     t->name_owned = true;
+    gguf__index_tensors(f);
     return 0;
 }
 
@@ -99,6 +82,7 @@ int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err) {
         gguf__free((void *)t->name);
     memmove(t, t + 1, (f->n_tensors - (size_t)i - 1) * sizeof *t);
     f->n_tensors--;
+    gguf__index_tensors(f);
     f->must_pack = true; /* its bytes leave a hole that ggml would refuse */
     return 0;
 }
@@ -150,8 +134,35 @@ int gguf_tensor_add(gguf_file *f, const char *name, uint32_t dtype, const uint64
     t.name_len = n;
     t.name_owned = true;
     f->tensors[f->n_tensors++] = t;
+    gguf__index_add_tensor(f, f->n_tensors - 1);
     f->must_pack = true;
     return 0;
+}
+
+int gguf_tensor_reorder(gguf_file *f, const size_t *order, size_t n, gguf_error *err) {
+    if (f == NULL || order == NULL || n != f->n_tensors)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "an order of %zu tensors for a file of %zu", n, f ? f->n_tensors : 0);
+    gguf__tensor *tt = gguf__malloc((n ? n : 1) * sizeof *tt);
+    uint8_t *seen = gguf__calloc(n ? n : 1, 1);
+    int rc = 0;
+    if (tt == NULL || seen == NULL)
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        if (order[k] >= n || seen[order[k]]++)
+            rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                            "the order is not a permutation (place %zu)", k);
+        else
+            tt[k] = f->tensors[order[k]];
+    }
+    if (rc == 0) {
+        memcpy(f->tensors, tt, n * sizeof *tt);
+        gguf__index_tensors(f);
+        f->must_pack = true;
+    }
+    gguf__free(tt);
+    gguf__free(seen);
+    return rc;
 }
 
 int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err) {

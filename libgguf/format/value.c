@@ -91,7 +91,11 @@ static int skip_string(gguf__cursor *c, const gguf__path *path, gguf_error *err)
         c->pos = start;
         return fail_at(err, GGUF_ETRUNC, start, path, what);
     }
-    c->pos += n;
+    const uint8_t *p;
+    if (!gguf__cursor_bytes(c, n, &p)) {
+        c->pos = start; /* in the input, not yet in memory: the reader fetches more */
+        return fail_at(err, GGUF_ETRUNC, start, path, "string not held in memory");
+    }
     return 0;
 }
 
@@ -131,7 +135,11 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
         return fail_at(err, GGUF_ETRUNC, count_at, path, what);
     }
     if (elem != GGUF_VTYPE_STRING && elem != GGUF_VTYPE_ARRAY) {
-        c->pos += count * min;
+        const uint8_t *p;
+        if (!gguf__cursor_bytes(c, count * min, &p)) { /* cannot overflow: checked above */
+            c->pos = start;
+            return fail_at(err, GGUF_ETRUNC, count_at, path, "array not held in memory");
+        }
         return 0;
     }
     for (uint64_t i = 0; i < count; i++) {
@@ -158,12 +166,12 @@ int gguf__value_skip(gguf__cursor *c, uint32_t type, int depth, const gguf__path
         snprintf(what, sizeof what, "unknown value type %u", type);
         return fail_at(err, GGUF_ECORRUPT, c->pos, path, what);
     }
-    if (gguf__cursor_remain(c) < n) {
+    const uint8_t *p;
+    if (!gguf__cursor_bytes(c, n, &p)) {
         char what[96];
         snprintf(what, sizeof what, "%s value cut off by the end of file", vtypes[type].name);
         return fail_at(err, GGUF_ETRUNC, c->pos, path, what);
     }
-    c->pos += n;
     return 0;
 }
 
@@ -337,15 +345,6 @@ int gguf_value_iter_next(gguf_value_iter *it, gguf_value *elem) {
 
 size_t gguf_kv_count(const gguf_file *f) {
     return f->n_kv;
-}
-
-int64_t gguf_kv_find(const gguf_file *f, const char *key) {
-    size_t n = strlen(key);
-    for (size_t i = 0; i < f->n_kv; i++) {
-        if (f->kv[i].key_len == n && memcmp(f->kv[i].key, key, n) == 0)
-            return (int64_t)i;
-    }
-    return -1;
 }
 
 const char *gguf_kv_key(const gguf_file *f, size_t i, size_t *len) {

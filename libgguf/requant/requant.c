@@ -837,7 +837,7 @@ static int im_load_gguf(gguf_requant_imatrix *im, const char *path, gguf_error *
  * length, dataset name. Weight = value / ncall (the value itself when ncall is 0). */
 static int im_load_legacy(gguf_requant_imatrix *im, const uint8_t *p, size_t size,
                           const char *path, gguf_error *err) {
-    gguf__cursor c = {.base = p, .len = size};
+    gguf__cursor c = {.base = p, .len = size, .held = size};
     uint32_t n_entries;
     if (!gguf__cursor_u32(&c, &n_entries) || (int32_t)n_entries < 1)
         return gguf__fail(err, GGUF_ECORRUPT, 0, "%s: not an imatrix file (no entries)", path);
@@ -1389,7 +1389,7 @@ struct gguf_requant {
     rq_tensor *t;
     size_t n;
     bool big;       /* tensor data is big-endian */
-    bool use_pread; /* read the source with pread (bounded memory) instead of the mapping */
+    const uint8_t *mem; /* the source's bytes when they are all in memory, else NULL: read */
     unsigned threads;
     rq_scratch *scratch; /* [threads] */
 
@@ -1424,22 +1424,22 @@ static int convert_rows(gguf_requant *rq, rq_scratch *sc, int64_t row, int64_t k
     size_t nvals = (size_t)k * (size_t)t->n_per_row;
     const float *vals;
     bool direct_f32 = t->src_type == GGUF_DTYPE_F32 && !rq->big && !gguf__host_is_big();
-    if (direct_f32 && rq->use_pread) {
-        if (gguf__io_pread(f->fd, sc->f32, src_bytes, at) != 0)
-            return gguf__fail(err, GGUF_EIO, at, "tensor '%s': read failed: %s", t->name,
-                              strerror(errno));
+    if (direct_f32 && rq->mem == NULL) {
+        int rc = gguf__file_read(f, sc->f32, src_bytes, at, err);
+        if (rc != 0)
+            return gguf__wrap(err, rc, "tensor '%s'", t->name);
         vals = sc->f32;
-    } else if (direct_f32 && ((uintptr_t)(f->data + at) % sizeof(float)) == 0) {
-        vals = (const float *)(const void *)(f->data + at);
+    } else if (direct_f32 && ((uintptr_t)(rq->mem + at) % sizeof(float)) == 0) {
+        vals = (const float *)(const void *)(rq->mem + at);
     } else {
         const uint8_t *src;
-        if (rq->use_pread) {
-            if (gguf__io_pread(f->fd, sc->src, src_bytes, at) != 0)
-                return gguf__fail(err, GGUF_EIO, at, "tensor '%s': read failed: %s", t->name,
-                                  strerror(errno));
+        if (rq->mem == NULL) {
+            int rc = gguf__file_read(f, sc->src, src_bytes, at, err);
+            if (rc != 0)
+                return gguf__wrap(err, rc, "tensor '%s'", t->name);
             src = sc->src;
         } else {
-            src = f->data + at;
+            src = rq->mem + at;
         }
         if (rq->big) {
             if (src != sc->src)
@@ -1717,7 +1717,7 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
     rq->n = n;
     rq->threads = threads;
     rq->big = f->big;
-    rq->use_pread = f->fd >= 0 && f->src_kind == GGUF__SRC_MMAP;
+    rq->mem = f->src != NULL ? f->src->mem : NULL;
     int rc = gguf_requant_plan(ch, f, opt, err);
     /* imatrix values must be finite, all of them (llama.cpp checks before it starts) */
     for (size_t e = 0; rc == 0 && opt->imatrix && e < opt->imatrix->n; e++) {
@@ -1798,19 +1798,16 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
     }
     /* llama.cpp's order (or the source's) */
     if (rc == 0 && !opt->keep_order && n > 0) {
-        gguf__tensor *tt = gguf__malloc(n * sizeof *tt);
         rq_tensor *rt = gguf__malloc(n * sizeof *rt);
-        if (tt == NULL || rt == NULL) {
+        if (rt == NULL)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        } else {
-            for (size_t k = 0; k < n; k++) {
-                tt[k] = f->tensors[order[k]];
+        if (rc == 0)
+            rc = gguf_tensor_reorder(f, order, n, err);
+        if (rc == 0) {
+            for (size_t k = 0; k < n; k++)
                 rt[k] = rq->t[order[k]];
-            }
-            memcpy(f->tensors, tt, n * sizeof *tt);
             memcpy(rq->t, rt, n * sizeof *rt);
         }
-        gguf__free(tt);
         gguf__free(rt);
     }
     if (rc == 0)

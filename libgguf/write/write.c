@@ -167,7 +167,7 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
     }
     p->pad_len = p->data_offset - hlen;
     if (!p->packed && hlen == f->header_end && p->data_offset == f->data_offset)
-        p->pad_src = f->data + f->header_end;
+        p->pad_src = f->head + f->header_end;
     return 0;
 }
 
@@ -218,30 +218,41 @@ static void progress(output *o, uint64_t n) {
 }
 
 /* Copies source bytes [start, end) as they are: in the kernel (copy_file_range, a reflink where
- * the filesystem can) when both ends are files. A source file is read with pread, never through
- * the mapping, so that one truncated under us gives an error, not SIGBUS. */
+ * the filesystem can) when both ends are files, else through memory. A source is read, never
+ * used through its mapping, so that a file truncated under us gives an error, not SIGBUS. */
 static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t end,
                       gguf_error *err) {
     if (start >= end)
         return 0;
     uint64_t n = end - start;
     int rc = 0;
-    if (o->fd >= 0 && f->fd >= 0) {
-        if (gguf__io_copy(f->fd, start, o->fd, n) != 0)
+    const gguf__source *src = f->src;
+    if (o->fd >= 0 && src != NULL && src->fd >= 0 && src->mem == NULL) {
+        if (gguf__io_copy(src->fd, start, o->fd, n) != 0)
             rc = gguf__fail(err, GGUF_EIO, start, "%s: copying bytes %llu..%llu failed: %s",
                             o->path, (unsigned long long)start, (unsigned long long)end,
                             gguf__io_strerror(errno));
-    } else if (f->fd >= 0) {
+    } else if (src != NULL && src->mem != NULL && start <= src->size && n <= src->size - start) {
+        rc = out_bytes(o, src->mem + start, n, err);
+    } else if (o->fd < 0) {
         size_t at = o->mem->len;
         gguf__buf_zeros(o->mem, (size_t)n);
         if (o->mem->failed)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the output");
-        else if (gguf__io_pread(f->fd, o->mem->data + at, (size_t)n, start) != 0)
-            rc = gguf__fail(err, GGUF_EIO, start, "reading bytes %llu..%llu failed: %s",
-                            (unsigned long long)start, (unsigned long long)end,
-                            gguf__io_strerror(errno));
+        else
+            rc = gguf__file_read(f, o->mem->data + at, (size_t)n, start, err);
     } else {
-        rc = out_bytes(o, f->data + start, n, err);
+        uint8_t *buf = gguf__malloc(n < CHUNK ? (size_t)n : CHUNK);
+        if (buf == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        for (uint64_t at = start; rc == 0 && at < end;) {
+            size_t k = end - at < CHUNK ? (size_t)(end - at) : CHUNK;
+            rc = gguf__file_read(f, buf, k, at, err);
+            if (rc == 0)
+                rc = out_bytes(o, buf, k, err);
+            at += k;
+        }
+        gguf__free(buf);
     }
     if (rc == 0)
         progress(o, n);
@@ -337,13 +348,11 @@ static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool
     unsigned threads = o->opt ? o->opt->threads : 0;
     for (uint64_t at = 0; at < t->nbytes;) {
         size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
-        if (f->fd < 0)
-            memcpy(o->buf, f->data + t->src_offset + at, n);
-        else if (gguf__io_pread(f->fd, o->buf, n, t->src_offset + at) != 0)
-            return gguf__fail(err, GGUF_EIO, t->src_offset + at, "reading tensor bytes failed: %s",
-                              gguf__io_strerror(errno));
+        int rc = gguf__file_read(f, o->buf, n, t->src_offset + at, err);
+        if (rc != 0)
+            return rc;
         swap_chunk(t->type, o->buf, n, threads);
-        int rc = out_bytes(o, o->buf, n, err);
+        rc = out_bytes(o, o->buf, n, err);
         if (rc != 0)
             return rc;
         at += n;

@@ -1,0 +1,50 @@
+/* The source layer: where a file's bytes come from. A local file (read with pread, mapped for
+ * gguf_tensor_data), a memory buffer; the reader asks a source for byte ranges and never writes
+ * through it. Stands on base/. Not installed. */
+#ifndef LIBGGUF_SOURCE_H
+#define LIBGGUF_SOURCE_H
+
+#include "base/base.h"
+
+typedef struct gguf__source gguf__source;
+
+typedef struct gguf__source_ops {
+    /* Reads exactly len bytes at off into buf. Returns 0, or a GGUF_E* code with err filled:
+     * GGUF_EIO when the source ended early (a file truncated since it was opened) or failed. */
+    int (*read)(gguf__source *s, void *buf, size_t len, uint64_t off, gguf_error *err);
+    /* Releases what the source holds (not the struct). */
+    void (*close)(gguf__source *s);
+} gguf__source_ops;
+
+struct gguf__source {
+    const gguf__source_ops *ops;
+    char *name;          /* the path (or URL) given, for messages */
+    uint64_t size;       /* bytes in the source when opened */
+    uint64_t first_read; /* how many bytes the reader asks for first (0: its default) */
+    /* every byte in memory that cannot change or vanish (the caller's buffer, a copy), or NULL */
+    const uint8_t *mem;
+    /* a local file: its descriptor (for kernel copies), its mapping (or NULL), and what it was
+     * when opened, so that an edit notices a file changed under it */
+    int fd;
+    const uint8_t *map;
+    uint64_t dev, ino;
+    int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+    unsigned owner;      /* uid */
+    void *impl;
+};
+
+/* Opens a local file read-only. Refuses, without blocking, anything that is not a regular
+ * file (a FIFO, a device, a socket, a folder). Maps it unless GGUF_OPEN_NO_MMAP, which reads it
+ * into memory instead. */
+GGUF_HIDDEN int gguf__source_open_path(gguf__source **out, const char *path, unsigned flags,
+                                       gguf_error *err);
+/* Wraps bytes in memory (copied when copy is set). name may be NULL. */
+GGUF_HIDDEN int gguf__source_open_memory(gguf__source **out, const void *data, size_t size,
+                                         bool copy, const char *name, gguf_error *err);
+/* Reads [off, off+len) into buf; fails with GGUF_EIO (naming the source and the range) when
+ * the bytes are not all there. */
+GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off,
+                                  gguf_error *err);
+GGUF_HIDDEN void gguf__source_free(gguf__source *s);
+
+#endif /* LIBGGUF_SOURCE_H */

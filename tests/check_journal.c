@@ -1,0 +1,359 @@
+/* The journal of in-place edits (commit/journal.c, commit/recover.c): reading never applies,
+ * removes or creates anything; recovery applies exactly the journals that belong to the file
+ * and refuses every other one, leaving it and the file in place. Journals here are assembled by
+ * a test-local encoder from the format's byte map, so that a bug shared by the library's writer
+ * and reader cannot hide. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char dir[64], model[128], jpath[160];
+static uint8_t *orig;   /* the model's bytes */
+static size_t orig_len;
+#define REGION 224      /* data offset of golden/hand/le_v3_two_tensors.gguf */
+#define ARCH_AT 0x40    /* the value of general.architecture ("test") */
+
+static uint8_t new_region[REGION];
+
+/* The journal an interrupted "set general.architecture tent" leaves. */
+static tu_journal valid_spec(void) {
+    struct stat st;
+    ck_assert(stat(model, &st) == 0);
+    memcpy(new_region, orig, REGION);
+    memcpy(new_region + ARCH_AT, "tent", 4);
+    tu_journal s = {.version = 2, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
+                    .size = (uint64_t)st.st_size, .len = REGION,
+                    .old_crc = (uint32_t)crc32_z(0, orig, REGION), .old_region = orig,
+                    .new_region = new_region};
+    memcpy(s.magic, "GGUFJRNL", 8);
+    return s;
+}
+
+static void write_bytes(const char *path, const uint8_t *p, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert(fwrite(p, 1, n, fp) == n);
+    ck_assert(fclose(fp) == 0);
+}
+
+static size_t plant(const tu_journal *s, uint8_t *out) {
+    size_t n = tu_journal_encode(out, s);
+    write_bytes(jpath, out, n);
+    return n;
+}
+
+static void setup(void) {
+    strcpy(dir, "/tmp/check_journal.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(model, sizeof model, "%s/m.gguf", dir);
+    snprintf(jpath, sizeof jpath, "%s/.m.gguf.gguf-journal", dir);
+    orig = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &orig_len);
+    ck_assert(orig != NULL && orig_len > REGION);
+    write_bytes(model, orig, orig_len);
+}
+
+static void teardown(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+    free(orig);
+}
+
+/* 1 when the file at path holds exactly these bytes. */
+static int holds(const char *path, const uint8_t *p, size_t n) {
+    size_t len;
+    uint8_t *now = tu_read_file(path, &len);
+    int same = now != NULL && len == n && memcmp(now, p, n) == 0;
+    free(now);
+    return same;
+}
+
+static uint8_t *new_file(void) {
+    uint8_t *b = malloc(orig_len);
+    memcpy(b, orig, orig_len);
+    memcpy(b + ARCH_AT, "tent", 4);
+    return b;
+}
+
+/* recover must refuse the planted journal, leaving it and the model as they are. */
+static void expect_refused(const uint8_t *journal, size_t n, const char *what) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    int recovered = 1;
+    int rc = gguf_file_recover(model, &recovered, &err);
+    ck_assert_msg(rc != 0, "%s: recover applied it", what);
+    ck_assert_msg(recovered == 0, "%s", what);
+    ck_assert_msg(err.message[0] != '\0' && err.path[0] != '\0', "%s: no reason given", what);
+    ck_assert_msg(holds(model, orig, orig_len), "%s: the model changed", what);
+    if (journal != NULL)
+        ck_assert_msg(holds(jpath, journal, n), "%s: the journal was not left in place", what);
+    int state = -1;
+    gguf_error why;
+    gguf_error_clear(&why);
+    ck_assert(gguf_file_journal(&state, model, &why) == 0);
+    ck_assert_msg(state == GGUF_JOURNAL_REFUSED, "%s: state %d", what, state);
+    ck_assert_msg(why.message[0] != '\0', "%s", what);
+}
+
+START_TEST(reading_never_applies_or_removes_a_journal) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = plant(&s, j);
+    char temp[160];
+    snprintf(temp, sizeof temp, "%s/.m.gguf.tmp-AbCdEf", dir);
+    write_bytes(temp, (const uint8_t *)"stale", 5);
+    struct stat before, after, jbefore, jafter;
+    ck_assert(stat(model, &before) == 0 && stat(jpath, &jbefore) == 0);
+    for (int flags = 0; flags < 2; flags++) {
+        gguf_file *f;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_open(&f, model, flags ? GGUF_OPEN_NO_MMAP : 0, &err) == 0, "%s",
+                      err.message);
+        uint32_t crc;
+        ck_assert(gguf_crc_tensor(&crc, f, 0, NULL) == 0);
+        void *buf;
+        size_t len;
+        ck_assert(gguf_file_write_memory(&buf, &len, f, NULL, NULL) == 0);
+        ck_assert(len == orig_len && memcmp(buf, orig, len) == 0); /* the old file, as it is */
+        free(buf);
+        gguf_file_free(f);
+    }
+    int state = -1;
+    ck_assert(gguf_file_journal(&state, model, NULL) == 0);
+    ck_assert_int_eq(state, GGUF_JOURNAL_PENDING);
+    ck_assert(stat(model, &after) == 0 && stat(jpath, &jafter) == 0);
+    ck_assert(holds(model, orig, orig_len));
+    ck_assert(holds(jpath, j, n));
+    ck_assert(holds(temp, (const uint8_t *)"stale", 5));
+    ck_assert(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+    ck_assert(jafter.st_mtim.tv_nsec == jbefore.st_mtim.tv_nsec);
+    teardown();
+}
+END_TEST
+
+START_TEST(recover_applies_a_valid_journal) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    plant(&s, j);
+    int recovered = 0;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(recovered, 1);
+    uint8_t *want = new_file();
+    ck_assert(holds(model, want, orig_len));
+    ck_assert(access(jpath, F_OK) != 0);
+    /* nothing left to do */
+    ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
+    ck_assert_int_eq(recovered, 0);
+    free(want);
+    teardown();
+}
+END_TEST
+
+START_TEST(recover_finishes_a_torn_write) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    plant(&s, j);
+    /* the crash hit while the header was half written: the first bytes new, the rest old */
+    uint8_t *torn = malloc(orig_len);
+    memcpy(torn, orig, orig_len);
+    memcpy(torn + ARCH_AT, "te", 2);
+    memcpy(torn + ARCH_AT, new_region + ARCH_AT, 2);
+    write_bytes(model, torn, orig_len);
+    int recovered = 0;
+    ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
+    ck_assert_int_eq(recovered, 1);
+    uint8_t *want = new_file();
+    ck_assert(holds(model, want, orig_len));
+    /* and the edit already complete: the journal only goes away */
+    plant(&s, j);
+    ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
+    ck_assert(holds(model, want, orig_len));
+    ck_assert(access(jpath, F_OK) != 0);
+    free(torn);
+    free(want);
+    teardown();
+}
+END_TEST
+
+START_TEST(every_flipped_byte_is_refused) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = tu_journal_encode(j, &s);
+    for (size_t at = 0; at < n; at++) {
+        uint8_t bad[1024];
+        memcpy(bad, j, n);
+        bad[at] ^= 0x20;
+        write_bytes(jpath, bad, n);
+        char what[64];
+        snprintf(what, sizeof what, "byte %zu flipped", at);
+        expect_refused(bad, n, what);
+    }
+    teardown();
+}
+END_TEST
+
+/* One field of a journal wrong, its crcs right: each check must catch its own field. */
+enum field { F_TRAILER, F_OLD_CRC, F_MAGIC, F_VERSION, F_DEV, F_INO, F_SIZE, F_LEN, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+    [F_TRAILER] = "bad trailing crc32", [F_OLD_CRC] = "crc32 of the old region",
+    [F_MAGIC] = "magic", [F_VERSION] = "version", [F_DEV] = "device", [F_INO] = "inode",
+    [F_SIZE] = "file size", [F_LEN] = "region length",
+};
+
+START_TEST(every_field_is_checked) {
+    setup();
+    for (int fld = 0; fld < F_COUNT; fld++) {
+        tu_journal s = valid_spec();
+        switch (fld) {
+        case F_TRAILER: s.trailer_delta = 1; break;
+        case F_OLD_CRC: s.old_crc ^= 1; break;
+        case F_MAGIC: memcpy(s.magic, "GGUFJRNX", 8); break;
+        case F_VERSION: s.version = 1; break;
+        case F_DEV: s.dev ^= 1; break;
+        case F_INO: s.ino ^= 1; break;
+        case F_SIZE: s.size += 32; break;
+        case F_LEN: s.len = REGION - 32; break;
+        }
+        uint8_t j[1024];
+        size_t n = plant(&s, j);
+        expect_refused(j, n, field_names[fld]);
+    }
+    teardown();
+}
+END_TEST
+
+START_TEST(a_cut_journal_is_refused) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = tu_journal_encode(j, &s);
+    for (size_t cut = 1; cut < n; cut += 37) {
+        write_bytes(jpath, j, n - cut);
+        expect_refused(j, n - cut, "cut journal");
+    }
+    teardown();
+}
+END_TEST
+
+/* Journals whose bytes are all consistent but whose edit would reach past the header, or
+ * which do not belong to the file's present state. */
+START_TEST(journals_that_would_move_data_are_refused) {
+    setup();
+    uint8_t j[1024];
+    /* the new region moves tensor b (its offset field at 0xc4: 32 -> 0, onto tensor a) */
+    tu_journal s = valid_spec();
+    uint8_t moved[REGION];
+    memcpy(moved, new_region, REGION);
+    moved[0xc4] = 0;
+    s.new_region = moved;
+    size_t n = plant(&s, j);
+    expect_refused(j, n, "new region moves a tensor");
+    /* the new region retypes tensor a (type at 0x97: F32 -> F16): it parses, yet the bytes
+     * would mean something else */
+    memcpy(moved, new_region, REGION);
+    moved[0x97] = 1;
+    n = plant(&s, j);
+    expect_refused(j, n, "new region retypes a tensor");
+    /* the old region is not what the file holds (another edit happened since) */
+    s = valid_spec();
+    uint8_t other[REGION];
+    memcpy(other, orig, REGION);
+    memcpy(other + ARCH_AT, "xxxx", 4);
+    s.old_region = other;
+    s.old_crc = (uint32_t)crc32_z(0, other, REGION);
+    n = plant(&s, j);
+    expect_refused(j, n, "old region is another header");
+    teardown();
+}
+END_TEST
+
+START_TEST(links_special_files_and_strangers_are_refused) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = tu_journal_encode(j, &s);
+    /* a symbolic link to a valid journal */
+    char real_j[160];
+    snprintf(real_j, sizeof real_j, "%s/elsewhere", dir);
+    write_bytes(real_j, j, n);
+    ck_assert(symlink(real_j, jpath) == 0);
+    expect_refused(NULL, 0, "symlinked journal");
+    ck_assert(holds(real_j, j, n));
+    ck_assert(unlink(jpath) == 0);
+    /* a FIFO: refused without blocking */
+    ck_assert(mkfifo(jpath, 0600) == 0);
+    expect_refused(NULL, 0, "FIFO journal");
+    ck_assert(unlink(jpath) == 0);
+    /* a journal of another user (only root can make one) */
+    if (geteuid() == 0) {
+        write_bytes(jpath, j, n);
+        ck_assert(chown(jpath, 65534, 65534) == 0);
+        expect_refused(j, n, "journal of another user");
+        ck_assert(unlink(jpath) == 0);
+    }
+    /* a journal of another file: a copy of the model has another inode */
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s/copy.gguf", dir);
+    write_bytes(copy, orig, orig_len);
+    char copy_j[192];
+    snprintf(copy_j, sizeof copy_j, "%s/.copy.gguf.gguf-journal", dir);
+    write_bytes(copy_j, j, n);
+    ck_assert(gguf_file_recover(copy, NULL, NULL) != 0);
+    ck_assert(holds(copy, orig, orig_len));
+    ck_assert(holds(copy_j, j, n));
+    teardown();
+}
+END_TEST
+
+START_TEST(an_edit_refuses_to_start_over_a_pending_journal) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = plant(&s, j);
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "xyzw", 4, NULL) == 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_update(f, model, NULL, NULL, &err), GGUF_EIO);
+    ck_assert_msg(strstr(err.message, "recover") != NULL, "%s", err.message);
+    gguf_file_free(f);
+    ck_assert(holds(model, orig, orig_len));
+    ck_assert(holds(jpath, j, n));
+    teardown();
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("journal");
+    TCase *tc = tcase_create("journal");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, reading_never_applies_or_removes_a_journal);
+    tcase_add_test(tc, recover_applies_a_valid_journal);
+    tcase_add_test(tc, recover_finishes_a_torn_write);
+    tcase_add_test(tc, every_flipped_byte_is_refused);
+    tcase_add_test(tc, every_field_is_checked);
+    tcase_add_test(tc, a_cut_journal_is_refused);
+    tcase_add_test(tc, journals_that_would_move_data_are_refused);
+    tcase_add_test(tc, links_special_files_and_strangers_are_refused);
+    tcase_add_test(tc, an_edit_refuses_to_start_over_a_pending_journal);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
