@@ -302,6 +302,26 @@ GGUF_API int gguf_kv_remove_at(gguf_file *f, size_t i, gguf_error *err);
  * GGUF_EEXIST when `to` does. */
 GGUF_API int gguf_kv_rename(gguf_file *f, const char *from, const char *to, gguf_error *err);
 
+/* ---- values as JSON ----
+ * Text is appended to a gguf_text the caller owns: zero-initialize it, reuse it, free it with
+ * gguf_text_free. data is NUL-free and not NUL-terminated; len counts its bytes. */
+typedef struct gguf_text {
+    char *data;
+    size_t len;
+    size_t cap;
+} gguf_text;
+
+/* Appends v as JSON: BOOL as true/false, integers exactly, FLOAT32 with 9 and FLOAT64 with 17
+ * significant digits (non-finite ones as the strings "nan", "inf", "-inf"), strings as JSON
+ * strings, arrays (nested too) as JSON arrays. Strings are always valid UTF-8 JSON: a byte that
+ * is not part of valid UTF-8 is written as \u00XX, its Latin-1 code point. Returns 0, or
+ * GGUF_ENOMEM with t->len unchanged. */
+GGUF_API int gguf_json_value(gguf_text *t, const gguf_value *v);
+/* Appends n bytes as a JSON string literal, by the same rules. */
+GGUF_API int gguf_json_string(gguf_text *t, const void *s, size_t n);
+/* Frees the text's bytes; the gguf_text is empty and usable again. NULL is allowed. */
+GGUF_API void gguf_text_free(gguf_text *t);
+
 /* gguf_value is exposed only so that iterators can fill one on the stack; treat it as opaque. */
 struct gguf_value {
     const uint8_t *raw;  /* the encoded value, without its type tag */

@@ -117,138 +117,31 @@ gguf_file *cli_open(const char *path, unsigned flags) {
     return f;
 }
 
-/* ---- JSON ---- */
+/* ---- JSON: the library's writer, into one reused buffer ---- */
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes are not UTF-8. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
+static gguf_text json_buf;
 
-void cli_json_str(FILE *out, const char *str, size_t n) {
-    const unsigned char *s = (const unsigned char *)str;
-    putc('"', out);
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        const char *esc = NULL;
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default: break;
-        }
-        if (esc != NULL) {
-            fputs(esc, out);
-            i++;
-            continue;
-        }
-        if (c < 0x20 || c == 0x7f) {
-            fprintf(out, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        size_t len = utf8_len(s + i, n - i);
-        if (len == 0) {
-            fprintf(out, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        fwrite(s + i, 1, len, out);
-        i += len;
-    }
-    putc('"', out);
-}
-
-static void json_double(FILE *out, double d, int digits) {
-    if (isnan(d))
-        fputs("\"nan\"", out);
-    else if (isinf(d))
-        fputs(d > 0 ? "\"inf\"" : "\"-inf\"", out);
+static void flush_json(FILE *out, int rc) {
+    if (rc == 0)
+        fwrite(json_buf.data, 1, json_buf.len, out);
     else
-        fprintf(out, "%.*g", digits, d);
+        fputs("null", out); /* out of memory: still a JSON document */
+    json_buf.len = 0;
 }
 
-static void json_scalar(FILE *out, const gguf_value *v) {
-    uint32_t t = gguf_value_type(v);
-    uint64_t u;
-    int64_t i;
-    int is_signed;
-    double d;
-    if (t == GGUF_VTYPE_BOOL) {
-        uint8_t b;
-        gguf_value_get_bool_byte(&b, v, NULL);
-        fputs(b ? "true" : "false", out);
-    } else if (t == GGUF_VTYPE_F32 || t == GGUF_VTYPE_F64) {
-        gguf_value_get_f64(&d, v, NULL);
-        json_double(out, d, t == GGUF_VTYPE_F32 ? 9 : 17);
-    } else if (t == GGUF_VTYPE_STRING) {
-        const char *s;
-        uint64_t len;
-        gguf_value_get_str(&s, &len, v, NULL);
-        cli_json_str(out, s, (size_t)len);
-    } else if (gguf_value_get_int(&u, &i, &is_signed, v, NULL) == 0) {
-        if (is_signed)
-            fprintf(out, "%" PRId64, i);
-        else
-            fprintf(out, "%" PRIu64, u);
-    } else {
-        fputs("null", out);
-    }
+void cli_json_str(FILE *out, const char *s, size_t len) {
+    flush_json(out, gguf_json_string(&json_buf, s, len));
 }
 
 void cli_json_value(FILE *out, const gguf_value *v) {
-    if (gguf_value_type(v) != GGUF_VTYPE_ARRAY) {
-        json_scalar(out, v);
-        return;
-    }
-    gguf_value_iter it;
-    gguf_value e;
-    gguf_value_iter_init(&it, v);
-    putc('[', out);
-    for (int first = 1; gguf_value_iter_next(&it, &e); first = 0) {
-        if (!first)
-            putc(',', out);
-        cli_json_value(out, &e);
-    }
-    putc(']', out);
+    flush_json(out, gguf_json_value(&json_buf, v));
 }
 
 /* ---- text ---- */
 
 void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems) {
     if (gguf_value_type(v) != GGUF_VTYPE_ARRAY) {
-        json_scalar(out, v);
+        cli_json_value(out, v); /* a scalar reads the same in text */
         return;
     }
     gguf_value_iter it;

@@ -117,6 +117,10 @@ GGUF_HIDDEN int gguf__byteswap_blocks(uint32_t dtype, void *buf, size_t nbytes);
 GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
                                 gguf_error *err);
 
+/* json.c: appends v as JSON; with limit non-zero, stops adding array elements once the buffer
+ * holds more than limit bytes (the result is then cut, not valid JSON: the caller checks). */
+GGUF_HIDDEN void gguf__value_json(gguf__buf *b, const gguf_value *v, size_t limit);
+
 /* ---- encoding numbers and values in a file's byte order (encode.c) ---- */
 
 typedef struct gguf__sink {
