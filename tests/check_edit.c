@@ -156,6 +156,48 @@ START_TEST(json_arrays) {
 }
 END_TEST
 
+/* Hardening 1: empty elements made more tokens than the tokenizer had room for (a heap overflow
+ * under ASan, an abort in the plain build at a few thousand commas). */
+START_TEST(json_arrays_with_empty_elements_are_refused) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    size_t n = 5000;
+    char *commas = malloc(n + 3);
+    commas[0] = '[';
+    memset(commas + 1, ',', n);
+    commas[n + 1] = ']';
+    commas[n + 2] = '\0';
+    const char *cases[] = {"[,,,,]", "[,]", "[1,,2]", "[1,]", "[ , 1]", commas};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (uint32_t elem = 0; elem <= GGUF_VTYPE_COUNT; elem++) {
+            if (elem == GGUF_VTYPE_ARRAY)
+                continue;
+            gguf_error err;
+            gguf_error_clear(&err);
+            int rc = gguf_kv_set_text(f, "j", GGUF_VTYPE_ARRAY, elem, cases[i], strlen(cases[i]),
+                                      &err);
+            ck_assert_msg(rc == GGUF_EINVAL, "'%.20s' as %u: %d", cases[i], elem, rc);
+            ck_assert_msg(strstr(err.message, "empty element") != NULL, "%s", err.message);
+        }
+    }
+    ck_assert_int_eq(gguf_kv_find(f, "j"), -1);
+    free(commas);
+    gguf_file_free(f);
+}
+END_TEST
+
+/* A refused element is named: the error keeps its context instead of dropping it. */
+START_TEST(json_errors_name_the_element) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_kv_set_text(f, "k", GGUF_VTYPE_ARRAY, GGUF_VTYPE_U8, "[1,300,5]", 9,
+                                      &err), GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "element 1") != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, "300") != NULL, "%s", err.message);
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(remove_and_rename) {
     gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
     gguf_error err;
@@ -366,6 +408,8 @@ int main(void) {
     tcase_add_test(tc, set_changes_type_when_asked);
     tcase_add_test(tc, text_values_are_range_checked);
     tcase_add_test(tc, json_arrays);
+    tcase_add_test(tc, json_arrays_with_empty_elements_are_refused);
+    tcase_add_test(tc, json_errors_name_the_element);
     tcase_add_test(tc, remove_and_rename);
     tcase_add_test(tc, tensor_rename_and_remove);
     tcase_add_test(tc, realign_lays_data_out_again);

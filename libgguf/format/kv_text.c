@@ -138,12 +138,15 @@ static int json_fail(gguf_error *err, const char *text, const char *p, const cha
                       (size_t)(p - text), what);
 }
 
-/* Splits "[a, b, ...]" into tokens (at most len/2 + 1 of them). */
+/* Splits "[a, b, ...]" into tokens. Every token takes at least one character and a separator,
+ * so there are at most len/2 + 1 of them; an empty element (",,") is refused, which keeps that
+ * bound true. */
 static int tokenize(token **out, size_t *count, const char *text, size_t len, gguf_error *err) {
     const char *p = skip_ws(text, text + len), *end = text + len;
     if (p == end || *p != '[')
         return json_fail(err, text, p, "expected '['");
-    token *toks = gguf__malloc((len / 2 + 1) * sizeof *toks);
+    size_t cap = len / 2 + 1;
+    token *toks = gguf__malloc(cap * sizeof *toks);
     if (toks == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     size_t n = 0;
@@ -177,8 +180,16 @@ static int tokenize(token **out, size_t *count, const char *text, size_t len, gg
                 while (q < end && *q != ',' && *q != ']' && *q != ' ' && *q != '\t' &&
                        *q != '\n' && *q != '\r')
                     q++;
+                if (q == p) {
+                    rc = json_fail(err, text, p, "empty element");
+                    break;
+                }
                 t = (token){p, (size_t)(q - p), (*p == 't' || *p == 'f') ? 'b' : 'n'};
                 p = q;
+            }
+            if (n == cap) { /* cannot happen while the bound above holds; never write past it */
+                rc = json_fail(err, text, p, "too many elements");
+                break;
             }
             toks[n++] = t;
             p = skip_ws(p, end);
@@ -339,7 +350,7 @@ static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t 
                 gguf__buf_add(&s->b, enc, size);
         }
         if (rc != 0)
-            return gguf__fail(err, rc, GGUF_ERROR_NO_OFFSET, "element %zu", i);
+            return gguf__wrap(err, rc, "element %zu", i);
     }
     return 0;
 }
