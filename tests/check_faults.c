@@ -1,24 +1,43 @@
-/* I/O faults, each turned into a clean error with nothing lost: every write, fsync, copy and
- * rename of an edit is made to fail in turn (EIO, then ENOSPC as on a full disk), and after each
- * failure the file must be the old one (or, once an in-place edit's journal is complete, the new
- * one when the journal is replayed), with nothing left beside it. A source file truncated by
- * another process while we copy it gives an error, not SIGBUS. */
+/* Faults during an edit, each turned into a clean result with nothing lost (io.c's testing
+ * hooks):
+ *  - every write, fsync, copy, rename and unlink of an edit fails in turn (EIO, then ENOSPC as
+ *    on a full disk): afterwards the file is the old one (or, once an in-place edit's journal
+ *    is complete, the new one after recover), with nothing left beside it;
+ *  - the process dies (SIGKILL) before each I/O call in turn, of an in-place edit, a rewrite
+ *    and a recovery: the file is then the old or the new one once recover has run, never
+ *    anything else, and both outcomes occur;
+ *  - a byte written or read is silently corrupted, at each call in turn: the proofs (the header
+ *    and tensor crc32s of a rewrite read back, the journal's crc32, the in-place header read
+ *    back) reject it, and the file is never left different from both the old and the new one;
+ *  - the order of the calls: the file is fsync'd before the rename and its folder after it, the
+ *    journal is fsync'd and in place before the file is touched, the file fsync'd after the
+ *    in-place write.
+ * A source file truncated by another process while we copy it gives an error, not SIGBUS. */
 #define _GNU_SOURCE
 #include "testutil.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void gguf_testing_fail_io_after(long n, int errnum);
+void gguf_testing_corrupt_io_after(long n, int kind);
+void gguf_testing_die_at_io(long n);
+const char *gguf_testing_io_trace(void);
 
 static char dir[64], model[128];
 static uint8_t *old_bytes, *new_bytes;
 static size_t old_len, new_len;
+
+#define SHORT_VALUE "tent" /* same length: the header is rewritten in place */
+#define LONG_VALUE "an architecture name long enough to need a rewrite"
 
 static void write_file(const char *path, const uint8_t *b, size_t n) {
     FILE *fp = fopen(path, "wb");
@@ -36,48 +55,80 @@ static int count_entries(void) {
     return n;
 }
 
-static int edit(const char *value) {
+/* The edit under test: set general.architecture to value, written back over the model. The
+ * hook (a failure, a corruption, a crash) is armed once the file is open and edited, so that
+ * it hits the writing of the edit. */
+typedef void (*arm_fn)(long n);
+static int edit(const char *value, arm_fn arm, long n, gguf_error *err) {
     gguf_file *f;
-    gguf_error err;
-    gguf_error_clear(&err);
-    int rc = gguf_file_open(&f, model, 0, &err);
+    gguf_error_clear(err);
+    int rc = gguf_file_open(&f, model, 0, err);
     if (rc != 0)
         return rc;
-    rc = gguf_kv_set_str(f, "general.architecture", value, strlen(value), &err);
+    rc = gguf_kv_set_str(f, "general.architecture", value, strlen(value), err);
+    if (rc == 0 && arm != NULL)
+        arm(n);
     if (rc == 0)
-        rc = gguf_file_update(f, model, NULL, NULL, &err);
+        rc = gguf_file_update(f, model, NULL, NULL, err);
+    gguf_testing_fail_io_after(0, 0);
+    gguf_testing_corrupt_io_after(0, 0);
+    gguf_testing_die_at_io(0);
     if (rc != 0)
-        ck_assert_msg(err.message[0] != '\0', "a failed update without a message");
+        ck_assert_msg(err->message[0] != '\0', "a failed update without a message");
     gguf_file_free(f);
     return rc;
 }
 
-/* Makes every I/O call of one edit fail in turn, until the edit goes through. */
-static void sweep(const char *value, int errnum) {
-    dir[0] = '\0';
+/* The model's present bytes: 'o' old, 'n' new, '?' neither. */
+static char state(void) {
+    size_t len;
+    uint8_t *now = tu_read_file(model, &len);
+    char s = len == old_len && memcmp(now, old_bytes, len) == 0   ? 'o'
+             : len == new_len && memcmp(now, new_bytes, len) == 0 ? 'n'
+                                                                  : '?';
+    free(now);
+    return s;
+}
+
+/* A fresh folder holding the old model, and the old and new bytes of an edit to value. */
+static void setup(const char *value) {
     strcpy(dir, "/tmp/gguf-faults-XXXXXX");
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     old_bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &old_len);
     write_file(model, old_bytes, old_len);
-    ck_assert(edit(value) == 0); /* the expected result, without faults */
+    gguf_error err;
+    ck_assert(edit(value, NULL, 0, &err) == 0); /* the expected result, without faults */
     new_bytes = tu_read_file(model, &new_len);
+    ck_assert(new_len != old_len || memcmp(new_bytes, old_bytes, old_len) != 0);
+}
+
+static void teardown(void) {
+    free(old_bytes);
+    free(new_bytes);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+}
+
+static int fail_errnum;
+static void arm_fail(long n) { gguf_testing_fail_io_after(n, fail_errnum); }
+
+/* Makes every I/O call of one edit fail in turn, until the edit goes through. */
+static void fail_sweep(const char *value, int errnum) {
+    setup(value);
+    fail_errnum = errnum;
     int failures = 0;
     for (long n = 1;; n++) {
         write_file(model, old_bytes, old_len);
-        gguf_testing_fail_io_after(n, errnum);
-        int rc = edit(value);
-        gguf_testing_fail_io_after(0, 0);
+        gguf_error err;
+        int rc = edit(value, arm_fail, n, &err);
         int recovered = 0;
         ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
-        size_t len;
-        uint8_t *now = tu_read_file(model, &len);
-        int is_old = len == old_len && memcmp(now, old_bytes, len) == 0;
-        int is_new = len == new_len && memcmp(now, new_bytes, len) == 0;
-        free(now);
-        ck_assert_msg(is_old || is_new, "fault at I/O call %ld: the file is neither old nor new", n);
-        ck_assert_msg(rc != 0 || is_new, "fault at I/O call %ld: success but the old file", n);
-        ck_assert_msg(rc == 0 || is_old || recovered,
+        char s = state();
+        ck_assert_msg(s != '?', "fault at I/O call %ld: the file is neither old nor new", n);
+        ck_assert_msg(rc != 0 || s == 'n', "fault at I/O call %ld: success but the old file", n);
+        ck_assert_msg(rc == 0 || s == 'o' || recovered,
                       "fault at I/O call %ld: failed, yet the file changed without a journal", n);
         ck_assert_msg(count_entries() == 1, "fault at I/O call %ld: files left beside it", n);
         if (rc == 0)
@@ -86,25 +137,221 @@ static void sweep(const char *value, int errnum) {
         ck_assert_msg(n < 1000, "the edit never succeeds");
     }
     ck_assert_int_ge(failures, 3);
-    free(old_bytes);
-    free(new_bytes);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert(system(cmd) == 0);
+    teardown();
 }
 
 START_TEST(in_place_edit_survives_every_io_fault) {
-    sweep("tent", EIO); /* same length: the header is rewritten in place */
+    fail_sweep(SHORT_VALUE, EIO);
 }
 END_TEST
 
 START_TEST(rewrite_survives_every_io_fault) {
-    sweep("an architecture name long enough to need a rewrite", EIO);
+    fail_sweep(LONG_VALUE, EIO);
 }
 END_TEST
 
 START_TEST(full_disk_during_rewrite) {
-    sweep("an architecture name long enough to need a rewrite", ENOSPC);
+    fail_sweep(LONG_VALUE, ENOSPC);
+}
+END_TEST
+
+/* ---- the order of the calls ---- */
+
+/* The trace of one edit, reads ('r') left out. */
+static void trace_of(const char *value, char *out, size_t size) {
+    write_file(model, old_bytes, old_len);
+    gguf_testing_fail_io_after(0, 0); /* starts a trace */
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", value, strlen(value), NULL) == 0);
+    gguf_testing_fail_io_after(0, 0);
+    ck_assert(gguf_file_update(f, model, NULL, NULL, NULL) == 0);
+    gguf_file_free(f);
+    size_t o = 0;
+    for (const char *p = gguf_testing_io_trace(); *p && o + 1 < size; p++) {
+        if (*p != 'r')
+            out[o++] = *p;
+    }
+    out[o] = '\0';
+}
+
+static void assert_matches(const char *trace, const char *pattern, const char *what) {
+    regex_t re;
+    ck_assert(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) == 0);
+    int m = regexec(&re, trace, 0, NULL, 0);
+    regfree(&re);
+    ck_assert_msg(m == 0, "%s: calls '%s' do not match %s (w write, W pwrite, c copy, f fsync, "
+                  "D folder fsync, n rename, u unlink)", what, trace, pattern);
+}
+
+START_TEST(calls_happen_in_a_safe_order) {
+    setup(SHORT_VALUE);
+    char t[512];
+    /* in place: the journal written (w), fsync'd (f), renamed into place (n), its folder
+     * fsync'd (D); then the header written (W) and fsync'd (f); then the journal removed (u)
+     * and the folder fsync'd (D) */
+    trace_of(SHORT_VALUE, t, sizeof t);
+    assert_matches(t, "^w+fnDW+fuD$", "in-place edit");
+    /* a rewrite: the temporary file written (w, c), fsync'd (f), renamed (n), folder fsync'd */
+    teardown();
+    setup(LONG_VALUE);
+    trace_of(LONG_VALUE, t, sizeof t);
+    assert_matches(t, "^[wc]+fnD$", "rewrite");
+    teardown();
+}
+END_TEST
+
+/* ---- silent corruption ---- */
+
+static char corrupt_kind;
+static void arm_corrupt(long n) { gguf_testing_corrupt_io_after(n, corrupt_kind); }
+
+/* Corrupts the Nth write (or read) of the edit, for every N the edit makes: the edit either
+ * reports the corruption with the old file kept, or ends with exactly the new file. Returns
+ * how many corruptions were reported. */
+static int corrupt_sweep(const char *value, char kind) {
+    corrupt_kind = kind;
+    int caught = 0;
+    for (long n = 1; n < 200; n++) {
+        write_file(model, old_bytes, old_len);
+        gguf_error err;
+        int rc = edit(value, arm_corrupt, n, &err);
+        int recovered = 0;
+        int rrc = gguf_file_recover(model, &recovered, NULL);
+        char s = state();
+        ck_assert_msg(rc != 0 || s == 'n', "%c corruption %ld: the edit succeeded but the file "
+                      "is not the new one (%c): no proof caught it", kind, n, s);
+        ck_assert_msg(rc == 0 || s == 'o' || (rrc == 0 && recovered && s == 'n'),
+                      "%c corruption %ld: failed (%s) and the file is %c", kind, n, err.message,
+                      s);
+        ck_assert_msg(count_entries() == 1, "%c corruption %ld: files left beside it", kind, n);
+        caught += rc != 0;
+        /* past the last call, nothing was corrupted: the edit went through */
+        if (rc == 0 && s == 'n' && n > 40)
+            break;
+    }
+    return caught;
+}
+
+START_TEST(proofs_catch_corrupted_bytes) {
+    setup(LONG_VALUE);
+    /* a rewrite: a corrupted header write or a corrupted read of the copy is caught by the
+     * read-back proof before the rename */
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'w'), 0);
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'r'), 0);
+    teardown();
+    setup(SHORT_VALUE);
+    /* in place: a corrupted journal is refused before the file is touched (its crc32); a
+     * corrupted header write is read back and written again */
+    corrupt_sweep(SHORT_VALUE, 'w');
+    corrupt_sweep(SHORT_VALUE, 'r');
+    teardown();
+}
+END_TEST
+
+/* ---- crashes ---- */
+
+/* Runs the edit in a child that dies before its Nth I/O call. Returns 1 when it died, 0 when
+ * it finished first. */
+static int edit_dying_at(const char *value, long n) {
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        gguf_error err;
+        int rc = edit(value, gguf_testing_die_at_io, n, &err);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid);
+    if (WIFSIGNALED(status)) {
+        ck_assert_int_eq(WTERMSIG(status), SIGKILL);
+        return 1;
+    }
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the edit failed");
+    return 0;
+}
+
+/* Dies before each I/O call of the edit in turn; recover must then give the old or the new
+ * file. Returns the counts of each outcome in *olds, *news. */
+static void crash_sweep(const char *value, int *olds, int *news) {
+    *olds = *news = 0;
+    for (long n = 1;; n++) {
+        write_file(model, old_bytes, old_len);
+        int died = edit_dying_at(value, n);
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0,
+                      "crash before I/O call %ld: recover: %s", n, err.message);
+        char s = state();
+        ck_assert_msg(s != '?', "crash before I/O call %ld: the file is neither old nor new", n);
+        /* a later edit removes what the dead one left (temporary files: their lock died) */
+        if (s == 'o')
+            (*olds)++;
+        else
+            (*news)++;
+        if (!died)
+            break;
+        ck_assert_msg(n < 1000, "the edit never finishes");
+        gguf_error e2;
+        ck_assert(edit("zzzz", NULL, 0, &e2) == 0);
+        ck_assert_msg(count_entries() == 1, "crash before I/O call %ld: litter survives the "
+                      "next edit", n);
+    }
+}
+
+START_TEST(crashes_leave_the_old_or_the_new_file) {
+    int olds, news;
+    setup(SHORT_VALUE);
+    crash_sweep(SHORT_VALUE, &olds, &news);
+    ck_assert_msg(olds > 0 && news > 1, "in place: %d old, %d new", olds, news);
+    teardown();
+    setup(LONG_VALUE);
+    crash_sweep(LONG_VALUE, &olds, &news);
+    ck_assert_msg(olds > 0 && news > 0, "rewrite: %d old, %d new", olds, news);
+    teardown();
+}
+END_TEST
+
+/* A crash during recovery itself: recover again finishes the edit. */
+START_TEST(a_crash_during_recover_is_recovered) {
+    setup(SHORT_VALUE);
+    int finished = 0;
+    for (long n = 1;; n++) {
+        /* an in-place edit that dies just before it writes the header: a journal, the old file */
+        write_file(model, old_bytes, old_len);
+        long k = 1;
+        while (edit_dying_at(SHORT_VALUE, k) && state() == 'o') {
+            char jpath[160];
+            snprintf(jpath, sizeof jpath, "%s/.m.gguf.gguf-journal", dir);
+            if (access(jpath, F_OK) == 0)
+                break;
+            write_file(model, old_bytes, old_len);
+            k++;
+        }
+        ck_assert_msg(state() == 'o', "setup: no pending journal");
+        pid_t pid = fork();
+        ck_assert(pid >= 0);
+        if (pid == 0) {
+            gguf_testing_die_at_io(n);
+            _exit(gguf_file_recover(model, NULL, NULL) == 0 ? 0 : 1);
+        }
+        int status;
+        ck_assert(waitpid(pid, &status, 0) == pid);
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, NULL, &err) == 0, "after a crash at call %ld: %s",
+                      n, err.message);
+        ck_assert_msg(state() == 'n', "a crash at call %ld of recover, then recover: not new", n);
+        ck_assert_int_eq(count_entries(), 1);
+        if (WIFEXITED(status)) {
+            finished = 1;
+            break;
+        }
+        ck_assert(n < 100);
+    }
+    ck_assert(finished);
+    teardown();
 }
 END_TEST
 
@@ -147,6 +394,10 @@ int main(void) {
     tcase_add_test(tc, in_place_edit_survives_every_io_fault);
     tcase_add_test(tc, rewrite_survives_every_io_fault);
     tcase_add_test(tc, full_disk_during_rewrite);
+    tcase_add_test(tc, calls_happen_in_a_safe_order);
+    tcase_add_test(tc, proofs_catch_corrupted_bytes);
+    tcase_add_test(tc, crashes_leave_the_old_or_the_new_file);
+    tcase_add_test(tc, a_crash_during_recover_is_recovered);
     tcase_add_test(tc, source_truncated_while_copying);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

@@ -1,53 +1,85 @@
 #!/bin/sh
-# Edits never lose data: kill -9 the tool at random points while it rewrites a large generated
-# file (a header that grows past its padding) or rewrites a header in place, and check each time
-# that the file is either the old one or the new one, byte for byte. Seeded; the seed is printed.
+# Edits never lose data: kill -9 the tool at seeded random moments while it rewrites a large
+# generated file (a header that grows past its padding) or rewrites a header in place, then run
+# `gguf-edit recover`, and check every time that the file is the old one or the new one, byte
+# for byte. Every round's verdict counts; the seed and each kill moment are printed; both
+# outcomes must occur. (check_faults kills the library before each of its I/O calls in turn;
+# this test kills the real tool at arbitrary moments, in the middle of long copies too.)
 . "$(dirname "$0")/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 SIZE_MIB=${CRASH_SIZE_MIB:-256}
 ROUNDS=${CRASH_ROUNDS:-12}
 seed=${CRASH_SEED:-$(date +%s)}
-echo "crash_edit: seed $seed, $SIZE_MIB MiB, $ROUNDS rounds per path"
+echo "crash_edit: CRASH_SEED=$seed, $SIZE_MIB MiB, $ROUNDS rounds per path"
 M="$TMP/m.gguf"
 "$GEN" "$TMP/old.gguf" "$SIZE_MIB" || { fail "generator"; finish; exit 1; }
 LONG="a name long enough that the header no longer fits its padding: $(printf '%0100d' 0)"
 
-# the two possible results of each edit, made without interruption
+# the two possible results of each edit, made without interruption and timed: kills land at
+# random moments up to 1.5 times as long as the edit takes on this machine (a sanitizer build
+# or a loaded machine is slower)
+ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 cp "$TMP/old.gguf" "$TMP/grown.gguf"
+t0=$(ms_now)
 "$EDIT" set "$TMP/grown.gguf" general.name "$LONG" || fail "reference edit"
+rewrite_ms=$(( ($(ms_now) - t0) * 3 / 2 + 1 ))
 cp "$TMP/old.gguf" "$TMP/inplace.gguf"
+t0=$(ms_now)
 "$EDIT" set "$TMP/inplace.gguf" general.name "renamed!!" || fail "reference in-place edit"
+inplace_ms=$(( ($(ms_now) - t0) * 3 / 2 + 1 ))
+echo "crash_edit: kills within $rewrite_ms ms (rewrite) and $inplace_ms ms (in place)"
 cmp -s "$TMP/old.gguf" "$TMP/grown.gguf" && fail "the reference edit changed nothing"
+cmp -s "$TMP/old.gguf" "$TMP/inplace.gguf" && fail "the reference in-place edit changed nothing"
 
-rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); echo $(( seed % $1 )); }
-
-round() { # round NEW VALUE OPTIONS...
-    new=$1; value=$2; shift 2
-    cp "$TMP/old.gguf" "$M"
-    "$EDIT" set "$@" "$M" general.name "$value" 2>/dev/null &
-    pid=$!
-    ms=$(rand 400)
-    sleep "$(printf '0.%03d' "$ms")"
-    kill -9 "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    # an editor finishes an interrupted in-place edit (its journal)
-    "$EDIT" recover "$M" >/dev/null 2>&1
-    if cmp -s "$M" "$TMP/old.gguf"; then echo old; elif cmp -s "$M" "$new"; then echo new
-    else fail "after a kill at ${ms} ms the file is neither the old nor the new one"; echo bad; fi
-}
+# a linear congruential generator in this shell (never in a subshell: the seed must advance)
+rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); r=$(( seed % $1 )); }
 
 olds=0; news=0
+# round NEW VALUE MAXMS: one edit killed after a random moment; counts the outcome or fails
+round() {
+    new=$1; value=$2
+    rand "$3"
+    ms=$r
+    cp "$TMP/old.gguf" "$M"
+    "$EDIT" set "$M" general.name "$value" 2>/dev/null &
+    pid=$!
+    sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    # an editor finishes an interrupted in-place edit (its journal); reading never does
+    "$EDIT" recover "$M" >/dev/null 2>"$TMP/err" || fail "recover after a kill at $ms ms: $(cat "$TMP/err")"
+    if cmp -s "$M" "$TMP/old.gguf"; then
+        olds=$((olds + 1)); ok; verdict=old
+        eval "olds_$4=\$((olds_$4 + 1))"
+    elif cmp -s "$M" "$new"; then
+        news=$((news + 1)); ok; verdict=new
+        eval "news_$4=\$((news_$4 + 1))"
+    else
+        fail "after a kill at $ms ms the file is neither the old nor the new one"; verdict=BAD
+    fi
+    echo "crash_edit: $(basename "$new" .gguf), kill at $ms ms: $verdict"
+}
+
+olds_rewrite=0; news_rewrite=0; olds_inplace=0; news_inplace=0
 i=0
 while [ $i -lt "$ROUNDS" ]; do
-    case $(round "$TMP/grown.gguf" "$LONG") in old) olds=$((olds+1)); ok ;; new) news=$((news+1)); ok ;; esac
-    case $(round "$TMP/inplace.gguf" "renamed!!") in old) olds=$((olds+1)); ok ;; new) news=$((news+1)); ok ;; esac
+    round "$TMP/grown.gguf" "$LONG" "$rewrite_ms" rewrite
+    round "$TMP/inplace.gguf" "renamed!!" "$inplace_ms" inplace
     i=$((i + 1))
 done
-echo "crash_edit: $olds times the old file, $news times the new one"
+echo "crash_edit: rewrite: $olds_rewrite old, $news_rewrite new; in place: $olds_inplace old, $news_inplace new"
+# both outcomes on each path, or the kills did not land during the edits and proved nothing
+for path in rewrite inplace; do
+    eval "o=\$olds_$path n=\$news_$path"
+    [ "$o" -gt 0 ] && [ "$n" -gt 0 ] && ok ||
+        fail "$path: only one outcome in $ROUNDS rounds (seed $seed): the kills missed the edit"
+done
+
 # two editors at once: the second fails clearly (or, if the first is done, refuses a file that
-# changed since it opened it); never a lost or mixed edit
+# changed since it opened it); never a lost or mixed edit; and contention must really be seen
 seen_lock=0
-for attempt in 1 2 3; do
+attempt=1
+while [ $attempt -le 5 ] && [ $seen_lock = 0 ]; do
     cp "$TMP/old.gguf" "$M"
     "$EDIT" set "$M" general.name "$LONG" 2>/dev/null &
     pid=$!
@@ -57,7 +89,7 @@ for attempt in 1 2 3; do
     else
         second=failed
         grep -q "another process\|changed since" "$TMP/err2" && ok || fail "second editor: $(cat "$TMP/err2")"
-        grep -q "another process" "$TMP/err2" && seen_lock=1
+        grep -q "being edited by another process" "$TMP/err2" && seen_lock=1
     fi
     wait "$pid" || fail "first editor failed"
     if [ $second = ok ]; then
@@ -65,10 +97,11 @@ for attempt in 1 2 3; do
     else
         cmp -s "$M" "$TMP/grown.gguf" && ok || fail "the first edit was lost"
     fi
+    attempt=$((attempt + 1))
 done
-[ $seen_lock = 1 ] && ok || echo "crash_edit: the first editor was always done before the second started"
+[ $seen_lock = 1 ] && ok || fail "the second editor never met the first one's lock in 5 tries"
 
-# a later edit removes what a killed rewrite left beside the file
+# a later edit removes what a killed rewrite left beside the file (its writer is gone)
 cp "$TMP/old.gguf" "$M"
 touch "$TMP/.m.gguf.tmp-AbC123"
 "$EDIT" set "$M" general.name x >/dev/null 2>&1 || fail "edit after a crash"

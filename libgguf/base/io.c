@@ -6,6 +6,7 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ static long io_countdown;
 static int io_errno;
 static long io_calls;
 static long corrupt_countdown;
+static long die_countdown;
 static char corrupt_kind; /* 'r': reads, 'w': writes */
 static char trace[4096];
 static size_t trace_len;
@@ -28,6 +30,7 @@ GGUF_API void gguf_testing_fail_io_after(long n, int errnum);
 GGUF_API long gguf_testing_io_calls(void);
 GGUF_API void gguf_testing_corrupt_io_after(long n, int kind);
 GGUF_API const char *gguf_testing_io_trace(void);
+GGUF_API void gguf_testing_die_at_io(long n);
 
 void gguf_testing_fail_io_after(long n, int errnum) {
     io_countdown = n;
@@ -50,9 +53,16 @@ const char *gguf_testing_io_trace(void) {
     return trace;
 }
 
+/* A crash (SIGKILL, as from kill -9) just before the Nth I/O call from now. */
+void gguf_testing_die_at_io(long n) {
+    die_countdown = n;
+}
+
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync, D directory sync,
  * n rename, u unlink) and says whether it is the one to fail. */
 static bool fault(char op) {
+    if (die_countdown > 0 && --die_countdown == 0)
+        raise(SIGKILL);
     io_calls++;
     if (trace_len + 1 < sizeof trace) {
         trace[trace_len++] = op;

@@ -250,15 +250,33 @@ int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
     return rc;
 }
 
+/* Writes the new region, syncs, and reads it back: 0, 1 when the bytes read back differ, or -1
+ * with errno. */
+static int write_region(const gguf__journal *j, int fd, uint8_t *back) {
+    if (gguf__io_pwrite(fd, j->new_region, (size_t)j->len, 0) != 0 || gguf__io_fsync(fd) != 0 ||
+        gguf__io_pread(fd, back, (size_t)j->len, 0) != 0)
+        return -1;
+    return memcmp(back, j->new_region, (size_t)j->len) != 0;
+}
+
 int gguf__journal_apply(const gguf__journal *j, int fd, const char *path, bool *touched,
                         gguf_error *err) {
     *touched = false;
-    int rc = gguf__journal_matches(j, fd, err);
+    uint8_t *back = gguf__malloc(j->len ? (size_t)j->len : 1);
+    int rc = back == NULL ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
+                          : gguf__journal_matches(j, fd, err);
     *touched = rc == 0;
-    if (rc == 0 && (gguf__io_pwrite(fd, j->new_region, (size_t)j->len, 0) != 0 ||
-                    gguf__io_fsync(fd) != 0))
+    int w = rc == 0 ? write_region(j, fd, back) : 0;
+    if (w == 1) /* the header read back is not the one written: write it once more */
+        w = write_region(j, fd, back);
+    if (w < 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "writing the header failed: %s",
                         gguf__io_strerror(errno));
+    else if (w == 1)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                        "the header read back differs from the one written, twice: the journal "
+                        "stays for `gguf-edit recover`");
+    gguf__free(back);
     gguf__fail_path(err, path);
     return rc;
 }

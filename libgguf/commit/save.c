@@ -9,11 +9,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Reads the output back and compares every tensor with the source's. */
-static int prove(const gguf_file *f, const char *tmp, gguf_error *err) {
+/* Reads the output back: its header region must be the one written, and every tensor must have
+ * the source's name, type, size and crc32. */
+static int prove(const gguf_file *f, const char *tmp, uint32_t header_crc, gguf_error *err) {
     gguf_file *back = NULL;
     int rc = gguf_file_open(&back, tmp, f->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES),
                             err);
+    uint32_t crc = 0;
+    if (rc == 0)
+        rc = gguf__crc_range(&crc, back, 0, back->data_offset, err);
+    if (rc == 0 && crc != header_crc)
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "check failed: the header read back has crc32 %08x, not the %08x written",
+                        crc, header_crc);
     if (rc == 0)
         rc = gguf__verify_output(f, back, err);
     gguf_file_free(back);
@@ -30,13 +38,14 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     int fd = gguf__temp_create(&tmp, path, ".tmp", err);
     if (fd < 0)
         return fd;
-    rc = gguf__write_fd(fd, tmp, f, opt, err);
+    uint32_t header_crc = 0;
+    rc = gguf__write_fd(fd, tmp, f, opt, &header_crc, err);
     if (rc == 0 && gguf__io_fsync(fd) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "fsync of %s failed: %s", tmp,
                         gguf__io_strerror(errno));
     bool swapped = opt != NULL && opt->endian >= 0 && (opt->endian == GGUF_ENDIAN_BIG) != f->big;
     if (rc == 0 && opt != NULL && opt->verify && !swapped)
-        rc = prove(f, tmp, err);
+        rc = prove(f, tmp, header_crc, err);
     if (rc == 0 && expect != NULL && expect->set)
         rc = gguf__identity_check(path, expect, err);
     if (rc == 0 && gguf__io_rename(tmp, path) != 0)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* v1 stores every length as u32; we write v1 only to reproduce a v1 source. */
 static int check_v1(const gguf_file *f, gguf_error *err) {
@@ -457,11 +458,22 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
 }
 
 int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_write_options *opt,
-                   gguf_error *err) {
+                   uint32_t *header_crc, gguf_error *err) {
     plan p;
     int rc = make_plan(&p, f, opt, err);
     if (rc != 0)
         return rc;
+    if (header_crc != NULL) {
+        /* what the header region [0, data offset) will hold, for the proof to compare */
+        uLong c = crc32_z(0, p.header.b.data, p.header.b.len);
+        static const uint8_t zeros[256];
+        for (uint64_t at = 0; at < p.pad_len;) {
+            size_t k = p.pad_len - at < sizeof zeros ? (size_t)(p.pad_len - at) : sizeof zeros;
+            c = crc32_z(c, p.pad_src != NULL ? p.pad_src + at : zeros, k);
+            at += k;
+        }
+        *header_crc = (uint32_t)c;
+    }
     output o = {.fd = fd, .path = path, .opt = opt};
     rc = out_all(&o, f, &p, err);
     plan_free(&p);

@@ -10,8 +10,10 @@ GGUF_HIDDEN int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32
                                        bool big, const uint64_t *offsets, gguf_error *err);
 
 /* Writes f to fd (at its current position) as the options say; path names the output in
- * messages. */
+ * messages. *header_crc (may be NULL) gets the crc32 of the header region written: bytes 0 to
+ * the data offset, padding included. */
 GGUF_HIDDEN int gguf__write_fd(int fd, const char *path, const gguf_file *f,
-                               const gguf_write_options *opt, gguf_error *err);
+                               const gguf_write_options *opt, uint32_t *header_crc,
+                               gguf_error *err);
 
 #endif /* LIBGGUF_WRITE_H */
