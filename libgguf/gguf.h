@@ -434,7 +434,7 @@ typedef int (*gguf_fill_fn)(void *user, size_t tensor, uint64_t offset, void *bu
 
 /* Called from time to time while tensor data is written: bytes of tensor data done so far, and
  * in all. */
-typedef void (*gguf_progress_fn)(uint64_t done, uint64_t total, void *user);
+typedef void (*gguf_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 typedef struct gguf_write_options {
     uint32_t version;     /* 0: keep the source's */
@@ -452,7 +452,8 @@ typedef struct gguf_write_options {
     void *fill_user;
 } gguf_write_options;
 
-#define GGUF_WRITE_OPTIONS_INIT { 0, -1, GGUF_LAYOUT_KEEP, 0, NULL, NULL, 0, 0, NULL, NULL }
+/* Every field not named is 0 / NULL, so a field added later cannot shift the others. */
+#define GGUF_WRITE_OPTIONS_INIT {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_KEEP}
 
 /* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
  * renamed over path (the directory is fsync'd too). With nothing changed and default options,
@@ -616,7 +617,7 @@ typedef struct gguf_catalog_index_options {
     void *user;
 } gguf_catalog_index_options;
 
-#define GGUF_CATALOG_INDEX_OPTIONS_INIT { 0, 0, 1024, NULL, NULL }
+#define GGUF_CATALOG_INDEX_OPTIONS_INIT {.flags = 0, .open_flags = 0, .array_max = 1024}
 
 typedef struct gguf_catalog_stats {
     uint64_t seen;        /* candidate files met */
@@ -896,7 +897,8 @@ typedef struct gguf_requant_options {
     unsigned threads;        /* threads converting tensor data (0 or 1: the writing thread) */
 } gguf_requant_options;
 
-#define GGUF_REQUANT_OPTIONS_INIT {GGUF_REQUANT_Q8_0, 0, 0, 0, -1, -1, NULL, 0, NULL, 0, 1}
+#define GGUF_REQUANT_OPTIONS_INIT                                                               \
+    {.ftype = GGUF_REQUANT_Q8_0, .output_type = -1, .token_embd_type = -1, .threads = 1}
 
 /* Sets opt->ftype (and opt->copy, opt->pure) from a name, in any case: a preset ("Q4_K_M",
  * "COPY"), or a plain tensor type ("Q4_K", "q8_0" when no preset has that name, ...), which then
@@ -949,9 +951,9 @@ GGUF_API int gguf_requant_save(gguf_file *f, const char *path, const gguf_requan
 /* Verification                                                                                */
 
 /* What llama.cpp would refuse in a file this library accepts: each finding is passed to
- * `report` (message, byte offset or GGUF_ERROR_NO_OFFSET, user data). Returns the number of
+ * `report` (user data, message, byte offset or GGUF_ERROR_NO_OFFSET). Returns the number of
  * warnings, or a negative code. */
-typedef void (*gguf_warn_fn)(const char *message, uint64_t offset, void *user);
+typedef void (*gguf_warn_fn)(void *user, const char *message, uint64_t offset);
 GGUF_API int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err);
 
 #ifdef __cplusplus

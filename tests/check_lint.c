@@ -24,7 +24,7 @@ typedef struct warnings {
     uint64_t offset[MAX_WARNINGS];
 } warnings;
 
-static void collect(const char *message, uint64_t offset, void *user) {
+static void collect(void *user, const char *message, uint64_t offset) {
     warnings *w = user;
     ck_assert_ptr_nonnull(message);
     ck_assert_msg(message[0] != '\0', "empty warning");

@@ -33,7 +33,7 @@ static int usage_error(void) {
 }
 
 /* Progress on a terminal: a percentage on one line of stderr. */
-static void show_progress(uint64_t done, uint64_t total, void *user) {
+static void show_progress(void *user, uint64_t done, uint64_t total) {
     int *last = user;
     int pct = total ? (int)(done * 100 / total) : 100;
     if (pct != *last) {

@@ -42,13 +42,13 @@ typedef struct counter {
     int n;
 } counter;
 
-static void count_warning(const char *message, uint64_t offset, void *user) {
+static void count_warning(void *user, const char *message, uint64_t offset) {
     (void)message;
     (void)offset;
     ((counter *)user)->n++;
 }
 
-static void print_warning(const char *message, uint64_t offset, void *user) {
+static void print_warning(void *user, const char *message, uint64_t offset) {
     (void)offset;
     cli_errorf("%s: %s", (const char *)user, message);
 }

@@ -131,7 +131,7 @@ static double now_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void show_progress(uint64_t done, uint64_t total, void *user) {
+static void show_progress(void *user, uint64_t done, uint64_t total) {
     progress_state *ps = user;
     int permille = total ? (int)(done * 1000 / total) : 1000;
     if (permille == ps->last_permille)

@@ -12,7 +12,7 @@ static const char usage_text[] =
     "Checks structure and bounds, then warns about what llama.cpp refuses.\n"
     "Exit status: 0 ok, 1 errors, 3 warnings only.\n" CLI_OPEN_HELP;
 
-static void print_warning(const char *message, uint64_t offset, void *user) {
+static void print_warning(void *user, const char *message, uint64_t offset) {
     const char *path = user;
     if (offset != GGUF_ERROR_NO_OFFSET)
         fprintf(stderr, "%s: %s: warning: offset 0x%" PRIx64 ": %s\n", cli_prog, path, offset,

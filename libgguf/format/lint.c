@@ -24,7 +24,7 @@ static void warn(lint *l, uint64_t offset, const char *fmt, ...) {
     va_end(ap);
     l->count++;
     if (l->report != NULL)
-        l->report(msg, offset, l->user);
+        l->report(l->user, msg, offset);
 }
 
 typedef struct value_findings {

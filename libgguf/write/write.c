@@ -215,7 +215,7 @@ static int out_zeros(output *o, uint64_t n, gguf_error *err) {
 static void progress(output *o, uint64_t n) {
     o->done += n;
     if (o->opt != NULL && o->opt->progress != NULL)
-        o->opt->progress(o->done, o->total, o->opt->progress_user);
+        o->opt->progress(o->opt->progress_user, o->done, o->total);
 }
 
 /* Copies source bytes [start, end) as they are: in the kernel (copy_file_range, a reflink where
