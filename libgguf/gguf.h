@@ -450,10 +450,21 @@ typedef struct gguf_write_options {
     int no_in_place;      /* gguf_file_update: always rewrite the whole file */
     gguf_fill_fn fill;    /* bytes of added or retyped tensors */
     void *fill_user;
+    uint64_t reserve;     /* > 0: keep at least this many bytes of room in the header for later
+                             edits (the GGUF_PADDING_KEY), the data placed after it; for
+                             gguf_file_update, growing the header by whole filesystem blocks when
+                             the room runs out. 0: the file's padding, if any, is kept */
 } gguf_write_options;
 
 /* Every field not named is 0 / NULL, so a field added later cannot shift the others. */
 #define GGUF_WRITE_OPTIONS_INIT {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_KEEP}
+
+/* The key whose value (an array of zero bytes) an editor keeps as room in the header, so that
+ * later edits fit in place: gguf_write_options.reserve creates it, gguf_file_update sizes it
+ * so that an edited header ends where the data starts (consuming it as the header grows), and
+ * grows the header by whole filesystem blocks when it runs out. Readers ignore it (llama.cpp
+ * loads such files). */
+#define GGUF_PADDING_KEY "libgguf.padding"
 
 /* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
  * renamed over path (the directory is fsync'd too). With nothing changed and default options,
@@ -465,6 +476,8 @@ GGUF_API int gguf_file_save(const gguf_file *f, const char *path, const gguf_wri
 /* What gguf_file_update did. */
 typedef struct gguf_update_result {
     int in_place;           /* 1: only the header was rewritten (through a journal) */
+    uint64_t inserted;      /* bytes inserted in place before the data (a growing header, on a
+                               filesystem that can insert blocks), else 0 */
     size_t tensors_checked; /* tensors proven to keep their bytes before anything was replaced */
     unsigned hard_links;    /* links to the file; after a rewrite, the others keep the old file */
 } gguf_update_result;

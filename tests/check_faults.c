@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +40,12 @@ static size_t old_len, new_len;
 
 #define SHORT_VALUE "tent" /* same length: the header is rewritten in place */
 #define LONG_VALUE "an architecture name long enough to need a rewrite"
+/* with the padding key: past the room a reserve of 1 KiB leaves, blocks are inserted in place */
+static char huge_value[6001];
+static const char *huge(void) {
+    memset(huge_value, 'x', sizeof huge_value - 1);
+    return huge_value;
+}
 
 static void write_file(const char *path, const uint8_t *b, size_t n) {
     FILE *fp = fopen(path, "wb");
@@ -90,17 +98,32 @@ static char state(void) {
     return s;
 }
 
-/* A fresh folder holding the old model, and the old and new bytes of an edit to value. */
-static void setup(const char *value) {
+/* A fresh folder holding the old model (padded: with 1 KiB of room reserved in its header),
+ * and the old and new bytes of an edit to value. */
+static void setup_model(const char *value, int padded) {
     strcpy(dir, "/tmp/gguf-faults-XXXXXX");
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     old_bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &old_len);
     write_file(model, old_bytes, old_len);
+    if (padded) {
+        gguf_file *f;
+        ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+        gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+        o.reserve = 1024;
+        ck_assert(gguf_file_update(f, model, &o, NULL, NULL) == 0);
+        gguf_file_free(f);
+        free(old_bytes);
+        old_bytes = tu_read_file(model, &old_len);
+    }
     gguf_error err;
     ck_assert(edit(value, NULL, 0, &err) == 0); /* the expected result, without faults */
     new_bytes = tu_read_file(model, &new_len);
     ck_assert(new_len != old_len || memcmp(new_bytes, old_bytes, old_len) != 0);
+}
+
+static void setup(const char *value) {
+    setup_model(value, 0);
 }
 
 static void teardown(void) {
@@ -112,11 +135,12 @@ static void teardown(void) {
 }
 
 static int fail_errnum;
+static int sweep_padded; /* the sweep edits a model with the padding key */
 static void arm_fail(long n) { gguf_testing_fail_io_after(n, fail_errnum); }
 
 /* Makes every I/O call of one edit fail in turn, until the edit goes through. */
 static void fail_sweep(const char *value, int errnum) {
-    setup(value);
+    setup_model(value, sweep_padded);
     fail_errnum = errnum;
     int failures = 0;
     for (long n = 1;; n++) {
@@ -155,6 +179,13 @@ START_TEST(full_disk_during_rewrite) {
 }
 END_TEST
 
+START_TEST(growing_in_place_survives_every_io_fault) {
+    sweep_padded = 1;
+    fail_sweep(huge(), EIO);
+    sweep_padded = 0;
+}
+END_TEST
+
 /* ---- the order of the calls ---- */
 
 /* The trace of one edit, reads ('r') left out. */
@@ -188,15 +219,26 @@ START_TEST(calls_happen_in_a_safe_order) {
     setup(SHORT_VALUE);
     char t[512];
     /* in place: the journal written (w), fsync'd (f), renamed into place (n), its folder
-     * fsync'd (D); then the header written (W) and fsync'd (f); then the journal removed (u)
-     * and the folder fsync'd (D) */
+     * fsync'd (D); then the header written (W) and fsync'd (f); then the journal removed (u:
+     * no folder sync after it, see journal.c) */
     trace_of(SHORT_VALUE, t, sizeof t);
-    assert_matches(t, "^w+fnDW+fuD$", "in-place edit");
+    assert_matches(t, "^w+fnDW+fu$", "in-place edit");
     /* a rewrite: the temporary file written (w, c), fsync'd (f), renamed (n), folder fsync'd */
     teardown();
     setup(LONG_VALUE);
     trace_of(LONG_VALUE, t, sizeof t);
     assert_matches(t, "^[wc]+fnD$", "rewrite");
+    teardown();
+    /* growing in place: the journal as above, then blocks inserted (i) before the header is
+     * written (a filesystem that cannot insert falls back to the rewrite) */
+    setup_model(huge(), 1);
+    trace_of(huge(), t, sizeof t);
+    struct statfs fs;
+    ck_assert(statfs(dir, &fs) == 0);
+    if (fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC)
+        assert_matches(t, "^w+fnDiW+fu$", "growing in place");
+    else
+        assert_matches(t, "^w+fnD(u)?[wc]+fnD$", "growing by a rewrite");
     teardown();
 }
 END_TEST
@@ -306,6 +348,10 @@ START_TEST(crashes_leave_the_old_or_the_new_file) {
     crash_sweep(SHORT_VALUE, &olds, &news);
     ck_assert_msg(olds > 0 && news > 1, "in place: %d old, %d new", olds, news);
     teardown();
+    setup_model(huge(), 1);
+    crash_sweep(huge(), &olds, &news);
+    ck_assert_msg(olds > 0 && news > 1, "growing in place: %d old, %d new", olds, news);
+    teardown();
     setup(LONG_VALUE);
     crash_sweep(LONG_VALUE, &olds, &news);
     ck_assert_msg(olds > 0 && news > 0, "rewrite: %d old, %d new", olds, news);
@@ -394,6 +440,7 @@ int main(void) {
     tcase_add_test(tc, in_place_edit_survives_every_io_fault);
     tcase_add_test(tc, rewrite_survives_every_io_fault);
     tcase_add_test(tc, full_disk_during_rewrite);
+    tcase_add_test(tc, growing_in_place_survives_every_io_fault);
     tcase_add_test(tc, calls_happen_in_a_safe_order);
     tcase_add_test(tc, proofs_catch_corrupted_bytes);
     tcase_add_test(tc, crashes_leave_the_old_or_the_new_file);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 #include <zlib.h>
 
 static char dir[64], model[128], jpath[160];
@@ -322,6 +323,75 @@ START_TEST(links_special_files_and_strangers_are_refused) {
 }
 END_TEST
 
+/* A journal that grows the header by inserting blocks before the data: recover finishes it
+ * whether the crash came before the insertion, after it, or in the middle of the header write
+ * that follows; the result is the file the uninterrupted edit gives. */
+START_TEST(recover_finishes_a_growing_edit) {
+    setup();
+    /* the reference: the same edit made without interruption, on a copy */
+    char ref[160];
+    snprintf(ref, sizeof ref, "%s/ref.gguf", dir);
+    write_bytes(ref, orig, orig_len);
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, ref, 0, NULL) == 0);
+    gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+    o.reserve = 2000;
+    gguf_update_result res;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_update(f, ref, &o, &res, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+    if (res.inserted == 0) { /* a filesystem without block insertion: nothing to test here */
+        teardown();
+        return;
+    }
+    size_t ref_len;
+    uint8_t *grown = tu_read_file(ref, &ref_len);
+    uint64_t ins = ref_len - orig_len;
+    ck_assert_uint_eq(ins, res.inserted);
+    struct stat st;
+    ck_assert(stat(model, &st) == 0);
+    tu_journal s = {.version = 2, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
+                    .size = orig_len, .len = REGION, .insert_at = 0, .insert_len = ins,
+                    .old_crc = (uint32_t)crc32_z(0, orig, REGION), .old_region = orig,
+                    .new_region = grown};
+    memcpy(s.magic, "GGUFJRNL", 8);
+    uint8_t *j = malloc(64 + 2 * REGION + ins + 4);
+    for (int stage = 0; stage < 3; stage++) {
+        write_bytes(model, orig, orig_len);
+        int fd = open(model, O_RDWR);
+        ck_assert(fd >= 0);
+        /* 0: nothing done; 1: the blocks inserted; 2: and half the new header written */
+        if (stage >= 1)
+            ck_assert(fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, (off_t)ins) == 0);
+        if (stage == 2)
+            ck_assert(pwrite(fd, grown, (REGION + ins) / 2, 0) == (ssize_t)((REGION + ins) / 2));
+        close(fd);
+        ck_assert(stat(model, &st) == 0);
+        s.dev = (uint64_t)st.st_dev;
+        s.ino = (uint64_t)st.st_ino;
+        size_t n = tu_journal_encode(j, &s);
+        write_bytes(jpath, j, n);
+        int recovered = 0;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "stage %d: %s", stage,
+                      err.message);
+        ck_assert_int_eq(recovered, 1);
+        ck_assert_msg(holds(model, grown, ref_len), "stage %d: not the grown file", stage);
+        ck_assert(access(jpath, F_OK) != 0);
+    }
+    /* an insertion that is no whole number of blocks is refused */
+    write_bytes(model, orig, orig_len);
+    s.insert_len = ins - 100;
+    size_t n = tu_journal_encode(j, &s);
+    write_bytes(jpath, j, n);
+    expect_refused(j, n, "insertion of a part of a block");
+    free(j);
+    free(grown);
+    teardown();
+}
+END_TEST
+
 START_TEST(an_edit_refuses_to_start_over_a_pending_journal) {
     setup();
     tu_journal s = valid_spec();
@@ -353,6 +423,7 @@ int main(void) {
     tcase_add_test(tc, a_cut_journal_is_refused);
     tcase_add_test(tc, journals_that_would_move_data_are_refused);
     tcase_add_test(tc, links_special_files_and_strangers_are_refused);
+    tcase_add_test(tc, recover_finishes_a_growing_edit);
     tcase_add_test(tc, an_edit_refuses_to_start_over_a_pending_journal);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

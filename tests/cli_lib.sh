@@ -12,6 +12,7 @@ failed=0
 
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+skip() { echo "SKIP: $*" >&2; }
 # expect_status WANT CMD...: runs CMD, checks its exit status
 expect_status() {
     want=$1; shift

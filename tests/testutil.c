@@ -194,19 +194,21 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
 }
 
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
-    size_t len = (size_t)j->len;
+    size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
     memcpy(out, j->magic, 8);
     put_le(out + 8, j->version, 4);
     put_le(out + 12, j->dev, 8);
     put_le(out + 20, j->ino, 8);
     put_le(out + 28, j->size, 8);
     put_le(out + 36, j->len, 8);
-    put_le(out + 44, j->old_crc, 4);
-    memcpy(out + 48, j->old_region, len);
-    memcpy(out + 48 + len, j->new_region, len);
-    uint32_t all = (uint32_t)crc32_z(0, out, 48 + 2 * len);
-    put_le(out + 48 + 2 * len, all + j->trailer_delta, 4);
-    return 48 + 2 * len + 4;
+    put_le(out + 44, j->insert_at, 8);
+    put_le(out + 52, j->insert_len, 8);
+    put_le(out + 60, j->old_crc, 4);
+    memcpy(out + 64, j->old_region, len);
+    memcpy(out + 64 + len, j->new_region, new_len);
+    uint32_t all = (uint32_t)crc32_z(0, out, 64 + len + new_len);
+    put_le(out + 64 + len + new_len, all + j->trailer_delta, 4);
+    return 64 + len + new_len + 4;
 }
 
 int tu_journal_for_edit(tu_journal *j, const char *path, const char *key) {

@@ -40,14 +40,14 @@ void tu_free_list(char **list);
 
 /* A journal of an in-place edit, assembled from the byte map in libgguf/commit/journal.c by
  * this test-local encoder (so that a bug shared by the library's writer and reader cannot
- * hide). Writes 48 + 2*len + 4 bytes to out and returns that count. trailer_delta is added to
- * the trailing crc32 (non-zero: a bad one). */
+ * hide). Writes 64 + 2*len + insert_len + 4 bytes to out and returns that count. trailer_delta
+ * is added to the trailing crc32 (non-zero: a bad one). */
 typedef struct tu_journal {
     char magic[8];
     uint32_t version;
-    uint64_t dev, ino, size, len;
+    uint64_t dev, ino, size, len, insert_at, insert_len;
     uint32_t old_crc;
-    const uint8_t *old_region, *new_region;
+    const uint8_t *old_region, *new_region; /* len and len + insert_len bytes */
     uint32_t trailer_delta;
 } tu_journal;
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j);

@@ -1,7 +1,9 @@
 /* Shared tool glue: errors, open options, JSON and text rendering of metadata values. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -158,6 +160,31 @@ void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems) {
     if (n > shown)
         fprintf(out, "%s... %" PRIu64 " more", shown ? ", " : "", n - shown);
     putc(']', out);
+}
+
+int cli_parse_size(const char *text, const char *what, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift != 0 && (*end == 'i' || *end == 'I'))
+        end++;
+    if (shift != 0 && (*end == 'b' || *end == 'B'))
+        end++;
+    if (end == text || *end != '\0' || text[0] == '-' || errno != 0 ||
+        (shift != 0 && v > (UINT64_MAX >> shift))) {
+        cli_errorf("%s: '%s' is not a size (bytes, or a number with K, M, G or T)", what, text);
+        return -1;
+    }
+    *out = (uint64_t)v << shift;
+    return 0;
 }
 
 const char *cli_vtype_name(uint32_t vtype) {

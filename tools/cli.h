@@ -59,6 +59,10 @@ void cli_json_value(FILE *out, const gguf_value *v);
 /* Text output for people: a value on one line, arrays cut after `max_elems` elements. */
 void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems);
 
+/* Parses a size: bytes, or a number with K, M, G or T (powers of 1024; "KiB", "MB" and lower
+ * case are accepted too). Returns 0, or -1 after printing why. */
+int cli_parse_size(const char *text, const char *what, uint64_t *out);
+
 /* Names for messages and listings. */
 const char *cli_vtype_name(uint32_t vtype);
 const char *cli_dtype_name(uint32_t dtype, char *buf, size_t bufsize);

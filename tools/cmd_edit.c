@@ -15,6 +15,7 @@ static const char usage_text[] =
     "       gguf-edit rename FILE OLD NEW [EDITS] [OPTIONS]\n"
     "       gguf-edit realign FILE ALIGN [EDITS] [OPTIONS]\n"
     "       gguf-edit edit FILE [EDITS] [OPTIONS]\n"
+    "       gguf-edit reserve FILE SIZE [OPTIONS]\n"
     "An existing key keeps its place and its type (--type changes it); a new key goes at the end,\n"
     "typed from its text (true/false: BOOL, integers: INT32 or INT64, decimals: FLOAT32, else\n"
     "STRING) unless --type says otherwise.\n"
@@ -31,11 +32,15 @@ static const char usage_text[] =
     "  -o, --output OUT   write the result to OUT instead of changing FILE\n"
     "  --force            write even what ggml would refuse (say, alignment 48)\n"
     "  --no-in-place      always rewrite the whole file\n"
+    "  --reserve SIZE     keep SIZE bytes (K, M, G) of room in the header, so that later edits fit\n"
+    "                     in place (the libgguf.padding key; on ext4 and XFS growing it inserts\n"
+    "                     blocks in place, elsewhere the file is rewritten once)\n"
     "  -v, --verbose      say how the file was written and what was checked\n" CLI_OPEN_HELP;
 
 enum {
     OPT_TYPE = 2000, OPT_JSON, OPT_FILE, OPT_SET, OPT_SET_JSON, OPT_SET_FILE, OPT_RM, OPT_RENAME,
-    OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE, OPT_NO_IN_PLACE
+    OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE, OPT_NO_IN_PLACE,
+    OPT_RESERVE
 };
 
 typedef struct counter {
@@ -55,9 +60,11 @@ static void print_warning(void *user, const char *message, uint64_t offset) {
 
 /* The first operation, from the verb's positional arguments. */
 static int verb_ops(edit_list *l, const char *verb, int argc, char **argv, int vtype,
-                    enum edit_kind set_kind) {
+                    enum edit_kind set_kind, uint64_t *reserve) {
     if (strcmp(verb, "edit") == 0)
         return argc == 0 ? 0 : -1;
+    if (strcmp(verb, "reserve") == 0)
+        return argc == 1 && cli_parse_size(argv[0], "reserve", reserve) == 0 ? 0 : -1;
     if (strcmp(verb, "set") == 0)
         return argc == 2 ? edits_add(l, set_kind, argv[0], argv[1], vtype) : -1;
     if (strcmp(verb, "rename") == 0)
@@ -74,11 +81,12 @@ static int verb_ops(edit_list *l, const char *verb, int argc, char **argv, int v
 }
 
 static int write_back(const gguf_file *f, const char *path, const char *out, int in_place_ok,
-                      int verbose) {
+                      uint64_t reserve, int verbose) {
     gguf_error err;
     gguf_error_clear(&err);
     gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
     opt.no_in_place = !in_place_ok;
+    opt.reserve = reserve;
     struct stat a, b;
     int same = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
                                a.st_dev == b.st_dev && a.st_ino == b.st_ino);
@@ -88,7 +96,12 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
             cli_report(path, &err);
             return CLI_BAD;
         }
-        if (verbose && res.in_place)
+        if (verbose && res.in_place && res.inserted > 0)
+            fprintf(stderr, "%s: header grown in place by %llu bytes inserted before the data "
+                    "(through a journal, no data copied); %zu tensors checked: the new header "
+                    "points each at its unchanged bytes\n", path,
+                    (unsigned long long)res.inserted, res.tensors_checked);
+        else if (verbose && res.in_place)
             fprintf(stderr, "%s: header rewritten in place (through a journal); %zu tensors "
                     "checked: the new header points each at its unchanged bytes\n", path,
                     res.tensors_checked);
@@ -96,6 +109,10 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
             fprintf(stderr, "%s: rewritten and renamed over the file; %zu tensors checked: "
                     "name, type, size and crc32 equal to the original's\n", path,
                     res.tensors_checked);
+        if (!res.in_place && in_place_ok && gguf_kv_find(f, GGUF_PADDING_KEY) < 0 && reserve == 0)
+            fprintf(stderr, "%s: note: the header outgrew its padding, so the whole file was "
+                    "rewritten; `gguf-edit reserve %s 1M` keeps room for later edits to fit in "
+                    "place\n", path, path);
         if (!res.in_place && res.hard_links > 1)
             fprintf(stderr, "%s: note: the file had %u hard links; the others keep the old "
                     "contents\n", path, res.hard_links);
@@ -124,12 +141,14 @@ int cmd_edit(int argc, char **argv) {
         {"rm-tensor", required_argument, NULL, OPT_RM_TENSOR},
         {"edits", required_argument, NULL, OPT_EDITS}, {"force", no_argument, NULL, OPT_FORCE},
         {"no-in-place", no_argument, NULL, OPT_NO_IN_PLACE},
+        {"reserve", required_argument, NULL, OPT_RESERVE},
         {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     const char *verb = argv[0], *out = NULL;
     edit_list extra = {0};
     unsigned flags = 0;
     int vtype = -1, force = 0, in_place = 1, verbose = 0, c, bad = 0;
+    uint64_t reserve = 0;
     enum edit_kind set_kind = EDIT_SET;
     while (!bad && (c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
         switch (c) {
@@ -153,6 +172,7 @@ int cmd_edit(int argc, char **argv) {
         case OPT_EDITS: bad = edits_load(&extra, optarg) != 0; break;
         case OPT_FORCE: force = 1; break;
         case OPT_NO_IN_PLACE: in_place = 0; break;
+        case OPT_RESERVE: bad = cli_parse_size(optarg, "--reserve", &reserve) != 0; break;
         case 'o': out = optarg; break;
         case 'v': verbose = 1; break;
         case 'h': fputs(usage_text, stdout); edits_free(&extra); return CLI_OK;
@@ -161,14 +181,15 @@ int cmd_edit(int argc, char **argv) {
     }
     edit_list ops = {0};
     if (!bad && (optind >= argc ||
-                 verb_ops(&ops, verb, argc - optind - 1, argv + optind + 1, vtype, set_kind) != 0))
+                 verb_ops(&ops, verb, argc - optind - 1, argv + optind + 1, vtype, set_kind,
+                          &reserve) != 0))
         bad = 1;
     for (size_t i = 0; !bad && i < extra.n; i++) {
         const edit_op *e = &extra.ops[i];
         bad = edits_add(&ops, e->kind, e->key, e->value, e->vtype) != 0;
     }
     edits_free(&extra);
-    if (bad || ops.n == 0) {
+    if (bad || (ops.n == 0 && !(strcmp(verb, "reserve") == 0 && reserve > 0))) {
         edits_free(&ops);
         fputs(usage_text, stderr);
         return CLI_USAGE;
@@ -200,7 +221,7 @@ int cmd_edit(int argc, char **argv) {
         }
     }
     if (rc == CLI_OK)
-        rc = write_back(f, path, out, in_place, verbose);
+        rc = write_back(f, path, out, in_place, reserve, verbose);
     gguf_file_free(f);
     return rc;
 }

@@ -18,6 +18,7 @@ static const struct {
     {"rename", cmd_edit, "rename FILE OLD NEW [-o OUT]          rename a key (value, type and place kept)"},
     {"realign", cmd_edit, "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again"},
     {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)"},
+    {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place"},
     {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]      one tensor's raw bytes, or its values as f32"},
     {"hash", cmd_hash, "hash FILE [--json]                    crc32 of every tensor and of the header"},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},

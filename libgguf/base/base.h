@@ -140,6 +140,12 @@ GGUF_HIDDEN int gguf__io_copy(int in, uint64_t off, int out, uint64_t n);
 GGUF_HIDDEN int gguf__io_fsync(int fd);
 GGUF_HIDDEN int gguf__io_rename(const char *from, const char *to);
 GGUF_HIDDEN int gguf__io_unlink(const char *path);
+/* fdatasync: the data and what is needed to read it back (sizes, extents), not the times. */
+GGUF_HIDDEN int gguf__io_fdatasync(int fd);
+/* Inserts len bytes (zeros) at `at`, shifting what follows, in place (fallocate's
+ * FALLOC_FL_INSERT_RANGE; both multiples of the filesystem block). EOPNOTSUPP where the
+ * filesystem cannot. */
+GGUF_HIDDEN int gguf__io_insert_range(int fd, uint64_t at, uint64_t len);
 /* fsync of the directory holding path. */
 GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
 GGUF_HIDDEN const char *gguf__io_strerror(int errnum);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,8 @@ void gguf_testing_die_at_io(long n) {
     die_countdown = n;
 }
 
-/* Records the call (op: w write, W pwrite, r pread, c copy, f fsync, D directory sync,
- * n rename, u unlink) and says whether it is the one to fail. */
+/* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
+ * sync, n rename, u unlink, i block insertion) and says whether it is the one to fail. */
 static bool fault(char op) {
     if (die_countdown > 0 && --die_countdown == 0)
         raise(SIGKILL);
@@ -223,6 +224,18 @@ int gguf__io_fsync(int fd) {
     if (fault('f'))
         return -1;
     return fsync(fd);
+}
+
+int gguf__io_fdatasync(int fd) {
+    if (fault('f'))
+        return -1;
+    return fdatasync(fd);
+}
+
+int gguf__io_insert_range(int fd, uint64_t at, uint64_t len) {
+    if (fault('i'))
+        return -1;
+    return fallocate(fd, FALLOC_FL_INSERT_RANGE, (off_t)at, (off_t)len);
 }
 
 int gguf__io_rename(const char *from, const char *to) {

@@ -44,37 +44,38 @@ GGUF_HIDDEN int gguf__target_check(const char *target, gguf_error *err);
 /* out (the output read back) holds src's tensors with the same names, types, sizes and
  * crc32s; the two files' crc32s are computed side by side. */
 GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *err);
-/* A header region to be written in place over src's, parsed on its own, puts every tensor at
- * the same bytes with the same name, type and size, and ends where src's data starts. */
+/* A header region to be written in place over src's (after `shift` bytes were inserted at the
+ * data, 0 for none), parsed on its own, puts every tensor at the same bytes (shifted) with the
+ * same name, type and size, and ends where src's data then starts. */
 GGUF_HIDDEN int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
-                                    gguf_error *err);
+                                    uint64_t shift, gguf_error *err);
 
 /* ---- saving (save.c) ---- */
 
-/* gguf_file_save, with the target's identity checked just before the rename when expect is
+/* gguf_file_save, with the padding key as `padding` says (GGUF__PAD_KEEP: as stored or as
+ * opt->reserve asks), and the target's identity checked just before the rename when expect is
  * set (an edit of the file f was read from). */
 GGUF_HIDDEN int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
-                           const gguf__identity *expect, gguf_error *err);
+                           int64_t padding, const gguf__identity *expect, gguf_error *err);
 
 /* ---- the journal of in-place edits (journal.c) ---- */
 
 /* A journal: the file it belongs to, and the header region before and after the edit. */
 typedef struct gguf__journal {
-    uint64_t dev, ino, size; /* the file's identity and size */
-    uint64_t len;            /* bytes of the region: the file's data offset */
+    uint64_t dev, ino, size; /* the file's identity and size before the edit */
+    uint64_t len;            /* bytes of the old region: the file's data offset */
+    uint64_t insert_at;      /* blocks inserted at insert_at (insert_len 0: none) */
+    uint64_t insert_len;     /* the new region is len + insert_len bytes */
     const uint8_t *old_region;
     const uint8_t *new_region;
-    uint8_t *bytes;          /* the journal's bytes (owned) */
+    uint8_t *bytes;          /* the journal's bytes when loaded (owned), else NULL */
 } gguf__journal;
 
 /* ".NAME.gguf-journal" beside path. */
 GGUF_HIDDEN char *gguf__journal_path(const char *path);
-/* Writes the journal for replacing old_region by new_region (len bytes each) at the start of
- * the file st describes: to a temporary file, fsync'd, renamed into place, folder fsync'd, so
- * that a journal under its name is always whole. */
-GGUF_HIDDEN int gguf__journal_create(const char *path, const struct stat *st,
-                                     const uint8_t *old_region, const uint8_t *new_region,
-                                     size_t len, gguf_error *err);
+/* Writes journal j for the file at path: to a temporary file, fsync'd, renamed into place,
+ * folder fsync'd, so that a journal under its name is always whole. */
+GGUF_HIDDEN int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *err);
 /* Loads and checks the journal beside path against the file st describes. Returns 0 (valid),
  * GGUF_ENOTFOUND (none), or GGUF_ECORRUPT/GGUF_EIO with the reason it must not be applied. */
 GGUF_HIDDEN int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st,

@@ -1,32 +1,39 @@
 /* The journal of an in-place header edit. When an edited header still rounds up to the file's
- * data offset, only the header region [0, data offset) is rewritten, in three steps:
+ * data offset, or when the header region grows by whole filesystem blocks inserted in place
+ * (fallocate's FALLOC_FL_INSERT_RANGE, which shifts the data without copying it), only the
+ * header region is rewritten, in three steps:
  *
  *   1. the journal (below) is written to a temporary file, fsync'd, renamed to
  *      ".NAME.gguf-journal" beside the file, and the folder fsync'd: a journal under that name
  *      is always whole;
- *   2. the new region is written over the start of the file, which is fsync'd;
- *   3. the journal is removed and the folder fsync'd.
+ *   2. the blocks are inserted (when the region grows), the new region is written over the
+ *      start of the file, the file fsync'd and the region read back;
+ *   3. the journal is removed. The folder is not fsync'd again: a journal that comes back after
+ *      a crash finds the file already holding its new region, and applying it again changes
+ *      nothing; the next rename in the folder (any later edit) makes the removal durable.
  *
  * A crash before step 1 completes leaves the file and no journal; after it, the journal finishes
  * the edit when an editor asks (gguf-edit recover, or any edit of the file): reading never does.
  * The journal names the file it belongs to and holds both regions, so that recovery refuses
  * every journal that is not exactly this file's: another file's (device, inode, size), one whose
  * old region is not what the file holds (unless the new one is, or a mix of both from a torn
- * write), one whose regions are not headers with the file's data offset, a journal that is a
- * link, not a regular file, or owned by someone else than the file's owner. Refused journals are
- * left in place with the reason.
+ * write), one whose regions are not headers with the file's data offset (and the new one's
+ * shifted by the insertion), a journal that is a link, not a regular file, or owned by someone
+ * else than the file's owner. Refused journals are left in place with the reason.
  *
  *   offset  size  field (little-endian)
  *        0     8  "GGUFJRNL"
  *        8     4  version (2)
  *       12     8  device of the file     }
  *       20     8  inode of the file      } which file it is
- *       28     8  size of the file       }
- *       36     8  region length L (the file's data offset)
- *       44     4  crc32 of the old region (the header it replaces)
- *       48     L  the old region
- *     48+L     L  the new region
- *    48+2L     4  crc32 of bytes 0 .. 48+2L: the journal is whole and unchanged
+ *       28     8  size of the file before the edit
+ *       36     8  old region length D (the file's data offset)
+ *       44     8  where blocks are inserted, B (a multiple of the block size, at most D)
+ *       52     8  bytes inserted, L (0: none; the new region is D + L bytes)
+ *       60     4  crc32 of the old region (the header it replaces)
+ *       64     D  the old region
+ *     64+D   D+L  the new region
+ *   64+2D+L    4  crc32 of every byte before: the journal is whole and unchanged
  *
  * The trailing crc32 is the only check of the new region's bytes (the header parse catches
  * some damage, not a changed character in a string).
@@ -36,13 +43,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define MAGIC "GGUFJRNL"
 #define VERSION 2
-#define HEAD 48
+#define HEAD 64
 /* a header region larger than this is no header of ours: refused before it is read */
 #define REGION_MAX ((uint64_t)1 << 32)
 
@@ -65,33 +73,36 @@ static int journal_fail(gguf_error *err, int code, const char *jpath, const char
     return code;
 }
 
-int gguf__journal_create(const char *path, const struct stat *st, const uint8_t *old_region,
-                         const uint8_t *new_region, size_t len, gguf_error *err) {
-    size_t total = HEAD + 2 * len + 4;
-    uint8_t *j = gguf__malloc(total);
+int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *err) {
+    size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
+    size_t total = HEAD + len + new_len + 4;
+    uint8_t *b = gguf__malloc(total);
     char *jpath = gguf__journal_path(path);
     char *tmp = NULL;
-    if (j == NULL || jpath == NULL) {
-        gguf__free(j);
+    if (b == NULL || jpath == NULL) {
+        gguf__free(b);
         gguf__free(jpath);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    memcpy(j, MAGIC, 8);
-    gguf__store32(j + 8, VERSION, false);
-    gguf__store64(j + 12, (uint64_t)st->st_dev, false);
-    gguf__store64(j + 20, (uint64_t)st->st_ino, false);
-    gguf__store64(j + 28, (uint64_t)st->st_size, false);
-    gguf__store64(j + 36, len, false);
-    gguf__store32(j + 44, crc(old_region, len), false);
-    memcpy(j + HEAD, old_region, len);
-    memcpy(j + HEAD + len, new_region, len);
-    gguf__store32(j + HEAD + 2 * len, crc(j, HEAD + 2 * len), false);
+    memcpy(b, MAGIC, 8);
+    gguf__store32(b + 8, VERSION, false);
+    gguf__store64(b + 12, j->dev, false);
+    gguf__store64(b + 20, j->ino, false);
+    gguf__store64(b + 28, j->size, false);
+    gguf__store64(b + 36, j->len, false);
+    gguf__store64(b + 44, j->insert_at, false);
+    gguf__store64(b + 52, j->insert_len, false);
+    gguf__store32(b + 60, crc(j->old_region, len), false);
+    memcpy(b + HEAD, j->old_region, len);
+    memcpy(b + HEAD + len, j->new_region, new_len);
+    gguf__store32(b + total - 4, crc(b, total - 4), false);
     int rc = 0;
     int fd = gguf__temp_create(&tmp, path, ".gguf-journal.tmp", err);
     if (fd < 0) {
         rc = fd;
     } else {
-        if (fchmod(fd, 0600) != 0 || gguf__io_write(fd, j, total) != 0 || gguf__io_fsync(fd) != 0)
+        if (fchmod(fd, 0600) != 0 || gguf__io_write(fd, b, total) != 0 ||
+            gguf__io_fdatasync(fd) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "writing the journal failed: %s",
                             gguf__io_strerror(errno));
         else if (gguf__io_rename(tmp, jpath) != 0)
@@ -112,7 +123,7 @@ int gguf__journal_create(const char *path, const struct stat *st, const uint8_t 
     }
     gguf__free(tmp);
     gguf__free(jpath);
-    gguf__free(j);
+    gguf__free(b);
     return rc;
 }
 
@@ -144,7 +155,7 @@ static int read_journal(uint8_t **out, size_t *n_out, const char *jpath, const s
         rc = journal_fail(err, GGUF_ECORRUPT, jpath,
                           "the journal belongs to another user than the file: refused, left in place",
                           NULL);
-    else if ((uint64_t)js.st_size < HEAD + 4 || (uint64_t)js.st_size > HEAD + 2 * REGION_MAX + 4)
+    else if ((uint64_t)js.st_size < HEAD + 4 || (uint64_t)js.st_size > HEAD + 3 * REGION_MAX + 4)
         rc = journal_fail(err, GGUF_ECORRUPT, jpath,
                           "the journal's size is not one of a journal: refused, left in place", NULL);
     uint8_t *bytes = NULL;
@@ -164,6 +175,27 @@ static int read_journal(uint8_t **out, size_t *n_out, const char *jpath, const s
     return 0;
 }
 
+/* Why the journal's fields do not describe an edit of the file st, or NULL when they do. */
+static const char *check_fields(const uint8_t *b, size_t n, const struct stat *st) {
+    uint64_t len = gguf__load64(b + 36, false), at = gguf__load64(b + 44, false);
+    uint64_t ins = gguf__load64(b + 52, false), size = gguf__load64(b + 28, false);
+    if (memcmp(b, MAGIC, 8) != 0 || gguf__load32(b + 8, false) != VERSION)
+        return "not a journal of this version";
+    if (len > REGION_MAX || ins > REGION_MAX || n != HEAD + 2 * len + ins + 4)
+        return "its length does not match its region lengths";
+    if (crc(b, n - 4) != gguf__load32(b + n - 4, false))
+        return "its crc32 does not match its bytes";
+    if (crc(b + HEAD, (size_t)len) != gguf__load32(b + 60, false))
+        return "the crc32 of the header it replaces does not match that header";
+    if (gguf__load64(b + 12, false) != (uint64_t)st->st_dev ||
+        gguf__load64(b + 20, false) != (uint64_t)st->st_ino ||
+        ((uint64_t)st->st_size != size && (uint64_t)st->st_size != size + ins))
+        return "it belongs to another file (device, inode or size differ)";
+    if (len > size || at > len || (ins > 0 && (at % 512 != 0 || ins % 512 != 0)))
+        return "its region or insertion does not lie inside the file's header";
+    return NULL;
+}
+
 int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st,
                        gguf_error *err) {
     memset(j, 0, sizeof *j);
@@ -173,38 +205,33 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
     uint8_t *b = NULL;
     size_t n = 0;
     int rc = read_journal(&b, &n, jpath, st, err);
-    const char *why = NULL;
-    uint64_t len = 0;
-    if (rc == 0) {
-        len = gguf__load64(b + 36, false);
-        if (memcmp(b, MAGIC, 8) != 0 || gguf__load32(b + 8, false) != VERSION)
-            why = "not a journal of this version";
-        else if (len > REGION_MAX || n != HEAD + 2 * len + 4)
-            why = "its length does not match its region length";
-        else if (crc(b, n - 4) != gguf__load32(b + n - 4, false))
-            why = "its crc32 does not match its bytes";
-        else if (crc(b + HEAD, (size_t)len) != gguf__load32(b + 44, false))
-            why = "the crc32 of the header it replaces does not match that header";
-        else if (gguf__load64(b + 12, false) != (uint64_t)st->st_dev ||
-                 gguf__load64(b + 20, false) != (uint64_t)st->st_ino ||
-                 gguf__load64(b + 28, false) != (uint64_t)st->st_size)
-            why = "it belongs to another file (device, inode or size differ)";
-        else if (len > (uint64_t)st->st_size)
-            why = "its region is larger than the file";
-    }
+    const char *why = rc == 0 ? check_fields(b, n, st) : NULL;
+    gguf__journal jj = {0};
     if (rc == 0 && why == NULL) {
-        /* both regions must be whole headers of a file of this size, with the same data
-         * offset, equal to the region's length: the write stays inside the old header */
+        jj = (gguf__journal){
+            .dev = gguf__load64(b + 12, false),
+            .ino = gguf__load64(b + 20, false),
+            .size = gguf__load64(b + 28, false),
+            .len = gguf__load64(b + 36, false),
+            .insert_at = gguf__load64(b + 44, false),
+            .insert_len = gguf__load64(b + 52, false),
+        };
+        jj.old_region = b + HEAD;
+        jj.new_region = b + HEAD + jj.len;
+        /* both regions must be whole headers: the old one of the file with its data offset at
+         * the region's end, the new one putting every tensor at the same bytes (shifted by the
+         * insertion), so the write stays inside the old header and the inserted blocks */
         gguf_file *old = NULL;
         gguf_error sub;
         gguf_error_clear(&sub);
-        int hr = gguf__open_header(&old, b + HEAD, (size_t)len, (uint64_t)st->st_size,
+        int hr = gguf__open_header(&old, jj.old_region, (size_t)jj.len, jj.size,
                                    GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES, &sub);
-        if (hr == 0 && old->data_offset != len)
+        if (hr == 0 && old->data_offset != jj.len)
             hr = GGUF_ECORRUPT;
         if (hr != 0)
             why = "its old region is not the file's header";
-        else if ((hr = gguf__verify_header(old, b + HEAD + len, (size_t)len, &sub)) != 0)
+        else if ((hr = gguf__verify_header(old, jj.new_region, (size_t)(jj.len + jj.insert_len),
+                                           jj.insert_len, &sub)) != 0)
             why = "its new region is not a header that keeps every tensor in place";
         if (hr == GGUF_ENOMEM)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
@@ -219,28 +246,39 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
         gguf__free(b);
         return rc;
     }
-    *j = (gguf__journal){
-        .dev = (uint64_t)st->st_dev,
-        .ino = (uint64_t)st->st_ino,
-        .size = (uint64_t)st->st_size,
-        .len = len,
-        .old_region = b + HEAD,
-        .new_region = b + HEAD + len,
-        .bytes = b,
-    };
+    jj.bytes = b;
+    *j = jj;
     return 0;
 }
 
+/* The byte the file holds at i before the new region is written: the old header, or, once the
+ * blocks are inserted, the old header with L zero bytes at B. */
+static uint8_t before_write(const gguf__journal *j, bool inserted, uint64_t i) {
+    if (!inserted || i < j->insert_at)
+        return j->old_region[i];
+    if (i < j->insert_at + j->insert_len)
+        return 0;
+    return j->old_region[i - j->insert_len];
+}
+
 int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
-    uint8_t *now = gguf__malloc(j->len ? (size_t)j->len : 1);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot stat: %s",
+                          strerror(errno));
+    bool inserted = j->insert_len > 0 && (uint64_t)st.st_size == j->size + j->insert_len;
+    uint64_t n = inserted || j->insert_len == 0 ? j->len + j->insert_len : j->len;
+    uint8_t *now = gguf__malloc(n ? (size_t)n : 1);
     if (now == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = 0;
-    if (gguf__io_pread(fd, now, (size_t)j->len, 0) != 0)
+    if (gguf__io_pread(fd, now, (size_t)n, 0) != 0)
         rc = gguf__fail(err, GGUF_EIO, 0, "reading the header failed: %s",
                         gguf__io_strerror(errno));
-    for (uint64_t i = 0; rc == 0 && i < j->len; i++) {
-        if (now[i] != j->old_region[i] && now[i] != j->new_region[i])
+    /* before the insertion nothing was written yet: the old header, exactly */
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        bool is_new = (inserted || j->insert_len == 0) && now[i] == j->new_region[i];
+        if (now[i] != before_write(j, inserted, i) && !is_new)
             rc = gguf__fail(err, GGUF_ECORRUPT, i,
                             "the journal does not match the file: its byte %llu is neither the "
                             "one before the edit nor the one after it; refused, left in place",
@@ -253,18 +291,33 @@ int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
 /* Writes the new region, syncs, and reads it back: 0, 1 when the bytes read back differ, or -1
  * with errno. */
 static int write_region(const gguf__journal *j, int fd, uint8_t *back) {
-    if (gguf__io_pwrite(fd, j->new_region, (size_t)j->len, 0) != 0 || gguf__io_fsync(fd) != 0 ||
-        gguf__io_pread(fd, back, (size_t)j->len, 0) != 0)
+    size_t n = (size_t)(j->len + j->insert_len);
+    if (gguf__io_pwrite(fd, j->new_region, n, 0) != 0 || gguf__io_fdatasync(fd) != 0 ||
+        gguf__io_pread(fd, back, n, 0) != 0)
         return -1;
-    return memcmp(back, j->new_region, (size_t)j->len) != 0;
+    return memcmp(back, j->new_region, n) != 0;
 }
 
 int gguf__journal_apply(const gguf__journal *j, int fd, const char *path, bool *touched,
                         gguf_error *err) {
     *touched = false;
-    uint8_t *back = gguf__malloc(j->len ? (size_t)j->len : 1);
+    uint64_t n = j->len + j->insert_len;
+    uint8_t *back = gguf__malloc(n ? (size_t)n : 1);
     int rc = back == NULL ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
                           : gguf__journal_matches(j, fd, err);
+    struct stat st;
+    if (rc == 0 && fstat(fd, &st) != 0)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot stat: %s", strerror(errno));
+    if (rc == 0 && j->insert_len > 0 && (uint64_t)st.st_size == j->size) {
+        /* the blocks are not in yet: insert them (all or nothing, in the filesystem's journal) */
+        if (gguf__io_insert_range(fd, j->insert_at, j->insert_len) != 0)
+            rc = gguf__fail(err, errno == EOPNOTSUPP || errno == EINVAL ? GGUF_EUNSUPPORTED
+                                                                         : GGUF_EIO,
+                            GGUF_ERROR_NO_OFFSET,
+                            "inserting %llu bytes at byte %llu failed: %s",
+                            (unsigned long long)j->insert_len, (unsigned long long)j->insert_at,
+                            gguf__io_strerror(errno));
+    }
     *touched = rc == 0;
     int w = rc == 0 ? write_region(j, fd, back) : 0;
     if (w == 1) /* the header read back is not the one written: write it once more */
@@ -287,6 +340,5 @@ int gguf__journal_remove(const char *jpath, gguf_error *err) {
     if (gguf__io_unlink(jpath) != 0)
         return journal_fail(err, GGUF_EIO, jpath, "cannot remove the journal",
                             gguf__io_strerror(errno));
-    (void)gguf__io_sync_dir(jpath); /* a journal back after a crash replays harmlessly */
     return 0;
 }

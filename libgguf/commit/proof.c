@@ -87,21 +87,21 @@ int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *
 }
 
 int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
-                        gguf_error *err) {
+                        uint64_t shift, gguf_error *err) {
     gguf_file *out;
-    int rc = gguf__open_header(&out, region, len, src->size,
+    int rc = gguf__open_header(&out, region, len, src->size + shift,
                                src->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES |
                                              GGUF_OPEN_FORCE_BIG | GGUF_OPEN_FORCE_LITTLE),
                                err);
     if (rc != 0)
         return rc;
-    if (out->n_tensors != src->n_tensors || out->data_offset != src->data_offset ||
+    if (out->n_tensors != src->n_tensors || out->data_offset != src->data_offset + shift ||
         out->data_offset != len)
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "check failed: the new header changes the data offset or the tensor count");
     for (size_t i = 0; rc == 0 && i < src->n_tensors; i++) {
         const gguf__tensor *a = &src->tensors[i], *b = &out->tensors[i];
-        if (b->src_offset != a->src_offset)
+        if (b->src_offset != a->src_offset + shift)
             rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                             "check failed: tensor %zu would move in place", i);
         else if (!same_tensor(a, b))

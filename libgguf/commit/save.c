@@ -29,7 +29,7 @@ static int prove(const gguf_file *f, const char *tmp, uint32_t header_crc, gguf_
 }
 
 int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
-               const gguf__identity *expect, gguf_error *err) {
+               int64_t padding, const gguf__identity *expect, gguf_error *err) {
     int rc = gguf__target_check(path, err);
     if (rc != 0)
         return rc;
@@ -39,7 +39,7 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     if (fd < 0)
         return fd;
     uint32_t header_crc = 0;
-    rc = gguf__write_fd(fd, tmp, f, opt, &header_crc, err);
+    rc = gguf__write_fd(fd, tmp, f, opt, padding, &header_crc, err);
     if (rc == 0 && gguf__io_fsync(fd) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "fsync of %s failed: %s", tmp,
                         gguf__io_strerror(errno));
@@ -67,5 +67,5 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
                    gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
-    return gguf__save(f, path, opt, NULL, err);
+    return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, err);
 }

@@ -1,6 +1,13 @@
-/* Writing an edited file back over itself. When the edited header still rounds up to the
- * file's data offset, only the header region is rewritten, through the journal (journal.c);
- * otherwise the file is saved whole to a temporary file and renamed over itself (save.c).
+/* Writing an edited file back over itself. In order of preference:
+ *   1. in place: the edited header still rounds up to the file's data offset (the padding key,
+ *      when the file has one, is sized to make it so): only the header region is rewritten,
+ *      through the journal (journal.c);
+ *   2. in place, growing: the file has the padding key (or the caller asks for room) and the
+ *      header outgrew it: whole filesystem blocks are inserted before the data
+ *      (FALLOC_FL_INSERT_RANGE, on ext4 and XFS: no data is copied), through the journal too;
+ *   3. a rewrite: the file is saved whole to a temporary file and renamed over itself (save.c);
+ *      with the padding key the data moves by whole blocks, so that the kernel can clone it
+ *      (reflinks on XFS and btrfs) instead of copying it.
  * Either way a proof runs before anything is replaced, the editor holds an exclusive flock on
  * the file, and the file must still be the one that was read, checked at the start and again
  * just before the rename or the in-place write. */
@@ -14,31 +21,29 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* Writes the header region in place through the journal. */
-static int update_in_place(const gguf_file *f, const char *real, int fd, const struct stat *st,
-                           const gguf__identity *expect, const uint8_t *region, size_t len,
-                           gguf_error *err) {
+/* Writes the header region in place through the journal (inserting blocks first when j asks).
+ * Returns GGUF_EUNSUPPORTED, the file untouched and no journal left, when the filesystem
+ * cannot insert blocks. */
+static int update_in_place(const gguf_file *f, const char *real, int fd,
+                           const gguf__identity *expect, gguf__journal *j, gguf_error *err) {
     char *jpath = gguf__journal_path(real);
     if (jpath == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    int rc = gguf__verify_header(f, region, len, err);
+    int rc = gguf__verify_header(f, j->new_region, (size_t)(j->len + j->insert_len),
+                                 j->insert_len, err);
     if (rc == 0)
-        rc = gguf__journal_create(real, st, f->head, region, len, err);
+        rc = gguf__journal_create(real, j, err);
     if (rc != 0) {
         gguf__free(jpath);
         return rc;
     }
-    gguf__journal j;
     bool touched = false;
-    rc = gguf__journal_load(&j, real, st, err);
+    rc = gguf__identity_check(real, expect, err);
     if (rc == 0)
-        rc = gguf__identity_check(real, expect, err);
-    if (rc == 0)
-        rc = gguf__journal_apply(&j, fd, real, &touched, err);
-    gguf__journal_free(&j);
-    /* done, or never begun (the file changed, a check failed): the journal goes, so that it
-     * cannot finish an edit that did not happen; the write began and failed: it stays, for
-     * recover to finish the edit */
+        rc = gguf__journal_apply(j, fd, real, &touched, err);
+    /* done, or never begun (the file changed, a check failed, no block insertion here): the
+     * journal goes, so that it cannot finish an edit that did not happen; the write began and
+     * failed: it stays, for recover to finish the edit */
     int rm = 0;
     if (rc == 0 || !touched)
         rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
@@ -46,22 +51,60 @@ static int update_in_place(const gguf_file *f, const char *real, int fd, const s
     return rc != 0 ? rc : rm;
 }
 
-/* The header region for an in-place write (header + zero padding up to the data offset), or
- * NULL in *region when the edited header does not round up to the same data offset. */
-static int in_place_region(gguf__buf *region, const gguf_file *f, gguf_error *err) {
-    gguf__sink h = {.big = f->big, .wide = f->version >= 2};
-    int rc = gguf__header_serialize(&h, f, f->version, f->big, NULL, err);
-    uint64_t end;
-    if (rc == 0 && gguf__align_up(&end, h.b.len, f->alignment) && end == f->data_offset) {
-        gguf__buf_zeros(&h.b, (size_t)(f->data_offset - h.b.len));
-        if (h.b.failed)
-            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        if (rc == 0) {
-            *region = h.b;
-            return 0;
-        }
-    }
+/* The smallest header region D' = D + k * step (k >= 1) that holds f's header with `room`
+ * bytes of padding; its bytes in *region. */
+static int grown_region(gguf__buf *region, int64_t *padding, const gguf_file *f, uint64_t step,
+                        uint64_t room, gguf_error *err) {
+    gguf__sink h = {0};
+    int rc = gguf__header_serialize(&h, f, f->version, f->big, NULL, GGUF__PAD_DROP, err);
+    uint64_t need = h.b.len + gguf__padding_overhead(f->version >= 2) + room;
     gguf__buf_free(&h.b);
+    if (rc != 0)
+        return rc;
+    uint64_t k = need > f->data_offset ? (need - f->data_offset + step - 1) / step : 1;
+    uint64_t end;
+    if (!gguf__mul_u64(&end, k, step) || !gguf__add_u64(&end, end, f->data_offset))
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "the header is too large");
+    rc = gguf__header_fit(region, padding, f, end, room, true, err);
+    if (rc == GGUF_ELIMIT) /* cannot happen: end was sized for it */
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "the header does not fit");
+    return rc;
+}
+
+/* Opens the file for the edit and takes the editor's lock: fd, st filled. */
+static int lock_file(int *fd_out, struct stat *st, const char *real, gguf_error *err) {
+    int fd = open(real, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int rc = 0;
+    if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "read-only: nothing changed");
+    else if (fd < 0 || fstat(fd, st) != 0)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot open for writing: %s",
+                        strerror(errno));
+    else if (!S_ISREG(st->st_mode))
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "not a regular file: refused");
+    else if (!(st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "read-only: nothing changed");
+    /* one editor at a time: a second one fails at once instead of interleaving */
+    else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                        "being edited by another process: nothing changed");
+    if (rc == 0) {
+        /* an interrupted edit must be finished (gguf_file_recover) before another starts */
+        char *jpath = gguf__journal_path(real);
+        struct stat js;
+        if (jpath == NULL)
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        else if (lstat(jpath, &js) == 0)
+            rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                            "an interrupted edit is pending (%s): run `gguf-edit recover` first",
+                            jpath);
+        gguf__free(jpath);
+    }
+    if (rc != 0 && fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    *fd_out = fd;
     return rc;
 }
 
@@ -78,65 +121,61 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         return GGUF_EIO;
     }
     struct stat st;
-    int rc = 0;
-    int fd = open(real, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "read-only: nothing changed");
-    else if (fd < 0 || fstat(fd, &st) != 0)
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot open for writing: %s",
-                        strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "not a regular file: refused");
-    else if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "read-only: nothing changed");
-    /* one editor at a time: a second one fails at once instead of interleaving */
-    else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
-                        "being edited by another process: nothing changed");
+    int fd;
+    int rc = lock_file(&fd, &st, real, err);
     if (rc == 0)
         gguf__temp_sweep(real); /* what killed edits left beside it */
     gguf__identity expect;
     gguf__identity_of_file(&expect, f);
     if (rc == 0 && expect.set)
         rc = gguf__identity_check(real, &expect, err);
-    if (rc == 0) {
-        /* an interrupted edit must be finished (gguf_file_recover) before another starts */
-        char *jpath = gguf__journal_path(real);
-        struct stat js;
-        if (jpath == NULL)
-            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        else if (lstat(jpath, &js) == 0)
-            rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
-                            "an interrupted edit is pending (%s): run `gguf-edit recover` first",
-                            jpath);
-        gguf__free(jpath);
-    }
     r.hard_links = rc == 0 ? (unsigned)st.st_nlink : 0;
     bool keep_format = opt == NULL ||
                        ((opt->version == 0 || opt->version == f->version) &&
                         (opt->endian < 0 || (opt->endian == GGUF_ENDIAN_BIG) == f->big) &&
                         opt->layout == GGUF_LAYOUT_KEEP);
-    bool in_place = false;
+    uint64_t room = opt != NULL ? opt->reserve : 0;
+    bool padded = room > 0 || gguf_kv_find(f, GGUF_PADDING_KEY) >= 0;
+    int64_t padding = GGUF__PAD_KEEP;
+    bool done = false;
     if (rc == 0 && keep_format && expect.set && !f->must_pack && f->n_tensors > 0 &&
         !(opt != NULL && opt->no_in_place)) {
+        gguf__journal j = {.dev = expect.dev, .ino = expect.ino, .size = f->size,
+                           .len = f->data_offset, .old_region = f->head};
         gguf__buf region = {0};
-        rc = in_place_region(&region, f, err);
-        if (rc == 0 && region.data != NULL) {
-            in_place = true;
-            rc = update_in_place(f, real, fd, &st, &expect, region.data, region.len, err);
+        rc = gguf__header_fit(&region, &padding, f, f->data_offset, room, room > 0, err);
+        if (rc == GGUF_ELIMIT && padded) {
+            /* the header outgrew its room: whole blocks before the data */
+            uint64_t block = st.st_blksize > 4096 ? (uint64_t)st.st_blksize : 4096;
+            uint64_t step = gguf__grow_step(f->alignment, block);
+            rc = grown_region(&region, &padding, f, step, room, err);
+            j.insert_at = f->data_offset - f->data_offset % block;
+            j.insert_len = region.len - f->data_offset;
+        }
+        if (rc == 0) {
+            j.new_region = region.data;
+            rc = update_in_place(f, real, fd, &expect, &j, err);
             if (rc == 0) {
+                done = true;
                 r.in_place = 1;
+                r.inserted = j.insert_len;
                 r.tensors_checked = f->n_tensors;
+            } else if (rc == GGUF_EUNSUPPORTED && j.insert_len > 0) {
+                gguf_error_clear(err); /* no insertion here: the rewrite moves the data */
+                rc = 0;
             }
+        } else if (rc == GGUF_ELIMIT) {
+            rc = 0; /* no room and no padding: the rewrite lays the header out again */
+            padding = GGUF__PAD_KEEP;
         }
         gguf__buf_free(&region);
     }
-    if (rc == 0 && !in_place) {
+    if (rc == 0 && !done) {
         gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
         if (opt != NULL)
             o = *opt;
         o.verify = 1;
-        rc = gguf__save(f, real, &o, expect.set ? &expect : NULL, err);
+        rc = gguf__save(f, real, &o, padding, expect.set ? &expect : NULL, err);
         if (rc == 0)
             r.tensors_checked = f->n_tensors;
     }

@@ -17,64 +17,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* v1 stores every length as u32; we write v1 only to reproduce a v1 source. */
-static int check_v1(const gguf_file *f, gguf_error *err) {
-    if (f->version != 1)
-        return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                          "writing GGUF v1 is only done to reproduce a v1 file; write v2 or v3");
-    for (size_t i = 0; i < f->n_kv; i++) {
-        if (f->kv[i].key_len > UINT32_MAX || f->kv[i].value.wide)
-            return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                              "key %zu was changed with 64-bit lengths: write v2 or v3", i);
-    }
-    for (size_t i = 0; i < f->n_tensors; i++) {
-        const gguf__tensor *t = &f->tensors[i];
-        bool fits = t->name_len <= UINT32_MAX;
-        for (uint32_t d = 0; d < t->n_dims; d++)
-            fits = fits && t->dims[d] <= UINT32_MAX;
-        if (!fits)
-            return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                              "tensor %zu does not fit GGUF v1's 32-bit fields", i);
-    }
-    return 0;
-}
-
-int gguf__header_serialize(gguf__sink *s, const gguf_file *f, uint32_t version, bool big,
-                           const uint64_t *offsets, gguf_error *err) {
-    if (version == 1) {
-        int rc = check_v1(f, err);
-        if (rc != 0)
-            return rc;
-    }
-    s->big = big;
-    s->wide = version >= 2;
-    gguf__buf_add(&s->b, "GGUF", 4);
-    gguf__sink_u32(s, version);
-    gguf__sink_len(s, f->n_tensors);
-    gguf__sink_len(s, f->n_kv);
-    for (size_t i = 0; i < f->n_kv; i++) {
-        const gguf__kv *kv = &f->kv[i];
-        gguf__sink_len(s, kv->key_len);
-        gguf__buf_add(&s->b, kv->key, (size_t)kv->key_len);
-        gguf__sink_u32(s, kv->value.type);
-        gguf__value_emit(s, &kv->value);
-    }
-    for (size_t i = 0; i < f->n_tensors; i++) {
-        const gguf__tensor *t = &f->tensors[i];
-        gguf__sink_len(s, t->name_len);
-        gguf__buf_add(&s->b, t->name, (size_t)t->name_len);
-        gguf__sink_u32(s, t->n_dims);
-        for (uint32_t d = 0; d < t->n_dims; d++)
-            gguf__sink_len(s, t->dims[d]);
-        gguf__sink_u32(s, t->type);
-        gguf__sink_u64(s, offsets ? offsets[i] : t->offset);
-    }
-    if (s->b.failed)
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
-                          "out of memory while serializing the header");
-    return 0;
-}
-
 /* ---- the output plan ---- */
 
 /* What to write: the header, padding up to the data offset (the source's padding bytes when the
@@ -119,8 +61,50 @@ static int plan_packed_offsets(plan *p, const gguf_file *f, gguf_error *err) {
     return 0;
 }
 
+uint64_t gguf__grow_step(uint32_t alignment, uint64_t block) {
+    uint64_t a = block, b = alignment; /* lcm(block, alignment) */
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return block / a * alignment;
+}
+
+/* The padding that keeps `reserve` bytes of room: the header then ends exactly at the data
+ * offset. In the kept layout of the same format, the data moves by whole steps (filesystem
+ * blocks), so that the kernel can clone the data instead of copying it; else the data starts
+ * at the next multiple of the alignment. */
+static int reserve_padding(int64_t *padding, const gguf_file *f, uint32_t version, bool big,
+                           const uint64_t *offsets, bool same_layout, uint64_t reserve,
+                           gguf_error *err) {
+    gguf__sink h = {0};
+    int rc = gguf__header_serialize(&h, f, version, big, offsets, GGUF__PAD_DROP, err);
+    uint64_t need = h.b.len + gguf__padding_overhead(version >= 2), end = 0;
+    gguf__buf_free(&h.b);
+    if (rc != 0)
+        return rc;
+    bool ok = gguf__add_u64(&need, need, reserve);
+    if (ok && same_layout) {
+        uint64_t step = gguf__grow_step(f->alignment, 4096);
+        end = f->data_offset;
+        if (need > end) {
+            uint64_t k = (need - end + step - 1) / step;
+            ok = gguf__mul_u64(&k, k, step) && gguf__add_u64(&end, end, k);
+        }
+    } else if (ok) {
+        ok = gguf__align_up(&end, need, f->alignment);
+    }
+    if (!ok || end - need + reserve > (uint64_t)INT64_MAX)
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                          "a reserve of %llu bytes makes the header too large",
+                          (unsigned long long)reserve);
+    *padding = (int64_t)(end - need + reserve);
+    return 0;
+}
+
 static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
-                     gguf_error *err) {
+                     int64_t padding, gguf_error *err) {
     uint32_t version = opt && opt->version ? opt->version : f->version;
     bool big = opt && opt->endian >= 0 ? opt->endian == GGUF_ENDIAN_BIG : f->big;
     memset(p, 0, sizeof *p);
@@ -152,8 +136,11 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
         }
     }
     int rc = p->packed ? plan_packed_offsets(p, f, err) : 0;
+    if (rc == 0 && padding == GGUF__PAD_KEEP && opt != NULL && opt->reserve > 0)
+        rc = reserve_padding(&padding, f, version, big, p->offsets,
+                             !p->packed && version == f->version && !p->swap, opt->reserve, err);
     if (rc == 0)
-        rc = gguf__header_serialize(&p->header, f, version, big, p->offsets, err);
+        rc = gguf__header_serialize(&p->header, f, version, big, p->offsets, padding, err);
     if (rc != 0) {
         plan_free(p);
         return rc;
@@ -441,7 +428,7 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
     if (out == NULL || size == NULL || f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to write");
     plan p;
-    int rc = make_plan(&p, f, opt, err);
+    int rc = make_plan(&p, f, opt, GGUF__PAD_KEEP, err);
     if (rc != 0)
         return rc;
     gguf__buf mem = {0};
@@ -458,9 +445,9 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
 }
 
 int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_write_options *opt,
-                   uint32_t *header_crc, gguf_error *err) {
+                   int64_t padding, uint32_t *header_crc, gguf_error *err) {
     plan p;
-    int rc = make_plan(&p, f, opt, err);
+    int rc = make_plan(&p, f, opt, padding, err);
     if (rc != 0)
         return rc;
     if (header_crc != NULL) {
