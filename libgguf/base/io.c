@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,11 @@ void gguf_testing_die_at_io(long n) {
 
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
  * sync, n rename, u unlink, i block insertion) and says whether it is the one to fail. */
+/* Calls come from more than one thread (a save compares while it copies): one at a time here. */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static bool fault(char op) {
+    pthread_mutex_lock(&hook_lock);
     if (die_countdown > 0 && --die_countdown == 0)
         raise(SIGKILL);
     io_calls++;
@@ -69,16 +74,19 @@ static bool fault(char op) {
         trace[trace_len++] = op;
         trace[trace_len] = '\0';
     }
-    if (io_countdown > 0 && --io_countdown == 0) {
+    bool fail = io_countdown > 0 && --io_countdown == 0;
+    pthread_mutex_unlock(&hook_lock);
+    if (fail)
         errno = io_errno;
-        return true;
-    }
-    return false;
+    return fail;
 }
 
 /* Should this read or write of n bytes be corrupted? */
 static bool corrupt(char kind, size_t n) {
-    return n > 0 && corrupt_kind == kind && corrupt_countdown > 0 && --corrupt_countdown == 0;
+    pthread_mutex_lock(&hook_lock);
+    bool yes = n > 0 && corrupt_kind == kind && corrupt_countdown > 0 && --corrupt_countdown == 0;
+    pthread_mutex_unlock(&hook_lock);
+    return yes;
 }
 #else
 static bool fault(char op) {

@@ -41,9 +41,10 @@ GGUF_HIDDEN int gguf__target_check(const char *target, gguf_error *err);
 
 /* ---- proofs before replacing (proof.c) ---- */
 
-/* out (the output read back) holds src's tensors with the same names, types, sizes and
- * crc32s; the two files' crc32s are computed side by side. */
-GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, gguf_error *err);
+/* out (the output read back) holds src's tensors with the same names, types and sizes, and
+ * (with check_bytes) the same crc32s, the two files' computed side by side. */
+GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, bool check_bytes,
+                                    gguf_error *err);
 /* A header region to be written in place over src's (after `shift` bytes were inserted at the
  * data, 0 for none), parsed on its own, puts every tensor at the same bytes (shifted) with the
  * same name, type and size, and ends where src's data then starts. */

@@ -162,6 +162,7 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
 /* ---- output: a file descriptor or a memory sink ---- */
 
 #define CHUNK ((size_t)16 << 20)
+#define COPY_CHUNK ((uint64_t)64 << 20)
 #define SWAP_CHUNK ((size_t)1 << 20)
 
 typedef struct output {
@@ -172,7 +173,15 @@ typedef struct output {
     uint64_t done;     /* tensor bytes written, for progress */
     uint64_t total;
     uint8_t *buf;      /* CHUNK bytes, for byte-order conversion */
+    uint64_t pos;      /* bytes written to fd so far */
+    gguf__write_ctl *ctl; /* may be NULL */
 } output;
+
+/* Source bytes that reach the output another way than a kernel copy: no copy observer saw them. */
+static void not_copied(output *o) {
+    if (o->ctl != NULL)
+        o->ctl->all_copied = false;
+}
 
 static int io_fail(gguf_error *err, const char *path, const char *what) {
     return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s failed: %s", path, what,
@@ -180,8 +189,10 @@ static int io_fail(gguf_error *err, const char *path, const char *what) {
 }
 
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
-    if (o->fd >= 0)
+    if (o->fd >= 0) {
+        o->pos += n;
         return gguf__io_write(o->fd, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
+    }
     gguf__buf_add(o->mem, p, (size_t)n);
     return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                                        "out of memory for the output")
@@ -216,11 +227,31 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
     int rc = 0;
     const gguf__source *src = f->src;
     if (o->fd >= 0 && src != NULL && src->fd >= 0 && src->mem == NULL) {
-        if (gguf__io_copy(src->fd, start, o->fd, n) != 0)
-            rc = gguf__fail(err, GGUF_EIO, start, "%s: copying bytes %llu..%llu failed: %s",
-                            o->path, (unsigned long long)start, (unsigned long long)end,
-                            gguf__io_strerror(errno));
-    } else if (src != NULL && src->mem != NULL && start <= src->size && n <= src->size - start) {
+        /* in pieces, each told to the observer (the commit layer compares it while the next
+         * one is copied) and to the progress callback */
+        for (uint64_t at = start; rc == 0 && at < end;) {
+            uint64_t k = end - at < COPY_CHUNK ? end - at : COPY_CHUNK;
+            if (gguf__io_copy(src->fd, at, o->fd, k) != 0) {
+                rc = gguf__fail(err, GGUF_EIO, at, "%s: copying bytes %llu..%llu failed: %s",
+                                o->path, (unsigned long long)at, (unsigned long long)(at + k),
+                                gguf__io_strerror(errno));
+                break;
+            }
+            if (o->ctl != NULL && o->ctl->copied != NULL)
+                o->ctl->copied(o->ctl->copied_user, at, o->pos, k);
+            o->pos += k;
+            at += k;
+            if (at < end)
+                progress(o, k);
+            else
+                n = k; /* the last piece is reported below */
+        }
+        if (rc == 0)
+            progress(o, n);
+        return rc;
+    }
+    not_copied(o);
+    if (src != NULL && src->mem != NULL && start <= src->size && n <= src->size - start) {
         rc = out_bytes(o, src->mem + start, n, err);
     } else if (o->fd < 0) {
         size_t at = o->mem->len;
@@ -301,6 +332,7 @@ static size_t row_bytes(const gguf__tensor *t) {
 /* Bytes of an added or retyped tensor, from the fill callback, already in the output's order. */
 static int out_filled(output *o, const gguf_file *f, const gguf__tensor *t, gguf_error *err) {
     size_t i = (size_t)(t - f->tensors);
+    not_copied(o);
     if (o->opt == NULL || o->opt->fill == NULL) {
         char q[96];
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
@@ -329,6 +361,7 @@ static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool
         return out_filled(o, f, t, err);
     if (!swap)
         return out_source(o, f, t->src_offset, t->src_offset + t->nbytes, err);
+    not_copied(o);
     /* 1 MiB at a time: read, converted and written while it is in the cache (16 MiB chunks
      * cost 2-4x the CPU time: each pass over them goes to memory) */
     size_t block = gguf_dtype_block_bytes(t->type);
@@ -445,12 +478,13 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
 }
 
 int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_write_options *opt,
-                   int64_t padding, uint32_t *header_crc, gguf_error *err) {
+                   gguf__write_ctl *ctl, gguf_error *err) {
     plan p;
-    int rc = make_plan(&p, f, opt, padding, err);
+    int rc = make_plan(&p, f, opt, ctl != NULL ? ctl->padding : GGUF__PAD_KEEP, err);
     if (rc != 0)
         return rc;
-    if (header_crc != NULL) {
+    if (ctl != NULL) {
+        ctl->all_copied = true;
         /* what the header region [0, data offset) will hold, for the proof to compare */
         uLong c = crc32_z(0, p.header.b.data, p.header.b.len);
         static const uint8_t zeros[256];
@@ -459,9 +493,9 @@ int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_writ
             c = crc32_z(c, p.pad_src != NULL ? p.pad_src + at : zeros, k);
             at += k;
         }
-        *header_crc = (uint32_t)c;
+        ctl->header_crc = (uint32_t)c;
     }
-    output o = {.fd = fd, .path = path, .opt = opt};
+    output o = {.fd = fd, .path = path, .opt = opt, .ctl = ctl};
     rc = out_all(&o, f, &p, err);
     plan_free(&p);
     return rc;

@@ -24,13 +24,24 @@ GGUF_HIDDEN int gguf__header_fit(gguf__buf *out, int64_t *padding_out, const ggu
                                  uint64_t data_offset, uint64_t room, bool use_padding,
                                  gguf_error *err);
 
-/* Writes f to fd (at its current position) as the options say, with the padding key as
- * `padding` says (GGUF__PAD_KEEP: as stored, or as opt->reserve asks); path names the output in
- * messages. *header_crc (may be NULL) gets the crc32 of the header region written: bytes 0 to
- * the data offset, padding included. */
+/* A range of source bytes the kernel copied to the output: at src_off in the source, at dst_off
+ * in the output. */
+typedef void (*gguf__copied_fn)(void *user, uint64_t src_off, uint64_t dst_off, uint64_t n);
+
+/* What the commit layer asks of, and learns from, a write to a file. */
+typedef struct gguf__write_ctl {
+    int64_t padding;          /* in: GGUF__PAD_KEEP (as stored, or as opt->reserve asks) or n */
+    gguf__copied_fn copied;   /* in: told of each range copied in the kernel, or NULL */
+    void *copied_user;
+    uint32_t header_crc;      /* out: crc32 of the header region written, [0, data offset) */
+    bool all_copied;          /* out: every source byte went through `copied` */
+} gguf__write_ctl;
+
+/* Writes f to fd (at its current position) as the options say; path names the output in
+ * messages; ctl may be NULL. */
 GGUF_HIDDEN int gguf__write_fd(int fd, const char *path, const gguf_file *f,
-                               const gguf_write_options *opt, int64_t padding,
-                               uint32_t *header_crc, gguf_error *err);
+                               const gguf_write_options *opt, gguf__write_ctl *ctl,
+                               gguf_error *err);
 /* The step by which a header region grows so that the data moves by whole filesystem blocks
  * and stays aligned: lcm(block, alignment). */
 GGUF_HIDDEN uint64_t gguf__grow_step(uint32_t alignment, uint64_t block);
