@@ -1,0 +1,292 @@
+/* Our quantize/dequantize kernels against ggml's own, in process: libggml-base.so (ggml's
+ * reference kernels: ggml_quantize_chunk and type_traits->to_float) is loaded with dlopen
+ * from GGML_BASE_LIB, else from the oracle's copy under /tmp/ggml-oracle. Without it the
+ * program prints why and exits 77 (SKIP).
+ *
+ * For every type, on seeded random data of several kinds (Gaussian, outliers, zero groups,
+ * tiny and huge magnitudes, rounding ties, non-negative, constant blocks), without and with
+ * an importance matrix (zeros included) where ggml takes one, and at every SIMD level this CPU
+ * has (scalar included):
+ *  - our quantized bytes equal ggml_quantize_chunk's, byte for byte;
+ *  - our dequantization of ggml's bytes, and of random bytes (any scale, Inf and NaN
+ *    included), equals ggml's to_float bit for bit.
+ * The inputs hold no NaN or Inf: ggml aborts on some of them, and which NaN payload a result
+ * carries differs between ggml's own builds (see libgguf/quant/quant.h). A failure prints
+ * its seed; GGUF_QUANT_SEED=N reruns with that seed.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <check.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_GGML_BASE                                                                      \
+    "/tmp/ggml-oracle/npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so"
+
+/* The part of ggml's ABI we call (ggml.h of ggml 0.23), as bench/bench_quant.c uses it. */
+typedef void (*ggml_to_float_fn)(const void *x, float *y, int64_t k);
+struct ggml_type_traits_abi {
+    const char *type_name;
+    int64_t blck_size;
+    int64_t blck_size_interleave;
+    size_t type_size;
+    bool is_quantized;
+    ggml_to_float_fn to_float;
+    void *from_float_ref;
+};
+
+static struct {
+    void *handle;
+    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start, int64_t nrows,
+                             int64_t n_per_row, const float *imatrix);
+    const struct ggml_type_traits_abi *(*get_type_traits)(int type);
+    void (*quantize_init)(int type);
+    bool (*requires_imatrix)(int type);
+} ggml;
+
+static const char *ggml_path;
+
+static bool load_ggml(void) {
+    ggml_path = getenv("GGML_BASE_LIB");
+    if (!ggml_path || !*ggml_path)
+        ggml_path = DEFAULT_GGML_BASE;
+    ggml.handle = dlopen(ggml_path, RTLD_NOW | RTLD_LOCAL);
+    if (!ggml.handle)
+        return false;
+    *(void **)&ggml.quantize_chunk = dlsym(ggml.handle, "ggml_quantize_chunk");
+    *(void **)&ggml.get_type_traits = dlsym(ggml.handle, "ggml_get_type_traits");
+    *(void **)&ggml.quantize_init = dlsym(ggml.handle, "ggml_quantize_init");
+    *(void **)&ggml.requires_imatrix = dlsym(ggml.handle, "ggml_quantize_requires_imatrix");
+    return ggml.quantize_chunk && ggml.get_type_traits && ggml.quantize_init &&
+           ggml.requires_imatrix;
+}
+
+/* Types ggml_quantize_chunk handles (others abort there). */
+static bool ggml_quantizes(uint32_t t) {
+    switch (t) {
+    case GGUF_DTYPE_Q8_1: case GGUF_DTYPE_Q8_K:
+    case GGUF_DTYPE_I8: case GGUF_DTYPE_I16: case GGUF_DTYPE_I32: case GGUF_DTYPE_I64:
+    case GGUF_DTYPE_F64:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s ? s : 0x9E3779B97F4A7C15u; }
+static uint32_t rng_u32(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+static float rng_unit(void) { return (float)(rng_u32() & 0xffffff) / 16777216.0f; }
+static float rng_gauss(void) {
+    float u = rng_unit() + 1e-7f, v = rng_unit();
+    return sqrtf(-2 * logf(u)) * cosf(6.2831853f * v);
+}
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+enum { KIND_COUNT = 9 };
+static const char *const kind_name[KIND_COUNT] = {
+    "gaussian", "outliers", "zero groups", "tiny", "huge", "non-negative", "ties", "f16 range",
+    "mixed magnitudes",
+};
+
+/* The lattice i-quants, whose weights go as x^4: ggml aborts on them when those overflow. */
+static bool lattice(uint32_t t) {
+    switch (t) {
+    case GGUF_DTYPE_IQ2_XXS: case GGUF_DTYPE_IQ2_XS: case GGUF_DTYPE_IQ2_S:
+    case GGUF_DTYPE_IQ3_XXS: case GGUF_DTYPE_IQ3_S: case GGUF_DTYPE_IQ1_S: case GGUF_DTYPE_IQ1_M:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Finite data of one kind; huge is the largest magnitude wanted. */
+static void fill(float *x, int64_t n, int kind, float huge) {
+    for (int64_t i = 0; i < n; i++) {
+        float g = rng_gauss();
+        switch (kind) {
+        case 0: x[i] = g; break;
+        case 1: x[i] = rng_u32() % 50 == 0 ? 100.f * g : g; break;
+        case 2: /* zero groups (either sign), constant stretches */
+            x[i] = (i / 16) % 3 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : (i / 32) % 5 == 0 ? 1.5f : g;
+            break;
+        case 3: x[i] = g * 1e-30f; break;
+        case 4: x[i] = g * huge; break;
+        case 5: x[i] = rng_u32() % 8 == 0 ? 0.f : fabsf(g); break;
+        case 6: x[i] = (float)(int)(4 * g); break;
+        case 7: x[i] = 65504.f * 2 * g; break;
+        default: x[i] = g * powf(10.f, (float)((int)(rng_u32() % 13) - 6)); break;
+        }
+    }
+}
+
+static int64_t diff_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return (int64_t)i;
+    return -1;
+}
+static int64_t diff_floats(const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (float_bits(a[i]) != float_bits(b[i]))
+            return i;
+    return -1;
+}
+
+static uint64_t base_seed(void) {
+    const char *s = getenv("GGUF_QUANT_SEED");
+    return s ? strtoull(s, NULL, 0) : 20250101;
+}
+
+static const char *name_of(uint32_t t) {
+    const char *n = gguf_dtype_name(t);
+    return n ? n : "?";
+}
+
+/* Quantize: our bytes against ggml_quantize_chunk's, every kind, with and without imatrix,
+ * every SIMD level; then our dequantization of those bytes against ggml's to_float. */
+START_TEST(test_quantize_like_ggml) {
+    uint32_t t = (uint32_t)_i;
+    if (!gguf_quant_can_quantize(t) || !ggml_quantizes(t))
+        return;
+    const struct ggml_type_traits_abi *tr = ggml.get_type_traits((int)t);
+    ck_assert_msg(tr && tr->blck_size == gguf_dtype_block_elems(t) &&
+                      tr->type_size == gguf_dtype_block_bytes(t),
+                  "%s: ggml's block shape differs", name_of(t));
+    ck_assert_int_eq(ggml.requires_imatrix((int)t), gguf_quant_needs_imatrix(t));
+    const int64_t be = gguf_dtype_block_elems(t);
+    const int top = gguf_quant_simd_supported();
+    for (int trial = 0; trial < 2 * KIND_COUNT; trial++) {
+        uint64_t seed = base_seed() * 1000003u + t * 1009u + (uint64_t)trial;
+        rng_seed(seed);
+        int kind = trial % KIND_COUNT;
+        bool use_im = gguf_quant_needs_imatrix(t) || trial >= KIND_COUNT;
+        /* rows of 1 to 3 super-blocks (512 elements at least for small blocks) */
+        int64_t per = be >= 256 ? be * (1 + rng_u32() % 3) : be * ((512 + be - 1) / be);
+        int64_t rows = 2, n = rows * per;
+        size_t qsize = gguf_quant_row_size(t, per) * (size_t)rows;
+        float *x = malloc((size_t)n * 4), *im = malloc((size_t)per * 4);
+        float *want_y = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+        uint8_t *want = malloc(qsize), *q = malloc(qsize);
+        fill(x, n, kind, lattice(t) ? 1e7f : 1e15f);
+        for (int64_t i = 0; i < per; i++)
+            im[i] = rng_u32() % 16 == 0 ? 0.f : 10 * rng_unit();
+        memset(want, 0x5A, qsize);
+        size_t wrote = ggml.quantize_chunk((int)t, x, want, 0, rows, per, use_im ? im : NULL);
+        ck_assert_uint_eq(wrote, qsize);
+        if (tr->to_float)
+            tr->to_float(want, want_y, n);
+        for (int level = 0; level <= top; level++) {
+            gguf_quant_set_simd(level);
+            gguf_error err = {0};
+            memset(q, 0xA5, qsize);
+            ck_assert_int_eq(gguf_quant_quantize(q, qsize, t, x, rows, per,
+                                                 use_im ? im : NULL, &err), 0);
+            int64_t i = diff_bytes(q, want, qsize);
+            ck_assert_msg(i < 0,
+                          "%s %s, seed %llu (%s, %lld x %lld, imatrix %d): byte %lld "
+                          "(block %lld) is %02x, ggml wrote %02x",
+                          name_of(t), gguf_quant_simd_name(level), (unsigned long long)seed,
+                          kind_name[kind], (long long)rows, (long long)per, use_im,
+                          (long long)i, (long long)(i / (int64_t)gguf_dtype_block_bytes(t)),
+                          q[i < 0 ? 0 : i], want[i < 0 ? 0 : i]);
+            if (!tr->to_float)
+                continue;
+            ck_assert_int_eq(gguf_quant_dequantize(y, t, want, qsize, n, &err), 0);
+            i = diff_floats(y, want_y, n);
+            ck_assert_msg(i < 0,
+                          "%s %s, seed %llu (%s): dequantized element %lld is %a, ggml gave %a",
+                          name_of(t), gguf_quant_simd_name(level), (unsigned long long)seed,
+                          kind_name[kind], (long long)i, y[i < 0 ? 0 : i],
+                          want_y[i < 0 ? 0 : i]);
+        }
+        gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+        free(x);
+        free(im);
+        free(want_y);
+        free(y);
+        free(want);
+        free(q);
+    }
+}
+END_TEST
+
+/* Dequantize random bytes (every scale pattern: subnormal, huge, Inf, NaN) with both. */
+START_TEST(test_dequantize_like_ggml) {
+    uint32_t t = (uint32_t)_i;
+    if (!gguf_quant_can_dequantize(t) || t == GGUF_DTYPE_F32)
+        return;
+    const struct ggml_type_traits_abi *tr = ggml.get_type_traits((int)t);
+    if (!tr || !tr->to_float)
+        return;
+    ck_assert_msg(tr->blck_size == gguf_dtype_block_elems(t) &&
+                      tr->type_size == gguf_dtype_block_bytes(t),
+                  "%s: ggml's block shape differs", name_of(t));
+    const int64_t be = gguf_dtype_block_elems(t);
+    const int top = gguf_quant_simd_supported();
+    for (int trial = 0; trial < 8; trial++) {
+        uint64_t seed = base_seed() * 1000003u + t * 1009u + 77 + (uint64_t)trial;
+        rng_seed(seed);
+        int64_t n = be * (be >= 256 ? 16 : 256 / be * 8);
+        size_t qsize = gguf_quant_row_size(t, n);
+        uint8_t *q = malloc(qsize);
+        float *want = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+        for (size_t i = 0; i < qsize; i++)
+            q[i] = (uint8_t)rng_u32();
+        tr->to_float(q, want, n);
+        for (int level = 0; level <= top; level++) {
+            gguf_quant_set_simd(level);
+            gguf_error err = {0};
+            ck_assert_int_eq(gguf_quant_dequantize(y, t, q, qsize, n, &err), 0);
+            int64_t i = diff_floats(y, want, n);
+            ck_assert_msg(i < 0, "%s %s, seed %llu: element %lld is %a, ggml gave %a",
+                          name_of(t), gguf_quant_simd_name(level), (unsigned long long)seed,
+                          (long long)i, y[i < 0 ? 0 : i], want[i < 0 ? 0 : i]);
+        }
+        gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
+        free(q);
+        free(want);
+        free(y);
+    }
+}
+END_TEST
+
+int main(void) {
+    if (!load_ggml()) {
+        printf("check_quant_ggml: %s not loadable (set GGML_BASE_LIB): SKIP\n", ggml_path);
+        return 77;
+    }
+    printf("check_quant_ggml: ggml %s; SIMD levels scalar..%s\n", ggml_path,
+           gguf_quant_simd_name(gguf_quant_simd_supported()));
+    /* ggml's i-quant tables take seconds to build: once here, not in every forked test */
+    for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++)
+        if (gguf_quant_can_quantize(t) && ggml_quantizes(t))
+            ggml.quantize_init((int)t);
+    Suite *s = suite_create("quant_ggml");
+    TCase *tc = tcase_create("quantize");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_quantize_like_ggml, 0, GGUF_DTYPE_COUNT);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dequantize");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_dequantize_like_ggml, 0, GGUF_DTYPE_COUNT);
+    suite_add_tcase(s, tc);
+    int rc = tu_run_suite(s);
+    dlclose(ggml.handle);
+    return rc;
+}
