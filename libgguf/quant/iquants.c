@@ -1125,36 +1125,277 @@ QUANT_ENTRY(iq1_m, GGUF__IQ_GRID_IQ1S, IQ1M_BYTES)
 #undef QUANT_ENTRY
 
 /* ------------------------------------------------------------------------------------------ */
+/* AVX2 dequantization                                                                         */
+
+/* Eight outputs at a time: the grid levels of a group become lane indices (a variable shift
+ * of the code), the level values come from a register (permutevar), one multiply by the
+ * sub-block scale, and the signs are the float sign bits set by a variable shift of the sign
+ * byte. (db * v) * -1 and flipping the sign bit of db * v agree for every non-NaN product;
+ * blocks whose f16 scale is Inf or NaN go to the scalar code. */
+#if GGUF__X86
+#include "simd_x86.h"
+
+#define IQ_BLOCK_FALLBACK(name)                                                                    \
+    GGUF__NOINLINE static void name##_block_scalar(float *y, const uint8_t *b) {                   \
+        dequant_##name(y, b, QK);                                                                  \
+    }
+IQ_BLOCK_FALLBACK(iq2_xxs)
+IQ_BLOCK_FALLBACK(iq2_xs)
+IQ_BLOCK_FALLBACK(iq2_s)
+IQ_BLOCK_FALLBACK(iq3_xxs)
+IQ_BLOCK_FALLBACK(iq3_s)
+IQ_BLOCK_FALLBACK(iq1_s)
+IQ_BLOCK_FALLBACK(iq1_m)
+#undef IQ_BLOCK_FALLBACK
+
+/* Lane k: level k of a 2-bit code (8 coordinates) as an index 0..3. */
+static inline GGUF__TARGET_AVX2 __m256i levels2_avx2(unsigned code) {
+    const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)code), shifts),
+                            _mm256_set1_epi32(3));
+}
+
+/* Lanes 0-3: levels of 3-bit code c1; lanes 4-7: of c2 (permutevar reads the low 3 bits). */
+static inline GGUF__TARGET_AVX2 __m256i levels3_avx2(unsigned c1, unsigned c2) {
+    const __m256i shifts = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    __m256i c = _mm256_setr_m128i(_mm_set1_epi32((int)c1), _mm_set1_epi32((int)c2));
+    return _mm256_srlv_epi32(c, shifts);
+}
+
+/* The float sign bit in lane k when bit k of signs is set. */
+static inline GGUF__TARGET_AVX2 __m256 sign_bits_avx2(unsigned signs) {
+    const __m256i shifts = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);
+    __m256i v = _mm256_sllv_epi32(_mm256_set1_epi32((int)signs), shifts);
+    return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(INT32_MIN)));
+}
+
+/* y[0..7] = (db * values[levels]) with the signs applied. */
+static inline GGUF__TARGET_AVX2 void store8_avx2(float *y, __m256 values, __m256i levels,
+                                                 __m256 db, unsigned signs) {
+    __m256 v = _mm256_mul_ps(db, _mm256_permutevar8x32_ps(values, levels));
+    _mm256_storeu_ps(y, _mm256_xor_ps(v, sign_bits_avx2(signs)));
+}
+
+static inline GGUF__TARGET_AVX2 __m256 iq2_values_avx2(void) {
+    return _mm256_setr_ps(8, 25, 43, 0, 0, 0, 0, 0);
+}
+
+static inline float half_avx2(const uint8_t *p) {
+    return gguf__half_to_float(gguf__ld16(p));
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq2_xxs_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 values = iq2_values_avx2();
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2XXS_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq2_xxs_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const uint8_t *q = b + 2 + 8 * ib;
+            const uint32_t aux = gguf__ld32(q + 4);
+            const __m256 db = _mm256_set1_ps(d * (0.5f + (float)(aux >> 28)) * 0.25f);
+            for (int l = 0; l < 4; l++)
+                store8_avx2(y + 32 * ib + 8 * l, values,
+                            levels2_avx2(gguf__iq2xxs_codes[q[l]]), db,
+                            gguf__iq_signs7(aux >> (7 * l) & 127));
+        }
+    }
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq2_xs_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 values = iq2_values_avx2();
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2XS_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq2_xs_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        const uint8_t *sc = b + 66;
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + (float)(sc[ib] & 15)) * 0.25f),
+                                  _mm256_set1_ps(d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f)};
+            for (int l = 0; l < 4; l++) {
+                const unsigned q = gguf__ld16(b + 2 + 2 * (4 * ib + l));
+                store8_avx2(y + 32 * ib + 8 * l, values, levels2_avx2(gguf__iq2xs_codes[q & 511]),
+                            db[l / 2], gguf__iq_signs7(q >> 9));
+            }
+        }
+    }
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq2_s_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 values = iq2_values_avx2();
+    for (int64_t i = 0; i < n / QK; i++, b += IQ2S_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq2_s_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        const uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
+        for (int ib = 0; ib < QK / 32; ib++) {
+            const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + (float)(sc[ib] & 15)) * 0.25f),
+                                  _mm256_set1_ps(d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f)};
+            for (int l = 0; l < 4; l++) {
+                const unsigned idx = qs[4 * ib + l] | ((unsigned)qh[ib] << (8 - 2 * l) & 0x300);
+                store8_avx2(y + 32 * ib + 8 * l, values, levels2_avx2(gguf__iq2s_codes[idx]),
+                            db[l / 2], signs[4 * ib + l]);
+            }
+        }
+    }
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq3_xxs_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 values = _mm256_setr_ps(4, 12, 20, 28, 36, 44, 52, 62);
+    for (int64_t i = 0; i < n / QK; i++, b += IQ3XXS_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq3_xxs_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 8) {
+            const uint32_t aux = gguf__ld32(b + 66 + 4 * ib);
+            const __m256 db = _mm256_set1_ps(d * (0.5f + (float)(aux >> 28)) * 0.5f);
+            for (int l = 0; l < 4; l++)
+                store8_avx2(y + 32 * ib + 8 * l, values,
+                            levels3_avx2(gguf__iq3xxs_codes[qs[2 * l]],
+                                         gguf__iq3xxs_codes[qs[2 * l + 1]]),
+                            db, gguf__iq_signs7(aux >> (7 * l) & 127));
+        }
+    }
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq3_s_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 values = _mm256_setr_ps(1, 3, 5, 7, 9, 11, 13, 15);
+    for (int64_t i = 0; i < n / QK; i++, b += IQ3S_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq3_s_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        const uint8_t *qs = b + 2, *qh = b + 66, *signs = b + 74, *sc = b + 106;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 8, signs += 4) {
+            const int s = sc[ib / 2] >> (4 * (ib % 2)) & 15;
+            const __m256 db = _mm256_set1_ps(d * (float)(1 + 2 * s));
+            for (int l = 0; l < 4; l++) {
+                const unsigned i1 = qs[2 * l] | ((unsigned)qh[ib] << (8 - 2 * l) & 256);
+                const unsigned i2 = qs[2 * l + 1] | ((unsigned)qh[ib] << (7 - 2 * l) & 256);
+                store8_avx2(y + 32 * ib + 8 * l, values,
+                            levels3_avx2(gguf__iq3s_codes[i1], gguf__iq3s_codes[i2]), db,
+                            signs[l]);
+            }
+        }
+    }
+}
+
+/* The IQ1 level values plus the shift, for delta +1/8 and -1/8: (float)v + delta is exact,
+ * so a table of the sums gives the scalar code's operands. */
+static inline GGUF__TARGET_AVX2 __m256 iq1_values_avx2(bool minus) {
+    return minus ? _mm256_setr_ps(-1 - IQ1_DELTA, -IQ1_DELTA, 1 - IQ1_DELTA, 0, 0, 0, 0, 0)
+                 : _mm256_setr_ps(-1 + IQ1_DELTA, IQ1_DELTA, 1 + IQ1_DELTA, 0, 0, 0, 0, 0);
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
+    for (int64_t i = 0; i < n / QK; i++, b += IQ1S_BYTES, y += QK) {
+        if (gguf__half_special(gguf__ld16(b))) {
+            iq1_s_block_scalar(y, b);
+            continue;
+        }
+        const float d = half_avx2(b);
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < QK / 32; ib++, qs += 4) {
+            const unsigned qh = gguf__ld16(b + 34 + 2 * ib);
+            const __m256 dl = _mm256_set1_ps(d * (float)(2 * (qh >> 12 & 7) + 1));
+            const __m256 values = qh & 0x8000 ? minus : plus;
+            for (int l = 0; l < 4; l++) {
+                const unsigned code = gguf__iq1s_codes[qs[l] | (qh >> (3 * l) & 7) << 8];
+                _mm256_storeu_ps(y + 32 * ib + 8 * l,
+                                 _mm256_mul_ps(dl, _mm256_permutevar8x32_ps(values,
+                                                                            levels2_avx2(code))));
+            }
+        }
+    }
+}
+
+GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int64_t n) {
+    const uint8_t *b = src;
+    const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
+    for (int64_t i = 0; i < n / QK; i++, b += IQ1M_BYTES, y += QK) {
+        const uint16_t dbits = iq1m_scale_bits(b + 48);
+        if (gguf__half_special(dbits)) {
+            iq1_m_block_scalar(y, b);
+            continue;
+        }
+        const uint8_t *qs = b, *qh = b + 32, *sc = b + 48;
+        const float d = gguf__half_to_float(dbits);
+        for (int ib = 0; ib < QK / 32; ib++, qs += 4, qh += 2) {
+            const unsigned s = gguf__ld16(sc + 2 * (ib / 2));
+            const __m256 dl[2] = {_mm256_set1_ps(d * (float)(2 * (s >> (6 * (ib % 2)) & 7) + 1)),
+                                  _mm256_set1_ps(d * (float)(2 * (s >> (6 * (ib % 2) + 3) & 7) + 1))};
+            for (int l = 0; l < 4; l++) {
+                const unsigned h = qh[l / 2] >> (4 * (l % 2));
+                const unsigned code = gguf__iq1s_codes[qs[l] | (h & 7) << 8];
+                const __m256 values = h & 8 ? minus : plus;
+                _mm256_storeu_ps(y + 32 * ib + 8 * l,
+                                 _mm256_mul_ps(dl[l / 2], _mm256_permutevar8x32_ps(
+                                                              values, levels2_avx2(code))));
+            }
+        }
+    }
+}
+
+#define IQ_SIMD(level, fn) [level] = fn
+#else
+#define IQ_SIMD(level, fn) [level] = NULL
+#endif /* GGUF__X86 */
+
+/* ------------------------------------------------------------------------------------------ */
 /* Kernel entries                                                                              */
 
 const gguf__quant_kernels gguf__kernels_iq2_xxs = {
     .dequant = dequant_iq2_xxs,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_xxs_avx2)},
     .quant = quant_iq2_xxs,
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq2_xs = {
     .dequant = dequant_iq2_xs,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_xs_avx2)},
     .quant = quant_iq2_xs,
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq2_s = {
     .dequant = dequant_iq2_s,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_s_avx2)},
     .quant = quant_iq2_s,
 };
 const gguf__quant_kernels gguf__kernels_iq3_xxs = {
     .dequant = dequant_iq3_xxs,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq3_xxs_avx2)},
     .quant = quant_iq3_xxs,
 };
 const gguf__quant_kernels gguf__kernels_iq3_s = {
     .dequant = dequant_iq3_s,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq3_s_avx2)},
     .quant = quant_iq3_s,
 };
 const gguf__quant_kernels gguf__kernels_iq1_s = {
     .dequant = dequant_iq1_s,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq1_s_avx2)},
     .quant = quant_iq1_s,
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq1_m = {
     .dequant = dequant_iq1_m,
+    .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq1_m_avx2)},
     .quant = quant_iq1_m,
 };
