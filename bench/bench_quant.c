@@ -3,7 +3,9 @@
  * dlopen when available). Figures are MB/s of f32 (10^6 bytes of floats in for quantize, out
  * for dequantize) on Gaussian data; ratio = ours / ggml's.
  *
- *   bench_quant [--scalar] [--seconds S] [--type NAME]...
+ *   bench_quant [--scalar | --simd LEVEL] [--seconds S] [--type NAME]...
+ *
+ * --simd caps our kernels at a SIMD level (0 scalar, 1 SSE4.1, 2 AVX2, 3 AVX-512).
  *
  * ggml: GGML_BASE_LIB, else the oracle's copy under /tmp/ggml-oracle. libggml-base holds
  * ggml's reference kernels: ggml_quantize_chunk (what llama-quantize runs) and to_float. The
@@ -132,7 +134,7 @@ static int64_t pick_rows(uint32_t dtype, const float *x, const float *imatrix, v
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench_quant [--scalar] [--seconds S] [--type NAME]...\n");
+    fprintf(stderr, "usage: bench_quant [--scalar | --simd LEVEL] [--seconds S] [--type NAME]...\n");
     exit(2);
 }
 
@@ -143,6 +145,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--scalar") == 0)
             gguf_quant_set_simd(GGUF_QUANT_SIMD_SCALAR);
+        else if (strcmp(argv[i], "--simd") == 0 && i + 1 < argc)
+            gguf_quant_set_simd(atoi(argv[++i]));
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--type") == 0 && i + 1 < argc && n_only < GGUF_DTYPE_COUNT)

@@ -59,9 +59,19 @@ static void quant_bf16(void *dst, const float *src, int64_t nrows, int64_t n_per
 /* ---- F16 -> F32: F16C's vcvtph2ps is exact, and quiets signalling NaNs exactly as the
  * scalar path's multiplication does. ---- */
 
+/* Output alignment: a store that straddles two cache lines costs about two stores, and
+ * malloc'd buffers are often only 16-byte aligned; the streaming loops below first convert
+ * single elements up to a 64-byte boundary of dst. */
+static inline int64_t head_to_align64(const float *dst, int64_t n) {
+    int64_t head = (int64_t)((64 - ((uintptr_t)dst & 63)) & 63) / 4;
+    return head < n ? head : n;
+}
+
 GGUF__TARGET_AVX2 static void dequant_f16_avx2(float *dst, const void *src, int64_t n) {
     const uint8_t *p = src;
     int64_t i = 0;
+    for (int64_t head = head_to_align64(dst, n); i < head; i++)
+        dst[i] = gguf__half_to_float(gguf__ld16(p + 2 * i));
     for (; i + 16 <= n; i += 16) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i));
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i + 16));
@@ -75,6 +85,8 @@ GGUF__TARGET_AVX2 static void dequant_f16_avx2(float *dst, const void *src, int6
 GGUF__TARGET_AVX512 static void dequant_f16_avx512(float *dst, const void *src, int64_t n) {
     const uint8_t *p = src;
     int64_t i = 0;
+    for (int64_t head = head_to_align64(dst, n); i < head; i++)
+        dst[i] = gguf__half_to_float(gguf__ld16(p + 2 * i));
     for (; i + 32 <= n; i += 32) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * i + 32));
@@ -186,6 +198,8 @@ GGUF__TARGET_SSE41 static void quant_bf16_sse41(void *dst, const float *src, int
 GGUF__TARGET_AVX2 static void dequant_bf16_avx2(float *dst, const void *src, int64_t n) {
     const uint8_t *p = src;
     int64_t i = 0;
+    for (int64_t head = head_to_align64(dst, n); i < head; i++)
+        dst[i] = gguf__bf16_to_float(gguf__ld16(p + 2 * i));
     for (; i + 16 <= n; i += 16) {
         __m256i a = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
         __m256i b = _mm256_cvtepu16_epi32(
@@ -200,6 +214,8 @@ GGUF__TARGET_AVX2 static void dequant_bf16_avx2(float *dst, const void *src, int
 GGUF__TARGET_AVX512 static void dequant_bf16_avx512(float *dst, const void *src, int64_t n) {
     const uint8_t *p = src;
     int64_t i = 0;
+    for (int64_t head = head_to_align64(dst, n); i < head; i++)
+        dst[i] = gguf__bf16_to_float(gguf__ld16(p + 2 * i));
     for (; i + 32 <= n; i += 32) {
         __m512i a = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * i)));
         __m512i b = _mm512_cvtepu16_epi32(

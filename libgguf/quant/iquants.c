@@ -1173,7 +1173,7 @@ static inline GGUF__TARGET_AVX2 __m256 sign_bits_avx2(unsigned signs) {
 static inline GGUF__TARGET_AVX2 void store8_avx2(float *y, __m256 values, __m256i levels,
                                                  __m256 db, unsigned signs) {
     __m256 v = _mm256_mul_ps(db, _mm256_permutevar8x32_ps(values, levels));
-    _mm256_storeu_ps(y, _mm256_xor_ps(v, sign_bits_avx2(signs)));
+    st8_avx2(y, _mm256_xor_ps(v, sign_bits_avx2(signs)));
 }
 
 static inline GGUF__TARGET_AVX2 __m256 iq2_values_avx2(void) {
@@ -1318,7 +1318,7 @@ GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int6
             const __m256 values = qh & 0x8000 ? minus : plus;
             for (int l = 0; l < 4; l++) {
                 const unsigned code = gguf__iq1s_codes[qs[l] | (qh >> (3 * l) & 7) << 8];
-                _mm256_storeu_ps(y + 32 * ib + 8 * l,
+                st8_avx2(y + 32 * ib + 8 * l,
                                  _mm256_mul_ps(dl, _mm256_permutevar8x32_ps(values,
                                                                             levels2_avx2(code))));
             }
@@ -1345,7 +1345,7 @@ GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int6
                 const unsigned h = qh[l / 2] >> (4 * (l % 2));
                 const unsigned code = gguf__iq1s_codes[qs[l] | (h & 7) << 8];
                 const __m256 values = h & 8 ? minus : plus;
-                _mm256_storeu_ps(y + 32 * ib + 8 * l,
+                st8_avx2(y + 32 * ib + 8 * l,
                                  _mm256_mul_ps(dl[l / 2], _mm256_permutevar8x32_ps(
                                                               values, levels2_avx2(code))));
             }

@@ -32,12 +32,21 @@ static inline GGUF__TARGET_AVX2 __m256i ld256(const void *p) {
     return _mm256_loadu_si256((const __m256i *)p);
 }
 
+/* Stores 8 floats 16 bytes at a time. Output buffers from malloc are usually 16- but not
+ * 32- or 64-byte aligned, and then every wider store straddles two cache lines (costing
+ * about two stores); two 16-byte stores never do, and cost no more when the buffer is
+ * aligned. The dequantizers' output is written through these. */
+static inline GGUF__TARGET_AVX2 void st8_avx2(float *y, __m256 v) {
+    _mm_storeu_ps(y, _mm256_castps256_ps128(v));
+    _mm_storeu_ps(y + 4, _mm256_extractf128_ps(v, 1));
+}
+
 /* 16 signed bytes as floats times d into y[0..15]. */
 static inline GGUF__TARGET_AVX2 void i8x16_mul_avx2(float *y, __m128i q, __m256 d) {
     __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
     __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8)));
-    _mm256_storeu_ps(y, _mm256_mul_ps(lo, d));
-    _mm256_storeu_ps(y + 8, _mm256_mul_ps(hi, d));
+    st8_avx2(y, _mm256_mul_ps(lo, d));
+    st8_avx2(y + 8, _mm256_mul_ps(hi, d));
 }
 
 /* 16 signed bytes q: y = q * d + m (the product rounded first), into y[0..15]. */
@@ -46,8 +55,8 @@ static inline GGUF__TARGET_AVX2 void i8x16_muladd_avx2(float *y, __m128i q, __m2
     __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8))), d);
     GGUF__ROUNDED(lo);
     GGUF__ROUNDED(hi);
-    _mm256_storeu_ps(y, _mm256_add_ps(lo, m));
-    _mm256_storeu_ps(y + 8, _mm256_add_ps(hi, m));
+    st8_avx2(y, _mm256_add_ps(lo, m));
+    st8_avx2(y + 8, _mm256_add_ps(hi, m));
 }
 
 /* 16 signed bytes q: y = d * q - m (the product rounded first), into y[0..15]. */
@@ -56,8 +65,8 @@ static inline GGUF__TARGET_AVX2 void i8x16_mulsub_avx2(float *y, __m128i q, __m2
     __m256 hi = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8))));
     GGUF__ROUNDED(lo);
     GGUF__ROUNDED(hi);
-    _mm256_storeu_ps(y, _mm256_sub_ps(lo, m));
-    _mm256_storeu_ps(y + 8, _mm256_sub_ps(hi, m));
+    st8_avx2(y, _mm256_sub_ps(lo, m));
+    st8_avx2(y + 8, _mm256_sub_ps(hi, m));
 }
 
 /* Byte j of the result is 0xFF when bit j of the 32-bit mask is set. */
@@ -71,23 +80,29 @@ static inline GGUF__TARGET_AVX2 __m256i bits_to_bytes_avx2(uint32_t bits) {
 
 /* ---- AVX-512 ---- */
 
+/* Stores 16 floats (one 64-byte store: measured faster here than 16-byte pieces, unlike
+ * the AVX2 case). */
+static inline GGUF__TARGET_AVX512 void st16_avx512(float *y, __m512 v) {
+    _mm512_storeu_ps(y, v);
+}
+
 /* 16 signed bytes as floats times d into y[0..15]. */
 static inline GGUF__TARGET_AVX512 void i8x16_mul_avx512(float *y, __m128i q, __m512 d) {
-    _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)), d));
+    st16_avx512(y, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)), d));
 }
 
 static inline GGUF__TARGET_AVX512 void i8x16_muladd_avx512(float *y, __m128i q, __m512 d,
                                                            __m512 m) {
     __m512 p = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)), d);
     GGUF__ROUNDED512(p);
-    _mm512_storeu_ps(y, _mm512_add_ps(p, m));
+    st16_avx512(y, _mm512_add_ps(p, m));
 }
 
 static inline GGUF__TARGET_AVX512 void i8x16_mulsub_avx512(float *y, __m128i q, __m512 d,
                                                            __m512 m) {
     __m512 p = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
     GGUF__ROUNDED512(p);
-    _mm512_storeu_ps(y, _mm512_sub_ps(p, m));
+    st16_avx512(y, _mm512_sub_ps(p, m));
 }
 
 #endif /* LIBGGUF_QUANT_SIMD_X86_H */
