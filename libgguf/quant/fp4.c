@@ -175,11 +175,119 @@ static void quant_nvfp4(void *dst, const float *src, int64_t nrows, int64_t n_pe
     }
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* AVX2 quantization: eight elements per register, each lane ending on the nibble of the
+ * scalar search nearest_e2m1. That search keeps the first of equal errors, and the lanes
+ * need only half of it:
+ *  - for x >= 0 (or -0), a negative value -v (nibble 8 + k) errs by fl(v d + x) >=
+ *    fl(|v d - x|), the error of +v (nibble k), which comes first: the answer is the first
+ *    best of nibbles 0..7;
+ *  - for x < 0, nibbles 1..7 err by fl(v d + |x|) >= fl(|x|), the error of nibble 0, which
+ *    comes first; nibble 8 ties with nibble 0; nibble 8 + k errs by fl(|v d - |x||): the
+ *    answer is the first best of nibbles 0..7 for |x|, plus 8 unless it is 0;
+ *  - for NaN no error compares lower and the answer is 0 either way.
+ * The products v d, differences and strict comparisons are the scalar code's. */
+#if GGUF__X86
+#include "simd_x86.h"
+
+/* Nibbles of 8 elements, as 32-bit lanes. */
+static inline GGUF__TARGET_AVX2 __m256i nearest_e2m1_avx2(__m256 x, __m256 scale) {
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MIN));
+    const __m256 ax = _mm256_andnot_ps(sign, x);
+    __m256 p = _mm256_mul_ps(_mm256_set1_ps((float)gguf__e2m1_values[0]), scale);
+    GGUF__ROUNDED(p);
+    __m256 best_err = _mm256_andnot_ps(sign, _mm256_sub_ps(p, ax));
+    __m256i best = _mm256_setzero_si256();
+    for (int i = 1; i < 8; i++) {
+        p = _mm256_mul_ps(_mm256_set1_ps((float)gguf__e2m1_values[i]), scale);
+        GGUF__ROUNDED(p);
+        __m256 err = _mm256_andnot_ps(sign, _mm256_sub_ps(p, ax));
+        __m256 lt = _mm256_cmp_ps(err, best_err, _CMP_LT_OQ);
+        best_err = _mm256_blendv_ps(best_err, err, lt);
+        best = _mm256_blendv_epi8(best, _mm256_set1_epi32(i), _mm256_castps_si256(lt));
+    }
+    /* negative x (sign bit set, not NaN since NaN left best at 0): + 8 unless 0 */
+    __m256i neg = _mm256_srai_epi32(_mm256_castps_si256(x), 31);
+    __m256i nonzero = _mm256_cmpgt_epi32(best, _mm256_setzero_si256());
+    return _mm256_or_si256(best, _mm256_and_si256(_mm256_and_si256(neg, nonzero),
+                                                  _mm256_set1_epi32(8)));
+}
+
+/* max |x| over 8n floats with abs_max's rule (a NaN never replaces the running maximum;
+ * maxps(a, b) gives b when either is NaN, and maximum is exact and order-free otherwise). */
+static inline GGUF__TARGET_AVX2 float abs_max_avx2(const float *x, int n8) {
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MIN));
+    __m256 m = _mm256_setzero_ps();
+    for (int k = 0; k < n8; k++)
+        m = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + 8 * k)), m);
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+/* Packs 16 elements' nibbles: lo[j] | hi[j] << 4 into qs[0..7] and qs[8..15] (lo and hi two
+ * registers each). */
+static inline GGUF__TARGET_AVX2 void pack_nibbles_avx2(uint8_t *qs, __m256i lo0, __m256i lo1,
+                                                       __m256i hi0, __m256i hi1) {
+    __m256i a = _mm256_or_si256(lo0, _mm256_slli_epi32(hi0, 4));
+    __m256i b = _mm256_or_si256(lo1, _mm256_slli_epi32(hi1, 4));
+    /* 32-bit lanes to bytes: a then b, in element order */
+    __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+    __m128i v = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    _mm_storeu_si128((__m128i *)(void *)qs, v);
+}
+
+GGUF__TARGET_AVX2 static void quant_mxfp4_avx2(void *dst, const float *src, int64_t nrows,
+                                               int64_t n_per_row, const float *imatrix) {
+    (void)imatrix;
+    uint8_t *b = dst;
+    const int64_t nblocks = nrows * (n_per_row / MXFP4_QK);
+    for (int64_t i = 0; i < nblocks; i++, b += MXFP4_BYTES, src += MXFP4_QK) {
+        const float amax = abs_max_avx2(src, MXFP4_QK / 8);
+        const uint8_t e =
+            amax > 0.0f ? (uint8_t)gguf__trunc_i32(floorf(log2f(amax)) - 2 + 127) : 0;
+        const __m256 d = _mm256_set1_ps(e8m0_half(e));
+        b[0] = e;
+        __m256i q[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = nearest_e2m1_avx2(_mm256_loadu_ps(src + 8 * k), d);
+        pack_nibbles_avx2(b + 1, q[0], q[1], q[2], q[3]);
+    }
+}
+
+GGUF__TARGET_AVX2 static void quant_nvfp4_avx2(void *dst, const float *src, int64_t nrows,
+                                               int64_t n_per_row, const float *imatrix) {
+    (void)imatrix;
+    uint8_t *b = dst;
+    const int64_t nblocks = nrows * (n_per_row / NVFP4_QK);
+    for (int64_t i = 0; i < nblocks; i++, b += NVFP4_BYTES) {
+        __m256i q[8];
+        for (int s = 0; s < NVFP4_QK / NVFP4_SUB; s++, src += NVFP4_SUB) {
+            const uint8_t u = ue4m3_from_float(abs_max_avx2(src, NVFP4_SUB / 8) / 6.0f);
+            const __m256 d = _mm256_set1_ps(ue4m3_half(u));
+            b[s] = u;
+            q[2 * s] = nearest_e2m1_avx2(_mm256_loadu_ps(src), d);
+            q[2 * s + 1] = nearest_e2m1_avx2(_mm256_loadu_ps(src + 8), d);
+        }
+        /* sub-block s: byte j (0..7) = element j | element 8 + j << 4 */
+        pack_nibbles_avx2(b + 4, q[0], q[2], q[1], q[3]);
+        pack_nibbles_avx2(b + 20, q[4], q[6], q[5], q[7]);
+    }
+}
+
+#define FP4_SIMD(level, fn) [level] = fn
+#else
+#define FP4_SIMD(level, fn) [level] = NULL
+#endif /* GGUF__X86 */
+
 const gguf__quant_kernels gguf__kernels_mxfp4 = {
     .dequant = dequant_mxfp4,
     .quant = quant_mxfp4,
+    .quant_simd = {FP4_SIMD(GGUF__SIMD_AVX2, quant_mxfp4_avx2)},
 };
 const gguf__quant_kernels gguf__kernels_nvfp4 = {
     .dequant = dequant_nvfp4,
     .quant = quant_nvfp4,
+    .quant_simd = {FP4_SIMD(GGUF__SIMD_AVX2, quant_nvfp4_avx2)},
 };
