@@ -51,10 +51,12 @@ static inline float e8m0_half(uint8_t e) {
 static inline float ue4m3_half(uint8_t u) {
     if (u == 0 || u == 0x7F)
         return 0.0f;
-    int exp = (u >> 3) & 0xF;
-    int man = u & 7;
-    float raw = exp == 0 ? ldexpf((float)man, -9) : ldexpf(1.0f + (float)man / 8.0f, exp - 7);
-    return raw * 0.5f;
+    uint32_t exp = (u >> 3) & 0xF, man = u & 7;
+    /* m 2^-9 / 2, or (1 + m/8) 2^(exp-7) / 2 = the float with exponent exp - 8 and the top
+     * mantissa bits m: both exact */
+    if (exp == 0)
+        return (float)man * 0x1.0p-10f;
+    return gguf__f32_from_bits((exp - 8 + 127) << 23 | man << 20);
 }
 
 /* The UE4M3 byte for x: nearest with ties rounded up, 0 for x <= 0 or NaN, at most 448. */
