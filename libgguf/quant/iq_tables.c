@@ -32,6 +32,9 @@ static int32_t map_iq2xxs[MAP8], map_iq2xs[MAP8], map_iq2s[MAP8], map_iq1s[MAP8]
 static int32_t map_iq3xxs[MAP4], map_iq3s[MAP4];
 static uint16_t nb_iq2xxs[NB_IQ2XXS], nb_iq2xs[NB_IQ2XS], nb_iq2s[NB_IQ2S], nb_iq1s[NB_IQ1S];
 static uint16_t nb_iq3xxs[NB_IQ3XXS], nb_iq3s[NB_IQ3S];
+#define PAD 16 /* zero codes after each code list */
+static uint16_t nc_iq2xxs[NB_IQ2XXS + PAD], nc_iq2xs[NB_IQ2XS + PAD], nc_iq2s[NB_IQ2S + PAD];
+static uint16_t nc_iq1s[NB_IQ1S + PAD], nc_iq3xxs[NB_IQ3XXS + PAD], nc_iq3s[NB_IQ3S + PAD];
 
 struct grid_spec {
     const uint16_t *codes;
@@ -42,15 +45,16 @@ struct grid_spec {
     int nmap;
     uint16_t *nb;
     size_t nb_len;
+    uint16_t *nc; /* nb_len + PAD codes */
 };
 
 static const struct grid_spec specs[GGUF__IQ_GRID_COUNT] = {
-    [GGUF__IQ_GRID_IQ2XXS] = {gguf__iq2xxs_codes, 256, 2, 2, map_iq2xxs, MAP8, nb_iq2xxs, NB_IQ2XXS},
-    [GGUF__IQ_GRID_IQ2XS] = {gguf__iq2xs_codes, 512, 2, 2, map_iq2xs, MAP8, nb_iq2xs, NB_IQ2XS},
-    [GGUF__IQ_GRID_IQ2S] = {gguf__iq2s_codes, 1024, 2, 1, map_iq2s, MAP8, nb_iq2s, NB_IQ2S},
-    [GGUF__IQ_GRID_IQ1S] = {gguf__iq1s_codes, 2048, 2, 3, map_iq1s, MAP8, nb_iq1s, NB_IQ1S},
-    [GGUF__IQ_GRID_IQ3XXS] = {gguf__iq3xxs_codes, 256, 3, 2, map_iq3xxs, MAP4, nb_iq3xxs, NB_IQ3XXS},
-    [GGUF__IQ_GRID_IQ3S] = {gguf__iq3s_codes, 512, 3, 3, map_iq3s, MAP4, nb_iq3s, NB_IQ3S},
+    [GGUF__IQ_GRID_IQ2XXS] = {gguf__iq2xxs_codes, 256, 2, 2, map_iq2xxs, MAP8, nb_iq2xxs, NB_IQ2XXS, nc_iq2xxs},
+    [GGUF__IQ_GRID_IQ2XS] = {gguf__iq2xs_codes, 512, 2, 2, map_iq2xs, MAP8, nb_iq2xs, NB_IQ2XS, nc_iq2xs},
+    [GGUF__IQ_GRID_IQ2S] = {gguf__iq2s_codes, 1024, 2, 1, map_iq2s, MAP8, nb_iq2s, NB_IQ2S, nc_iq2s},
+    [GGUF__IQ_GRID_IQ1S] = {gguf__iq1s_codes, 2048, 2, 3, map_iq1s, MAP8, nb_iq1s, NB_IQ1S, nc_iq1s},
+    [GGUF__IQ_GRID_IQ3XXS] = {gguf__iq3xxs_codes, 256, 3, 2, map_iq3xxs, MAP4, nb_iq3xxs, NB_IQ3XXS, nc_iq3xxs},
+    [GGUF__IQ_GRID_IQ3S] = {gguf__iq3s_codes, 512, 3, 3, map_iq3s, MAP4, nb_iq3s, NB_IQ3S, nc_iq3s},
 };
 _Static_assert(sizeof specs / sizeof specs[0] == GGUF__IQ_GRID_COUNT, "one spec per grid");
 
@@ -125,14 +129,18 @@ static void build(enum gguf__iq_grid g) {
                 n++;
             }
         }
-        if (start < s->nb_len)
+        if (start < s->nb_len) {
             s->nb[start] = (uint16_t)n;
+            for (size_t k = start + 1; k < pos; k++)
+                s->nc[k] = s->codes[s->nb[k]];
+        }
         s->map[i] = -1 - (int32_t)start;
     }
     assert(pos == s->nb_len);
 
     tables[g] = (gguf__iq_search){
-        .codes = s->codes, .ngrid = s->ngrid, .bits = s->bits, .map = s->map, .neighbours = s->nb};
+        .codes = s->codes, .ngrid = s->ngrid, .bits = s->bits, .map = s->map, .neighbours = s->nb,
+        .neighbour_codes = s->nc};
 }
 
 #define ONCE_FN(name, grid)                                                                        \

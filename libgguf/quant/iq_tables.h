@@ -30,7 +30,7 @@
  * produce (2-bit fields equal to 3); we leave those out.
  *
  * The tables are built on first use, once per grid (pthread_once), into static arrays (about
- * 1.6 MB in all, untouched until used); a build takes 5 to 40 ms. Kernels never allocate.
+ * 3 MB in all with the lists' codes, untouched until used); a build takes 5 to 40 ms. Kernels never allocate.
  * Built rather than stored because the lists total some 740,000 entries, too many to commit
  * as source.
  */
@@ -107,6 +107,10 @@ typedef struct gguf__iq_search {
     int bits;                   /* bits per coordinate: 2 (8 coordinates) or 3 (4) */
     const int32_t *map;         /* use gguf__iq_map */
     const uint16_t *neighbours; /* candidate lists, see above */
+    /* neighbour_codes[k] = codes[neighbours[k]] for the candidates (the counts' slots hold
+     * 0), followed by 16 zero codes: SIMD searches read the codes of a list 8 or 16 at a time
+     * without going through the grid, and may read past its end. */
+    const uint16_t *neighbour_codes;
 } gguf__iq_search;
 
 /* The tables of a grid, built on the first call (thread-safe). Never NULL. */

@@ -293,6 +293,25 @@ static unsigned split_signs(float *xval, const float *x, const float *w, bool ev
 #define FORCE_INLINE inline
 #endif
 
+/* What the quantizers search with: the grid's tables and, in the SIMD entries, a faster
+ * candidate search. pick(s, bits, list, x, w, scale, values) returns the grid index of the
+ * candidate of `list` (see gguf__iq_candidates) that the scalar searches below choose for the
+ * same arguments -- the first of least sum of w[i] (scale values[level i] - x[i])^2 -- or -1
+ * when none compares below FLT_MAX. values holds the level values: 3 for 2-bit grids, 8 for
+ * 3-bit ones. */
+typedef struct iq_ctx iq_ctx;
+typedef int (*pick_fn)(const iq_ctx *s, int bits, const uint16_t *list, const float *x,
+                       const float *w, float scale, const float *values);
+struct iq_ctx {
+    const uint16_t *codes;        /* the grid */
+    const int32_t *map;           /* gguf__iq_search's map */
+    const gguf__iq_search *tables;
+    pick_fn pick;                 /* NULL: the scalar searches */
+};
+
+/* Values 2l + 1 of the levels, as the scalar searches compute them. */
+static const float odd_values[8] = {1, 3, 5, 7, 9, 11, 13, 15};
+
 static FORCE_INLINE int ncoords(int bits) {
     return bits == 2 ? 8 : 4;
 }
@@ -309,7 +328,7 @@ static FORCE_INLINE unsigned pack_code(int bits, const int8_t *L) {
     return u;
 }
 
-static FORCE_INLINE int32_t lookup(const gguf__iq_search *s, int bits, unsigned code) {
+static FORCE_INLINE int32_t lookup(const iq_ctx *s, int bits, unsigned code) {
     return s->map[gguf__iq_map_index(bits, code)];
 }
 
@@ -319,7 +338,7 @@ static FORCE_INLINE int8_t round_level(float id, float x, int maxl) {
     return (int8_t)(l < 0 ? 0 : l > maxl ? maxl : l);
 }
 
-static FORCE_INLINE void set_levels(const gguf__iq_search *s, int bits, int8_t *L,
+static FORCE_INLINE void set_levels(const iq_ctx *s, int bits, int8_t *L,
                                     int grid_index) {
     unsigned code = s->codes[grid_index];
     for (int i = 0; i < ncoords(bits); i++)
@@ -328,13 +347,15 @@ static FORCE_INLINE void set_levels(const gguf__iq_search *s, int bits, int8_t *
 
 /* The candidate of off-grid entry m closest to xval in weighted distance at this scale (the
  * first of equals); writes its levels to L. */
-static FORCE_INLINE int best_candidate(const gguf__iq_search *s, int bits, int32_t m,
+static FORCE_INLINE int best_candidate(const iq_ctx *s, int bits, int32_t m,
                                        const float *xval, const float *w, float scale,
                                        int8_t *L) {
-    const uint16_t *list = gguf__iq_candidates(s, m);
+    const uint16_t *list = gguf__iq_candidates(s->tables, m);
     float best_d2 = FLT_MAX;
     int best = -1;
-    for (int j = 1; j <= list[0]; j++) {
+    if (s->pick)
+        best = s->pick(s, bits, list, xval, w, scale, odd_values);
+    for (int j = 1; !s->pick && j <= list[0]; j++) {
         unsigned code = s->codes[list[j]];
         float d2 = 0;
         for (int i = 0; i < ncoords(bits); i++) {
@@ -355,14 +376,14 @@ static FORCE_INLINE int best_candidate(const gguf__iq_search *s, int bits, int32
 
 /* The grid point of code u, whose levels must already be on the grid (ggml aborts otherwise,
  * which only degenerate input reaches; we take its first candidate). */
-static int grid_point(const gguf__iq_search *s, int bits, unsigned u) {
+static int grid_point(const iq_ctx *s, int bits, unsigned u) {
     int32_t m = lookup(s, bits, u);
-    return m >= 0 ? m : gguf__iq_candidates(s, m)[1];
+    return m >= 0 ? m : gguf__iq_candidates(s->tables, m)[1];
 }
 
 /* Rounds a group to levels at inverse scale id and snaps it to the grid: on-grid codes as they
  * are, others to their best candidate at scale `scale`. Returns whether it was on the grid. */
-static FORCE_INLINE bool snap_group(const gguf__iq_search *s, int bits, int8_t *L,
+static FORCE_INLINE bool snap_group(const iq_ctx *s, int bits, int8_t *L,
                                     const float *xval, const float *waux, float id,
                                     float scale) {
     const int maxl = bits == 2 ? 2 : 7;
@@ -398,7 +419,7 @@ static inline unsigned scale_code(float id, float scale, int maxl) {
 /* IQ2_XXS                                                                                     */
 
 static void quant_block_iq2_xxs(uint8_t *b, const float *x, const float *qw,
-                                const gguf__iq_search *s) {
+                                const iq_ctx *s) {
     float scales[QK / 32], weight[32], xval[32], waux[32];
     int8_t L[32] = {0}, Laux[32]; /* L carries over between sub-blocks, as in ggml */
     uint8_t Lqp[32];
@@ -483,7 +504,7 @@ static void quant_block_iq2_xxs(uint8_t *b, const float *x, const float *qw,
 
 /* The scale search of IQ2_XS and IQ2_S over one 16-element sub-block: levels in L, returns
  * the scale (maybe negative). */
-static float search16(const gguf__iq_search *s, int8_t *L, const float *xval, const float *weight,
+static float search16(const iq_ctx *s, int8_t *L, const float *xval, const float *weight,
                       const float *waux, float max) {
     int8_t Laux[16];
     bool on_grid[2] = {true, true}, on_grid_aux[2];
@@ -519,7 +540,7 @@ static float search16(const gguf__iq_search *s, int8_t *L, const float *xval, co
 }
 
 static void quant_block_iq2_xs(uint8_t *b, const float *x, const float *qw,
-                               const gguf__iq_search *s) {
+                               const iq_ctx *s) {
     float scales[QK / 16], weight[16], xval[16], waux[16];
     int8_t L[16];
     uint16_t q2[QK / 8] = {0};
@@ -576,7 +597,7 @@ static void quant_block_iq2_xs(uint8_t *b, const float *x, const float *qw,
 }
 
 static void quant_block_iq2_s(uint8_t *b, const float *x, const float *qw,
-                              const gguf__iq_search *s) {
+                              const iq_ctx *s) {
     float scales[QK / 16], weight[16], xval[16], waux[16];
     int8_t L[16];
     unsigned block_signs[2];
@@ -642,7 +663,7 @@ static void quant_block_iq2_s(uint8_t *b, const float *x, const float *qw,
 /* The scale search of the IQ3 types over 32 elements: levels in L, returns the scale (maybe
  * negative). IQ3_XXS tries 31 scales and redoes only the off-grid groups; IQ3_S tries 19,
  * starts with every group marked off-grid and redoes them all. */
-static float search32(const gguf__iq_search *s, int8_t *L, const float *xval, const float *weight,
+static float search32(const iq_ctx *s, int8_t *L, const float *xval, const float *weight,
                       const float *waux, float max, bool xxs) {
     int8_t Laux[32];
     bool on_grid[8], on_grid_aux[8];
@@ -683,7 +704,7 @@ static float search32(const gguf__iq_search *s, int8_t *L, const float *xval, co
 }
 
 static void quant_block_iq3_xxs(uint8_t *b, const float *x, const float *qw,
-                                const gguf__iq_search *s) {
+                                const iq_ctx *s) {
     float scales[QK / 32], weight[32], xval[32], waux[32];
     int8_t L[32];
     uint8_t qs[QK / 4] = {0};
@@ -736,7 +757,7 @@ static void quant_block_iq3_xxs(uint8_t *b, const float *x, const float *qw,
 }
 
 static void quant_block_iq3_s(uint8_t *b, const float *x, const float *qw,
-                              const gguf__iq_search *s) {
+                              const iq_ctx *s) {
     float scales[QK / 32], weight[32], xval[32], waux[32];
     int8_t L[32];
     unsigned block_signs[4];
@@ -814,12 +835,14 @@ static void sort_indices(int *idx, const float *x, int n) {
 
 /* The candidate of off-grid entry m closest to x (signed) with levels valued xx[] times
  * scale; writes its levels to L. */
-static int iq1_best_candidate(const gguf__iq_search *s, int32_t m, const float *x, const float *w,
+static int iq1_best_candidate(const iq_ctx *s, int32_t m, const float *x, const float *w,
                               float scale, const float *xx, int8_t *L) {
-    const uint16_t *list = gguf__iq_candidates(s, m);
+    const uint16_t *list = gguf__iq_candidates(s->tables, m);
     float best_d2 = FLT_MAX;
     int best = -1;
-    for (int j = 1; j <= list[0]; j++) {
+    if (s->pick)
+        best = s->pick(s, 2, list, x, w, scale, xx);
+    for (int j = 1; !s->pick && j <= list[0]; j++) {
         unsigned code = s->codes[list[j]];
         float d2 = 0;
         for (int i = 0; i < 8; i++) {
@@ -841,7 +864,7 @@ static int iq1_best_candidate(const gguf__iq_search *s, int32_t m, const float *
 }
 
 /* Grid index of group L (8 levels): on the grid as it is, else the best candidate. */
-static int iq1_group(const gguf__iq_search *s, int8_t *L, const float *x, const float *w,
+static int iq1_group(const iq_ctx *s, int8_t *L, const float *x, const float *w,
                      float scale, const float *xx, bool *all_on_grid) {
     int32_t m = lookup(s, 2, pack_code(2, L));
     if (m >= 0)
@@ -851,7 +874,7 @@ static int iq1_group(const gguf__iq_search *s, int8_t *L, const float *x, const 
 }
 
 static void quant_block_iq1_s(uint8_t *b, const float *x, const float *qw,
-                              const gguf__iq_search *s) {
+                              const iq_ctx *s) {
     float scales[QK / 32], weight[32], sumx[33], sumw[33];
     int8_t L[32];
     int idx[32];
@@ -969,7 +992,7 @@ static inline const float *iq1m_values(int k, int group) {
 }
 
 static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
-                              const gguf__iq_search *s) {
+                              const iq_ctx *s) {
     static const uint8_t shift_bits[4] = {0x00, 0x80, 0x08, 0x88};
     float scales[QK / 16], weight[16];
     int8_t L[16];
@@ -1099,21 +1122,23 @@ static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
 /* ------------------------------------------------------------------------------------------ */
 /* Row drivers                                                                                 */
 
-typedef void (*block_fn)(uint8_t *b, const float *x, const float *qw, const gguf__iq_search *s);
+typedef void (*block_fn)(uint8_t *b, const float *x, const float *qw, const iq_ctx *s);
 
 static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per_row,
-                       const float *imatrix, enum gguf__iq_grid grid, int bytes, block_fn fn) {
-    const gguf__iq_search *s = gguf__iq_search_get(grid);
+                       const float *imatrix, enum gguf__iq_grid grid, int bytes, block_fn fn,
+                       pick_fn pick) {
+    const gguf__iq_search *t = gguf__iq_search_get(grid);
+    const iq_ctx ctx = {.codes = t->codes, .map = t->map, .tables = t, .pick = pick};
     uint8_t *b = dst;
     for (int64_t row = 0; row < nrows; row++)
         for (int64_t ibl = 0; ibl < n_per_row / QK; ibl++, b += bytes, src += QK)
-            fn(b, src, imatrix ? imatrix + QK * ibl : NULL, s);
+            fn(b, src, imatrix ? imatrix + QK * ibl : NULL, &ctx);
 }
 
 #define QUANT_ENTRY(name, grid, bytes)                                                             \
     static void quant_##name(void *dst, const float *src, int64_t nrows, int64_t n_per_row,       \
                              const float *imatrix) {                                               \
-        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name);          \
+        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL);    \
     }
 QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
@@ -1353,6 +1378,94 @@ GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int6
     }
 }
 
+/* ---- AVX2 candidate search (pick_fn) ----
+ * The scalar searches add, for each coordinate i of a candidate, w[i] (scale v - x[i])^2
+ * with v the value of the candidate's level there. That term depends only on (i, level):
+ * e[i][l] = (w[i] * diff) * diff with diff = scale * values[l] - x[i] -- the scalar code's
+ * operations -- so it is computed once per call into a register per coordinate, and eight
+ * candidates at a time sum their terms in coordinate order through permutevar (lane = one
+ * candidate, index = its level). Starting from e[0][l] instead of 0 + e[0][l] changes at
+ * most the sign of a zero, which no comparison sees. Each lane keeps its first strictly
+ * smaller sum; the answer is the lowest list position among the lanes holding the least sum,
+ * i.e. the scalar loop's first strict minimum (lists shorter than a multiple of 8 get
+ * FLT_MAX in the lanes past the end, which never replace anything). */
+GGUF__TARGET_AVX2 static int pick_avx2(const iq_ctx *s, int bits, const uint16_t *list,
+                                       const float *x, const float *w, float scale,
+                                       const float *values) {
+    const int nc = bits == 2 ? 8 : 4;
+    const __m256 vals = bits == 2 ? _mm256_setr_ps(values[0], values[1], values[2], 0, 0, 0, 0, 0)
+                                  : _mm256_loadu_ps(values);
+    __m256 sv = _mm256_mul_ps(_mm256_set1_ps(scale), vals);
+    GGUF__ROUNDED(sv);
+    __m256 e[8];
+    for (int i = 0; i < nc; i++) {
+        __m256 diff = _mm256_sub_ps(sv, _mm256_set1_ps(x[i]));
+        __m256 t = _mm256_mul_ps(_mm256_set1_ps(w[i]), diff);
+        GGUF__ROUNDED(t);
+        e[i] = _mm256_mul_ps(t, diff);
+        GGUF__ROUNDED(e[i]);
+    }
+    const int n = list[0];
+    const uint16_t *codes = s->tables->neighbour_codes + (list - s->tables->neighbours) + 1;
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i three = _mm256_set1_epi32(3);
+    const __m256 big = _mm256_set1_ps(FLT_MAX);
+    __m256 best = big;
+    __m256i best_j = _mm256_set1_epi32(INT32_MAX);
+    for (int j = 0; j < n; j += 8) {
+        __m256i c = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(codes + j)));
+        __m256 acc;
+        if (bits == 2) {
+            acc = _mm256_permutevar8x32_ps(e[0], _mm256_and_si256(c, three));
+            for (int i = 1; i < 8; i++)
+                acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(
+                                             e[i], _mm256_and_si256(_mm256_srli_epi32(c, 2 * i),
+                                                                    three)));
+        } else {
+            acc = _mm256_permutevar8x32_ps(e[0], c);
+            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(e[1], _mm256_srli_epi32(c, 3)));
+            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(e[2], _mm256_srli_epi32(c, 6)));
+            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(e[3], _mm256_srli_epi32(c, 9)));
+        }
+        __m256i pos = _mm256_add_epi32(_mm256_set1_epi32(j), iota);
+        if (j + 8 > n)
+            acc = _mm256_blendv_ps(
+                acc, big, _mm256_castsi256_ps(_mm256_cmpgt_epi32(pos, _mm256_set1_epi32(n - 1))));
+        __m256 lt = _mm256_cmp_ps(acc, best, _CMP_LT_OQ);
+        best = _mm256_blendv_ps(best, acc, lt);
+        best_j = _mm256_blendv_epi8(best_j, pos, _mm256_castps_si256(lt));
+    }
+    /* best holds no NaN: the least value, then the first position holding it */
+    __m128 m4 = _mm_min_ps(_mm256_castps256_ps128(best), _mm256_extractf128_ps(best, 1));
+    m4 = _mm_min_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_min_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+    const float least = _mm_cvtss_f32(m4);
+    if (!(least < FLT_MAX))
+        return -1;
+    __m256i at = _mm256_blendv_epi8(
+        _mm256_set1_epi32(INT32_MAX), best_j,
+        _mm256_castps_si256(_mm256_cmp_ps(best, _mm256_set1_ps(least), _CMP_EQ_OQ)));
+    __m128i j4 = _mm_min_epi32(_mm256_castsi256_si128(at), _mm256_extracti128_si256(at, 1));
+    j4 = _mm_min_epi32(j4, _mm_shuffle_epi32(j4, 0x4E));
+    j4 = _mm_min_epi32(j4, _mm_shuffle_epi32(j4, 0xB1));
+    return list[1 + _mm_cvtsi128_si32(j4)];
+}
+
+#define QUANT_ENTRY_AVX2(name, grid, bytes)                                                        \
+    GGUF__TARGET_AVX2 static void quant_##name##_avx2(void *dst, const float *src, int64_t nrows, \
+                                                      int64_t n_per_row, const float *imatrix) {  \
+        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name,          \
+                   pick_avx2);                                                                     \
+    }
+QUANT_ENTRY_AVX2(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
+QUANT_ENTRY_AVX2(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
+QUANT_ENTRY_AVX2(iq2_s, GGUF__IQ_GRID_IQ2S, IQ2S_BYTES)
+QUANT_ENTRY_AVX2(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, IQ3XXS_BYTES)
+QUANT_ENTRY_AVX2(iq3_s, GGUF__IQ_GRID_IQ3S, IQ3S_BYTES)
+QUANT_ENTRY_AVX2(iq1_s, GGUF__IQ_GRID_IQ1S, IQ1S_BYTES)
+QUANT_ENTRY_AVX2(iq1_m, GGUF__IQ_GRID_IQ1S, IQ1M_BYTES)
+#undef QUANT_ENTRY_AVX2
+
 #define IQ_SIMD(level, fn) [level] = fn
 #else
 #define IQ_SIMD(level, fn) [level] = NULL
@@ -1365,37 +1478,44 @@ const gguf__quant_kernels gguf__kernels_iq2_xxs = {
     .dequant = dequant_iq2_xxs,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_xxs_avx2)},
     .quant = quant_iq2_xxs,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq2_xxs_avx2)},
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq2_xs = {
     .dequant = dequant_iq2_xs,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_xs_avx2)},
     .quant = quant_iq2_xs,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq2_xs_avx2)},
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq2_s = {
     .dequant = dequant_iq2_s,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq2_s_avx2)},
     .quant = quant_iq2_s,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq2_s_avx2)},
 };
 const gguf__quant_kernels gguf__kernels_iq3_xxs = {
     .dequant = dequant_iq3_xxs,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq3_xxs_avx2)},
     .quant = quant_iq3_xxs,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq3_xxs_avx2)},
 };
 const gguf__quant_kernels gguf__kernels_iq3_s = {
     .dequant = dequant_iq3_s,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq3_s_avx2)},
     .quant = quant_iq3_s,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq3_s_avx2)},
 };
 const gguf__quant_kernels gguf__kernels_iq1_s = {
     .dequant = dequant_iq1_s,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq1_s_avx2)},
     .quant = quant_iq1_s,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq1_s_avx2)},
     .needs_imatrix = true,
 };
 const gguf__quant_kernels gguf__kernels_iq1_m = {
     .dequant = dequant_iq1_m,
     .dequant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, dequant_iq1_m_avx2)},
     .quant = quant_iq1_m,
+    .quant_simd = {IQ_SIMD(GGUF__SIMD_AVX2, quant_iq1_m_avx2)},
 };
