@@ -300,6 +300,8 @@ static unsigned split_signs(float *xval, const float *x, const float *w, bool ev
  * when none compares below FLT_MAX. values holds the level values: 3 for 2-bit grids, 8 for
  * 3-bit ones. */
 typedef struct iq_ctx iq_ctx;
+typedef void (*split16_fn)(const int *idx, const float *x, const float *w, float (*sumqx)[4],
+                           float (*sumq2)[4]);
 typedef int (*pick_fn)(const iq_ctx *s, int bits, const uint16_t *list, const float *x,
                        const float *w, float scale, const float *values);
 struct iq_ctx {
@@ -307,6 +309,8 @@ struct iq_ctx {
     const int32_t *map;           /* gguf__iq_search's map */
     const gguf__iq_search *tables;
     pick_fn pick;                 /* NULL: the scalar searches */
+    /* IQ1_M's split sums (see iq1m_split_sums); NULL: the scalar loop */
+    split16_fn split16;
 };
 
 /* Values 2l + 1 of the levels, as the scalar searches compute them. */
@@ -991,6 +995,32 @@ static inline const float *iq1m_values(int k, int group) {
     return plus ? iq1_plus : iq1_minus;
 }
 
+/* The splits (i1, i2), 0 <= i1 <= i2 <= 16, in order of i1 then i2. */
+#define IQ1M_SPLITS 153
+
+/* For each split p = (i1, i2) and shift pattern k, the weighted sums of the sub-block with
+ * sorted elements idx[0..i1) at level 0, [i1, i2) at 1 and the rest at 2, accumulated element
+ * by element in sorted order as ggml does. */
+static void iq1m_split_sums(const int *idx, const float *x, const float *w, float (*sumqx)[4],
+                            float (*sumq2)[4]) {
+    for (int i1 = 0, p = 0; i1 <= 16; i1++) {
+        for (int i2 = i1; i2 <= 16; i2++, p++) {
+            float qx[4] = {0}, q2[4] = {0};
+            for (int j = 0; j < 16; j++) {
+                const int i = idx[j];
+                const int t = j < i1 ? 0 : j < i2 ? 1 : 2;
+                for (int k = 0; k < 4; k++) {
+                    const float v = iq1m_values(k, i >= 8)[t];
+                    qx[k] += w[i] * v * x[i];
+                    q2[k] += w[i] * v * v;
+                }
+            }
+            memcpy(sumqx[p], qx, sizeof qx);
+            memcpy(sumq2[p], q2, sizeof q2);
+        }
+    }
+}
+
 static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
                               const iq_ctx *s) {
     static const uint8_t shift_bits[4] = {0x00, 0x80, 0x08, 0x88};
@@ -1018,24 +1048,17 @@ static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
         /* Exhaustive split of the sorted values into levels 0 | 1 | 2, for each of the four
          * shift patterns; the sums are accumulated element by element as ggml does. */
         sort_indices(idx, xb, 16);
+        float split_qx[IQ1M_SPLITS][4], split_q2[IQ1M_SPLITS][4];
+        (s->split16 ? s->split16 : iq1m_split_sums)(idx, xb, weight, split_qx, split_q2);
         float best_score = -FLT_MAX, scale = max;
         int besti1 = -1, besti2 = -1, best_k = -1;
-        for (int i1 = 0; i1 <= 16; i1++) {
-            for (int i2 = i1; i2 <= 16; i2++) {
-                float sumqx[4] = {0}, sumq2[4] = {0};
-                for (int j = 0; j < 16; j++) {
-                    const int i = idx[j];
-                    const int t = j < i1 ? 0 : j < i2 ? 1 : 2;
-                    for (int k = 0; k < 4; k++) {
-                        const float v = iq1m_values(k, i >= 8)[t];
-                        sumqx[k] += weight[i] * v * xb[i];
-                        sumq2[k] += weight[i] * v * v;
-                    }
-                }
+        for (int i1 = 0, p = 0; i1 <= 16; i1++) {
+            for (int i2 = i1; i2 <= 16; i2++, p++) {
                 for (int k = 0; k < 4; k++) {
-                    if (sumq2[k] > 0 && sumqx[k] * sumqx[k] > best_score * sumq2[k]) {
-                        scale = sumqx[k] / sumq2[k];
-                        best_score = scale * sumqx[k];
+                    const float qx = split_qx[p][k], q2 = split_q2[p][k];
+                    if (q2 > 0 && qx * qx > best_score * q2) {
+                        scale = qx / q2;
+                        best_score = scale * qx;
                         besti1 = i1;
                         besti2 = i2;
                         best_k = k;
@@ -1126,9 +1149,10 @@ typedef void (*block_fn)(uint8_t *b, const float *x, const float *qw, const iq_c
 
 static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per_row,
                        const float *imatrix, enum gguf__iq_grid grid, int bytes, block_fn fn,
-                       pick_fn pick) {
+                       pick_fn pick, split16_fn split16) {
     const gguf__iq_search *t = gguf__iq_search_get(grid);
-    const iq_ctx ctx = {.codes = t->codes, .map = t->map, .tables = t, .pick = pick};
+    const iq_ctx ctx = {.codes = t->codes, .map = t->map, .tables = t, .pick = pick,
+                         .split16 = split16};
     uint8_t *b = dst;
     for (int64_t row = 0; row < nrows; row++)
         for (int64_t ibl = 0; ibl < n_per_row / QK; ibl++, b += bytes, src += QK)
@@ -1138,7 +1162,8 @@ static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per
 #define QUANT_ENTRY(name, grid, bytes)                                                             \
     static void quant_##name(void *dst, const float *src, int64_t nrows, int64_t n_per_row,       \
                              const float *imatrix) {                                               \
-        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL);    \
+        quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL,    \
+                   NULL);                                                                          \
     }
 QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
@@ -1451,11 +1476,64 @@ GGUF__TARGET_AVX2 static int pick_avx2(const iq_ctx *s, int bits, const uint16_t
     return list[1 + _mm_cvtsi128_si32(j4)];
 }
 
+/* iq1m_split_sums with eight splits per register (lane = split): each lane makes the scalar
+ * loop's products and sums in the same order; its levels come from compares with i1 and i2. */
+GGUF__TARGET_AVX2 static void iq1m_split_sums_avx2(const int *idx, const float *x, const float *w,
+                                                   float (*sumqx)[4], float (*sumq2)[4]) {
+    enum { npad = (IQ1M_SPLITS + 7) / 8 * 8 };
+    int32_t s1[npad], s2[npad];
+    for (int i1 = 0, p = 0; i1 <= 16; i1++)
+        for (int i2 = i1; i2 <= 16; i2++, p++)
+            s1[p] = i1, s2[p] = i2;
+    for (int p = IQ1M_SPLITS; p < npad; p++)
+        s1[p] = s2[p] = 16;
+    const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
+    for (int p = 0; p < npad; p += 8) {
+        const __m256i i1 = _mm256_loadu_si256((const __m256i *)(const void *)(s1 + p));
+        const __m256i i2 = _mm256_loadu_si256((const __m256i *)(const void *)(s2 + p));
+        __m256 qx[4], q2[4];
+        for (int k = 0; k < 4; k++)
+            qx[k] = q2[k] = _mm256_setzero_ps();
+        for (int j = 0; j < 16; j++) {
+            const int i = idx[j];
+            const __m256i jj = _mm256_set1_epi32(j);
+            /* t = (j >= i1) + (j >= i2) */
+            const __m256i t = _mm256_sub_epi32(
+                _mm256_setzero_si256(),
+                _mm256_add_epi32(_mm256_cmpgt_epi32(_mm256_add_epi32(jj, _mm256_set1_epi32(1)), i1),
+                                 _mm256_cmpgt_epi32(_mm256_add_epi32(jj, _mm256_set1_epi32(1)), i2)));
+            const __m256 vp = _mm256_permutevar8x32_ps(plus, t);
+            const __m256 vm = _mm256_permutevar8x32_ps(minus, t);
+            const __m256 wi = _mm256_set1_ps(w[i]), xi = _mm256_set1_ps(x[i]);
+            for (int k = 0; k < 4; k++) {
+                const __m256 v = (i >= 8 ? k % 2 == 0 : k < 2) ? vp : vm;
+                __m256 wv = _mm256_mul_ps(wi, v);
+                GGUF__ROUNDED(wv);
+                __m256 a = _mm256_mul_ps(wv, xi), c = _mm256_mul_ps(wv, v);
+                GGUF__ROUNDED(a);
+                GGUF__ROUNDED(c);
+                qx[k] = _mm256_add_ps(qx[k], a);
+                q2[k] = _mm256_add_ps(q2[k], c);
+            }
+        }
+        float tx[4][8], t2[4][8];
+        for (int k = 0; k < 4; k++) {
+            _mm256_storeu_ps(tx[k], qx[k]);
+            _mm256_storeu_ps(t2[k], q2[k]);
+        }
+        for (int l = 0; l < 8 && p + l < IQ1M_SPLITS; l++)
+            for (int k = 0; k < 4; k++) {
+                sumqx[p + l][k] = tx[k][l];
+                sumq2[p + l][k] = t2[k][l];
+            }
+    }
+}
+
 #define QUANT_ENTRY_AVX2(name, grid, bytes)                                                        \
     GGUF__TARGET_AVX2 static void quant_##name##_avx2(void *dst, const float *src, int64_t nrows, \
                                                       int64_t n_per_row, const float *imatrix) {  \
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name,          \
-                   pick_avx2);                                                                     \
+                   pick_avx2, iq1m_split_sums_avx2);                                               \
     }
 QUANT_ENTRY_AVX2(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY_AVX2(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
