@@ -4,7 +4,8 @@
  * program prints why and exits 77 (SKIP).
  *
  * For every type, on seeded random data of several kinds (Gaussian, outliers, zero groups,
- * tiny and huge magnitudes, rounding ties, non-negative, constant blocks), without and with
+ * tiny and huge magnitudes, rounding ties, non-negative, constant blocks, a handful of
+ * values so that searches meet equal scores), without and with
  * an importance matrix (zeros included) where ggml takes one, and at every SIMD level this CPU
  * has (scalar included):
  *  - our quantized bytes equal ggml_quantize_chunk's, byte for byte;
@@ -98,10 +99,10 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
-enum { KIND_COUNT = 9 };
+enum { KIND_COUNT = 10 };
 static const char *const kind_name[KIND_COUNT] = {
     "gaussian", "outliers", "zero groups", "tiny", "huge", "non-negative", "ties", "f16 range",
-    "mixed magnitudes",
+    "mixed magnitudes", "few values",
 };
 
 /* The lattice i-quants, whose weights go as x^4: ggml aborts on them when those overflow. */
@@ -130,7 +131,11 @@ static void fill(float *x, int64_t n, int kind, float huge) {
         case 5: x[i] = rng_u32() % 8 == 0 ? 0.f : fabsf(g); break;
         case 6: x[i] = (float)(int)(4 * g); break;
         case 7: x[i] = 65504.f * 2 * g; break;
-        default: x[i] = g * powf(10.f, (float)((int)(rng_u32() % 13) - 6)); break;
+        case 8: x[i] = g * powf(10.f, (float)((int)(rng_u32() % 13) - 6)); break;
+        default: /* a handful of values: equal distances and scores, so ties between
+                  * candidates, where the first one must win */
+            x[i] = (float)((int)(rng_u32() % 5) - 2) * 0.75f;
+            break;
         }
     }
 }
