@@ -225,22 +225,24 @@ static void q3_k_finish(uint8_t *b, const float *x, int8_t *L, const gguf__searc
             continue;
         S->requant(16, x + 16 * j, 0, false, d, -4, 3, 4, (uint8_t *)L + 16 * j);
     }
-    uint8_t *hmask = b;
-    memset(hmask, 0, QK_K / 8);
+    uint8_t hmask[QK_K / 8] = {0};
     uint8_t U[QK_K];
-    /* L[j] is within 0..7: its bit 2 is "L[j] > 3", and L[j] - 4 is then L[j] & 3 */
-    for (int j = 0; j < QK_K; j++) {
-        hmask[j % 32] |= (uint8_t)((L[j] >> 2 & 1) << (j / 32));
+    /* L[j] is within 0..7: its bit 2 is "L[j] > 3", and L[j] - 4 is then L[j] & 3 (element
+     * 32k + m goes to bit k of hmask[m]; loops in that order, on a local array, vectorize) */
+    for (int k = 0; k < QK_K / 32; k++)
+        for (int m = 0; m < 32; m++)
+            hmask[m] |= (uint8_t)((L[32 * k + m] >> 2 & 1) << k);
+    for (int j = 0; j < QK_K; j++)
         U[j] = (uint8_t)(L[j] & 3);
-    }
+    memcpy(b, hmask, sizeof hmask);
     pack_2bit(b + 32, U);
 }
 
-static void q3_k_block_ref(uint8_t *b, const float *x, const gguf__search_set *S) {
-    int8_t L[QK_K], codes[16];
-    float scales[QK_K / 16];
+/* The rest of q3_k_block_ref once the sub-block searches have given L and scales. */
+static void q3_k_block_searched(uint8_t *b, const float *x, int8_t *L, const float *scales,
+                                const gguf__search_set *S) {
+    int8_t codes[16];
     float max_scale = 0, amax = 0;
-    S->q3(QK_K / 16, 16, 4, x, L, scales);
     for (int j = 0; j < QK_K / 16; j++) {
         float a = fabsf(scales[j]);
         if (a > amax) {
@@ -261,6 +263,23 @@ static void q3_k_block_ref(uint8_t *b, const float *x, const gguf__search_set *S
         gguf__st16(b + 108, gguf__float_to_half(0.f));
     }
     q3_k_finish(b, x, L, S);
+}
+
+static void q3_k_block_ref(uint8_t *b, const float *x, const gguf__search_set *S) {
+    int8_t L[QK_K];
+    float scales[QK_K / 16];
+    S->q3(QK_K / 16, 16, 4, x, L, scales);
+    q3_k_block_searched(b, x, L, scales, S);
+}
+
+/* Two consecutive blocks of a row at once (their 32 sub-block searches in one batch, which
+ * the AVX2 searches run as four interleaved chains); each block as q3_k_block_ref. */
+static void q3_k_block_pair_ref(uint8_t *b, const float *x, const gguf__search_set *S) {
+    int8_t L[2 * QK_K];
+    float scales[2 * QK_K / 16];
+    S->q3(2 * QK_K / 16, 16, 4, x, L, scales);
+    q3_k_block_searched(b, x, L, scales, S);
+    q3_k_block_searched(b + Q3_K_BYTES, x + QK_K, L + QK_K, scales + QK_K / 16, S);
 }
 
 static void q3_k_block_imatrix(uint8_t *b, const float *x, const float *qw,
@@ -657,6 +676,32 @@ static void q3_k_block(uint8_t *b, const float *x, const float *qw, const gguf__
 
 K_QUANT(quant_q2_k, q2_k_block, Q2_K_BYTES)
 K_QUANT(quant_q3_k, q3_k_block, Q3_K_BYTES)
+
+#if GGUF__X86
+/* Q3_K without an imatrix (Q3_K_M's common case): blocks in pairs where both are finite. */
+static void quant_q3_k_pairs_avx2(void *dst, const float *src, int64_t nrows, int64_t n_per_row,
+                                  const float *imatrix) {
+    if (imatrix) {
+        quant_q3_k_avx2(dst, src, nrows, n_per_row, imatrix);
+        return;
+    }
+    const gguf__search_set *S = &gguf__search_avx2;
+    uint8_t *b = dst;
+    int64_t nb = n_per_row / QK_K;
+    for (int64_t r = 0; r < nrows; r++) {
+        const float *x = src + r * n_per_row;
+        for (int64_t i = 0; i < nb; i++, b += Q3_K_BYTES, x += QK_K) {
+            bool finite = gguf__all_finite(x, QK_K);
+            if (finite && i + 1 < nb && gguf__all_finite(x + QK_K, QK_K)) {
+                q3_k_block_pair_ref(b, x, S);
+                i++, b += Q3_K_BYTES, x += QK_K;
+                continue;
+            }
+            q3_k_block_ref(b, x, finite ? S : &gguf__search_scalar);
+        }
+    }
+}
+#endif
 K_QUANT(quant_q4_k, q4_k_block, Q4_K_BYTES)
 K_QUANT(quant_q5_k, q5_k_block, Q5_K_BYTES)
 K_QUANT(quant_q6_k, q6_k_block, Q6_K_BYTES)
@@ -950,7 +995,7 @@ const gguf__quant_kernels gguf__kernels_q2_k = {
 const gguf__quant_kernels gguf__kernels_q3_k = {
     .dequant = dequant_q3_k,
     .quant = quant_q3_k,
-    .quant_simd = {K_SIMD(GGUF__SIMD_AVX2, quant_q3_k_avx2)},
+    .quant_simd = {K_SIMD(GGUF__SIMD_AVX2, quant_q3_k_pairs_avx2)},
     .dequant_simd = {K_SIMD(GGUF__SIMD_AVX2, dequant_q3_k_avx2)},
 };
 const gguf__quant_kernels gguf__kernels_q4_k = {

@@ -471,63 +471,122 @@ GGUF__TARGET_AVX2 static void qx8(int n, int nmax, const float *x, const float *
     }
 }
 
+/* make_q3_quants on nb * 8 groups (nb = 1, 2 or 4). Its coordinate descent is one long chain
+ * of dependent operations per group (each element's update feeds the next); batches of 8
+ * lanes interleaved keep the chains of up to 32 groups in flight together. */
+#if defined(__GNUC__)
+#define Q3_INLINE inline __attribute__((always_inline))
+#else
+#define Q3_INLINE inline
+#endif
+/* One element of one pass of the descent, on 8 lanes (the scalar loop body of
+ * make_q3_quants, its branches as masks). */
+GGUF__TARGET_AVX2 static Q3_INLINE void q3_step(__m256 *sumlx, __m256 *suml2, __m256 *changed,
+                                                __m256 active, __m256 x, __m256 w, __m256i *L,
+                                                int nmax) {
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 wx = mulr(w, x), fL = cvt(*L);
+    __m256 slx = _mm256_sub_ps(*sumlx, mulr(wx, fL));
+    __m256 sl2 = _mm256_sub_ps(*suml2, mulr(mulr(w, fL), fL));
+    __m256i nl = clampi(nearest(_mm256_div_ps(mulr(x, sl2), slx)), -nmax, nmax - 1);
+    __m256 differs =
+        _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(nl, *L), _mm256_set1_epi32(-1)));
+    __m256 fnl = cvt(nl);
+    __m256 slx2 = _mm256_add_ps(slx, mulr(wx, fnl));
+    __m256 sl2b = _mm256_add_ps(sl2, mulr(mulr(w, fnl), fnl));
+    __m256 gain = gt(mulr(mulr(slx2, slx2), *suml2), mulr(mulr(*sumlx, *sumlx), sl2b));
+    __m256 upd = _mm256_and_ps(_mm256_and_ps(gt(slx, zero), differs),
+                               _mm256_and_ps(_mm256_and_ps(gt(sl2b, zero), gain), active));
+    *L = _mm256_blendv_epi8(*L, nl, _mm256_castps_si256(upd));
+    *sumlx = sel(*sumlx, slx2, upd);
+    *suml2 = sel(*suml2, sl2b, upd);
+    *changed = _mm256_or_ps(*changed, upd);
+}
+
+GGUF__TARGET_AVX2 static Q3_INLINE void q3_lanes(int nb, int n, int nmax, const float *x,
+                                                 int8_t *L, float *scales) {
+    __m256 xt[4][32], wt[4][32];
+    __m256i Lt[4][32];
+    __m256 small[4], sumlx[4], suml2[4], active[4];
+    const __m256 zero = _mm256_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        transpose_in(xt[b], x + b * 8 * n, n);
+        for (int i = 0; i < n; i++)
+            wt[b][i] = mulr(xt[b][i], xt[b][i]);
+        __m256 amax, max;
+        lane_absmax(&amax, &max, xt[b], n);
+        small[b] = lt(amax, set1(GGUF__GROUP_MAX_EPS));
+        __m256 iscale = _mm256_div_ps(set1((float)-nmax), max);
+        sumlx[b] = suml2[b] = zero;
+        for (int i = 0; i < n; i++) {
+            __m256i l = clampi(nearest(mulr(iscale, xt[b][i])), -nmax, nmax - 1);
+            Lt[b][i] = l;
+            __m256 fl = cvt(l);
+            sumlx[b] = _mm256_add_ps(sumlx[b], mulr(mulr(wt[b][i], xt[b][i]), fl));
+            suml2[b] = _mm256_add_ps(suml2[b], mulr(mulr(wt[b][i], fl), fl));
+        }
+        active[b] = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    }
+    /* the running sums of each batch in named variables, so that they stay in registers */
+    __m256 slx0 = sumlx[0], sl20 = suml2[0], slx1 = sumlx[1 % nb], sl21 = suml2[1 % nb];
+    __m256 slx2 = sumlx[2 % nb], sl22 = suml2[2 % nb], slx3 = sumlx[3 % nb], sl23 = suml2[3 % nb];
+    for (int itry = 0; itry < 5; itry++) {
+        __m256 ch0 = zero, ch1 = zero, ch2 = zero, ch3 = zero;
+        for (int i = 0; i < n; i++) {
+            q3_step(&slx0, &sl20, &ch0, active[0], xt[0][i], wt[0][i], &Lt[0][i], nmax);
+            if (nb >= 2)
+                q3_step(&slx1, &sl21, &ch1, active[1 % nb], xt[1 % nb][i], wt[1 % nb][i],
+                        &Lt[1 % nb][i], nmax);
+            if (nb == 4) {
+                q3_step(&slx2, &sl22, &ch2, active[2 % nb], xt[2 % nb][i], wt[2 % nb][i],
+                        &Lt[2 % nb][i], nmax);
+                q3_step(&slx3, &sl23, &ch3, active[3 % nb], xt[3 % nb][i], wt[3 % nb][i],
+                        &Lt[3 % nb][i], nmax);
+            }
+        }
+        const __m256 ch[4] = {ch0, ch1, ch2, ch3};
+        bool any_active = false;
+        for (int b = 0; b < nb; b++) {
+            active[b] = _mm256_and_ps(active[b], ch[b]);
+            any_active |= any(active[b]);
+        }
+        if (!any_active)
+            break;
+    }
+    const __m256 fx[4] = {slx0, slx1, slx2, slx3}, f2[4] = {sl20, sl21, sl22, sl23};
+    for (int b = 0; b < nb; b++)
+        sumlx[b] = fx[b], suml2[b] = f2[b];
+    for (int b = 0; b < nb; b++) {
+        __m256 scale = sel(zero, _mm256_div_ps(sumlx[b], suml2[b]), gt(suml2[b], zero));
+        scale = sel(scale, zero, small[b]);
+        int32_t lane[8], zmask[8];
+        _mm256_storeu_ps(scales + 8 * b, scale);
+        _mm256_storeu_si256((__m256i *)(void *)zmask, _mm256_castps_si256(small[b]));
+        int8_t *Lb = L + b * 8 * n;
+        for (int i = 0; i < n; i++) {
+            _mm256_storeu_si256((__m256i *)(void *)lane, Lt[b][i]);
+            for (int g = 0; g < 8; g++)
+                Lb[g * n + i] = zmask[g] ? 0 : (int8_t)(lane[g] + nmax);
+        }
+    }
+}
+
 GGUF__TARGET_AVX2 static void q3x8(int n, int nmax, const float *x, int8_t *L, float *scales) {
     if (n < 1 || n > 32) /* never: n is 16 or 32 */
         return;
-    __m256 xt[32], wt[32];
-    __m256i Lt[32];
-    transpose_in(xt, x, n);
-    for (int i = 0; i < n; i++)
-        wt[i] = mulr(xt[i], xt[i]);
-    __m256 amax, max;
-    lane_absmax(&amax, &max, xt, n);
-    __m256 small = lt(amax, set1(GGUF__GROUP_MAX_EPS));
-    const __m256 zero = _mm256_setzero_ps();
+    q3_lanes(1, n, nmax, x, L, scales);
+}
 
-    __m256 iscale = _mm256_div_ps(set1((float)-nmax), max);
-    __m256 sumlx = zero, suml2 = zero;
-    for (int i = 0; i < n; i++) {
-        __m256i l = clampi(nearest(mulr(iscale, xt[i])), -nmax, nmax - 1);
-        Lt[i] = l;
-        __m256 fl = cvt(l);
-        sumlx = _mm256_add_ps(sumlx, mulr(mulr(wt[i], xt[i]), fl));
-        suml2 = _mm256_add_ps(suml2, mulr(mulr(wt[i], fl), fl));
-    }
-    __m256 active = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    for (int itry = 0; itry < 5; itry++) {
-        __m256 changed = zero;
-        for (int i = 0; i < n; i++) {
-            __m256 wx = mulr(wt[i], xt[i]), fL = cvt(Lt[i]);
-            __m256 slx = _mm256_sub_ps(sumlx, mulr(wx, fL));
-            __m256 sl2 = _mm256_sub_ps(suml2, mulr(mulr(wt[i], fL), fL));
-            __m256i nl = clampi(nearest(_mm256_div_ps(mulr(xt[i], sl2), slx)), -nmax, nmax - 1);
-            __m256 differs = _mm256_castsi256_ps(
-                _mm256_xor_si256(_mm256_cmpeq_epi32(nl, Lt[i]), _mm256_set1_epi32(-1)));
-            __m256 fnl = cvt(nl);
-            __m256 slx2 = _mm256_add_ps(slx, mulr(wx, fnl));
-            __m256 sl2b = _mm256_add_ps(sl2, mulr(mulr(wt[i], fnl), fnl));
-            __m256 gain = gt(mulr(mulr(slx2, slx2), suml2), mulr(mulr(sumlx, sumlx), sl2b));
-            __m256 upd = _mm256_and_ps(_mm256_and_ps(gt(slx, zero), differs),
-                                       _mm256_and_ps(_mm256_and_ps(gt(sl2b, zero), gain), active));
-            Lt[i] = _mm256_blendv_epi8(Lt[i], nl, _mm256_castps_si256(upd));
-            sumlx = sel(sumlx, slx2, upd);
-            suml2 = sel(suml2, sl2b, upd);
-            changed = _mm256_or_ps(changed, upd);
-        }
-        active = _mm256_and_ps(active, changed);
-        if (!any(active))
-            break;
-    }
-    __m256 scale = sel(zero, _mm256_div_ps(sumlx, suml2), gt(suml2, zero));
-    scale = sel(scale, zero, small);
-    int32_t lane[8], zmask[8];
-    _mm256_storeu_ps(scales, scale);
-    _mm256_storeu_si256((__m256i *)(void *)zmask, _mm256_castps_si256(small));
-    for (int i = 0; i < n; i++) {
-        _mm256_storeu_si256((__m256i *)(void *)lane, Lt[i]);
-        for (int g = 0; g < 8; g++)
-            L[g * n + i] = zmask[g] ? 0 : (int8_t)(lane[g] + nmax);
-    }
+GGUF__TARGET_AVX2 static void q3x16(int n, int nmax, const float *x, int8_t *L, float *scales) {
+    if (n < 1 || n > 32)
+        return;
+    q3_lanes(2, n, nmax, x, L, scales);
+}
+
+GGUF__TARGET_AVX2 static void q3x32(int n, int nmax, const float *x, int8_t *L, float *scales) {
+    if (n < 1 || n > 32)
+        return;
+    q3_lanes(4, n, nmax, x, L, scales);
 }
 
 GGUF__TARGET_AVX2 static void qkx8(int n, int nmax, const float *x, const float *w, uint8_t *L,
@@ -640,6 +699,10 @@ static void qkx_batch_avx2(int count, int n, int nmax, const float *x, const flo
 static void q3_batch_avx2(int count, int n, int nmax, const float *x, int8_t *L,
                           float *scales) {
     int g = 0;
+    for (; g + 32 <= count; g += 32)
+        q3x32(n, nmax, x + g * n, L + g * n, scales + g);
+    for (; g + 16 <= count; g += 16)
+        q3x16(n, nmax, x + g * n, L + g * n, scales + g);
     for (; g + 8 <= count; g += 8)
         q3x8(n, nmax, x + g * n, L + g * n, scales + g);
     q3_batch_scalar(count - g, n, nmax, x + g * n, L + g * n, scales + g);
