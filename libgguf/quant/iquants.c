@@ -300,6 +300,9 @@ static unsigned split_signs(float *xval, const float *x, const float *w, bool ev
  * when none compares below FLT_MAX. values holds the level values: 3 for 2-bit grids, 8 for
  * 3-bit ones. */
 typedef struct iq_ctx iq_ctx;
+/* IQ1_S's best split: returns besti1 (-1: none) and fills *besti2, *shift, *scale. */
+typedef int (*split32_fn)(const float *sumx, const float *sumw, float *scale, int *besti2,
+                          int *shift);
 typedef void (*split16_fn)(const int *idx, const float *x, const float *w, float (*sumqx)[4],
                            float (*sumq2)[4]);
 typedef int (*pick_fn)(const iq_ctx *s, int bits, const uint16_t *list, const float *x,
@@ -311,6 +314,8 @@ struct iq_ctx {
     pick_fn pick;                 /* NULL: the scalar searches */
     /* IQ1_M's split sums (see iq1m_split_sums); NULL: the scalar loop */
     split16_fn split16;
+    /* IQ1_S's split search (see iq1s_split_search); NULL: the scalar loop */
+    split32_fn split32;
 };
 
 /* Values 2l + 1 of the levels, as the scalar searches compute them. */
@@ -877,9 +882,45 @@ static int iq1_group(const iq_ctx *s, int8_t *L, const float *x, const float *w,
     return iq1_best_candidate(s, m, x, w, scale, xx, L);
 }
 
+/* The scores of splitting the sorted sub-block at (i1, i2) with shift sh, from the prefix
+ * sums: the level sums times the level values, as ggml writes them. */
+static inline float iq1s_sumqx(const float *sumx, int i1, int i2, const float *xx) {
+    return (sumx[i1] - sumx[0]) * xx[0] + (sumx[i2] - sumx[i1]) * xx[1] +
+           (sumx[32] - sumx[i2]) * xx[2];
+}
+static inline float iq1s_sumq2(const float *sumw, int i1, int i2, const float *xx) {
+    return (sumw[i1] - sumw[0]) * xx[0] * xx[0] + (sumw[i2] - sumw[i1]) * xx[1] * xx[1] +
+           (sumw[32] - sumw[i2]) * xx[2] * xx[2];
+}
+
+/* The best split of IQ1_S's sorted 32 elements into levels 0 | 1 | 2 over every
+ * 0 <= i1 <= i2 <= 32 and both shifts (split32_fn). */
+static int iq1s_split_search(const float *sumx, const float *sumw, float *scale, int *besti2,
+                             int *shift) {
+    float best_score = -FLT_MAX;
+    int besti1 = -1;
+    for (int i1 = 0; i1 <= 32; i1++) {
+        for (int i2 = i1; i2 <= 32; i2++) {
+            for (int sh = 1; sh >= -1; sh -= 2) {
+                const float *xx = sh == 1 ? iq1_plus : iq1_minus;
+                float sumqx = iq1s_sumqx(sumx, i1, i2, xx);
+                float sumq2 = iq1s_sumq2(sumw, i1, i2, xx);
+                if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+                    *scale = sumqx / sumq2;
+                    best_score = *scale * sumqx;
+                    besti1 = i1;
+                    *besti2 = i2;
+                    *shift = sh;
+                }
+            }
+        }
+    }
+    return besti1;
+}
+
 static void quant_block_iq1_s(uint8_t *b, const float *x, const float *qw,
                               const iq_ctx *s) {
-    float scales[QK / 32], weight[32], sumx[33], sumw[33];
+    float scales[QK / 32], weight[32], sumx[33 + 7], sumw[33 + 7]; /* 7: SIMD reads */
     int8_t L[32];
     int idx[32];
     int shifts[QK / 32];
@@ -910,27 +951,12 @@ static void quant_block_iq1_s(uint8_t *b, const float *x, const float *qw,
             sumx[j + 1] = sumx[j] + weight[i] * xb[i];
             sumw[j + 1] = sumw[j] + weight[i];
         }
-        float best_score = -FLT_MAX, scale = max;
-        int besti1 = -1, besti2 = -1, best_shift = 0;
-        for (int i1 = 0; i1 <= 32; i1++) {
-            for (int i2 = i1; i2 <= 32; i2++) {
-                for (int sh = 1; sh >= -1; sh -= 2) {
-                    const float *xx = sh == 1 ? iq1_plus : iq1_minus;
-                    float sumqx = (sumx[i1] - sumx[0]) * xx[0] + (sumx[i2] - sumx[i1]) * xx[1] +
-                                  (sumx[32] - sumx[i2]) * xx[2];
-                    float sumq2 = (sumw[i1] - sumw[0]) * xx[0] * xx[0] +
-                                  (sumw[i2] - sumw[i1]) * xx[1] * xx[1] +
-                                  (sumw[32] - sumw[i2]) * xx[2] * xx[2];
-                    if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-                        scale = sumqx / sumq2;
-                        best_score = scale * sumqx;
-                        besti1 = i1;
-                        besti2 = i2;
-                        best_shift = sh;
-                    }
-                }
-            }
-        }
+        for (int j = 33; j < 40; j++)
+            sumx[j] = sumw[j] = 0;
+        float scale = max;
+        int besti2 = -1, best_shift = 0;
+        const int besti1 =
+            (s->split32 ? s->split32 : iq1s_split_search)(sumx, sumw, &scale, &besti2, &best_shift);
         if (besti1 < 0 || besti2 < 0 || best_shift == 0) {
             scales[ib] = 0;
             shifts[ib] = 1;
@@ -1149,10 +1175,10 @@ typedef void (*block_fn)(uint8_t *b, const float *x, const float *qw, const iq_c
 
 static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per_row,
                        const float *imatrix, enum gguf__iq_grid grid, int bytes, block_fn fn,
-                       pick_fn pick, split16_fn split16) {
+                       pick_fn pick, split16_fn split16, split32_fn split32) {
     const gguf__iq_search *t = gguf__iq_search_get(grid);
     const iq_ctx ctx = {.codes = t->codes, .map = t->map, .tables = t, .pick = pick,
-                         .split16 = split16};
+                         .split16 = split16, .split32 = split32};
     uint8_t *b = dst;
     for (int64_t row = 0; row < nrows; row++)
         for (int64_t ibl = 0; ibl < n_per_row / QK; ibl++, b += bytes, src += QK)
@@ -1163,7 +1189,7 @@ static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per
     static void quant_##name(void *dst, const float *src, int64_t nrows, int64_t n_per_row,       \
                              const float *imatrix) {                                               \
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL,    \
-                   NULL);                                                                          \
+                   NULL, NULL);                                                                          \
     }
 QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
@@ -1529,11 +1555,76 @@ GGUF__TARGET_AVX2 static void iq1m_split_sums_avx2(const int *idx, const float *
     }
 }
 
+/* iq1s_split_search on AVX2: for fixed i1, eight consecutive i2 per register, both shifts;
+ * each lane's sums are the scalar expressions. A chunk of 8 splits x 2 shifts is skipped when
+ * none of its 16 candidates passes the test against the current best (then the scalar loop
+ * would change nothing there either); otherwise its candidates are tested one by one in the
+ * scalar order. */
+GGUF__TARGET_AVX2 static int iq1s_split_search_avx2(const float *sumx, const float *sumw,
+                                                    float *scale, int *besti2, int *shift) {
+    float best_score = -FLT_MAX;
+    int besti1 = -1;
+    const __m256 x0 = _mm256_set1_ps(sumx[0]), x32 = _mm256_set1_ps(sumx[32]);
+    const __m256 w0 = _mm256_set1_ps(sumw[0]), w32 = _mm256_set1_ps(sumw[32]);
+    const float *const xxs[2] = {iq1_plus, iq1_minus};
+    for (int i1 = 0; i1 <= 32; i1++) {
+        const __m256 xi1 = _mm256_set1_ps(sumx[i1]), wi1 = _mm256_set1_ps(sumw[i1]);
+        const __m256 a = _mm256_sub_ps(xi1, x0), aw = _mm256_sub_ps(wi1, w0);
+        for (int i2 = i1; i2 <= 32; i2 += 8) {
+            const __m256 xi2 = _mm256_loadu_ps(sumx + i2), wi2 = _mm256_loadu_ps(sumw + i2);
+            const __m256 bx = _mm256_sub_ps(xi2, xi1), cx = _mm256_sub_ps(x32, xi2);
+            const __m256 bw = _mm256_sub_ps(wi2, wi1), cw = _mm256_sub_ps(w32, wi2);
+            const int nl = 33 - i2 < 8 ? 33 - i2 : 8;
+            float qx[2][8], q2[2][8];
+            unsigned pass = 0;
+            for (int h = 0; h < 2; h++) {
+                const float *xx = xxs[h];
+                const __m256 v0 = _mm256_set1_ps(xx[0]), v1 = _mm256_set1_ps(xx[1]),
+                             v2 = _mm256_set1_ps(xx[2]);
+                __m256 t0 = _mm256_mul_ps(a, v0), t1 = _mm256_mul_ps(bx, v1),
+                       t2 = _mm256_mul_ps(cx, v2);
+                GGUF__ROUNDED(t0);
+                GGUF__ROUNDED(t1);
+                GGUF__ROUNDED(t2);
+                const __m256 sqx = _mm256_add_ps(_mm256_add_ps(t0, t1), t2);
+                __m256 u0 = _mm256_mul_ps(_mm256_mul_ps(aw, v0), v0);
+                __m256 u1 = _mm256_mul_ps(_mm256_mul_ps(bw, v1), v1);
+                __m256 u2 = _mm256_mul_ps(_mm256_mul_ps(cw, v2), v2);
+                GGUF__ROUNDED(u0);
+                GGUF__ROUNDED(u1);
+                GGUF__ROUNDED(u2);
+                const __m256 sq2 = _mm256_add_ps(_mm256_add_ps(u0, u1), u2);
+                __m256 l = _mm256_mul_ps(sqx, sqx), r = _mm256_mul_ps(_mm256_set1_ps(best_score), sq2);
+                const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(sq2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                                _mm256_cmp_ps(l, r, _CMP_GT_OQ));
+                pass |= (unsigned)_mm256_movemask_ps(ok);
+                _mm256_storeu_ps(qx[h], sqx);
+                _mm256_storeu_ps(q2[h], sq2);
+            }
+            if (!(pass & ((1u << nl) - 1)))
+                continue;
+            for (int l = 0; l < nl; l++) {
+                for (int h = 0; h < 2; h++) {
+                    const float sumqx = qx[h][l], sumq2 = q2[h][l];
+                    if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+                        *scale = sumqx / sumq2;
+                        best_score = *scale * sumqx;
+                        besti1 = i1;
+                        *besti2 = i2 + l;
+                        *shift = h == 0 ? 1 : -1;
+                    }
+                }
+            }
+        }
+    }
+    return besti1;
+}
+
 #define QUANT_ENTRY_AVX2(name, grid, bytes)                                                        \
     GGUF__TARGET_AVX2 static void quant_##name##_avx2(void *dst, const float *src, int64_t nrows, \
                                                       int64_t n_per_row, const float *imatrix) {  \
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name,          \
-                   pick_avx2, iq1m_split_sums_avx2);                                               \
+                   pick_avx2, iq1m_split_sums_avx2, iq1s_split_search_avx2);                       \
     }
 QUANT_ENTRY_AVX2(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY_AVX2(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
