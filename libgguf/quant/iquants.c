@@ -341,6 +341,15 @@ static FORCE_INLINE int32_t lookup(const iq_ctx *s, int bits, unsigned code) {
     return s->map[gguf__iq_map_index(bits, code)];
 }
 
+/* lookup(s, bits, pack_code(bits, L)) without packing: the map index of 2-bit levels is their
+ * base-3 value, that of 3-bit levels their packed code. */
+static FORCE_INLINE int32_t lookup_levels(const iq_ctx *s, int bits, const int8_t *L) {
+    if (bits == 3)
+        return s->map[L[0] | L[1] << 3 | L[2] << 6 | L[3] << 9];
+    return s->map[L[0] + 3 * L[1] + 9 * L[2] + 27 * L[3] + 81 * L[4] + 243 * L[5] +
+                  729 * L[6] + 2187 * L[7]];
+}
+
 /* Level of x at inverse scale id: round((id x - 1) / 2), clamped to 0..maxl. */
 static FORCE_INLINE int8_t round_level(float id, float x, int maxl) {
     int l = gguf__nearest_int(0.5f * (id * x - 1));
@@ -398,7 +407,7 @@ static FORCE_INLINE bool snap_group(const iq_ctx *s, int bits, int8_t *L,
     const int maxl = bits == 2 ? 2 : 7;
     for (int i = 0; i < ncoords(bits); i++)
         L[i] = round_level(id, xval[i], maxl);
-    int32_t m = lookup(s, bits, pack_code(bits, L));
+    int32_t m = lookup_levels(s, bits, L);
     if (m >= 0)
         return true;
     best_candidate(s, bits, m, xval, waux, scale, L);
@@ -875,7 +884,7 @@ static int iq1_best_candidate(const iq_ctx *s, int32_t m, const float *x, const 
 /* Grid index of group L (8 levels): on the grid as it is, else the best candidate. */
 static int iq1_group(const iq_ctx *s, int8_t *L, const float *x, const float *w,
                      float scale, const float *xx, bool *all_on_grid) {
-    int32_t m = lookup(s, 2, pack_code(2, L));
+    int32_t m = lookup_levels(s, 2, L);
     if (m >= 0)
         return m;
     *all_on_grid = false;
