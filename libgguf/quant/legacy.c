@@ -691,10 +691,16 @@ GGUF__TARGET_AVX2 static inline float block_signed_absmax(const __m256 x[4], con
     __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(x[0], absmask), _mm256_and_ps(x[1], absmask)),
                              _mm256_max_ps(_mm256_and_ps(x[2], absmask), _mm256_and_ps(x[3], absmask)));
     float amax = hmax8(a);
-    for (int j = 0; amax > 0 && j < QK; j++)
-        if (fabsf(src[j]) == amax)
-            return src[j];
-    return 0.0f;
+    if (!(amax > 0))
+        return 0.0f;
+    /* the first element whose |x| equals amax: the lowest set bit of the equality masks */
+    const __m256 va = _mm256_set1_ps(amax);
+    uint32_t eq = 0;
+    for (int k = 0; k < 4; k++)
+        eq |= (uint32_t)_mm256_movemask_ps(
+                  _mm256_cmp_ps(_mm256_and_ps(x[k], absmask), va, _CMP_EQ_OQ))
+              << (8 * k);
+    return src[__builtin_ctz(eq)];
 }
 
 GGUF__TARGET_AVX2 static void quant_q4_0_avx2(void *dst, const float *src, int64_t nrows,
