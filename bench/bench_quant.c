@@ -134,7 +134,8 @@ static int64_t pick_rows(uint32_t dtype, const float *x, const float *imatrix, v
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench_quant [--scalar | --simd LEVEL] [--seconds S] [--type NAME]...\n");
+    fprintf(stderr,
+            "usage: bench_quant [--scalar | --simd LEVEL] [--seconds S] [--type NAME]...\n");
     exit(2);
 }
 

@@ -49,12 +49,18 @@ struct grid_spec {
 };
 
 static const struct grid_spec specs[GGUF__IQ_GRID_COUNT] = {
-    [GGUF__IQ_GRID_IQ2XXS] = {gguf__iq2xxs_codes, 256, 2, 2, map_iq2xxs, MAP8, nb_iq2xxs, NB_IQ2XXS, nc_iq2xxs},
-    [GGUF__IQ_GRID_IQ2XS] = {gguf__iq2xs_codes, 512, 2, 2, map_iq2xs, MAP8, nb_iq2xs, NB_IQ2XS, nc_iq2xs},
-    [GGUF__IQ_GRID_IQ2S] = {gguf__iq2s_codes, 1024, 2, 1, map_iq2s, MAP8, nb_iq2s, NB_IQ2S, nc_iq2s},
-    [GGUF__IQ_GRID_IQ1S] = {gguf__iq1s_codes, 2048, 2, 3, map_iq1s, MAP8, nb_iq1s, NB_IQ1S, nc_iq1s},
-    [GGUF__IQ_GRID_IQ3XXS] = {gguf__iq3xxs_codes, 256, 3, 2, map_iq3xxs, MAP4, nb_iq3xxs, NB_IQ3XXS, nc_iq3xxs},
-    [GGUF__IQ_GRID_IQ3S] = {gguf__iq3s_codes, 512, 3, 3, map_iq3s, MAP4, nb_iq3s, NB_IQ3S, nc_iq3s},
+    [GGUF__IQ_GRID_IQ2XXS] = {gguf__iq2xxs_codes, 256, 2, 2,
+        map_iq2xxs, MAP8, nb_iq2xxs, NB_IQ2XXS, nc_iq2xxs},
+    [GGUF__IQ_GRID_IQ2XS] = {gguf__iq2xs_codes, 512, 2, 2,
+        map_iq2xs, MAP8, nb_iq2xs, NB_IQ2XS, nc_iq2xs},
+    [GGUF__IQ_GRID_IQ2S] = {gguf__iq2s_codes, 1024, 2, 1,
+        map_iq2s, MAP8, nb_iq2s, NB_IQ2S, nc_iq2s},
+    [GGUF__IQ_GRID_IQ1S] = {gguf__iq1s_codes, 2048, 2, 3,
+        map_iq1s, MAP8, nb_iq1s, NB_IQ1S, nc_iq1s},
+    [GGUF__IQ_GRID_IQ3XXS] = {gguf__iq3xxs_codes, 256, 3, 2,
+        map_iq3xxs, MAP4, nb_iq3xxs, NB_IQ3XXS, nc_iq3xxs},
+    [GGUF__IQ_GRID_IQ3S] = {gguf__iq3s_codes, 512, 3, 3,
+        map_iq3s, MAP4, nb_iq3s, NB_IQ3S, nc_iq3s},
 };
 _Static_assert(sizeof specs / sizeof specs[0] == GGUF__IQ_GRID_COUNT, "one spec per grid");
 

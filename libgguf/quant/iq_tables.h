@@ -30,7 +30,8 @@
  * produce (2-bit fields equal to 3); we leave those out.
  *
  * The tables are built on first use, once per grid (pthread_once), into static arrays (about
- * 3 MB in all with the lists' codes, untouched until used); a build takes 5 to 40 ms. Kernels never allocate.
+ * 3 MB in all with the lists' codes, untouched until used); a build takes 5 to 40 ms. Kernels
+ * never allocate.
  * Built rather than stored because the lists total some 740,000 entries, too many to commit
  * as source.
  */

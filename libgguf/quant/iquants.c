@@ -1198,7 +1198,7 @@ static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per
     static void quant_##name(void *dst, const float *src, int64_t nrows, int64_t n_per_row,       \
                              const float *imatrix) {                                               \
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL,    \
-                   NULL, NULL);                                                                          \
+                   NULL, NULL);                                                            \
     }
 QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
 QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
@@ -1424,8 +1424,9 @@ GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int6
         const float d = gguf__half_to_float(dbits);
         for (int ib = 0; ib < QK / 32; ib++, qs += 4, qh += 2) {
             const unsigned s = gguf__ld16(sc + 2 * (ib / 2));
-            const __m256 dl[2] = {_mm256_set1_ps(d * (float)(2 * (s >> (6 * (ib % 2)) & 7) + 1)),
-                                  _mm256_set1_ps(d * (float)(2 * (s >> (6 * (ib % 2) + 3) & 7) + 1))};
+            const int s0 = s >> (6 * (ib % 2)) & 7, s1 = s >> (6 * (ib % 2) + 3) & 7;
+            const __m256 dl[2] = {_mm256_set1_ps(d * (float)(2 * s0 + 1)),
+                                  _mm256_set1_ps(d * (float)(2 * s1 + 1))};
             for (int l = 0; l < 4; l++) {
                 const unsigned h = qh[l / 2] >> (4 * (l % 2));
                 const unsigned code = gguf__iq1s_codes[qs[l] | (h & 7) << 8];
@@ -1473,7 +1474,8 @@ GGUF__TARGET_AVX2 static int pick_avx2(const iq_ctx *s, int bits, const uint16_t
     __m256 best = big;
     __m256i best_j = _mm256_set1_epi32(INT32_MAX);
     for (int j = 0; j < n; j += 8) {
-        __m256i c = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(codes + j)));
+        __m256i c =
+            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(codes + j)));
         __m256 acc;
         if (bits == 2) {
             acc = _mm256_permutevar8x32_ps(e[0], _mm256_and_si256(c, three));
@@ -1532,11 +1534,11 @@ GGUF__TARGET_AVX2 static void iq1m_split_sums_avx2(const int *idx, const float *
         for (int j = 0; j < 16; j++) {
             const int i = idx[j];
             const __m256i jj = _mm256_set1_epi32(j);
-            /* t = (j >= i1) + (j >= i2) */
+            /* t = (j >= i1) + (j >= i2), from the masks j + 1 > i */
+            const __m256i j1 = _mm256_add_epi32(jj, _mm256_set1_epi32(1));
             const __m256i t = _mm256_sub_epi32(
                 _mm256_setzero_si256(),
-                _mm256_add_epi32(_mm256_cmpgt_epi32(_mm256_add_epi32(jj, _mm256_set1_epi32(1)), i1),
-                                 _mm256_cmpgt_epi32(_mm256_add_epi32(jj, _mm256_set1_epi32(1)), i2)));
+                _mm256_add_epi32(_mm256_cmpgt_epi32(j1, i1), _mm256_cmpgt_epi32(j1, i2)));
             const __m256 vp = _mm256_permutevar8x32_ps(plus, t);
             const __m256 vm = _mm256_permutevar8x32_ps(minus, t);
             const __m256 wi = _mm256_set1_ps(w[i]), xi = _mm256_set1_ps(x[i]);
@@ -1603,7 +1605,8 @@ GGUF__TARGET_AVX2 static int iq1s_split_search_avx2(const float *sumx, const flo
                 GGUF__ROUNDED(u1);
                 GGUF__ROUNDED(u2);
                 const __m256 sq2 = _mm256_add_ps(_mm256_add_ps(u0, u1), u2);
-                __m256 l = _mm256_mul_ps(sqx, sqx), r = _mm256_mul_ps(_mm256_set1_ps(best_score), sq2);
+                __m256 l = _mm256_mul_ps(sqx, sqx);
+                __m256 r = _mm256_mul_ps(_mm256_set1_ps(best_score), sq2);
                 const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(sq2, _mm256_setzero_ps(), _CMP_GT_OQ),
                                                 _mm256_cmp_ps(l, r, _CMP_GT_OQ));
                 pass |= (unsigned)_mm256_movemask_ps(ok);
