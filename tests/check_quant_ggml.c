@@ -11,7 +11,7 @@
  *  - our quantized bytes equal ggml_quantize_chunk's, byte for byte;
  *  - our dequantization of ggml's bytes, and of random bytes (any scale, Inf and NaN
  *    included), equals ggml's to_float bit for bit.
- * The inputs hold no NaN or Inf: ggml aborts on some of them, and which NaN payload a result
+ * Under valgrind the program skips (see under_valgrind). The inputs hold no NaN or Inf: ggml aborts on some of them, and which NaN payload a result
  * carries differs between ggml's own builds (see libgguf/quant/quant.h). A failure prints
  * its seed; GGUF_QUANT_SEED=N reruns with that seed.
  */
@@ -271,7 +271,19 @@ START_TEST(test_dequantize_like_ggml) {
 }
 END_TEST
 
+/* 1 under valgrind (its preload libraries are in LD_PRELOAD): there ggml's own table builds
+ * alone take many minutes; the plain and ASan runs make the comparison, and check_quant runs
+ * the same kernels under valgrind. */
+static bool under_valgrind(void) {
+    const char *p = getenv("LD_PRELOAD");
+    return p && strstr(p, "vgpreload");
+}
+
 int main(void) {
+    if (under_valgrind()) {
+        printf("check_quant_ggml: under valgrind, ggml's tables take too long to build: SKIP\n");
+        return 77;
+    }
     if (!load_ggml()) {
         printf("check_quant_ggml: %s not loadable (set GGML_BASE_LIB): SKIP\n", ggml_path);
         return 77;
