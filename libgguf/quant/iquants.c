@@ -371,19 +371,21 @@ static FORCE_INLINE int best_candidate(const iq_ctx *s, int bits, int32_t m,
     const uint16_t *list = gguf__iq_candidates(s->tables, m);
     float best_d2 = FLT_MAX;
     int best = -1;
-    if (s->pick)
+    if (s->pick) { /* the SIMD search, same answer */
         best = s->pick(s, bits, list, xval, w, scale, odd_values);
-    for (int j = 1; !s->pick && j <= list[0]; j++) {
-        unsigned code = s->codes[list[j]];
-        float d2 = 0;
-        for (int i = 0; i < ncoords(bits); i++) {
-            float q = (float)(2 * (int)level_at(bits, code, i) + 1);
-            float diff = scale * q - xval[i];
-            d2 += w[i] * diff * diff;
-        }
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = list[j];
+    } else {
+        for (int j = 1; j <= list[0]; j++) {
+            unsigned code = s->codes[list[j]];
+            float d2 = 0;
+            for (int i = 0; i < ncoords(bits); i++) {
+                float q = (float)(2 * (int)level_at(bits, code, i) + 1);
+                float diff = scale * q - xval[i];
+                d2 += w[i] * diff * diff;
+            }
+            if (d2 < best_d2) {
+                best_d2 = d2;
+                best = list[j];
+            }
         }
     }
     if (best < 0) /* ggml aborts here (NaN input) */
@@ -858,19 +860,21 @@ static int iq1_best_candidate(const iq_ctx *s, int32_t m, const float *x, const 
     const uint16_t *list = gguf__iq_candidates(s->tables, m);
     float best_d2 = FLT_MAX;
     int best = -1;
-    if (s->pick)
+    if (s->pick) { /* the SIMD search, same answer */
         best = s->pick(s, 2, list, x, w, scale, xx);
-    for (int j = 1; !s->pick && j <= list[0]; j++) {
-        unsigned code = s->codes[list[j]];
-        float d2 = 0;
-        for (int i = 0; i < 8; i++) {
-            float q = xx[gguf__iq_level2(code, i)];
-            float diff = scale * q - x[i];
-            d2 += w[i] * diff * diff;
-        }
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = list[j];
+    } else {
+        for (int j = 1; j <= list[0]; j++) {
+            unsigned code = s->codes[list[j]];
+            float d2 = 0;
+            for (int i = 0; i < 8; i++) {
+                float q = xx[gguf__iq_level2(code, i)];
+                float diff = scale * q - x[i];
+                d2 += w[i] * diff * diff;
+            }
+            if (d2 < best_d2) {
+                best_d2 = d2;
+                best = list[j];
+            }
         }
     }
     /* ggml falls back to scanning the whole grid here, reading past the group (a bug), and
