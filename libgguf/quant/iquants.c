@@ -1391,6 +1391,12 @@ static inline GGUF__TARGET_AVX2 __m256 iq1_values_avx2(bool minus) {
                  : _mm256_setr_ps(-1 + IQ1_DELTA, IQ1_DELTA, 1 + IQ1_DELTA, 0, 0, 0, 0, 0);
 }
 
+/* Both in one register: index level for +1/8, 4 + level for -1/8 (no branch on the sign). */
+static inline GGUF__TARGET_AVX2 __m256 iq1_values_both_avx2(void) {
+    return _mm256_setr_ps(-1 + IQ1_DELTA, IQ1_DELTA, 1 + IQ1_DELTA, 0, -1 - IQ1_DELTA,
+                          -IQ1_DELTA, 1 - IQ1_DELTA, 0);
+}
+
 GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
@@ -1417,7 +1423,7 @@ GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int6
 
 GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
+    const __m256 both = iq1_values_both_avx2();
     for (int64_t i = 0; i < n / QK; i++, b += IQ1M_BYTES, y += QK) {
         const uint16_t dbits = iq1m_scale_bits(b + 48);
         if (gguf__half_special(dbits)) {
@@ -1434,10 +1440,10 @@ GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int6
             for (int l = 0; l < 4; l++) {
                 const unsigned h = qh[l / 2] >> (4 * (l % 2));
                 const unsigned code = gguf__iq1s_codes[qs[l] | (h & 7) << 8];
-                const __m256 values = h & 8 ? minus : plus;
+                const __m256i idx =
+                    _mm256_or_si256(levels2_avx2(code), _mm256_set1_epi32((int)(h & 8) >> 1));
                 st8_avx2(y + 32 * ib + 8 * l,
-                                 _mm256_mul_ps(dl[l / 2], _mm256_permutevar8x32_ps(
-                                                              values, levels2_avx2(code))));
+                         _mm256_mul_ps(dl[l / 2], _mm256_permutevar8x32_ps(both, idx)));
             }
         }
     }
