@@ -148,6 +148,8 @@ enum gguf_dtype {
 /* ggml's upper-case name of a tensor type ("Q4_K", "BF16"), or NULL for an id this library
  * does not know (removed ids included). */
 GGUF_API const char *gguf_dtype_name(uint32_t dtype);
+/* 1 for an id ggml removed from files (4-5, 31-33, 36-38: readers must refuse them), else 0. */
+GGUF_API int gguf_dtype_removed(uint32_t dtype);
 /* Parses a tensor type name, in any case ("q4_k", "Q4_K"). Returns the id, or -1. */
 GGUF_API int gguf_dtype_parse(const char *name);
 /* Elements per block (1 for plain types), or 0 for an unknown id. */
@@ -337,6 +339,10 @@ struct gguf_value {
 /* Tensors                                                                                     */
 
 #define GGUF_MAX_DIMS 4
+/* Tensor names are at most this many bytes (the spec's limit; ggml wants fewer). */
+#define GGUF_TENSOR_NAME_MAX 64
+/* gguf_tensor_info.nbytes of a tensor whose type this library does not know. */
+#define GGUF_NBYTES_UNKNOWN UINT64_MAX
 
 typedef struct gguf_tensor_info {
     const char *name;      /* not NUL-terminated */
@@ -345,7 +351,7 @@ typedef struct gguf_tensor_info {
     uint64_t dims[GGUF_MAX_DIMS]; /* dims beyond n_dims are 1 */
     uint32_t type;         /* a gguf_dtype (or an unknown id with GGUF_OPEN_UNKNOWN_TYPES) */
     uint64_t offset;       /* relative to the data offset */
-    uint64_t nbytes;       /* UINT64_MAX when the type is unknown */
+    uint64_t nbytes;       /* GGUF_NBYTES_UNKNOWN when the type is unknown */
 } gguf_tensor_info;
 
 GGUF_API size_t gguf_tensor_count(const gguf_file *f);

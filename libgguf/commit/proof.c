@@ -31,7 +31,7 @@ static void crc_all(void *ctx, size_t task, unsigned worker) {
     crc_side *s = &j->side[task];
     for (size_t i = 0; s->rc == 0 && i < j->src->n_tensors; i++) {
         const gguf__tensor *t = &j->src->tensors[i];
-        if (t->nbytes == UINT64_MAX || t->src_offset == GGUF__NO_SOURCE)
+        if (t->nbytes == GGUF_NBYTES_UNKNOWN || t->src_offset == GGUF__NO_SOURCE)
             continue; /* unknown size, or new bytes: nothing to compare with */
         const gguf__tensor *mine = &s->f->tensors[i];
         s->rc = gguf__crc_range(&s->crcs[i], s->f, mine->src_offset, mine->nbytes, &s->err);

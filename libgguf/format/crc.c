@@ -41,9 +41,9 @@ int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err
     if (f == NULL || i >= f->n_tensors)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
     const gguf__tensor *t = &f->tensors[i];
-    if (t->nbytes == UINT64_MAX || t->src_offset == GGUF__NO_SOURCE)
+    if (t->nbytes == GGUF_NBYTES_UNKNOWN || t->src_offset == GGUF__NO_SOURCE)
         return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset, "tensor %zu has %s", i,
-                          t->nbytes == UINT64_MAX ? "an unknown type and size" : "no bytes yet");
+                          t->nbytes == GGUF_NBYTES_UNKNOWN ? "an unknown type and size" : "no bytes yet");
     return gguf__crc_range(crc, f, t->src_offset, t->nbytes, err);
 }
 

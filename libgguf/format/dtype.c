@@ -7,14 +7,17 @@ typedef struct dtype_info {
     const char *name;
     uint32_t block_elems;
     uint32_t block_bytes;
+    bool removed; /* ggml removed it from files: no name, no size, refused by readers */
 } dtype_info;
 
-/* Removed ids (4, 5, 31-33, 36-38) stay zero: unknown to us, refused by ggml. */
+/* Removed ids (4, 5, 31-33, 36-38) have no name: unknown to us, refused by ggml. */
 static const dtype_info dtypes[GGUF_DTYPE_COUNT] = {
     [GGUF_DTYPE_F32] = {"F32", 1, 4},
     [GGUF_DTYPE_F16] = {"F16", 1, 2},
     [GGUF_DTYPE_Q4_0] = {"Q4_0", 32, 18},
     [GGUF_DTYPE_Q4_1] = {"Q4_1", 32, 20},
+    [4] = {.removed = true}, /* Q4_2 */
+    [5] = {.removed = true}, /* Q4_3 */
     [GGUF_DTYPE_Q5_0] = {"Q5_0", 32, 22},
     [GGUF_DTYPE_Q5_1] = {"Q5_1", 32, 24},
     [GGUF_DTYPE_Q8_0] = {"Q8_0", 32, 34},
@@ -40,8 +43,14 @@ static const dtype_info dtypes[GGUF_DTYPE_COUNT] = {
     [GGUF_DTYPE_F64] = {"F64", 1, 8},
     [GGUF_DTYPE_IQ1_M] = {"IQ1_M", 256, 56},
     [GGUF_DTYPE_BF16] = {"BF16", 1, 2},
+    [31] = {.removed = true}, /* Q4_0_4_4 */
+    [32] = {.removed = true}, /* Q4_0_4_8 */
+    [33] = {.removed = true}, /* Q4_0_8_8 */
     [GGUF_DTYPE_TQ1_0] = {"TQ1_0", 256, 54},
     [GGUF_DTYPE_TQ2_0] = {"TQ2_0", 256, 66},
+    [36] = {.removed = true}, /* IQ4_NL_4_4 */
+    [37] = {.removed = true}, /* IQ4_NL_4_8 */
+    [38] = {.removed = true}, /* IQ4_NL_8_8 */
     [GGUF_DTYPE_MXFP4] = {"MXFP4", 32, 17},
     [GGUF_DTYPE_NVFP4] = {"NVFP4", 64, 36},
     [GGUF_DTYPE_Q1_0] = {"Q1_0", 128, 18},
@@ -53,6 +62,10 @@ static const dtype_info *lookup(uint32_t dtype) {
     if (dtype >= GGUF_DTYPE_COUNT || dtypes[dtype].name == NULL)
         return NULL;
     return &dtypes[dtype];
+}
+
+int gguf_dtype_removed(uint32_t dtype) {
+    return dtype < GGUF_DTYPE_COUNT && dtypes[dtype].removed;
 }
 
 const char *gguf_dtype_name(uint32_t dtype) {

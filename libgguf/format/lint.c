@@ -101,9 +101,9 @@ static void lint_tensors(lint *l, const gguf_file *f) {
     for (size_t i = 0; i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
         const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);
-        if (t->name_len >= 64)
-            warn(l, t->info_offset, "tensor '%s': name of %llu bytes (ggml wants fewer than 64)",
-                 qn, (unsigned long long)t->name_len);
+        if (t->name_len >= GGUF_TENSOR_NAME_MAX)
+            warn(l, t->info_offset, "tensor '%s': name of %llu bytes (ggml wants fewer than %d)",
+                 qn, (unsigned long long)t->name_len, GGUF_TENSOR_NAME_MAX);
         if (packed && t->offset != expect) {
             warn(l, t->info_offset,
                  "tensor '%s': offset %llu where ggml expects %llu (tensor data must be packed in "
@@ -111,7 +111,7 @@ static void lint_tensors(lint *l, const gguf_file *f) {
                  (unsigned long long)expect);
             packed = false;
         }
-        if (t->nbytes == UINT64_MAX) {
+        if (t->nbytes == GGUF_NBYTES_UNKNOWN) {
             warn(l, t->info_offset, "tensor '%s': unknown tensor type id %u", qn, t->type);
             packed = false;
             continue;

@@ -180,10 +180,6 @@ static int parse_alignment(gguf_file *f, gguf_error *err) {
 
 /* ---- tensor infos ---- */
 
-static bool removed_dtype(uint32_t t) {
-    return t == 4 || t == 5 || (t >= 31 && t <= 33) || (t >= 36 && t <= 38);
-}
-
 static int parse_tensor(gguf_file *f, gguf__cursor *c, uint64_t i, gguf__tensor *t,
                         gguf_error *err) {
     char q[QUOTE_MAX];
@@ -201,10 +197,11 @@ static int parse_tensor(gguf_file *f, gguf__cursor *c, uint64_t i, gguf__tensor 
     t->name = (const char *)np;
     t->name_len = n;
     const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)n);
-    if (n > 64)
+    if (n > GGUF_TENSOR_NAME_MAX)
         return gguf__fail(err, GGUF_ECORRUPT, start,
-                          "tensor '%s' at byte %llu: name of %llu bytes is longer than 64",
-                          qn, (unsigned long long)start, (unsigned long long)n);
+                          "tensor '%s' at byte %llu: name of %llu bytes is longer than %d",
+                          qn, (unsigned long long)start, (unsigned long long)n,
+                          GGUF_TENSOR_NAME_MAX);
     uint64_t at = c->pos;
     if (!gguf__cursor_u32(c, &t->n_dims))
         return gguf__fail(err, GGUF_ETRUNC, at,
@@ -243,7 +240,7 @@ static int parse_tensor(gguf_file *f, gguf__cursor *c, uint64_t i, gguf__tensor 
                           "tensor '%s': type cut off by the end of file at byte %llu", qn,
                           (unsigned long long)at);
     if (gguf_dtype_name(t->type) == NULL) {
-        if (removed_dtype(t->type))
+        if (gguf_dtype_removed(t->type))
             return gguf__fail(err, GGUF_ECORRUPT, at,
                               "tensor '%s' at byte %llu: tensor type %u was removed from ggml and GGUF files",
                               qn, (unsigned long long)at, t->type);
@@ -251,7 +248,7 @@ static int parse_tensor(gguf_file *f, gguf__cursor *c, uint64_t i, gguf__tensor 
             return gguf__fail(err, GGUF_EUNSUPPORTED, at,
                               "tensor '%s' at byte %llu: unknown tensor type id %u",
                               qn, (unsigned long long)at, t->type);
-        t->nbytes = UINT64_MAX;
+        t->nbytes = GGUF_NBYTES_UNKNOWN;
     } else {
         gguf_error sub;
         gguf_error_clear(&sub);
@@ -288,7 +285,7 @@ static int check_layout(gguf_file *f, gguf_error *err) {
                               qn, (unsigned long long)t->offset, f->alignment);
         uint64_t size = f->size;
         uint64_t room = size - f->data_offset;
-        uint64_t need = t->nbytes == UINT64_MAX ? 0 : t->nbytes;
+        uint64_t need = t->nbytes == GGUF_NBYTES_UNKNOWN ? 0 : t->nbytes;
         if (t->offset > room || need > room - t->offset)
             return gguf__fail(err, GGUF_ETRUNC, t->info_offset,
                               "tensor '%s': data at offset %llu + %llu bytes (file bytes %llu..%llu) runs past the end of file (%llu bytes)",
@@ -312,7 +309,7 @@ static int check_layout(gguf_file *f, gguf_error *err) {
     const gguf__tensor *last = NULL; /* the tensor that ends furthest so far */
     for (size_t i = 0; i < f->n_tensors && rc == 0; i++) {
         const gguf__tensor *b = order[i];
-        if (b->nbytes == 0 || b->nbytes == UINT64_MAX)
+        if (b->nbytes == 0 || b->nbytes == GGUF_NBYTES_UNKNOWN)
             continue;
         if (last != NULL && b->offset < last->offset + last->nbytes) {
             char q2[QUOTE_MAX];

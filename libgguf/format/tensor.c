@@ -19,7 +19,7 @@ void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i) {
 }
 
 const void *gguf_tensor_data(const gguf_file *f, size_t i) {
-    if (i >= f->n_tensors || f->tensors[i].nbytes == UINT64_MAX ||
+    if (i >= f->n_tensors || f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ||
         f->tensors[i].src_offset == GGUF__NO_SOURCE || f->src == NULL)
         return NULL;
     const uint8_t *all = f->src->mem != NULL ? f->src->mem : f->src->map;
@@ -31,9 +31,9 @@ int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, s
     if (f == NULL || i >= f->n_tensors)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no tensor %zu", i);
     const gguf__tensor *t = &f->tensors[i];
-    if (t->nbytes == UINT64_MAX || t->src_offset == GGUF__NO_SOURCE)
+    if (t->nbytes == GGUF_NBYTES_UNKNOWN || t->src_offset == GGUF__NO_SOURCE)
         return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset, "tensor %zu has %s", i,
-                          t->nbytes == UINT64_MAX ? "an unknown size" : "no bytes yet");
+                          t->nbytes == GGUF_NBYTES_UNKNOWN ? "an unknown size" : "no bytes yet");
     if (offset > t->nbytes || len > t->nbytes - offset)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "bytes %llu..%llu are outside tensor %zu (%llu bytes)",
@@ -50,9 +50,9 @@ int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, gguf_erro
         return gguf__fail(err, GGUF_ENOTFOUND, GGUF_ERROR_NO_OFFSET, "no tensor '%s'",
                           from ? from : "");
     size_t n = to ? strlen(to) : 0;
-    if (n > 64)
+    if (n > GGUF_TENSOR_NAME_MAX)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "tensor name of %zu bytes is longer than 64", n);
+                          "tensor name of %zu bytes is longer than %d", n, GGUF_TENSOR_NAME_MAX);
     if (strcmp(from, to) == 0)
         return 0;
     if (gguf_tensor_find(f, to) >= 0)
@@ -88,9 +88,9 @@ int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err) {
 }
 
 static int check_new_name(const gguf_file *f, const char *name, size_t n, gguf_error *err) {
-    if (n > 64)
+    if (n > GGUF_TENSOR_NAME_MAX)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "tensor name of %zu bytes is longer than 64", n);
+                          "tensor name of %zu bytes is longer than %d", n, GGUF_TENSOR_NAME_MAX);
     if (gguf_tensor_find(f, name) >= 0)
         return gguf__fail(err, GGUF_EEXIST, GGUF_ERROR_NO_OFFSET, "tensor '%s' exists", name);
     return 0;

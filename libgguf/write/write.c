@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +46,7 @@ static int plan_packed_offsets(plan *p, const gguf_file *f, gguf_error *err) {
     uint64_t at = 0;
     for (size_t i = 0; i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
-        if (t->nbytes == UINT64_MAX) {
+        if (t->nbytes == GGUF_NBYTES_UNKNOWN) {
             char q[96];
             return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
                               "tensor '%s': unknown type id %u, its size is unknown: cannot lay it out again",
@@ -122,7 +121,7 @@ static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
         const gguf__tensor *t = &f->tensors[i];
         if (t->src_offset == GGUF__NO_SOURCE)
             continue; /* filled in the output's byte order */
-        if (t->nbytes == UINT64_MAX || gguf__byteswap_blocks(t->type, NULL, 0) != 0) {
+        if (t->nbytes == GGUF_NBYTES_UNKNOWN || gguf__byteswap_blocks(t->type, NULL, 0) != 0) {
             char q[96];
             const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);
             const char *name = gguf_dtype_name(t->type);
@@ -174,6 +173,7 @@ typedef struct output {
     uint64_t total;
     uint8_t *buf;      /* CHUNK bytes, for byte-order conversion */
     uint64_t pos;      /* bytes written to fd so far */
+    gguf__pool *pool;  /* threads for byte-order conversion, or NULL */
     gguf__write_ctl *ctl; /* may be NULL */
 } output;
 
@@ -278,50 +278,29 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
     return rc;
 }
 
-/* Byte-order conversion of one chunk, split over threads at block boundaries. */
+/* Byte-order conversion of one chunk, split over the pool's threads at block boundaries. */
 typedef struct swap_job {
     uint32_t dtype;
     uint8_t *buf;
-    size_t n;
+    size_t blocks, block;
+    unsigned parts;
 } swap_job;
 
-static void *swap_worker(void *arg) {
-    swap_job *j = arg;
-    gguf__byteswap_blocks(j->dtype, j->buf, j->n);
-    return NULL;
+static void swap_part(void *ctx, size_t part, unsigned worker) {
+    (void)worker;
+    const swap_job *j = ctx;
+    size_t first = j->blocks * part / j->parts, last = j->blocks * (part + 1) / j->parts;
+    gguf__byteswap_blocks(j->dtype, j->buf + first * j->block, (last - first) * j->block);
 }
 
-#define MAX_THREADS 64
-
-static void swap_chunk(uint32_t dtype, uint8_t *buf, size_t n, unsigned threads) {
+static void swap_chunk(const output *o, uint32_t dtype, uint8_t *buf, size_t n) {
     size_t block = gguf_dtype_block_bytes(dtype);
-    size_t blocks = n / block;
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    if (threads <= 1 || blocks < (size_t)threads * 1024) {
+    swap_job job = {dtype, buf, n / block, block, gguf__pool_threads(o->pool)};
+    if (job.parts <= 1 || job.blocks < (size_t)job.parts * 1024) {
         gguf__byteswap_blocks(dtype, buf, n);
         return;
     }
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    swap_job jobs[MAX_THREADS];
-    size_t at = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        size_t count = blocks / threads + (t < blocks % threads);
-        jobs[t] = (swap_job){dtype, buf + at * block, count * block};
-        at += count;
-        /* a thread that cannot be started does its share here */
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, swap_worker, &jobs[t]) == 0;
-    }
-    for (unsigned t = 0; t < threads; t++) {
-        if (!started[t])
-            swap_worker(&jobs[t]);
-    }
-    for (unsigned t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-    }
+    gguf__pool_run(o->pool, job.parts, swap_part, &job);
 }
 
 /* Bytes of one row (dims[0] elements) of a tensor. */
@@ -366,13 +345,12 @@ static int out_tensor(output *o, const gguf_file *f, const gguf__tensor *t, bool
      * cost 2-4x the CPU time: each pass over them goes to memory) */
     size_t block = gguf_dtype_block_bytes(t->type);
     size_t chunk = SWAP_CHUNK - SWAP_CHUNK % block;
-    unsigned threads = o->opt ? o->opt->threads : 0;
     for (uint64_t at = 0; at < t->nbytes;) {
         size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
         int rc = gguf__file_read(f, o->buf, n, t->src_offset + at, err);
         if (rc != 0)
             return rc;
-        swap_chunk(t->type, o->buf, n, threads);
+        swap_chunk(o, t->type, o->buf, n);
         rc = out_bytes(o, o->buf, n, err);
         if (rc != 0)
             return rc;
@@ -429,7 +407,7 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < f->n_tensors; i++)
-        o->total += f->tensors[i].nbytes == UINT64_MAX ? 0 : f->tensors[i].nbytes;
+        o->total += f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ? 0 : f->tensors[i].nbytes;
     /* a conversion buffer: CHUNK bytes, or one row of a filled tensor if that is more */
     size_t buf_size = p->swap ? CHUNK : 0;
     for (size_t i = 0; i < f->n_tensors; i++) {
@@ -445,6 +423,10 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                               "out of memory for the conversion buffer");
     }
+    /* threads, when asked for, convert the byte order (a pool that cannot start threads, or no
+     * pool for want of memory, converts on this thread: the same bytes) */
+    if (p->swap && o->opt != NULL && o->opt->threads > 1)
+        (void)gguf__pool_new(&o->pool, o->opt->threads);
     if (p->packed)
         rc = out_packed(o, f, p, err);
     else if (p->swap)
@@ -453,6 +435,8 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
         rc = out_source(o, f, f->data_offset, f->size, err);
     gguf__free(o->buf);
     o->buf = NULL;
+    gguf__pool_free(o->pool);
+    o->pool = NULL;
     return rc;
 }
 
