@@ -182,8 +182,17 @@ GGUF_HIDDEN bool gguf__utf8_valid(const void *s, size_t n);
 
 /* A JSON string literal of the bytes (always valid UTF-8 JSON: see json.c). */
 GGUF_HIDDEN void gguf__json_str(gguf__buf *b, const void *s, size_t n);
+/* The same, written at o, which has room for 6 * n + 2 bytes; returns the end. */
+GGUF_HIDDEN uint8_t *gguf__json_str_to(uint8_t *o, const void *s, size_t n);
+/* count encoded strings at p (each a length, u64 when wide else u32, in the byte order big,
+ * then its bytes) as JSON strings separated by commas, written at o; o has room for 7 times
+ * the encoded bytes. Returns the end. */
+GGUF_HIDDEN uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *p, uint64_t count, bool wide,
+                                         bool big);
 /* A float with `digits` significant digits (9 for f32, 17 for f64); non-finite as a string. */
 GGUF_HIDDEN void gguf__json_double(gguf__buf *b, double d, int digits);
+/* The same for a float, exactly as "%.9g" prints it, faster. */
+GGUF_HIDDEN void gguf__json_f32(gguf__buf *b, float f);
 GGUF_HIDDEN void gguf__json_u64(gguf__buf *b, uint64_t v);
 GGUF_HIDDEN void gguf__json_i64(gguf__buf *b, int64_t v);
 

@@ -1,14 +1,90 @@
 /* Metadata values as JSON: the one rendering that `show --json`, `get --json` and the catalog
  * share (base/json.c writes the strings and numbers). BOOL as true/false, integers exactly,
  * FLOAT32 with 9 and FLOAT64 with 17 significant digits, strings as valid UTF-8 JSON, arrays
- * (nested too) as JSON arrays. */
+ * (nested too) as JSON arrays. Arrays of scalars and strings are walked in their encoded bytes
+ * directly: a vocabulary is a few arrays of hundreds of thousands of elements. */
 #include "format/format.h"
+
+#include <string.h>
+
+/* One scalar of type t, encoded at p in the value's byte order. */
+static void scalar_json(gguf__buf *b, uint32_t t, const uint8_t *p, bool big) {
+    switch (t) {
+    case GGUF_VTYPE_U8: gguf__json_u64(b, p[0]); break;
+    case GGUF_VTYPE_I8: gguf__json_i64(b, (int8_t)p[0]); break;
+    case GGUF_VTYPE_U16: gguf__json_u64(b, gguf__load16(p, big)); break;
+    case GGUF_VTYPE_I16: gguf__json_i64(b, (int16_t)gguf__load16(p, big)); break;
+    case GGUF_VTYPE_U32: gguf__json_u64(b, gguf__load32(p, big)); break;
+    case GGUF_VTYPE_I32: gguf__json_i64(b, (int32_t)gguf__load32(p, big)); break;
+    case GGUF_VTYPE_U64: gguf__json_u64(b, gguf__load64(p, big)); break;
+    case GGUF_VTYPE_I64: gguf__json_i64(b, (int64_t)gguf__load64(p, big)); break;
+    case GGUF_VTYPE_BOOL: gguf__buf_str(b, p[0] ? "true" : "false"); break;
+    case GGUF_VTYPE_F32: {
+        uint32_t bits = gguf__load32(p, big);
+        float f;
+        memcpy(&f, &bits, 4);
+        gguf__json_f32(b, f);
+        break;
+    }
+    case GGUF_VTYPE_F64: {
+        uint64_t bits = gguf__load64(p, big);
+        double d;
+        memcpy(&d, &bits, 8);
+        gguf__json_double(b, d, 17);
+        break;
+    }
+    default: gguf__buf_str(b, "null"); break;
+    }
+}
+
+/* An array whose elements are scalars or strings, from its bytes (checked by the parser, or
+ * built by an edit). */
+static void flat_array_json(gguf__buf *b, const gguf_value *v, size_t limit) {
+    bool big = v->big_endian;
+    uint32_t elem = gguf_value_elem_type(v);
+    uint64_t count = gguf_value_count(v);
+    size_t w = v->wide ? 8 : 4;
+    const uint8_t *p = v->raw + 4 + w;
+    size_t size = gguf_vtype_size(elem);
+    if (elem == GGUF_VTYPE_STRING && limit == 0 && v->raw_len < SIZE_MAX / 8) {
+        /* one reservation for the whole array: each string needs at most 6 bytes per byte,
+         * its quotes and a comma, all within 7 times the encoded size */
+        size_t room = (size_t)v->raw_len * 7 + 2;
+        uint8_t *o = gguf__buf_grow(b, room);
+        if (o == NULL)
+            return;
+        uint8_t *start = o;
+        *o++ = '[';
+        o = gguf__json_str_list(o, p, count, w == 8, big);
+        *o++ = ']';
+        b->len -= room - (size_t)(o - start);
+        return;
+    }
+    gguf__buf_add(b, "[", 1);
+    for (uint64_t i = 0; i < count; i++) {
+        if (b->failed || (limit != 0 && b->len > limit))
+            return;
+        if (i > 0)
+            gguf__buf_add(b, ",", 1);
+        if (elem == GGUF_VTYPE_STRING) {
+            uint64_t n = w == 8 ? gguf__load64(p, big) : gguf__load32(p, big);
+            gguf__json_str(b, p + w, (size_t)n);
+            p += w + n;
+        } else {
+            scalar_json(b, elem, p, big);
+            p += size;
+        }
+    }
+    gguf__buf_add(b, "]", 1);
+}
 
 void gguf__value_json(gguf__buf *b, const gguf_value *v, size_t limit) {
     uint32_t t = gguf_value_type(v);
     if (b->failed || (limit != 0 && b->len > limit))
         return;
-    if (t == GGUF_VTYPE_ARRAY) {
+    if (t == GGUF_VTYPE_ARRAY && gguf_value_elem_type(v) != GGUF_VTYPE_ARRAY) {
+        flat_array_json(b, v, limit);
+    } else if (t == GGUF_VTYPE_ARRAY) {
         gguf_value_iter it;
         gguf_value e;
         gguf_value_iter_init(&it, v);
@@ -21,29 +97,13 @@ void gguf__value_json(gguf__buf *b, const gguf_value *v, size_t limit) {
             gguf__value_json(b, &e, limit);
         }
         gguf__buf_add(b, "]", 1);
-    } else if (t == GGUF_VTYPE_BOOL) {
-        uint8_t x = 0;
-        gguf_value_get_bool_byte(&x, v, NULL);
-        gguf__buf_str(b, x ? "true" : "false");
-    } else if (t == GGUF_VTYPE_F32 || t == GGUF_VTYPE_F64) {
-        double d = 0;
-        gguf_value_get_f64(&d, v, NULL);
-        gguf__json_double(b, d, t == GGUF_VTYPE_F32 ? 9 : 17);
     } else if (t == GGUF_VTYPE_STRING) {
         const char *s = "";
         uint64_t len = 0;
         gguf_value_get_str(&s, &len, v, NULL);
         gguf__json_str(b, s, (size_t)len);
     } else {
-        uint64_t u = 0;
-        int64_t i = 0;
-        int is_signed = 0;
-        if (gguf_value_get_int(&u, &i, &is_signed, v, NULL) != 0)
-            gguf__buf_str(b, "null");
-        else if (is_signed)
-            gguf__json_i64(b, i);
-        else
-            gguf__json_u64(b, u);
+        scalar_json(b, t, v->raw, v->big_endian);
     }
 }
 

@@ -142,7 +142,24 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
         }
         return 0;
     }
-    for (uint64_t i = 0; i < count; i++) {
+    uint64_t i = 0;
+    if (elem == GGUF_VTYPE_STRING) {
+        /* the common case (vocabularies): strings that are all in memory, walked without a
+         * call per string; the first one that is not (cut off, or not yet held) goes the
+         * careful way below, which says why */
+        uint64_t pos = c->pos, held = c->held;
+        for (; i < count; i++) {
+            if (held - pos < lenw)
+                break;
+            uint64_t n = lenw == 8 ? gguf__load64(c->base + pos, c->big)
+                                   : gguf__load32(c->base + pos, c->big);
+            if (held - pos - lenw < n)
+                break;
+            pos += lenw + n;
+        }
+        c->pos = pos;
+    }
+    for (; i < count; i++) {
         gguf__path sub = {path, NULL, 0, i};
         int rc = elem == GGUF_VTYPE_STRING ? skip_string(c, &sub, err)
                                            : skip_array(c, depth + 1, &sub, err);
