@@ -142,9 +142,7 @@ int cmd_convert(int argc, char **argv) {
     if (tty && last >= 0)
         fputc('\n', stderr);
     if (rc != 0)
-        /* a tensor that cannot be converted is the input's problem; I/O errors name OUT */
-        cli_report(rc == GGUF_EUNSUPPORTED && err.offset != GGUF_ERROR_NO_OFFSET ? in : out,
-                   &err);
+        cli_report(out, &err); /* the error names the input when it is about the input */
     gguf_file_free(f);
     return rc == 0 ? CLI_OK : CLI_BAD;
 }

@@ -102,8 +102,20 @@ static int reserve_padding(int64_t *padding, const gguf_file *f, uint32_t versio
     return 0;
 }
 
+static int plan_of(plan *p, const gguf_file *f, const gguf_write_options *opt,
+                   int64_t padding, gguf_error *err);
+
+/* A plan, or an error about f (a tensor it cannot convert, ...), which names f's file. */
 static int make_plan(plan *p, const gguf_file *f, const gguf_write_options *opt,
                      int64_t padding, gguf_error *err) {
+    int rc = plan_of(p, f, opt, padding, err);
+    if (rc != 0 && f->src != NULL)
+        gguf__fail_path(err, f->src->name);
+    return rc;
+}
+
+static int plan_of(plan *p, const gguf_file *f, const gguf_write_options *opt,
+                   int64_t padding, gguf_error *err) {
     uint32_t version = opt && opt->version ? opt->version : f->version;
     bool big = opt && opt->endian >= 0 ? opt->endian == GGUF_ENDIAN_BIG : f->big;
     memset(p, 0, sizeof *p);
