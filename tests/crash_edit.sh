@@ -27,28 +27,40 @@ cp "$TMP/old.gguf" "$TMP/inplace.gguf"
 t0=$(ms_now)
 "$EDIT" set "$TMP/inplace.gguf" general.name "renamed!!" || fail "reference in-place edit"
 inplace_ms=$(( ($(ms_now) - t0) * 3 / 2 + 1 ))
-echo "crash_edit: kills within $rewrite_ms ms (rewrite) and $inplace_ms ms (in place)"
 cmp -s "$TMP/old.gguf" "$TMP/grown.gguf" && fail "the reference edit changed nothing"
 cmp -s "$TMP/old.gguf" "$TMP/inplace.gguf" && fail "the reference in-place edit changed nothing"
+# a header that outgrows its reserved room: blocks inserted in place (ext4, XFS) or a rewrite
+cp "$TMP/old.gguf" "$TMP/padded.gguf"
+"$EDIT" reserve "$TMP/padded.gguf" 4K || fail "reserve"
+python3 -c "print('z' * 20000)" > "$TMP/template.txt"
+cp "$TMP/padded.gguf" "$TMP/inserted.gguf"
+t0=$(ms_now)
+"$EDIT" set "$TMP/inserted.gguf" tokenizer.chat_template "$TMP/template.txt" --file || fail "reference growing edit"
+insert_ms=$(( ($(ms_now) - t0) * 3 / 2 + 1 ))
+echo "crash_edit: kills within $rewrite_ms ms (rewrite), $inplace_ms ms (in place), $insert_ms ms (growing past the room)"
 
 # a linear congruential generator in this shell (never in a subshell: the seed must advance)
 rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); r=$(( seed % $1 )); }
 
 olds=0; news=0
-# round NEW VALUE MAXMS: one edit killed after a random moment; counts the outcome or fails
+# round NEW VALUE MAXMS PATH [OLD]: one edit killed after a random moment; counts the outcome
+# or fails (a VALUE starting with @ is a file, set with --file)
 round() {
-    new=$1; value=$2
+    new=$1; value=$2; old=${5:-$TMP/old.gguf}
     rand "$3"
     ms=$r
-    cp "$TMP/old.gguf" "$M"
-    "$EDIT" set "$M" general.name "$value" 2>/dev/null &
+    cp "$old" "$M"
+    case $value in
+    @*) "$EDIT" set "$M" tokenizer.chat_template "${value#@}" --file 2>/dev/null & ;;
+    *) "$EDIT" set "$M" general.name "$value" 2>/dev/null & ;;
+    esac
     pid=$!
     sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
     kill -9 "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     # an editor finishes an interrupted in-place edit (its journal); reading never does
     "$EDIT" recover "$M" >/dev/null 2>"$TMP/err" || fail "recover after a kill at $ms ms: $(cat "$TMP/err")"
-    if cmp -s "$M" "$TMP/old.gguf"; then
+    if cmp -s "$M" "$old"; then
         olds=$((olds + 1)); ok; verdict=old
         eval "olds_$4=\$((olds_$4 + 1))"
     elif cmp -s "$M" "$new"; then
@@ -60,16 +72,17 @@ round() {
     echo "crash_edit: $(basename "$new" .gguf), kill at $ms ms: $verdict"
 }
 
-olds_rewrite=0; news_rewrite=0; olds_inplace=0; news_inplace=0
+olds_rewrite=0; news_rewrite=0; olds_inplace=0; news_inplace=0; olds_insert=0; news_insert=0
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     round "$TMP/grown.gguf" "$LONG" "$rewrite_ms" rewrite
     round "$TMP/inplace.gguf" "renamed!!" "$inplace_ms" inplace
+    round "$TMP/inserted.gguf" "@$TMP/template.txt" "$insert_ms" insert "$TMP/padded.gguf"
     i=$((i + 1))
 done
-echo "crash_edit: rewrite: $olds_rewrite old, $news_rewrite new; in place: $olds_inplace old, $news_inplace new"
+echo "crash_edit: rewrite: $olds_rewrite old, $news_rewrite new; in place: $olds_inplace old, $news_inplace new; growing past the room: $olds_insert old, $news_insert new"
 # both outcomes on each path, or the kills did not land during the edits and proved nothing
-for path in rewrite inplace; do
+for path in rewrite inplace insert; do
     eval "o=\$olds_$path n=\$news_$path"
     [ "$o" -gt 0 ] && [ "$n" -gt 0 ] && ok ||
         fail "$path: only one outcome in $ROUNDS rounds (seed $seed): the kills missed the edit"
