@@ -484,6 +484,8 @@ typedef struct gguf_update_result {
     int in_place;           /* 1: only the header was rewritten (through a journal) */
     uint64_t inserted;      /* bytes inserted in place before the data (a growing header, on a
                                filesystem that can insert blocks), else 0 */
+    uint64_t cloned;        /* a rewrite: bytes the new file shares with the old one (cloned by
+                               the filesystem, not copied: btrfs, XFS), else 0 */
     size_t tensors_checked; /* tensors proven to keep their bytes before anything was replaced */
     unsigned hard_links;    /* links to the file; after a rewrite, the others keep the old file */
 } gguf_update_result;

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Growing edits without copying the model (the speed issue): `reserve` keeps room in the header
 # (the libgguf.padding key); later edits consume it in place; an edit past the room inserts
-# whole blocks before the data in place on ext4 and XFS, and rewrites the file elsewhere (here:
-# tmpfs). Each result keeps every tensor's bytes, verifies, and llama.cpp loads it and computes
-# the same logits as from the original.
+# whole blocks before the data in place on ext4 and XFS, clones them into a new file on btrfs
+# (a loop-mounted image, when this runs as root), and copies them elsewhere (tmpfs). Each
+# result keeps every tensor's bytes, verifies, and llama.cpp loads it and computes the same
+# logits as from the original.
 . "$(dirname "$0")/cli_lib.sh"
 MODEL="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 if ! have_corpus || [ ! -f "$MODEL" ]; then
@@ -25,7 +26,9 @@ check_dir() { # check_dir DIR: the whole sequence in one folder
     "$EDIT" reserve "$m" 1M -v 2>"$TMP/err" && ok || fail "reserve: $(cat "$TMP/err")"
     case $(fs_type "$d") in
     ext2/ext3|xfs) grep -q "grown in place by" "$TMP/err" && ok || fail "reserve on $(fs_type "$d") copied: $(cat "$TMP/err")" ;;
-    *) grep -q "rewritten and renamed" "$TMP/err" && ok || fail "reserve on $(fs_type "$d"): $(cat "$TMP/err")" ;;
+    btrfs) grep -q "rewritten and renamed over the file ([1-9][0-9]* bytes cloned" "$TMP/err" && ok ||
+        fail "reserve on btrfs did not clone: $(cat "$TMP/err")" ;;
+    *) grep -q "rewritten and renamed over the file (0 bytes cloned" "$TMP/err" && ok || fail "reserve on $(fs_type "$d"): $(cat "$TMP/err")" ;;
     esac
     [ "$("$EDIT" get "$m" libgguf.padding --json | head -c 1)" = "[" ] && ok || fail "no padding key"
     # a 100 KiB chat template now fits in place, twice, and a smaller one too
@@ -62,5 +65,18 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     rm -rf "$shm"
 else
     skip "no tmpfs at /dev/shm"
+fi
+# btrfs clones instead of inserting: a loop-mounted image (root only)
+if [ "$(id -u)" = 0 ] && command -v mkfs.btrfs >/dev/null 2>&1; then
+    truncate -s 400M "$TMP/btrfs.img"
+    mkdir "$TMP/btrfs"
+    if mkfs.btrfs -q -f "$TMP/btrfs.img" >/dev/null 2>&1 && mount -o loop "$TMP/btrfs.img" "$TMP/btrfs" 2>/dev/null; then
+        check_dir "$TMP/btrfs"
+        umount "$TMP/btrfs"
+    else
+        skip "cannot mount a btrfs image here"
+    fi
+else
+    skip "btrfs: not root, or no mkfs.btrfs"
 fi
 finish

@@ -106,9 +106,9 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
                     "checked: the new header points each at its unchanged bytes\n", path,
                     res.tensors_checked);
         else if (verbose)
-            fprintf(stderr, "%s: rewritten and renamed over the file; %zu tensors checked: "
-                    "name, type, size and crc32 equal to the original's\n", path,
-                    res.tensors_checked);
+            fprintf(stderr, "%s: rewritten and renamed over the file (%llu bytes cloned, the "
+                    "rest copied); %zu tensors checked: name, type, size and bytes equal to the "
+                    "original's\n", path, (unsigned long long)res.cloned, res.tensors_checked);
         if (!res.in_place && in_place_ok && gguf_kv_find(f, GGUF_PADDING_KEY) < 0 && reserve == 0)
             fprintf(stderr, "%s: note: the header outgrew its padding, so the whole file was "
                     "rewritten; `gguf-edit reserve %s 1M` keeps room for later edits to fit in "
@@ -124,7 +124,7 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
         return CLI_BAD;
     }
     if (verbose)
-        fprintf(stderr, "%s: written; %zu tensors checked: name, type, size and crc32 equal to "
+        fprintf(stderr, "%s: written; %zu tensors checked: name, type, size and bytes equal to "
                 "those of %s\n", out, gguf_tensor_count(f), path);
     return CLI_OK;
 }

@@ -146,6 +146,10 @@ GGUF_HIDDEN int gguf__io_fdatasync(int fd);
  * FALLOC_FL_INSERT_RANGE; both multiples of the filesystem block). EOPNOTSUPP where the
  * filesystem cannot. */
 GGUF_HIDDEN int gguf__io_insert_range(int fd, uint64_t at, uint64_t len);
+/* Clones n bytes of in at in_off to out at out_off: the files share the blocks (a reflink,
+ * FICLONERANGE; offsets and n multiples of the filesystem block). EOPNOTSUPP, EXDEV or EINVAL
+ * where the filesystem cannot. */
+GGUF_HIDDEN int gguf__io_clone(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t n);
 /* fsync of the directory holding path. */
 GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
 GGUF_HIDDEN const char *gguf__io_strerror(int errnum);

@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +63,7 @@ void gguf_testing_die_at_io(long n) {
 }
 
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
- * sync, n rename, u unlink, i block insertion) and says whether it is the one to fail. */
+ * sync, n rename, u unlink, i block insertion, k clone) and says whether it is the one to fail. */
 /* Calls come from more than one thread (a save compares while it copies): one at a time here. */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -244,6 +246,14 @@ int gguf__io_insert_range(int fd, uint64_t at, uint64_t len) {
     if (fault('i'))
         return -1;
     return fallocate(fd, FALLOC_FL_INSERT_RANGE, (off_t)at, (off_t)len);
+}
+
+int gguf__io_clone(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t n) {
+    if (fault('k'))
+        return -1;
+    struct file_clone_range r = {.src_fd = in, .src_offset = in_off, .src_length = n,
+                                 .dest_offset = out_off};
+    return ioctl(out, FICLONERANGE, &r);
 }
 
 int gguf__io_rename(const char *from, const char *to) {

@@ -55,9 +55,11 @@ GGUF_HIDDEN int gguf__verify_header(const gguf_file *src, const uint8_t *region,
 
 /* gguf_file_save, with the padding key as `padding` says (GGUF__PAD_KEEP: as stored or as
  * opt->reserve asks), and the target's identity checked just before the rename when expect is
- * set (an edit of the file f was read from). */
+ * set (an edit of the file f was read from). *cloned (may be NULL) gets the bytes the kernel
+ * cloned instead of copying. */
 GGUF_HIDDEN int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
-                           int64_t padding, const gguf__identity *expect, gguf_error *err);
+                           int64_t padding, const gguf__identity *expect, uint64_t *cloned,
+                           gguf_error *err);
 
 /* ---- the journal of in-place edits (journal.c) ---- */
 

@@ -3,8 +3,9 @@
  * target, and the folder fsync'd. An interruption at any point leaves the old file.
  *
  * The proof: the header region read back from the output must be the one written (its crc32),
- * and every tensor must have the source's name, type, size and bytes. Bytes the kernel copied
- * are compared while the copy goes on: each range is read back from both files (from the page
+ * and every tensor must have the source's name, type, size and bytes. Blocks the kernel cloned
+ * (a reflink: the two files share them) are the same bytes by construction. Bytes the kernel
+ * copied are compared while the copy goes on: each range is read back from both files (from the page
  * cache, where the copy just put them) and compared on a second thread while the next range is
  * copied and while the output is fsync'd, so the proof costs little more than the copy. Tensor
  * bytes that came another way (a byte-order conversion, a fill callback) are compared by their
@@ -32,6 +33,7 @@ typedef struct comparer {
     range q[QUEUE];
     size_t head, count;
     bool closed;        /* no more ranges will come */
+    uint64_t cloned;    /* bytes the kernel cloned (not compared: shared blocks) */
     int src_fd, dst_fd;
     uint8_t *a, *b;     /* PIECE bytes each */
     int rc;             /* 0, or the first failure: GGUF_ECORRUPT (different bytes) or GGUF_EIO */
@@ -39,8 +41,12 @@ typedef struct comparer {
     uint64_t bad_at;    /* where, in the output */
 } comparer;
 
-static void comparer_push(void *user, uint64_t src, uint64_t dst, uint64_t n) {
+static void comparer_push(void *user, uint64_t src, uint64_t dst, uint64_t n, bool cloned) {
     comparer *c = user;
+    if (cloned) {
+        c->cloned += n; /* the files share these blocks: the same bytes by construction */
+        return;
+    }
     pthread_mutex_lock(&c->lock);
     while (c->count == QUEUE)
         pthread_cond_wait(&c->changed, &c->lock);
@@ -150,7 +156,8 @@ static int prove(const gguf_file *f, const char *tmp, const save_job *j, gguf_er
 }
 
 int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
-               int64_t padding, const gguf__identity *expect, gguf_error *err) {
+               int64_t padding, const gguf__identity *expect, uint64_t *cloned,
+               gguf_error *err) {
     int rc = gguf__target_check(path, err);
     if (rc != 0)
         return rc;
@@ -199,6 +206,8 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
         unlink(tmp);
     else
         (void)gguf__io_sync_dir(path); /* the rename is done; a failed folder sync cannot undo it */
+    if (rc == 0 && cloned != NULL)
+        *cloned = cmp.cloned;
     /* closed last: the lock on the temporary file keeps sweeps away until it has its name
      * (its bytes were fsync'd, so a failing close loses nothing) */
     close(fd);
@@ -211,5 +220,5 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
                    gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
-    return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, err);
+    return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, NULL, err);
 }

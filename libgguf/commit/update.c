@@ -175,7 +175,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         if (opt != NULL)
             o = *opt;
         o.verify = 1;
-        rc = gguf__save(f, real, &o, padding, expect.set ? &expect : NULL, err);
+        rc = gguf__save(f, real, &o, padding, expect.set ? &expect : NULL, &r.cloned, err);
         if (rc == 0)
             r.tensors_checked = f->n_tensors;
     }

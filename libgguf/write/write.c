@@ -187,6 +187,7 @@ typedef struct output {
     uint64_t pos;      /* bytes written to fd so far */
     gguf__pool *pool;  /* threads for byte-order conversion, or NULL */
     gguf__write_ctl *ctl; /* may be NULL */
+    bool clone;        /* try to clone whole blocks (until the filesystem says it cannot) */
 } output;
 
 /* Source bytes that reach the output another way than a kernel copy: no copy observer saw them. */
@@ -228,6 +229,50 @@ static void progress(output *o, uint64_t n) {
         o->opt->progress(o->opt->progress_user, o->done, o->total);
 }
 
+static void copied(output *o, uint64_t src, uint64_t n, bool cloned) {
+    if (o->ctl != NULL && o->ctl->copied != NULL)
+        o->ctl->copied(o->ctl->copied_user, src, o->pos, n, cloned);
+    o->pos += n;
+}
+
+/* Source bytes [start, end) to the output file in the kernel: the whole blocks cloned where the
+ * filesystem can (the output then shares them: nothing is copied), the rest copied
+ * (copy_file_range), in pieces each told to the observer (the commit layer compares a copied
+ * piece while the next one is copied). */
+static int out_kernel_copy(output *o, int in, uint64_t start, uint64_t end, gguf_error *err) {
+    const uint64_t block = 4096;
+    uint64_t at = start;
+    if (o->clone && start % block == o->pos % block) {
+        uint64_t first = (start + block - 1) / block * block, last = end / block * block;
+        if (at < first && first < last && gguf__io_copy(in, at, o->fd, first - at) == 0) {
+            copied(o, at, first - at, false); /* the head, up to the first whole block */
+            progress(o, first - at);
+            at = first;
+        }
+        if (at == first && first < last) {
+            if (gguf__io_clone(in, first, o->fd, o->pos, last - first) == 0 &&
+                lseek(o->fd, (off_t)(o->pos + (last - first)), SEEK_SET) >= 0) {
+                copied(o, first, last - first, true);
+                progress(o, last - first);
+                at = last;
+            } else {
+                o->clone = false; /* not here: copy from now on */
+            }
+        }
+    }
+    while (at < end) {
+        uint64_t k = end - at < COPY_CHUNK ? end - at : COPY_CHUNK;
+        if (gguf__io_copy(in, at, o->fd, k) != 0)
+            return gguf__fail(err, GGUF_EIO, at, "%s: copying bytes %llu..%llu failed: %s",
+                              o->path, (unsigned long long)at, (unsigned long long)(at + k),
+                              gguf__io_strerror(errno));
+        copied(o, at, k, false);
+        progress(o, k);
+        at += k;
+    }
+    return 0;
+}
+
 /* Copies source bytes [start, end) as they are: in the kernel (copy_file_range, a reflink where
  * the filesystem can) when both ends are files, else through memory. A source is read, never
  * used through its mapping, so that a file truncated under us gives an error, not SIGBUS. */
@@ -239,28 +284,7 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
     int rc = 0;
     const gguf__source *src = f->src;
     if (o->fd >= 0 && src != NULL && src->fd >= 0 && src->mem == NULL) {
-        /* in pieces, each told to the observer (the commit layer compares it while the next
-         * one is copied) and to the progress callback */
-        for (uint64_t at = start; rc == 0 && at < end;) {
-            uint64_t k = end - at < COPY_CHUNK ? end - at : COPY_CHUNK;
-            if (gguf__io_copy(src->fd, at, o->fd, k) != 0) {
-                rc = gguf__fail(err, GGUF_EIO, at, "%s: copying bytes %llu..%llu failed: %s",
-                                o->path, (unsigned long long)at, (unsigned long long)(at + k),
-                                gguf__io_strerror(errno));
-                break;
-            }
-            if (o->ctl != NULL && o->ctl->copied != NULL)
-                o->ctl->copied(o->ctl->copied_user, at, o->pos, k);
-            o->pos += k;
-            at += k;
-            if (at < end)
-                progress(o, k);
-            else
-                n = k; /* the last piece is reported below */
-        }
-        if (rc == 0)
-            progress(o, n);
-        return rc;
+        return out_kernel_copy(o, src->fd, start, end, err);
     }
     not_copied(o);
     if (src != NULL && src->mem != NULL && start <= src->size && n <= src->size - start) {
@@ -491,7 +515,7 @@ int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_writ
         }
         ctl->header_crc = (uint32_t)c;
     }
-    output o = {.fd = fd, .path = path, .opt = opt, .ctl = ctl};
+    output o = {.fd = fd, .path = path, .opt = opt, .ctl = ctl, .clone = true};
     rc = out_all(&o, f, &p, err);
     plan_free(&p);
     return rc;

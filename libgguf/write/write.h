@@ -25,8 +25,10 @@ GGUF_HIDDEN int gguf__header_fit(gguf__buf *out, int64_t *padding_out, const ggu
                                  gguf_error *err);
 
 /* A range of source bytes the kernel copied to the output: at src_off in the source, at dst_off
- * in the output. */
-typedef void (*gguf__copied_fn)(void *user, uint64_t src_off, uint64_t dst_off, uint64_t n);
+ * in the output; cloned: the two files share these blocks (a reflink), so they are the same
+ * bytes by construction. */
+typedef void (*gguf__copied_fn)(void *user, uint64_t src_off, uint64_t dst_off, uint64_t n,
+                                bool cloned);
 
 /* What the commit layer asks of, and learns from, a write to a file. */
 typedef struct gguf__write_ctl {
