@@ -4,7 +4,7 @@
 # every file recorded, with the keys and tensors gguf-edit show --json sees.
 . "$(dirname "$0")/cli_lib.sh"
 
-CATALOG="$top_builddir/tools/gguf-catalog"
+CATALOG="$CATALOG_TOOL"
 if [ ! -x "$CATALOG" ]; then
     echo "cli_catalog: tools/gguf-catalog not built (no SQLite), skipped"
     exit 77

@@ -2,7 +2,10 @@
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-EDIT="$top_builddir/tools/gguf-edit"
+# the tools: the build's, or installed ones (GGUF_BINDIR: CI runs these tests against the
+# installed tools and shared library too)
+EDIT="${GGUF_BINDIR:-$top_builddir/tools}/gguf-edit"
+CATALOG_TOOL="${GGUF_BINDIR:-$top_builddir/tools}/gguf-catalog"
 GOLDEN="$top_srcdir/golden"
 CORPUS="$top_srcdir/../shared/corpus"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gguf-cli.XXXXXX")

@@ -6,7 +6,7 @@
 # journal is reported on stderr. Then `recover` applies only the complete journal.
 . "$(dirname "$0")/cli_lib.sh"
 PLANT="$top_builddir/tests/plant_journal"
-CAT="$top_builddir/tools/gguf-catalog"
+CAT="$CATALOG_TOOL"
 SRC="$GOLDEN/hand/le_v3_two_tensors.gguf"
 KEY=general.architecture
 
