@@ -2,6 +2,7 @@
  * tensor type, choosing each tensor's type as llama.cpp's quantizer does and converting the
  * data as the output is written (streamed, on several threads). The input is never modified
  * unless OUT is FILE itself, which is then replaced atomically. */
+#define _GNU_SOURCE
 #include "cli.h"
 #include "commands.h"
 
