@@ -181,12 +181,20 @@ enum gguf_open_flags {
     GGUF_OPEN_NO_MMAP = 1 << 3,
     /* Accept tensor type ids this library does not know; their size is then unknown, their
      * bytes are only checked to start inside the file, and they pass through writes untouched. */
-    GGUF_OPEN_UNKNOWN_TYPES = 1 << 4
+    GGUF_OPEN_UNKNOWN_TYPES = 1 << 4,
+    /* When the file is a shard of a split set (split.count > 1; see "Split sets"), open the
+     * whole set as one model. Without it, a shard opens as the one file it is. */
+    GGUF_OPEN_SPLIT_SET = 1 << 5
 };
 
 /* Opens and parses a file, read-only. The header is parsed and checked at once; tensor bytes
- * are reached through the mapping (or the in-memory copy) on demand.
- * Returns 0 and sets *out, or an error naming the byte offset and the key or tensor. */
+ * are reached through the mapping (or the in-memory copy) on demand. With GGUF_OPEN_SPLIT_SET
+ * and a shard of a split set, every shard is opened and checked, and *out is the set's view
+ * (see "Split sets"): GGUF_ENOTFOUND names the missing shards, GGUF_ECORRUPT a duplicated
+ * shard, shards of two different sets, a tensor in two shards, or split.no / split.count
+ * disagreeing with the names; GGUF_EINVAL a file with split.count > 1 that is not named as a
+ * shard.
+ * Returns 0 and sets *out, or an error naming the file, the byte offset and the key or tensor. */
 GGUF_API int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err);
 
 /* Parses bytes in memory. The bytes are copied when copy is non-zero; otherwise they must stay
@@ -213,6 +221,48 @@ GGUF_API uint32_t gguf_file_alignment(const gguf_file *f);
 GGUF_API uint64_t gguf_file_data_offset(const gguf_file *f);
 /* Size of the source bytes. */
 GGUF_API uint64_t gguf_file_size(const gguf_file *f);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Split sets                                                                                  */
+/*
+ * llama.cpp publishes large models as split sets (made by llama-gguf-split): files named
+ * PREFIX-00001-of-0000N.gguf .. PREFIX-0000N-of-0000N.gguf, each a GGUF file of its own holding
+ * split.no (UINT16, the shard's number from 0), split.count (UINT16, N) and split.tensors.count
+ * (INT32, the tensors of all shards); the first shard holds all other metadata, and each tensor
+ * lives in exactly one shard.
+ *
+ * Opened with GGUF_OPEN_SPLIT_SET, any shard gives the set's view: one gguf_file whose metadata
+ * is the first shard's (split.* keys included) and whose tensors are those of every shard, in
+ * shard order. Reads of tensor bytes (gguf_tensor_read, gguf_tensor_data, gguf_crc_tensor,
+ * writes) go to the tensor's shard; gguf_tensor_info.offset is relative to its shard's data
+ * offset; gguf_file_data_offset and gguf_crc_header are the first shard's, gguf_file_size the
+ * sum of the shards'. Edits of the view change the view only; it is written packed, with
+ * gguf_file_save (to one file) or gguf_split_save (to a new split set); gguf_file_update
+ * refuses it (edit the first shard alone instead). For a single file the calls below answer as
+ * for a set of one shard.
+ */
+
+/* Shards in the set (1 for a single file). */
+GGUF_API size_t gguf_file_shard_count(const gguf_file *f);
+/* Shard k (from 0) as the file it is, or NULL when there is no such shard. For a single file,
+ * shard 0 is f itself. Borrowed: valid until f is freed. */
+GGUF_API const gguf_file *gguf_file_shard(const gguf_file *f, size_t k);
+/* The path a file was opened from (a set's: its first shard's), or NULL for bytes in memory.
+ * Borrowed: valid until f is freed. */
+GGUF_API const char *gguf_file_path(const gguf_file *f);
+/* The shard that holds tensor i (0 for a single file, and for tensors added by an edit). */
+GGUF_API uint32_t gguf_tensor_shard(const gguf_file *f, size_t i);
+
+/* The name of shard `shard` (from 0) of `count` as llama.cpp writes it: PREFIX-%05d-of-%05d.gguf
+ * with the shard numbered from 1. Returns the length, or -1 when it does not fit in size bytes
+ * or shard >= count or count > 99999. */
+GGUF_API int gguf_split_name(char *buf, size_t size, const char *prefix, uint32_t shard,
+                             uint32_t count);
+/* Whether path is named like a shard (ends with -NNNNN-of-MMMMM.gguf, 1 <= NNNNN <= MMMMM,
+ * something before it): returns 1 and sets the outputs (each may be NULL: the prefix's length,
+ * the shard from 0, the count), else 0. */
+GGUF_API int gguf_split_parse_name(size_t *prefix_len, uint32_t *shard, uint32_t *count,
+                                   const char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Metadata                                                                                    */
@@ -533,6 +583,76 @@ GGUF_API int gguf_file_recover(const char *path, int *recovered, gguf_error *err
 /* Serializes f into a new buffer (*out, *size), which the caller releases with free(). */
 GGUF_API int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
                                     const gguf_write_options *opt, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Writing split sets and merging them (libgguf/split/)                                        */
+/*
+ * The same bytes as llama.cpp's llama-gguf-split for the same options (one difference: a model
+ * whose general.alignment is not 32 keeps it in the first shard, which llama-gguf-split lays
+ * out at 32 anyway, making a file ggml refuses). */
+
+enum gguf_split_mode {
+    GGUF_SPLIT_BY_TENSORS = 0, /* a new shard every max_tensors tensors */
+    GGUF_SPLIT_BY_SIZE = 1     /* a new shard before a tensor that would take the shard's tensor
+                                  bytes (each padded to 32) past max_bytes */
+};
+
+typedef struct gguf_split_options {
+    int mode;                 /* a gguf_split_mode */
+    uint64_t max_tensors;     /* GGUF_SPLIT_BY_TENSORS: tensors per shard (llama's default 128) */
+    uint64_t max_bytes;       /* GGUF_SPLIT_BY_SIZE: tensor bytes per shard (llama-gguf-split's
+                                 --split-max-size 4G is 4000000000) */
+    int no_tensor_first;      /* the first shard holds the metadata only */
+    gguf_progress_fn progress; /* tensor bytes written, over all shards; may be NULL */
+    void *progress_user;
+} gguf_split_options;
+
+#define GGUF_SPLIT_OPTIONS_INIT { GGUF_SPLIT_BY_TENSORS, 128, 0, 0, NULL, NULL }
+
+/* Plans the split of f without writing: shard_of[i] (f has gguf_tensor_count(f) tensors) is
+ * the shard (from 0) of tensor i, *n_shards the count. Fails with GGUF_EINVAL (a limit of 0, a
+ * tensor alone larger than max_bytes where it would leave a shard empty), GGUF_EUNSUPPORTED (a
+ * tensor of unknown size), GGUF_ELIMIT (more than 65535 shards). */
+GGUF_API int gguf_split_plan(uint32_t *shard_of, uint32_t *n_shards, const gguf_file *f,
+                             const gguf_split_options *opt, gguf_error *err);
+
+/* Writes f (a file or a split set's view) as the split set PREFIX-00001-of-0000N.gguf ...:
+ * each shard to a temporary file beside it, fsync'd, renamed into place; tensor bytes copied by
+ * the kernel where it can. Existing files of those names are replaced, except files f is read
+ * from (GGUF_EINVAL, nothing written). *n_shards (may be NULL) gets N. On failure, shards
+ * already written stay. */
+GGUF_API int gguf_split_save(uint32_t *n_shards, const gguf_file *f, const char *prefix,
+                             const gguf_split_options *opt, gguf_error *err);
+
+/* Merges a split set (its view, opened with GGUF_OPEN_SPLIT_SET) into the file out, written
+ * atomically: the first shard's keys with split.count moved to the end and set to 0, the
+ * tensors of every shard, GGUF v3, packed. Refuses (GGUF_EEXIST) an out that exists, and
+ * (GGUF_EINVAL) a file without split.count. */
+GGUF_API int gguf_split_merge_save(const gguf_file *set, const char *out,
+                                   gguf_progress_fn progress, void *progress_user,
+                                   gguf_error *err);
+
+typedef struct gguf_split_merge_result {
+    int resumed;             /* 1: an interrupted merge was found and finished */
+    uint32_t shards;         /* shards in the set */
+    uint32_t shards_merged;  /* shards whose tensors this run moved into the merged file */
+} gguf_split_merge_result;
+
+/* Merges the split set `shard` belongs to (any shard's path) into out, deleting the shards as
+ * it goes, with the disk use of one shard (plus two copies of the header, in the journal)
+ * beyond the set's: the merged file grows in place of the first shard, each shard's tensor
+ * bytes appended and its header rewritten through a journal, then the shard replaced by one
+ * with no tensors; at the end it is renamed to out and the emptied shards removed (see
+ * libgguf/split/merge.c). A crash at any moment leaves the whole model, in the shards or in
+ * the merged file, and calling this again finishes the merge. The bytes of out are those of
+ * gguf_split_merge_save. Fails with GGUF_EEXIST when out exists (unless a merge of this set
+ * produced it and only cleaning up is left), GGUF_EINVAL when out is on another filesystem
+ * or the name is not a shard's, GGUF_ELIMIT when the merged header leaves no room for the
+ * merge's reserve key, GGUF_EIO when another merge runs in the same folder, and as
+ * gguf_file_open for a broken set. res may be NULL. */
+GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *shard,
+                                     const char *out, gguf_progress_fn progress,
+                                     void *progress_user, gguf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Catalog                                                                                     */

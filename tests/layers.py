@@ -14,7 +14,7 @@ import sys
 
 # the order of DESIGN.md section 2, bottom up; folders of one rank must not use each other
 RANKS = {"base": 0, "source": 1, "format": 2, "quant": 3, "write": 3, "commit": 4,
-         "requant": 5, "catalog": 5}
+         "requant": 5, "catalog": 5, "split": 5}
 
 
 def objects(builddir):

@@ -35,6 +35,7 @@ int cli_open_option(int opt, const char *arg, unsigned *flags) {
     case CLI_OPT_LENIENT: *flags |= GGUF_OPEN_LENIENT; return 1;
     case CLI_OPT_UNKNOWN_TYPES: *flags |= GGUF_OPEN_UNKNOWN_TYPES; return 1;
     case CLI_OPT_NO_MMAP: *flags |= GGUF_OPEN_NO_MMAP; return 1;
+    case CLI_OPT_ONE_FILE: *flags &= ~(unsigned)GGUF_OPEN_SPLIT_SET; return 1;
     case CLI_OPT_ENDIAN:
         *flags &= ~(unsigned)(GGUF_OPEN_FORCE_LITTLE | GGUF_OPEN_FORCE_BIG);
         if (strcmp(arg, "little") == 0)

@@ -17,19 +17,25 @@ void cli_report(const char *path, const gguf_error *err);
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Options every command that opens a file accepts: --lenient, --endian little|big,
- * --unknown-types, --no-mmap. Returns 1 if `opt` was one of them (flags updated), 0 if not, and
- * -1 on a bad value. */
-enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP };
+ * --unknown-types, --no-mmap, --one-file. Returns 1 if `opt` was one of them (flags updated),
+ * 0 if not, and -1 on a bad value. */
+enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
+       CLI_OPT_ONE_FILE };
 #define CLI_OPEN_LONG_OPTIONS                                                                   \
     {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
         {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
-        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP}
+        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},                                        \
+        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
 #define CLI_OPEN_HELP                                                                           \
     "  --lenient          accept duplicate keys and tensor names (to repair them)\n"           \
     "  --endian ORDER     read the file as 'little' or 'big' endian instead of detecting it\n" \
     "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
-    "  --no-mmap          read the file into memory instead of mapping it\n"
+    "  --no-mmap          read the file into memory instead of mapping it\n"                 \
+    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"
+/* Commands that read a model start from these flags: a shard opens its whole split set
+ * (--one-file clears GGUF_OPEN_SPLIT_SET). */
+#define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)
 int cli_open_option(int opt, const char *arg, unsigned *flags);
 
 /* getopt_long for a command that opens files: handles --help/-h (which longopts and shortopts

@@ -172,7 +172,7 @@ static int diff_tensors(const gguf_file *a, const gguf_file *b) {
 int cmd_diff(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int status = CLI_OK;
     if (cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status) == CLI_DONE)
         return status;

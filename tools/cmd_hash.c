@@ -16,7 +16,7 @@ int cmd_hash(int argc, char **argv) {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int json = 0, status = CLI_OK, c;
     while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0)
         json |= c == 'j';

@@ -19,6 +19,19 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
     fprintf(out, "{\"version\":%u,\"endian\":\"%s\",\"alignment\":%u,\"data_offset\":%" PRIu64,
             gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
             gguf_file_alignment(f), gguf_file_data_offset(f));
+    if (gguf_file_shard_count(f) > 1) {
+        /* a split set: its shards, numbered from 1 as in their names */
+        fputs(",\n\"shards\":[", out);
+        for (size_t k = 0; k < gguf_file_shard_count(f); k++) {
+            const gguf_file *s = gguf_file_shard(f, k);
+            fputs(k ? ",\n{\"path\":" : "\n{\"path\":", out);
+            const char *p = gguf_file_path(s);
+            cli_json_str(out, p, strlen(p));
+            fprintf(out, ",\"tensors\":%zu,\"data_offset\":%" PRIu64 ",\"size\":%" PRIu64 "}",
+                    gguf_tensor_count(s), gguf_file_data_offset(s), gguf_file_size(s));
+        }
+        fputs("]", out);
+    }
     if (want_kv) {
         fputs(",\n\"kv\":[", out);
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
@@ -51,9 +64,12 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
                 fprintf(out, "%s%" PRIu64, d ? "," : "", t.dims[d]);
             fprintf(out, "],\"offset\":%" PRIu64 ",\"size\":", t.offset);
             if (t.nbytes == UINT64_MAX)
-                fputs("null}", out);
+                fputs("null", out);
             else
-                fprintf(out, "%" PRIu64 "}", t.nbytes);
+                fprintf(out, "%" PRIu64, t.nbytes);
+            if (gguf_file_shard_count(f) > 1)
+                fprintf(out, ",\"shard\":%" PRIu32, gguf_tensor_shard(f, i) + 1);
+            putc('}', out);
         }
         fputs("]", out);
     }
@@ -62,10 +78,17 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
 
 static void show_text(FILE *out, const char *path, const gguf_file *f, int want_kv,
                       int want_tensors) {
-    fprintf(out, "%s: GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %" PRIu64 "\n",
+    fprintf(out, "%s: GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %" PRIu64 "%s\n",
             path, gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
             gguf_file_alignment(f), gguf_kv_count(f), gguf_tensor_count(f),
-            gguf_file_data_offset(f));
+            gguf_file_data_offset(f), gguf_file_shard_count(f) > 1 ? " (of the first shard)" : "");
+    size_t n_shards = gguf_file_shard_count(f);
+    for (size_t k = 0; n_shards > 1 && k < n_shards; k++) {
+        const gguf_file *s = gguf_file_shard(f, k);
+        fprintf(out, "shard %zu/%zu: %s: %zu tensors, data at byte %" PRIu64 ", %" PRIu64
+                " bytes\n", k + 1, n_shards, gguf_file_path(s), gguf_tensor_count(s),
+                gguf_file_data_offset(s), gguf_file_size(s));
+    }
     if (want_kv) {
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;
@@ -93,9 +116,12 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, int want_
                 fprintf(out, "%s%" PRIu64, d ? ", " : "", t.dims[d]);
             fprintf(out, "] offset %" PRIu64, t.offset);
             if (t.nbytes == UINT64_MAX)
-                fputs(" size unknown\n", out);
+                fputs(" size unknown", out);
             else
-                fprintf(out, " size %" PRIu64 "\n", t.nbytes);
+                fprintf(out, " size %" PRIu64, t.nbytes);
+            if (n_shards > 1)
+                fprintf(out, " shard %" PRIu32, gguf_tensor_shard(f, i) + 1);
+            putc('\n', out);
         }
     }
 }
@@ -106,7 +132,7 @@ int cmd_show(int argc, char **argv) {
         {"tensors", no_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int json = 0, only_kv = 0, only_tensors = 0, status = CLI_OK, c;
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
         json |= c == 'j';
         only_kv |= c == 'k';

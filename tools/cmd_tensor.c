@@ -35,7 +35,7 @@ int cmd_tensor(int argc, char **argv) {
     static const struct option longopts[] = {
         {"f32", no_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int f32 = 0, status = CLI_OK, c;
     const char *out_path = NULL;
     while ((c = cli_getopt(argc, argv, "o:h", longopts, usage_text, &flags, &status)) >= 0) {

@@ -24,7 +24,7 @@ static void print_warning(void *user, const char *message, uint64_t offset) {
 int cmd_verify(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int status = CLI_OK;
     if (cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status) == CLI_DONE)
         return status;

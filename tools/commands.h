@@ -6,6 +6,8 @@
 int cmd_show(int argc, char **argv);
 int cmd_copy(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_split(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 /* set, rm, rename, realign, edit */
 int cmd_edit(int argc, char **argv);
 int cmd_get(int argc, char **argv);

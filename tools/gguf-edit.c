@@ -26,6 +26,8 @@ static const struct {
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
     {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit"},
     {"verify", cmd_verify, "verify FILE                          check structure and what llama.cpp refuses"},
+    {"split", cmd_split, "split IN PREFIX [--max-tensors N|--max-size N(M|G)] write a split set (= llama-gguf-split)"},
+    {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]    merge a split set into one file (= llama-gguf-split)"},
 };
 
 static void usage(FILE *out) {

@@ -20,6 +20,8 @@
  * write), one whose regions are not headers with the file's data offset (and the new one's
  * shifted by the insertion), a journal that is a link, not a regular file, or owned by someone
  * else than the file's owner. Refused journals are left in place with the reason.
+ * The new region may also list more tensors after the old one's, whose bytes lie in the file
+ * (a merge appending a shard's tensors: split/merge.c).
  *
  *   offset  size  field (little-endian)
  *        0     8  "GGUFJRNL"
@@ -231,7 +233,7 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
         if (hr != 0)
             why = "its old region is not the file's header";
         else if ((hr = gguf__verify_header(old, jj.new_region, (size_t)(jj.len + jj.insert_len),
-                                           jj.insert_len, &sub)) != 0)
+                                           jj.insert_len, true, &sub)) != 0)
             why = "its new region is not a header that keeps every tensor in place";
         if (hr == GGUF_ENOMEM)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");

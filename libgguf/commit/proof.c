@@ -90,7 +90,7 @@ int gguf__verify_output(const gguf_file *src, const gguf_file *out, bool check_b
 }
 
 int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
-                        uint64_t shift, gguf_error *err) {
+                        uint64_t shift, bool may_add, gguf_error *err) {
     gguf_file *out;
     int rc = gguf__open_header(&out, region, len, src->size + shift,
                                src->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES |
@@ -98,8 +98,8 @@ int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
                                err);
     if (rc != 0)
         return rc;
-    if (out->n_tensors != src->n_tensors || out->data_offset != src->data_offset + shift ||
-        out->data_offset != len)
+    bool count_ok = may_add ? out->n_tensors >= src->n_tensors : out->n_tensors == src->n_tensors;
+    if (!count_ok || out->data_offset != src->data_offset + shift || out->data_offset != len)
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "check failed: the new header changes the data offset or the tensor count");
     for (size_t i = 0; rc == 0 && i < src->n_tensors; i++) {

@@ -30,7 +30,7 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     if (jpath == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = gguf__verify_header(f, j->new_region, (size_t)(j->len + j->insert_len),
-                                 j->insert_len, err);
+                                 j->insert_len, false, err);
     if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc != 0) {
@@ -112,6 +112,10 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
                      gguf_update_result *res, gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to update");
+    if (f->n_shards > 0)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "a split set cannot be written over one file: edit its first shard "
+                          "alone, or save the set to a new file");
     gguf_update_result r = {0};
     /* edit the file a symbolic link points to, and keep the link */
     char *real = realpath(path, NULL);

@@ -14,9 +14,11 @@ int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t 
         *crc = (uint32_t)crc32_z(c, f->head + start, (size_t)len);
         return 0;
     }
-    if (f->src != NULL && f->src->mem != NULL && start <= f->src->size &&
-        len <= f->src->size - start) {
-        *crc = (uint32_t)crc32_z(c, f->src->mem + start, (size_t)len);
+    const gguf__source *leaf; /* the file (or shard) holding the range */
+    uint64_t at;
+    if (f->src != NULL && gguf__source_locate(f->src, start, len, &leaf, &at) &&
+        leaf->mem != NULL) {
+        *crc = (uint32_t)crc32_z(c, leaf->mem + at, (size_t)len);
         return 0;
     }
     uint8_t *buf = gguf__malloc(len < CRC_CHUNK ? (size_t)len : CRC_CHUNK);

@@ -30,7 +30,8 @@ typedef struct gguf__tensor {
     uint64_t src_offset;  /* absolute offset of the bytes in the source, or GGUF__NO_SOURCE for
                              a tensor added or retyped by an edit (its bytes come from the
                              write's fill callback) */
-    uint64_t info_offset; /* where the tensor info starts in the source */
+    uint64_t info_offset; /* where the tensor info starts in the source (its shard's file) */
+    uint32_t shard;       /* the shard of a split set that holds it (0 for a single file) */
     bool name_owned;
 } gguf__tensor;
 
@@ -40,6 +41,7 @@ struct gguf_file {
     /* where the bytes come from: NULL for a file built in memory or a header region parsed on
      * its own (a proof before a write) */
     gguf__source *src;
+    bool src_borrowed;      /* a view's: the source belongs to the file it views */
     uint64_t size;          /* the source's size (the whole file's, when only a header is held) */
     /* the header bytes the parse points into: the first head_len bytes of the source */
     const uint8_t *head;
@@ -64,6 +66,13 @@ struct gguf_file {
     unsigned flags;
     bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
     uint64_t head_need; /* set by a parse that ran out of header bytes: how many it needs */
+    /* a split set opened as one model (shards.c): each shard parsed as a file of its own (the
+     * view borrows the metadata of shards[0], and src reads all of them as one), and the files
+     * beside them named like shards of the set that do not belong to it (for lint) */
+    gguf_file **shards;
+    size_t n_shards;        /* 0 for a single file */
+    char **strays;
+    size_t n_strays;
 };
 
 /* open.c: parses a header region on its own: the first len bytes of a file of file_size bytes
@@ -73,6 +82,17 @@ GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t
 /* open.c: parses the file a source holds; takes the source (freed on failure too). */
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
+/* shards.c: the split keys of a file: split.no, split.count, split.tensors.count (each -1
+ * when absent). Fails with GGUF_ETYPE when one is not an integer. */
+GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count,
+                                 int64_t *tensors, gguf_error *err);
+/* view.c: a file reading f's source (borrowed: f must outlive it): f's format, a copy of f's
+ * key list when with_kv (else no keys, and alignment 32), tensors first..first+n-1 of f. It is
+ * written packed; its keys and tensors can be edited without touching f. */
+GGUF_HIDDEN int gguf__file_view(gguf_file **out, const gguf_file *f, size_t first, size_t n,
+                                bool with_kv, gguf_error *err);
+/* view.c: each tensor's n_dims as ggml writes it: trailing dims of 1 dropped (at least 1). */
+GGUF_HIDDEN void gguf__tensor_ggml_dims(gguf_file *f);
 /* The name of f's source for messages ("memory" for files built in memory). */
 GGUF_HIDDEN const char *gguf__file_name(const gguf_file *f);
 /* index.c: the keys of the name indexes (gguf__hashset_key_fn over a gguf_file). */

@@ -1,4 +1,5 @@
-/* Opening and freeing files. Opening is a pure function of the bytes: it reads, never writes,
+/* Opening sources and freeing files (gguf_file_open, which may open a split set, is in
+ * shards.c). Opening is a pure function of the bytes: it reads, never writes,
  * creates or deletes anything (an interrupted edit's journal beside the file is left for an
  * editor to finish: commit/recover.c). The header is read from the source in growing pieces
  * until the parse no longer runs out of held bytes; tensor bytes are read on demand. */
@@ -94,18 +95,6 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     return 0;
 }
 
-int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
-    if (out == NULL || path == NULL)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
-    gguf__source *src;
-    int rc = gguf__source_open_path(&src, path, flags, err);
-    if (rc != 0) {
-        gguf__fail_path(err, path);
-        return rc;
-    }
-    return gguf__open_source(out, src, flags, err);
-}
-
 int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,
                           unsigned flags, gguf_error *err) {
     if (out == NULL || (data == NULL && size > 0))
@@ -178,7 +167,15 @@ void gguf_file_free(gguf_file *f) {
         return;
     gguf__file_clear(f);
     gguf__free(f->head_owned);
-    gguf__source_free(f->src);
+    /* a split set's source reads its shards' sources: it goes first */
+    if (!f->src_borrowed)
+        gguf__source_free(f->src);
+    for (size_t k = 0; k < f->n_shards; k++)
+        gguf_file_free(f->shards[k]);
+    gguf__free(f->shards);
+    for (size_t k = 0; k < f->n_strays; k++)
+        gguf__free(f->strays[k]);
+    gguf__free(f->strays);
     gguf__free(f);
 }
 

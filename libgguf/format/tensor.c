@@ -22,8 +22,12 @@ const void *gguf_tensor_data(const gguf_file *f, size_t i) {
     if (i >= f->n_tensors || f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ||
         f->tensors[i].src_offset == GGUF__NO_SOURCE || f->src == NULL)
         return NULL;
-    const uint8_t *all = f->src->mem != NULL ? f->src->mem : f->src->map;
-    return all != NULL ? all + f->tensors[i].src_offset : NULL;
+    const gguf__source *leaf;
+    uint64_t at;
+    if (!gguf__source_locate(f->src, f->tensors[i].src_offset, f->tensors[i].nbytes, &leaf, &at))
+        return NULL;
+    const uint8_t *all = leaf->mem != NULL ? leaf->mem : leaf->map;
+    return all != NULL ? all + at : NULL;
 }
 
 int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, size_t len,

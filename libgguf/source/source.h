@@ -47,4 +47,17 @@ GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64
                                   gguf_error *err);
 GGUF_HIDDEN void gguf__source_free(gguf__source *s);
 
+/* set.c: the shards of a split set read as one source: part k's bytes at the sum of the sizes
+ * of the parts before it. The parts are borrowed (their owner frees them after this source);
+ * reads that would span two parts fail. */
+GGUF_HIDDEN int gguf__source_open_set(gguf__source **out, gguf__source *const *parts, size_t n,
+                                      gguf_error *err);
+GGUF_HIDDEN bool gguf__source_is_set(const gguf__source *s);
+/* Where part k starts in a set (0 for any other source). */
+GGUF_HIDDEN uint64_t gguf__source_part_base(const gguf__source *s, size_t k);
+/* The source that holds [off, off+len) of s, and the offset there: a set's part, or s itself.
+ * False when the range lies outside s or spans two parts. */
+GGUF_HIDDEN bool gguf__source_locate(const gguf__source *s, uint64_t off, uint64_t len,
+                                     const gguf__source **leaf, uint64_t *leaf_off);
+
 #endif /* LIBGGUF_SOURCE_H */

@@ -282,13 +282,17 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
         return 0;
     uint64_t n = end - start;
     int rc = 0;
-    const gguf__source *src = f->src;
+    /* the file that holds the bytes: the source, or one shard of a split set */
+    const gguf__source *src = NULL;
+    uint64_t leaf_at = start;
+    if (f->src != NULL && !gguf__source_locate(f->src, start, n, &src, &leaf_at))
+        src = NULL; /* outside the source: the read below says so */
     if (o->fd >= 0 && src != NULL && src->fd >= 0 && src->mem == NULL) {
-        return out_kernel_copy(o, src->fd, start, end, err);
+        return out_kernel_copy(o, src->fd, leaf_at, leaf_at + n, err);
     }
     not_copied(o);
-    if (src != NULL && src->mem != NULL && start <= src->size && n <= src->size - start) {
-        rc = out_bytes(o, src->mem + start, n, err);
+    if (src != NULL && src->mem != NULL) {
+        rc = out_bytes(o, src->mem + leaf_at, n, err);
     } else if (o->fd < 0) {
         size_t at = o->mem->len;
         gguf__buf_zeros(o->mem, (size_t)n);
