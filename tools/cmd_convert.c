@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -23,7 +24,10 @@ static const char usage_text[] =
     "  --lenient              accept duplicate keys and tensor names\n"
     "  --unknown-types        open files with unknown tensor types (they cannot change byte\n"
     "                         order, but can change version)\n"
-    "  --no-mmap              read FILE into memory instead of mapping it\n";
+    "  --no-mmap              read FILE into memory instead of mapping it\n"
+    "A shard of a split set converts the whole set, shard by shard (each written atomically),\n"
+    "to OUT's set: OUT names its first shard (PREFIX-00001-of-0000N.gguf) or its prefix.\n"
+    "  --one-file             convert this one file of a split set alone\n";
 
 enum { OPT_ENDIAN = 2000, OPT_VERSION, OPT_THREADS, OPT_INPUT_ENDIAN };
 
@@ -43,6 +47,54 @@ static void show_progress(void *user, uint64_t done, uint64_t total) {
     }
 }
 
+/* A split set: each shard converted to its own file (each written atomically), named
+ * OUTPREFIX-0000k-of-0000N.gguf, where OUT is the new first shard's name or the prefix (a
+ * trailing .gguf dropped). */
+static int convert_set(const gguf_file *set, const char *in, const char *out,
+                       const gguf_write_options *opt) {
+    uint32_t n = (uint32_t)gguf_file_shard_count(set), count;
+    size_t plen = strlen(out);
+    if (gguf_split_parse_name(&plen, NULL, &count, out) && count != n) {
+        cli_errorf("convert: %s names a set of %u shards; %s is one of %u", out, count, in, n);
+        return CLI_USAGE;
+    }
+    if (plen == strlen(out) && plen > 5 && strcmp(out + plen - 5, ".gguf") == 0)
+        plen -= 5;
+    char *prefix = malloc(plen + 1), *name = malloc(plen + 32);
+    if (prefix == NULL || name == NULL) {
+        free(prefix);
+        free(name);
+        cli_errorf("out of memory");
+        return CLI_BAD;
+    }
+    memcpy(prefix, out, plen);
+    prefix[plen] = '\0';
+    int rc = CLI_OK;
+    for (uint32_t k = 0; rc == CLI_OK && k < n; k++) {
+        const gguf_file *s = gguf_file_shard(set, k);
+        gguf_split_name(name, plen + 32, prefix, k, n);
+        struct stat a, b;
+        if (stat(gguf_file_path(s), &a) == 0 && stat(name, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            cli_errorf("convert: %s is a shard of the input: choose another output", name);
+            rc = CLI_USAGE;
+            break;
+        }
+        gguf_error err;
+        gguf_error_clear(&err);
+        if (gguf_file_save(s, name, opt, &err) != 0) {
+            cli_report(err.code == GGUF_EUNSUPPORTED && err.offset != GGUF_ERROR_NO_OFFSET
+                           ? gguf_file_path(s) : name, &err);
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK)
+        fprintf(stderr, "%s: %u shards converted\n", prefix, n);
+    free(prefix);
+    free(name);
+    return rc;
+}
+
 int cmd_convert(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
@@ -54,8 +106,9 @@ int cmd_convert(int argc, char **argv) {
         {"lenient", no_argument, NULL, CLI_OPT_LENIENT},
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},
         {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},
+        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE},
         {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     const char *out = NULL;
     int endian = -1;
     unsigned version = 0;
@@ -135,6 +188,13 @@ int cmd_convert(int argc, char **argv) {
     if (tty) {
         opt.progress = show_progress;
         opt.progress_user = &last;
+    }
+    if (gguf_file_shard_count(f) > 1) {
+        int status = convert_set(f, in, out, &opt);
+        if (tty && last >= 0)
+            fputc('\n', stderr);
+        gguf_file_free(f);
+        return status;
     }
     gguf_error err;
     gguf_error_clear(&err);

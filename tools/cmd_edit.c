@@ -6,6 +6,7 @@
 #include "edits.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -129,6 +130,70 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
     return CLI_OK;
 }
 
+/* Does the edit touch a split key? */
+static int is_split_key(const char *key) {
+    return key != NULL && (strcmp(key, "split.no") == 0 || strcmp(key, "split.count") == 0 ||
+                           strcmp(key, "split.tensors.count") == 0);
+}
+
+/* A shard of a split set: the edit goes to the first shard, which holds the set's metadata.
+ * What would have to change in every shard (the split keys, the tensor count) is refused, and
+ * a tensor may only be renamed to a name no shard uses. Sets *target (malloc'd) to the first
+ * shard, or to NULL for a file that is no shard. */
+static int split_target(char **target, const char *path, unsigned flags, const edit_list *ops,
+                        const char *out) {
+    *target = NULL;
+    gguf_file *set = cli_open(path, flags);
+    if (set == NULL)
+        return CLI_BAD;
+    int rc = CLI_OK;
+    size_t n = gguf_file_shard_count(set);
+    const char *first = gguf_file_path(gguf_file_shard(set, 0));
+    for (size_t i = 0; n > 1 && rc == CLI_OK && i < ops->n; i++) {
+        const edit_op *e = &ops->ops[i];
+        if (is_split_key(e->key) || (e->kind == EDIT_RENAME && is_split_key(e->value))) {
+            cli_errorf("%s: the split keys say how the set's %zu shards fit together and must "
+                       "agree in every shard: nothing changed (merge the set, or edit one file "
+                       "with --one-file)", path, n);
+            rc = CLI_BAD;
+        } else if (e->kind == EDIT_RM_TENSOR) {
+            cli_errorf("%s: removing a tensor from a split set changes split.tensors.count in "
+                       "every shard: nothing changed (merge the set first)", path);
+            rc = CLI_BAD;
+        } else if (e->kind == EDIT_RENAME_TENSOR && gguf_tensor_find(set, e->value) >= 0) {
+            cli_errorf("%s: tensor '%s' exists in the set: nothing changed", path, e->value);
+            rc = CLI_BAD;
+        } else if (e->kind == EDIT_RENAME_TENSOR) {
+            int64_t t = gguf_tensor_find(set, e->key);
+            if (t >= 0 && gguf_tensor_shard(set, (size_t)t) != 0) {
+                cli_errorf("%s: tensor '%s' is in shard %u; only the first shard is edited: "
+                           "nothing changed", path, e->key, gguf_tensor_shard(set, (size_t)t) + 1);
+                rc = CLI_BAD;
+            }
+        }
+    }
+    struct stat a, b;
+    if (n > 1 && rc == CLI_OK && out != NULL &&
+        !(stat(first, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+          a.st_ino == b.st_ino)) {
+        cli_errorf("%s: a split set is edited in its first shard, in place: -o would write a "
+                   "lone shard (merge the set first, or edit one file with --one-file)", path);
+        rc = CLI_BAD;
+    }
+    if (n > 1 && rc == CLI_OK) {
+        size_t len = strlen(first) + 1;
+        *target = malloc(len);
+        if (*target != NULL)
+            memcpy(*target, first, len);
+        else {
+            cli_errorf("out of memory");
+            rc = CLI_BAD;
+        }
+    }
+    gguf_file_free(set);
+    return rc;
+}
+
 int cmd_edit(int argc, char **argv) {
     static const struct option longopts[] = {
         {"type", required_argument, NULL, OPT_TYPE}, {"json", no_argument, NULL, OPT_JSON},
@@ -146,7 +211,7 @@ int cmd_edit(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     const char *verb = argv[0], *out = NULL;
     edit_list extra = {0};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int vtype = -1, force = 0, in_place = 1, verbose = 0, c, bad = 0;
     uint64_t reserve = 0;
     enum edit_kind set_kind = EDIT_SET;
@@ -195,16 +260,26 @@ int cmd_edit(int argc, char **argv) {
         return CLI_USAGE;
     }
     const char *path = argv[optind];
+    char *target = NULL;
+    if ((flags & GGUF_OPEN_SPLIT_SET) && split_target(&target, path, flags, &ops, out) != CLI_OK) {
+        edits_free(&ops);
+        return CLI_BAD;
+    }
+    if (target != NULL)
+        path = target; /* the first shard of the set */
+    flags &= ~(unsigned)GGUF_OPEN_SPLIT_SET;
     struct stat a, b;
     int in_place_edit = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
                                         a.st_dev == b.st_dev && a.st_ino == b.st_ino);
     if (in_place_edit && cli_recover(path) != CLI_OK) {
         edits_free(&ops);
+        free(target);
         return CLI_BAD;
     }
     gguf_file *f = cli_open(path, flags);
     if (f == NULL) {
         edits_free(&ops);
+        free(target);
         return CLI_BAD;
     }
     counter before = {0}, after = {0};
@@ -223,5 +298,6 @@ int cmd_edit(int argc, char **argv) {
     if (rc == CLI_OK)
         rc = write_back(f, path, out, in_place, reserve, verbose);
     gguf_file_free(f);
+    free(target);
     return rc;
 }

@@ -13,6 +13,7 @@ typedef struct lint {
     gguf_warn_fn report;
     void *user;
     int count;
+    const char *prefix; /* put before each message (a shard of a split set), or NULL */
 } lint;
 
 static void warn(lint *l, uint64_t offset, const char *fmt, ...) GGUF_PRINTF(3, 4);
@@ -20,7 +21,10 @@ static void warn(lint *l, uint64_t offset, const char *fmt, ...) {
     char msg[GGUF_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int n = l->prefix != NULL ? snprintf(msg, sizeof msg, "%s", l->prefix) : 0;
+    if (n < 0 || (size_t)n >= sizeof msg)
+        n = 0;
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
     l->count++;
     if (l->report != NULL)
@@ -169,10 +173,49 @@ static int lint_names(lint *l, const gguf_file *f, gguf_error *err) {
     return 0;
 }
 
+/* llama.cpp reads split.no and split.count as UINT16 and split.tensors.count as INT32, and
+ * aborts on another type. */
+static void lint_split_keys(lint *l, const gguf_file *f) {
+    static const struct {
+        const char *key;
+        uint32_t type;
+    } keys[] = {{"split.no", GGUF_VTYPE_U16}, {"split.count", GGUF_VTYPE_U16},
+                {"split.tensors.count", GGUF_VTYPE_I32}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int64_t i = gguf_kv_find(f, keys[k].key);
+        if (i >= 0 && f->kv[i].value.type != keys[k].type)
+            warn(l, f->kv[i].src_offset, "key '%s' is %s; llama.cpp wants %s", keys[k].key,
+                 gguf_vtype_name(f->kv[i].value.type) ? gguf_vtype_name(f->kv[i].value.type)
+                                                      : "of an unknown type",
+                 gguf_vtype_name(keys[k].type));
+    }
+}
+
+/* A split set: each shard's own layout and split keys, and files beside the set named like
+ * shards of another split of it (the loader takes the names from split.count, so they are not
+ * read, but they are a sign of a mix-up). */
+static void lint_shards(lint *l, const gguf_file *f) {
+    char prefix[160];
+    for (size_t k = 0; k < f->n_shards; k++) {
+        const gguf_file *s = f->shards[k];
+        const char *name = strrchr(s->src->name, '/');
+        snprintf(prefix, sizeof prefix, "shard %zu/%zu (%s): ", k + 1, f->n_shards,
+                 name != NULL ? name + 1 : s->src->name);
+        l->prefix = prefix;
+        lint_tensors(l, s);
+        if (k > 0)
+            lint_split_keys(l, s);
+    }
+    l->prefix = NULL;
+    for (size_t i = 0; i < f->n_strays; i++)
+        warn(l, GGUF_ERROR_NO_OFFSET,
+             "%s lies beside the set and is named like a shard of another split of it", f->strays[i]);
+}
+
 int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {
     if (f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file");
-    lint l = {report, user, 0};
+    lint l = {report, user, 0, NULL};
     if (f->version == 1)
         warn(&l, 4, "GGUF v1 file (ggml no longer reads v1; convert it to v3)");
     if (f->big && !gguf__host_is_big())
@@ -185,7 +228,11 @@ int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_err
              "alignment %u is not a power of two (ggml refuses it)", f->alignment);
     }
     lint_kv(&l, f);
-    lint_tensors(&l, f);
+    lint_split_keys(&l, f);
+    if (f->n_shards > 0)
+        lint_shards(&l, f);
+    else
+        lint_tensors(&l, f);
     int rc = lint_names(&l, f, err);
     return rc != 0 ? rc : l.count;
 }

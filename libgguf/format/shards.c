@@ -135,6 +135,10 @@ static int check_shards(set_open *s, gguf_error *err) {
             rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                             "split.no %lld does not match the name (shard %u of %u)",
                             (long long)no, k + 1, s->count);
+        else if (rc == 0 && count < 0)
+            rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                            "shard %u of %u has no split.count: not a shard of this set", k + 1,
+                            s->count);
         else if (rc == 0 && count != s->count)
             rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                             "split.count %lld, but the set has %u shards: shards from two "
