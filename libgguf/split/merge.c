@@ -307,9 +307,17 @@ static int start(bmerge *m, gguf_error *err) {
     }
     for (size_t i = 0; rc == 0 && i < set->n_tensors; i++)
         m->total += set->tensors[i].nbytes;
-    /* the fullest intermediate header (every shard but the last) must fit with its reserve */
-    if (rc == 0 && m->count > 1) {
-        size_t n_last = set->shards[m->count - 1]->n_tensors;
+    /* the last shard with tensors: its merge writes the final header (shards after it hold
+     * none: they are as good as emptied) */
+    uint32_t last = 0;
+    for (uint32_t k = 0; rc == 0 && k < m->count; k++) {
+        if (gguf_file_shard(set, k)->n_tensors > 0)
+            last = k;
+    }
+    /* the fullest intermediate header (every shard before the last) must fit with its
+     * reserve */
+    if (rc == 0 && last > 0) {
+        size_t n_last = gguf_file_shard(set, last)->n_tensors;
         rc = gguf__file_view(&h, set, 0, set->n_tensors - n_last, true, err);
         if (rc == 0) {
             h->version = 3;
@@ -323,9 +331,9 @@ static int start(bmerge *m, gguf_error *err) {
         h = NULL;
     }
     /* the new first shard: its tensors at their merged offsets behind a header of exactly
-     * `size` bytes; with one shard, the merged file itself */
-    if (rc == 0 && m->count > 1) {
-        rc = gguf__file_view(&h, set, 0, set->shards[0]->n_tensors, true, err);
+     * `size` bytes; when no other shard holds tensors, the merged file itself */
+    if (rc == 0 && last > 0) {
+        rc = gguf__file_view(&h, set, 0, gguf_file_shard(set, 0)->n_tensors, true, err);
         if (rc == 0) {
             h->version = 3;
             gguf__tensor_ggml_dims(h);
@@ -336,7 +344,7 @@ static int start(bmerge *m, gguf_error *err) {
         gguf_write_options w = GGUF_WRITE_OPTIONS_INIT;
         w.version = 3;
         w.layout = GGUF_LAYOUT_PACKED;
-        const gguf_file *first = m->count > 1 ? h : mv;
+        const gguf_file *first = last > 0 ? h : mv;
         rc = gguf_file_save(first, m->paths[0], &w, err);
         for (size_t i = 0; rc == 0 && i < first->n_tensors; i++)
             moved(m, first->tensors[i].nbytes);
@@ -429,7 +437,7 @@ static int next_header(gguf__buf *region, const gguf_file *merged, const gguf_fi
 
 /* Shard k into the merged file (the first shard, opened as `merged`), then shard k emptied. */
 static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t tensors,
-                       gguf_error *err) {
+                       bool final, gguf_error *err) {
     gguf_file *s;
     int rc = open_one(&s, m->paths[k], err);
     if (rc != 0)
@@ -465,7 +473,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         rc = append_shard(m, fd, merged, end, s, err);
     gguf__buf region = {0};
     if (rc == 0)
-        rc = next_header(&region, merged, s, k + 1 == m->count, err);
+        rc = next_header(&region, merged, s, final, err);
     if (rc == 0 && fstat(fd, &st) != 0)
         rc = io_fail(err, m->paths[0], "stat");
     /* the header through the journal: a crash leaves the old header or the journal to
@@ -586,26 +594,31 @@ static int advance(bmerge *m, gguf_error *err) {
         gguf_file_free(first);
         return rc != 0 ? rc : 1;
     }
-    if (rc == 0 && (no != 0 || count != m->count || tensors < 0))
-        rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                        "not the first shard of a split set of %u shards", m->count);
     if (rc == 0 && !reserve) {
         gguf_file_free(first);
         m->started = true;
-        return start(m, err); /* the set as llama-gguf-split wrote it */
+        return start(m, err); /* the set as llama-gguf-split wrote it (start checks it) */
     }
+    if (rc == 0 && (no != 0 || count != m->count || tensors < 0))
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "a merge in progress, but the first shard's split keys are not those "
+                        "of a set of %u shards: nothing changed", m->count);
     if (!m->started)
         m->res.resumed = 1; /* a run before this one began the merge */
-    /* which shard is next: the first one with tensors the merged file does not list */
+    /* which shard is next: the first one with tensors the merged file does not list; its
+     * merge is the last (it writes the final header) when no other such shard follows */
     uint32_t next = 0;
-    for (uint32_t k = 1; rc == 0 && next == 0 && k < m->count; k++) {
+    bool final = true;
+    for (uint32_t k = 1; rc == 0 && final && k < m->count; k++) {
         gguf_file *s = NULL;
         rc = open_one(&s, m->paths[k], err);
         if (rc == 0 && !is_emptied(s, k, m->count)) {
             size_t listed = listed_in(first, s);
-            if (listed == 0) {
+            if (listed == 0 && next == 0) {
                 next = k;
-            } else if (listed == s->n_tensors) {
+            } else if (listed == 0) {
+                final = false;
+            } else if (next == 0 && listed == s->n_tensors) {
                 /* a crash after the header, before the shard was emptied */
                 rc = check_duplicate(first, k, m->paths[k], err);
                 if (rc == 0)
@@ -623,7 +636,7 @@ static int advance(bmerge *m, gguf_error *err) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "the first shard is being merged, but no shard is left to merge");
     if (rc == 0)
-        rc = merge_shard(m, first, next, (uint64_t)tensors, err);
+        rc = merge_shard(m, first, next, (uint64_t)tensors, final, err);
     gguf_file_free(first);
     return rc;
 }
