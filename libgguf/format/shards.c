@@ -248,6 +248,7 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
         v->cap_tensors = total;
     }
+    size_t dups = 0; /* tensors named twice (accepted with GGUF_OPEN_LENIENT) */
     for (uint32_t k = 0; rc == 0 && k < s->count; k++) {
         const gguf_file *f = v->shards[k];
         uint64_t base = gguf__source_part_base(v->src, k);
@@ -263,7 +264,9 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
             char q[QUOTE_MAX];
             if (dup == -2) {
                 rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-            } else if (dup >= 0 && !(s->flags & GGUF_OPEN_LENIENT)) {
+            } else if (dup >= 0 && (s->flags & GGUF_OPEN_LENIENT)) {
+                dups++;
+            } else if (dup >= 0) {
                 uint32_t other = v->tensors[dup].shard;
                 rc = gguf__fail(err, GGUF_ECORRUPT, t->info_offset,
                                 "tensor '%s' is in shard %u and in shard %u (%s)%s",
@@ -277,10 +280,10 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
     int64_t expect = -1;
     if (rc == 0)
         rc = gguf__split_keys(f0, NULL, NULL, &expect, err);
-    if (rc == 0 && expect >= 0 && (uint64_t)expect != v->n_tensors) {
+    if (rc == 0 && expect >= 0 && (uint64_t)expect != v->n_tensors - dups) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "the %u shards hold %zu tensors, split.tensors.count says %lld",
-                        s->count, v->n_tensors, (long long)expect);
+                        s->count, v->n_tensors - dups, (long long)expect);
         gguf__fail_path(err, s->paths[0]);
     }
     if (rc == 0)

@@ -198,23 +198,63 @@ static int header_region(gguf__buf *region, const gguf_file *v, uint64_t size,
     return 0;
 }
 
+static int io_fail(gguf_error *err, const char *path, const char *what) {
+    gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s failed: %s", what,
+               gguf__io_strerror(errno));
+    gguf__fail_path(err, path);
+    return GGUF_EIO;
+}
+
 /* Opens one file of the set alone. */
 static int open_one(gguf_file **out, const char *path, gguf_error *err) {
     return gguf_file_open(out, path, GGUF_OPEN_DEFAULT, err);
 }
 
-/* A shard with no tensors that keeps shard k's split keys: what an emptied shard becomes. */
-static int write_empty_shard(bmerge *m, uint32_t k, uint64_t tensors, bool big,
-                             gguf_error *err) {
+/* An emptied shard: no tensors, shard k's split keys. Written to a temporary file beside
+ * shard k, fsync'd; *tmp (and the returned descriptor, which holds the temporary file's lock)
+ * until it is renamed over the shard. */
+static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tensors, bool big,
+                               gguf_error *err) {
     gguf_file *z;
     int rc = gguf_file_new(&z, 3, big ? GGUF_ENDIAN_BIG : GGUF_ENDIAN_LITTLE, err);
     if (rc != 0)
         return rc;
     rc = gguf__split_set_keys(z, k, m->count, tensors, err);
-    if (rc == 0)
-        rc = gguf_file_save(z, m->paths[k], NULL, err);
+    int fd = rc == 0 ? gguf__temp_create(tmp, m->paths[k], ".tmp", err) : rc;
+    if (fd >= 0) {
+        rc = gguf__write_fd(fd, *tmp, z, NULL, NULL, err);
+        if (rc == 0 && gguf__io_fsync(fd) != 0)
+            rc = io_fail(err, *tmp, "fsync");
+        if (rc != 0) {
+            unlink(*tmp);
+            close(fd);
+            gguf__free(*tmp);
+            *tmp = NULL;
+        }
+    }
     gguf_file_free(z);
+    return rc != 0 ? rc : fd;
+}
+
+/* Puts a prepared emptied shard in place of shard k (its bytes go). */
+static int empty_shard(bmerge *m, uint32_t k, char *tmp, int fd, gguf_error *err) {
+    int rc = 0;
+    if (gguf__io_rename(tmp, m->paths[k]) != 0) {
+        rc = io_fail(err, m->paths[k], "replacing the shard by an emptied one");
+        unlink(tmp);
+    } else {
+        (void)gguf__io_sync_dir(m->paths[k]);
+    }
+    close(fd);
+    gguf__free(tmp);
     return rc;
+}
+
+static int write_empty_shard(bmerge *m, uint32_t k, uint64_t tensors, bool big,
+                             gguf_error *err) {
+    char *tmp = NULL;
+    int fd = prepare_empty_shard(&tmp, m, k, tensors, big, err);
+    return fd < 0 ? fd : empty_shard(m, k, tmp, fd, err);
 }
 
 /* An emptied shard k: no tensors, split.no k of this set. */
@@ -367,13 +407,6 @@ static int write_zeros(int fd, uint64_t n) {
     return 0;
 }
 
-static int io_fail(gguf_error *err, const char *path, const char *what) {
-    gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s failed: %s", what,
-               gguf__io_strerror(errno));
-    gguf__fail_path(err, path);
-    return GGUF_EIO;
-}
-
 /* Appends shard k's tensor data to the merged file (fd, whose listed tensors end at `end`,
  * relative to its data offset) at their merged offsets, and fsyncs it. */
 static int append_shard(bmerge *m, int fd, const gguf_file *merged, uint64_t end,
@@ -476,6 +509,11 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         rc = next_header(&region, merged, s, final, err);
     if (rc == 0 && fstat(fd, &st) != 0)
         rc = io_fail(err, m->paths[0], "stat");
+    /* the emptied shard, ready (fsync'd) before the header changes */
+    char *ztmp = NULL;
+    int zfd = -1;
+    if (rc == 0 && (zfd = prepare_empty_shard(&ztmp, m, k, tensors, s->big, err)) < 0)
+        rc = zfd;
     /* the header through the journal: a crash leaves the old header or the journal to
      * finish it (recover), never a torn one */
     if (rc == 0)
@@ -487,23 +525,42 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         char *jpath = gguf__journal_path(m->paths[0]);
         rc = jpath == NULL ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
                            : gguf__journal_load(&j, m->paths[0], &st, err);
+        bool loaded = rc == 0;
+        if (rc == 0)
+            rc = gguf__journal_matches(&j, fd, err);
         if (rc == 0) {
-            rc = gguf__journal_apply(&j, fd, m->paths[0], &touched, err);
-            gguf__journal_free(&j);
+            touched = true;
+            if (gguf__io_pwrite(fd, j.new_region, (size_t)j.len, 0) != 0)
+                rc = io_fail(err, m->paths[0], "writing the header");
         }
+        if (loaded)
+            gguf__journal_free(&j);
+        /* the header, then at once the emptied shard: a kill between the two finds shard k's
+         * tensors in both files (the rerun empties it); both are made durable after, and the
+         * journal kept until they are, so that after a power loss recover puts the header back
+         * whichever of the two reached the disk */
+        if (rc == 0) {
+            rc = empty_shard(m, k, ztmp, zfd, err);
+            ztmp = NULL;
+            zfd = -1;
+        }
+        if (rc == 0 && gguf__io_fsync(fd) != 0)
+            rc = io_fail(err, m->paths[0], "fsync of the header");
         if (jpath != NULL && (rc == 0 || !touched)) {
             int rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
             rc = rc != 0 ? rc : rm;
         }
         gguf__free(jpath);
     }
+    if (ztmp != NULL) {
+        unlink(ztmp);
+        close(zfd);
+        gguf__free(ztmp);
+    }
     gguf__buf_free(&region);
     if (fd >= 0)
         close(fd);
-    bool big = s->big;
     gguf_file_free(s);
-    if (rc == 0)
-        rc = write_empty_shard(m, k, tensors, big, err);
     if (rc == 0)
         m->res.shards_merged++;
     return rc;
@@ -693,6 +750,11 @@ int gguf_split_merge_delete(gguf_split_merge_result *res, const char *shard, con
                             "another merge is running in this folder: nothing changed");
         gguf__free(dir);
     }
+    /* what killed runs left beside the files (temporary files whose writer is gone) */
+    for (uint32_t k = 0; rc == 0 && k < count; k++)
+        gguf__temp_sweep(m.paths[k]);
+    if (rc == 0)
+        gguf__temp_sweep(out);
     while (rc == 0) {
         rc = advance(&m, err);
         if (rc == 1) {
