@@ -310,7 +310,7 @@ static int same_tensors(const gguf_file *merged, const gguf_file *s, gguf_error 
  * emptied (or, at the end, removed). */
 static int check_duplicate(const gguf_file *merged, uint32_t k, const char *path,
                            gguf_error *err) {
-    gguf_file *s;
+    gguf_file *s = NULL;
     int rc = open_one(&s, path, err);
     if (rc == 0 && listed_in(merged, s) != s->n_tensors)
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
@@ -388,6 +388,8 @@ static int start(bmerge *m, gguf_error *err) {
         rc = gguf_file_save(first, m->paths[0], &w, err);
         for (size_t i = 0; rc == 0 && i < first->n_tensors; i++)
             moved(m, first->tensors[i].nbytes);
+        if (rc == 0)
+            m->res.shards_merged = 1 + (last > 0 ? 0 : m->count - 1);
     }
     gguf_file_free(h);
     gguf_file_free(mv);
@@ -583,7 +585,7 @@ static int finish(bmerge *m, const gguf_file *merged, bool renamed, gguf_error *
             gone[k] = true;
             continue;
         }
-        gguf_file *s;
+        gguf_file *s = NULL;
         rc = open_one(&s, m->paths[k], err);
         if (rc == 0 && !is_emptied(s, k, m->count))
             rc = check_duplicate(merged, k, m->paths[k], err);
@@ -616,7 +618,7 @@ static int advance(bmerge *m, gguf_error *err) {
             gguf__fail_path(err, m->paths[0]);
             return GGUF_ENOTFOUND;
         }
-        gguf_file *out;
+        gguf_file *out = NULL;
         int rc = open_one(&out, m->out, err);
         int64_t count = -1;
         if (rc == 0)
