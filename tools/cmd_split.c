@@ -44,7 +44,7 @@ static int parse_size(uint64_t *out, const char *s) {
     return 0;
 }
 
-static void show_progress(uint64_t done, uint64_t total, void *user) {
+static void show_progress(void *user, uint64_t done, uint64_t total) {
     int *last = user;
     int pct = total ? (int)(done * 100 / total) : 100;
     if (pct != *last) {

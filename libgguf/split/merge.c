@@ -142,7 +142,7 @@ static int serialize(gguf__sink *h, const gguf_file *v, gguf_error *err) {
     int rc = packed_offsets(&offsets, &end, v, err);
     *h = (gguf__sink){0};
     if (rc == 0)
-        rc = gguf__header_serialize(h, v, 3, v->big, offsets, err);
+        rc = gguf__header_serialize(h, v, 3, v->big, offsets, GGUF__PAD_KEEP, err);
     gguf__free(offsets);
     if (rc != 0)
         gguf__buf_free(&h->b);
@@ -222,7 +222,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
     rc = gguf__split_set_keys(z, k, m->count, tensors, err);
     int fd = rc == 0 ? gguf__temp_create(tmp, m->paths[k], ".tmp", err) : rc;
     if (fd >= 0) {
-        rc = gguf__write_fd(fd, *tmp, z, NULL, NULL, err);
+        rc = gguf__write_fd(fd, *tmp, z, NULL, GGUF__PAD_KEEP, NULL, err);
         if (rc == 0 && gguf__io_fsync(fd) != 0)
             rc = io_fail(err, *tmp, "fsync");
         if (rc != 0) {
@@ -325,7 +325,7 @@ static int check_duplicate(const gguf_file *merged, uint32_t k, const char *path
 static void moved(bmerge *m, uint64_t n) {
     m->done += n;
     if (m->progress != NULL && m->total > 0)
-        m->progress(m->done, m->total, m->progress_user);
+        m->progress(m->progress_user, m->done, m->total);
 }
 
 /* The fresh start: the set checked whole, room for every header, the new first shard. */
@@ -518,9 +518,12 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         rc = zfd;
     /* the header through the journal: a crash leaves the old header or the journal to
      * finish it (recover), never a torn one */
-    if (rc == 0)
-        rc = gguf__journal_create(m->paths[0], &st, merged->head, region.data,
-                                  (size_t)merged->data_offset, err);
+    if (rc == 0) {
+        gguf__journal jw = {.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
+                            .size = (uint64_t)st.st_size, .len = merged->data_offset,
+                            .old_region = merged->head, .new_region = region.data};
+        rc = gguf__journal_create(m->paths[0], &jw, err);
+    }
     if (rc == 0) {
         gguf__journal j;
         bool touched = false;

@@ -105,10 +105,10 @@ typedef struct split_progress {
     uint64_t total;
 } split_progress;
 
-static void shard_progress(uint64_t done, uint64_t total, void *user) {
+static void shard_progress(void *user, uint64_t done, uint64_t total) {
     (void)total;
     split_progress *p = user;
-    p->opt->progress(p->before + done, p->total, p->opt->progress_user);
+    p->opt->progress(p->opt->progress_user, p->before + done, p->total);
 }
 
 /* Is path one of the files f reads (a shard of it)? Writing over it while reading it would mix
