@@ -593,8 +593,12 @@ GGUF_API int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f
 
 enum gguf_split_mode {
     GGUF_SPLIT_BY_TENSORS = 0, /* a new shard every max_tensors tensors */
-    GGUF_SPLIT_BY_SIZE = 1     /* a new shard before a tensor that would take the shard's tensor
+    GGUF_SPLIT_BY_SIZE = 1,    /* a new shard before a tensor that would take the shard's tensor
                                   bytes (each padded to 32) past max_bytes */
+    GGUF_SPLIT_BY_SHARD = 2    /* each tensor to the shard gguf_tensor_shard says (a split set
+                                  written again with its own split, as llama-quantize's
+                                  --keep-split does); shards must be in order; their count is
+                                  the last tensor's shard + 1 */
 };
 
 typedef struct gguf_split_options {
@@ -605,9 +609,16 @@ typedef struct gguf_split_options {
     int no_tensor_first;      /* the first shard holds the metadata only */
     gguf_progress_fn progress; /* tensor bytes written, over all shards; may be NULL */
     void *progress_user;
+    int quantize_keys;        /* the split keys in llama-quantize's order (split.no, split.count,
+                                 split.tensors.count), not llama-gguf-split's (split.no,
+                                 split.tensors.count, split.count) */
+    gguf_fill_fn fill;        /* bytes of tensors added or retyped in f (tensor: f's index), as
+                                 gguf_write_options.fill */
+    void *fill_user;
 } gguf_split_options;
 
-#define GGUF_SPLIT_OPTIONS_INIT { GGUF_SPLIT_BY_TENSORS, 128, 0, 0, NULL, NULL }
+/* Every field not named is 0 / NULL. */
+#define GGUF_SPLIT_OPTIONS_INIT {.mode = GGUF_SPLIT_BY_TENSORS, .max_tensors = 128}
 
 /* Plans the split of f without writing: shard_of[i] (f has gguf_tensor_count(f) tensors) is
  * the shard (from 0) of tensor i, *n_shards the count. Fails with GGUF_EINVAL (a limit of 0, a

@@ -140,6 +140,9 @@ START_TEST(plan) {
     ck_assert(strstr(err.message, "blk.0.weight") != NULL);
     opt.max_bytes = 0;
     ck_assert(gguf_split_plan(of, &n, f, &opt, NULL) == GGUF_EINVAL);
+    /* by shard: a single file is one shard */
+    opt.mode = GGUF_SPLIT_BY_SHARD;
+    ck_assert(gguf_split_plan(of, &n, f, &opt, NULL) == 0 && n == 1 && of[9] == 0);
     gguf_file_free(f);
 }
 END_TEST
@@ -185,6 +188,13 @@ START_TEST(set_view) {
             ck_assert(gguf_crc_tensor(&c1, m, i, NULL) == 0 && gguf_crc_tensor(&c2, s, i, NULL) == 0);
             ck_assert_uint_eq(c1, c2);
         }
+        /* by shard: the set's own split; written again, the same shards (prefix t) */
+        uint32_t of[N_TENSORS], ns;
+        gguf_split_options so = GGUF_SPLIT_OPTIONS_INIT;
+        so.mode = GGUF_SPLIT_BY_SHARD;
+        ck_assert(gguf_split_plan(of, &ns, s, &so, NULL) == 0 && ns == n);
+        for (size_t i = 0; i < N_TENSORS; i++)
+            ck_assert_uint_eq(of[i], i / 3);
         /* a set view is never written over one of its files */
         ck_assert(gguf_file_update(s, shard(0, n), NULL, NULL, NULL) == GGUF_EINVAL);
         ck_assert_int_eq(gguf_file_lint(s, NULL, NULL, NULL), 0);

@@ -33,7 +33,6 @@ expect_status 2 "$EDIT" requant "$M" Q4_K_M -o "$TMP/u.gguf" --threads x
 expect_status 2 "$EDIT" requant "$M" Q4_K_M -o "$TMP/u.gguf" --tensor-type attn_q
 expect_status 2 "$EDIT" requant "$M" Q4_K_M -o "$TMP/u.gguf" --tensor-type attn_q=Q9_9
 expect_status 2 "$EDIT" requant "$M" Q4_K_M -o "$TMP/u.gguf" --output-tensor-type nope
-expect_status 2 "$EDIT" requant "$M" Q4_K_M -o "$TMP/u.gguf" --keep-split
 expect_status 2 "$EDIT" requant "$M" Q4_K_M extra -o "$TMP/u.gguf"
 [ ! -e "$TMP/u.gguf" ] && ok || fail "a usage error wrote a file"
 

@@ -19,7 +19,7 @@ have_oracle || echo "cli_split: ggml-oracle absent: llama.cpp's loading of the s
 # same_dirs A B: the same file names, each byte-identical
 same_dirs() {
     [ "$(cd "$1" && ls)" = "$(cd "$2" && ls)" ] || return 1
-    for n in $(cd "$1" && ls); do cmp -s "$1/$n" "$2/$n" || return 1; done
+    for sd_name in $(cd "$1" && ls); do cmp -s "$1/$sd_name" "$2/$sd_name" || return 1; done
 }
 # loads FIRST: llama.cpp loads the model (a split set through its first shard) and evaluates
 loads() {
@@ -189,7 +189,35 @@ expect_status 1 "$EDIT" set "$B/m-00002-of-00004.gguf" general.name y -o "$TMP/l
 "$EDIT" convert "$TMP/be-00004-of-00004.gguf" --endian little -o "$TMP/le" 2>/dev/null && ok || fail "convert it back"
 for k in 1 2 3 4; do cmp -s "$B/m-0000$k-of-00004.gguf" "$TMP/le-0000$k-of-00004.gguf" && ok || fail "shard $k changed by two conversions"; done
 
-# ---- 8. merge --delete-splits with the disk of one shard ----
+# ---- 8. requant of a split set: into one file, or with --keep-split into a set, the bytes of
+# llama_model_quantize (through ggml-oracle) for the same set ----
+if have_oracle; then
+    for shape in "--max-tensors 8" "--max-tensors 10 --no-tensor-first-split"; do
+        rm -rf "$TMP/q"; mkdir -p "$TMP/q/in" "$TMP/q/ref" "$TMP/q/ours"
+        "$EDIT" split "$G" "$TMP/q/in/s" $shape 2>/dev/null
+        ns=$(ls "$TMP/q/in" | wc -l)
+        QF="$TMP/q/in/s-00001-of-0000$ns.gguf"
+        for preset in Q4_K_M Q8_0; do
+            rm -f "$TMP/q/ref"/* "$TMP/q/ours"/*
+            "$ORACLE" llama-quantize "$QF" "$TMP/q/ref/one.gguf" "$preset" 2 >/dev/null 2>&1 ||
+                fail "llama-quantize $preset"
+            "$EDIT" requant "$TMP/q/in/s-0000$ns-of-0000$ns.gguf" "$preset" -o "$TMP/q/ours/one.gguf" \
+                --threads 2 2>/dev/null && cmp -s "$TMP/q/ref/one.gguf" "$TMP/q/ours/one.gguf" && ok ||
+                fail "[$shape] requant $preset of the set into one file differs from llama_model_quantize's"
+            rm -f "$TMP/q/ref"/* "$TMP/q/ours"/*
+            "$ORACLE" llama-quantize --keep-split "$QF" "$TMP/q/ref/o" "$preset" 2 >/dev/null 2>&1 ||
+                fail "llama-quantize --keep-split $preset"
+            "$EDIT" requant "$TMP/q/in/s-00002-of-0000$ns.gguf" "$preset" -o "$TMP/q/ours/o" \
+                --keep-split --threads 2 2>/dev/null || fail "requant --keep-split"
+            [ "$(ls "$TMP/q/ref" | wc -l)" -eq "$ns" ] && same_dirs "$TMP/q/ref" "$TMP/q/ours" && ok ||
+                fail "[$shape] requant --keep-split $preset differs from llama_model_quantize's keep_split"
+        done
+        loads "$TMP/q/ours/o-00001-of-0000$ns.gguf"
+    done
+    echo "cli_split: requant of split sets (one file, --keep-split) = llama_model_quantize's"
+fi
+
+# ---- 9. merge --delete-splits with the disk of one shard ----
 # In a filesystem with room for the set, its largest shard and two headers (the journal) but
 # not for a second copy: the plain merge fails for want of space, the deleting one succeeds.
 mk_set

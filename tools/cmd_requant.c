@@ -40,7 +40,11 @@ static const char usage_text[] =
     "  --keep-order              keep the source's tensor order (default: llama.cpp's, by layer\n"
     "                            then name, which makes the file identical to llama-quantize's)\n"
     "  --dry-run                 print each tensor's type change and write nothing\n"
-    "  --keep-split              (split models are not supported yet)\n"
+    "  --keep-split              a split model stays a split set with the same shards, as\n"
+    "                            llama-quantize --keep-split writes it (OUT names the first\n"
+    "                            shard, PREFIX-00001-of-0000N.gguf, or the prefix)\n"
+    "FILE may be any shard of a split set: the whole set is requantized (into one file, or\n"
+    "with --keep-split into a set).\n"
     "  -v, --verbose             print a summary\n" CLI_OPEN_HELP;
 
 enum {
@@ -176,6 +180,72 @@ static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
     free(order);
 }
 
+/* The set's tensors by shard, then by offset in it, as llama-quantize --keep-split has them. */
+static const gguf_file *order_of;
+static int by_shard_offset(const void *a, const void *b) {
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    uint32_t si = gguf_tensor_shard(order_of, i), sj = gguf_tensor_shard(order_of, j);
+    gguf_tensor_info ti, tj;
+    gguf_tensor_get(&ti, order_of, i);
+    gguf_tensor_get(&tj, order_of, j);
+    if (si != sj)
+        return si < sj ? -1 : 1;
+    if (ti.offset != tj.offset)
+        return ti.offset < tj.offset ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static int shard_order(gguf_file *f) {
+    size_t n = gguf_tensor_count(f);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (order == NULL) {
+        cli_errorf("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    order_of = f;
+    qsort(order, n, sizeof *order, by_shard_offset);
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = gguf_tensor_reorder(f, order, n, &err);
+    if (rc != 0)
+        cli_report(gguf_file_path(f), &err);
+    free(order);
+    return rc;
+}
+
+/* --keep-split: the requantized set written with the input's shards, each file atomically,
+ * named from OUT (the new first shard's name, or the prefix; a trailing .gguf dropped). */
+static int save_shards(const gguf_file *f, gguf_requant *rq, const char *out,
+                       const gguf_write_options *wo, gguf_error *err) {
+    size_t plen = strlen(out);
+    uint32_t count;
+    if (!gguf_split_parse_name(&plen, NULL, &count, out) && plen > 5 &&
+        strcmp(out + plen - 5, ".gguf") == 0)
+        plen -= 5;
+    char *prefix = malloc(plen + 1);
+    if (prefix == NULL) {
+        cli_errorf("out of memory");
+        return -1;
+    }
+    memcpy(prefix, out, plen);
+    prefix[plen] = '\0';
+    gguf_split_options so = GGUF_SPLIT_OPTIONS_INIT;
+    so.mode = GGUF_SPLIT_BY_SHARD;
+    so.quantize_keys = 1;
+    so.fill = gguf_requant_fill;
+    so.fill_user = rq;
+    so.progress = wo->progress;
+    so.progress_user = wo->progress_user;
+    uint32_t n = 0;
+    int rc = gguf_split_save(&n, f, prefix, &so, err);
+    if (rc == 0)
+        fprintf(stderr, "%s: %u shards\n", prefix, n);
+    free(prefix);
+    return rc;
+}
+
 int cmd_requant(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
@@ -197,7 +267,7 @@ int cmd_requant(int argc, char **argv) {
     gguf_requant_options ro = GGUF_REQUANT_OPTIONS_INIT;
     overrides ov = {0};
     const char *out = NULL, *imatrix_path = NULL;
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     long threads = 0;
     int verbose = 0, dry_run = 0, pure = 0, keep_split = 0, bad = 0, c;
     char *end;
@@ -247,10 +317,6 @@ int cmd_requant(int argc, char **argv) {
         cli_errorf("requant: give the output file with -o OUT");
         bad = 1;
     }
-    if (!bad && keep_split) {
-        cli_errorf("requant: --keep-split: split models are not supported yet");
-        bad = 1;
-    }
     if (bad) {
         overrides_free(&ov);
         fputs(usage_text, stderr);
@@ -287,13 +353,22 @@ int cmd_requant(int argc, char **argv) {
     uint64_t split_count = 1;
     int64_t si;
     int sg;
-    if (sc >= 0 && gguf_value_get_int(&split_count, &si, &sg, gguf_kv_value(f, (size_t)sc), NULL) == 0 &&
+    if (gguf_file_shard_count(f) == 1 && sc >= 0 &&
+        gguf_value_get_int(&split_count, &si, &sg, gguf_kv_value(f, (size_t)sc), NULL) == 0 &&
         split_count > 1) {
-        cli_errorf("%s: part of a split model (%" PRIu64 " files): split models are not supported "
-                   "yet; merge them first (llama-gguf-split --merge)", in, split_count);
+        /* --one-file on a shard: llama.cpp quantizes a set whole, never one shard */
+        cli_errorf("%s: one shard of a split model (%" PRIu64 " files): requantize the whole set "
+                   "(without --one-file)", in, split_count);
         rc = CLI_BAD;
     }
     size_t n = gguf_tensor_count(f);
+    /* --keep-split: llama.cpp keeps each shard's tensors together, by shard then offset */
+    keep_split = keep_split && gguf_file_shard_count(f) > 1;
+    if (rc == CLI_OK && keep_split) {
+        ro.keep_order = 1;
+        if (shard_order(f) != 0)
+            rc = CLI_BAD;
+    }
     gguf_requant_choice *ch = calloc(n ? n : 1, sizeof *ch);
     if (rc == CLI_OK && ch == NULL) {
         cli_errorf("out of memory");
@@ -341,7 +416,15 @@ int cmd_requant(int argc, char **argv) {
                 wo.progress_user = &ps;
             }
         }
-        if (rc == CLI_OK && gguf_file_save(f, out, &wo, &err) != 0) {
+        if (rc == CLI_OK && keep_split) {
+            if (save_shards(f, rq, out, &wo, &err) != 0) {
+                if (ps.shown)
+                    fputc('\n', stderr);
+                ps.shown = 0;
+                cli_report(err.code == GGUF_EIO ? out : in, &err);
+                rc = CLI_BAD;
+            }
+        } else if (rc == CLI_OK && gguf_file_save(f, out, &wo, &err) != 0) {
             if (ps.shown)
                 fputc('\n', stderr);
             ps.shown = 0;

@@ -219,7 +219,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
     int rc = gguf_file_new(&z, 3, big ? GGUF_ENDIAN_BIG : GGUF_ENDIAN_LITTLE, err);
     if (rc != 0)
         return rc;
-    rc = gguf__split_set_keys(z, k, m->count, tensors, err);
+    rc = gguf__split_set_keys(z, k, m->count, tensors, false, err);
     int fd = rc == 0 ? gguf__temp_create(tmp, m->paths[k], ".tmp", err) : rc;
     if (fd >= 0) {
         rc = gguf__write_fd(fd, *tmp, z, NULL, GGUF__PAD_KEEP, NULL, err);

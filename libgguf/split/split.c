@@ -27,6 +27,20 @@ int gguf_split_plan(uint32_t *shard_of, uint32_t *n_shards, const gguf_file *f,
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no plan to fill");
     if (n_shards == NULL || f == NULL || opt == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to plan");
+    if (opt->mode == GGUF_SPLIT_BY_SHARD) {
+        uint32_t last = 0;
+        for (size_t i = 0; i < f->n_tensors; i++) {
+            if (f->tensors[i].shard < last)
+                return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                  "tensor %zu is in shard %u, after tensors of shard %u: the "
+                                  "shards are not in order", i, f->tensors[i].shard + 1,
+                                  last + 1);
+            last = f->tensors[i].shard;
+            shard_of[i] = last;
+        }
+        *n_shards = last + 1;
+        return 0;
+    }
     bool by_size = opt->mode == GGUF_SPLIT_BY_SIZE;
     if (opt->mode != GGUF_SPLIT_BY_SIZE && opt->mode != GGUF_SPLIT_BY_TENSORS)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "unknown split mode %d",
@@ -75,7 +89,7 @@ int gguf_split_plan(uint32_t *shard_of, uint32_t *n_shards, const gguf_file *f,
 }
 
 int gguf__split_set_keys(gguf_file *f, uint32_t no, uint32_t count, uint64_t tensors,
-                         gguf_error *err) {
+                         bool quantize_order, gguf_error *err) {
     static const char *const keys[] = {GGUF__KEY_SPLIT_NO, GGUF__KEY_SPLIT_TENSORS,
                                        GGUF__KEY_SPLIT_COUNT};
     if (tensors > INT32_MAX)
@@ -91,19 +105,29 @@ int gguf__split_set_keys(gguf_file *f, uint32_t no, uint32_t count, uint64_t ten
     }
     if (rc == 0)
         rc = gguf_kv_set_scalar(f, GGUF__KEY_SPLIT_NO, GGUF_VTYPE_U16, &no16, err);
+    if (rc == 0 && quantize_order)
+        rc = gguf_kv_set_scalar(f, GGUF__KEY_SPLIT_COUNT, GGUF_VTYPE_U16, &count16, err);
     if (rc == 0)
         rc = gguf_kv_set_scalar(f, GGUF__KEY_SPLIT_TENSORS, GGUF_VTYPE_I32, &n32, err);
-    if (rc == 0)
+    if (rc == 0 && !quantize_order)
         rc = gguf_kv_set_scalar(f, GGUF__KEY_SPLIT_COUNT, GGUF_VTYPE_U16, &count16, err);
     return rc;
 }
 
-/* Progress over all shards: each shard's save reports its own bytes. */
+/* Progress over all shards: each shard's save reports its own bytes; the fill of a shard's
+ * tensor i is the model's tensor first + i. */
 typedef struct split_progress {
     const gguf_split_options *opt;
     uint64_t before; /* tensor bytes of the shards already written */
     uint64_t total;
+    size_t first;    /* the current shard's first tensor in the model */
 } split_progress;
+
+static int shard_fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                      gguf_error *err) {
+    split_progress *p = user;
+    return p->opt->fill(p->opt->fill_user, p->first + tensor, offset, buf, len, err);
+}
 
 static void shard_progress(void *user, uint64_t done, uint64_t total) {
     (void)total;
@@ -128,14 +152,14 @@ static bool is_input(const gguf_file *f, const char *path) {
 
 /* The view of shard k: its tensors, its keys, ggml's dims, v3. */
 static int shard_view(gguf_file **out, const gguf_file *f, size_t first, size_t n, uint32_t k,
-                      uint32_t count, gguf_error *err) {
+                      uint32_t count, bool quantize_keys, gguf_error *err) {
     gguf_file *v;
     int rc = gguf__file_view(&v, f, first, n, k == 0, err);
     if (rc != 0)
         return rc;
     v->version = 3; /* ggml writes v3; new keys get v3's 64-bit lengths */
     gguf__tensor_ggml_dims(v);
-    rc = gguf__split_set_keys(v, k, count, f->n_tensors, err);
+    rc = gguf__split_set_keys(v, k, count, f->n_tensors, quantize_keys, err);
     if (rc != 0) {
         gguf_file_free(v);
         return rc;
@@ -176,13 +200,18 @@ int gguf_split_save(uint32_t *n_out, const gguf_file *f, const char *prefix,
         while (first + n < f->n_tensors && shard_of[first + n] == k)
             n++;
         gguf_file *v = NULL;
-        rc = shard_view(&v, f, first, n, k, count, err);
+        rc = shard_view(&v, f, first, n, k, count, opt->quantize_keys != 0, err);
         gguf_write_options w = GGUF_WRITE_OPTIONS_INIT;
         w.version = 3;
         w.layout = GGUF_LAYOUT_PACKED;
         if (opt->progress != NULL) {
             w.progress = shard_progress;
             w.progress_user = &prog;
+        }
+        prog.first = first;
+        if (opt->fill != NULL) {
+            w.fill = shard_fill;
+            w.fill_user = &prog;
         }
         if (rc == 0) {
             gguf_split_name(path, size, prefix, k, count);

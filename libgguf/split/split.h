@@ -14,10 +14,12 @@
 /* llama-gguf-split pads every tensor to ggml's default alignment, whatever the file says. */
 #define GGUF__SPLIT_ALIGN 32
 
-/* split.c: sets llama-gguf-split's split keys on f (each removed, then added at the end, as
- * ggml's setters do): split.no (UINT16), split.tensors.count (INT32), split.count (UINT16). */
+/* split.c: sets the split keys on f (each removed, then added at the end, as ggml's setters
+ * do): llama-gguf-split's order split.no (UINT16), split.tensors.count (INT32), split.count
+ * (UINT16), or with quantize_order llama-quantize's: split.no, split.count,
+ * split.tensors.count. */
 GGUF_HIDDEN int gguf__split_set_keys(gguf_file *f, uint32_t no, uint32_t count,
-                                     uint64_t tensors, gguf_error *err);
+                                     uint64_t tensors, bool quantize_order, gguf_error *err);
 
 /* merge.c: the view of a set that is its merge: the set's keys with split.count moved to the
  * end and set to 0 (as llama-gguf-split leaves them), every tensor with ggml's n_dims, GGUF v3.
