@@ -78,7 +78,8 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
 
 static void show_text(FILE *out, const char *path, const gguf_file *f, int want_kv,
                       int want_tensors) {
-    fprintf(out, "%s: GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %" PRIu64 "%s\n",
+    fprintf(out, "%s: GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %"
+            PRIu64 "%s\n",
             path, gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
             gguf_file_alignment(f), gguf_kv_count(f), gguf_tensor_count(f),
             gguf_file_data_offset(f), gguf_file_shard_count(f) > 1 ? " (of the first shard)" : "");

@@ -150,6 +150,8 @@ GGUF_HIDDEN int gguf__io_insert_range(int fd, uint64_t at, uint64_t len);
  * FICLONERANGE; offsets and n multiples of the filesystem block). EOPNOTSUPP, EXDEV or EINVAL
  * where the filesystem cannot. */
 GGUF_HIDDEN int gguf__io_clone(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t n);
+/* Cuts the file to len bytes (ftruncate). */
+GGUF_HIDDEN int gguf__io_truncate(int fd, uint64_t len);
 /* fsync of the directory holding path. */
 GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
 GGUF_HIDDEN const char *gguf__io_strerror(int errnum);

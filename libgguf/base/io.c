@@ -63,7 +63,8 @@ void gguf_testing_die_at_io(long n) {
 }
 
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
- * sync, n rename, u unlink, i block insertion, k clone) and says whether it is the one to fail. */
+ * sync, n rename, u unlink, i block insertion, k clone, t truncate) and says whether it is
+ * the one to fail. */
 /* Calls come from more than one thread (a save compares while it copies): one at a time here. */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -254,6 +255,12 @@ int gguf__io_clone(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t 
     struct file_clone_range r = {.src_fd = in, .src_offset = in_off, .src_length = n,
                                  .dest_offset = out_off};
     return ioctl(out, FICLONERANGE, &r);
+}
+
+int gguf__io_truncate(int fd, uint64_t len) {
+    if (fault('t'))
+        return -1;
+    return ftruncate(fd, (off_t)len);
 }
 
 int gguf__io_rename(const char *from, const char *to) {

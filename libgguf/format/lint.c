@@ -209,7 +209,8 @@ static void lint_shards(lint *l, const gguf_file *f) {
     l->prefix = NULL;
     for (size_t i = 0; i < f->n_strays; i++)
         warn(l, GGUF_ERROR_NO_OFFSET,
-             "%s lies beside the set and is named like a shard of another split of it", f->strays[i]);
+             "%s lies beside the set and is named like a shard of another split of it",
+             f->strays[i]);
 }
 
 int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {

@@ -428,7 +428,7 @@ static int append_shard(bmerge *m, int fd, const gguf_file *merged, uint64_t end
         at = next;
         moved(m, t->nbytes);
     }
-    if (gguf__io_fsync(fd) != 0)
+    if (gguf__io_fdatasync(fd) != 0)
         return io_fail(err, m->paths[0], "fsync");
     return 0;
 }
@@ -502,7 +502,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     uint64_t listed = merged->data_offset + end;
     /* bytes after the listed tensors: an append that a crash cut short */
     if (rc == 0 && (uint64_t)st.st_size > listed &&
-        (ftruncate(fd, (off_t)listed) != 0 || gguf__io_fsync(fd) != 0))
+        (gguf__io_truncate(fd, listed) != 0 || gguf__io_fdatasync(fd) != 0))
         rc = io_fail(err, m->paths[0], "cutting off an interrupted append");
     if (rc == 0)
         rc = append_shard(m, fd, merged, end, s, err);
@@ -549,7 +549,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
             ztmp = NULL;
             zfd = -1;
         }
-        if (rc == 0 && gguf__io_fsync(fd) != 0)
+        if (rc == 0 && gguf__io_fdatasync(fd) != 0)
             rc = io_fail(err, m->paths[0], "fsync of the header");
         if (jpath != NULL && (rc == 0 || !touched)) {
             int rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
