@@ -17,23 +17,31 @@
  *            loads: shard 1 is just laid out for the merge.
  *   shard k  (k = 2..N) Any bytes after the tensors the first shard lists are cut off (an
  *            append a crash interrupted), shard k's tensor data is appended at its merged
- *            offsets and fsync'd, then the header region [0, D) is rewritten in place through a
- *            journal (commit/journal.c; it may add tensor infos) to Hk: the infos of shards
- *            1..k, the reserve shrunk to keep exactly D bytes. For k = N the header is H itself
- *            (split.count 0, no reserve): the first shard is now the merged file. Then shard k
- *            is replaced (temporary file, fsync, rename) by a shard with no tensors that keeps
- *            its split keys, freeing its bytes.
+ *            offsets and synced, its emptied replacement (a shard with no tensors that keeps
+ *            its split keys) is written to a temporary file and synced, the journal of the
+ *            header rewrite is written (commit/journal.c; the new header may add tensor
+ *            infos), then the header region [0, D) is rewritten in place to Hk (the infos of
+ *            shards 1..k, the reserve shrunk to keep exactly D bytes) and at once the emptied
+ *            shard renamed over shard k, which frees its bytes; both synced, the journal goes.
+ *            The last shard that holds tensors gets H itself (split.count 0, no reserve): the
+ *            first shard is then the merged file (shards after it hold no tensors).
  *   finish   The merged file is renamed to OUT and the emptied shards are removed.
  *
  * Every moment is one of these states, each recognised from the files alone: the original
  * set; a split set whose first shard has the reserve (shards 2..k emptied, maybe bytes after
- * the listed tensors, maybe a journal pending); between a header rewrite and the emptying of
- * shard k, shard k's tensors listed both in the first shard and in shard k, with the same bytes
- * (llama.cpp refuses that set until the rerun empties shard k; the bytes are in both files);
- * the merged file under the first shard's name, or under OUT, with emptied shards left. A rerun
- * finishes a pending journal, finds the state and goes on. A shard is only removed or emptied
- * after the merged file lists its tensors, fsync'd, and (when found after a crash) after their
- * bytes are compared by crc32.
+ * the listed tensors, maybe a journal pending); between the header's write and the rename of
+ * the emptied shard (no call in between), shard k's tensors listed both in the first shard and
+ * in shard k, with the same bytes (llama.cpp refuses that set until the rerun empties shard k);
+ * the merged file under the first shard's name, or under OUT, with emptied shards left. After
+ * a power loss (not a kill) the rename may have reached the disk and the header not: the
+ * journal, kept until both are durable, puts the header back (the rerun, or gguf-edit recover).
+ * A rerun finishes a pending journal, finds the state and goes on. A shard is only emptied or
+ * removed after the merged file lists its tensors (synced, or through the journal), and (when
+ * found full after a crash) after their bytes are compared by crc32.
+ *
+ * The reserve is a key of its own, not GGUF_PADDING_KEY: its presence says "a merge is under
+ * way", while a first shard may hold GGUF_PADDING_KEY from an earlier `reserve`, which the
+ * merged file keeps as llama-gguf-split does.
  *
  * Extra disk at the peak: the shard being appended (its bytes are in two places until it is
  * emptied), plus the journal (two copies of the header) and a small emptied shard per shard.
