@@ -230,7 +230,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
     rc = gguf__split_set_keys(z, k, m->count, tensors, false, err);
     int fd = rc == 0 ? gguf__temp_create(tmp, m->paths[k], ".tmp", err) : rc;
     if (fd >= 0) {
-        rc = gguf__write_fd(fd, *tmp, z, NULL, GGUF__PAD_KEEP, NULL, err);
+        rc = gguf__write_fd(fd, *tmp, z, NULL, NULL, err);
         if (rc == 0 && gguf__io_fsync(fd) != 0)
             rc = io_fail(err, *tmp, "fsync");
         if (rc != 0) {
