@@ -46,10 +46,42 @@ static uint64_t special8(uint64_t w) {
     return (low | zq | zb | zd | w) & HIGHS;
 }
 
+/* The common case first: a string with nothing to escape that is valid UTF-8 is copied as it
+ * is, after one pass of word tests (and a UTF-8 check when it has bytes >= 0x80). */
+static bool copies_as_is(const uint8_t *s, size_t n) {
+    uint64_t esc = 0, high = 0;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t q = w ^ (ONES * '"'), bs = w ^ (ONES * '\\'), del = w ^ (ONES * 0x7f);
+        esc |= ((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((bs - ONES) & ~bs) |
+               ((del - ONES) & ~del);
+        high |= w;
+    }
+    if (i < n) {
+        uint64_t w = ONES * ' '; /* the tail, padded with spaces (which need nothing) */
+        memcpy(&w, s + i, n - i);
+        uint64_t q = w ^ (ONES * '"'), bs = w ^ (ONES * '\\'), del = w ^ (ONES * 0x7f);
+        esc |= ((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((bs - ONES) & ~bs) |
+               ((del - ONES) & ~del);
+        high |= w;
+    }
+    if ((esc & HIGHS) != 0)
+        return false;
+    return (high & HIGHS) == 0 || gguf__utf8_valid(s, n);
+}
+
 static inline uint8_t *str_to(uint8_t *o, const void *str, size_t n) {
     static const char hex[] = "0123456789abcdef";
     const uint8_t *s = str;
     *o++ = '"';
+    if (copies_as_is(s, n)) {
+        memcpy(o, s, n);
+        o += n;
+        *o++ = '"';
+        return o;
+    }
     size_t i = 0;
     while (i < n) {
         /* long runs of plain ASCII eight bytes at a time; short strings (most tokens) go byte

@@ -46,6 +46,16 @@ bool gguf__utf8_valid(const void *p, size_t n) {
         }
         if (i == n)
             break;
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* two bytes (most non-ASCII text in vocabularies), checked inline */
+        if (c >= 0xc2 && c <= 0xdf && n - i >= 2 && (s[i + 1] & 0xc0) == 0x80) {
+            i += 2;
+            continue;
+        }
         size_t l = gguf__utf8_len(s + i, n - i);
         if (l == 0)
             return false;
