@@ -94,22 +94,25 @@ seen_lock=0
 attempt=1
 while [ $attempt -le 5 ] && [ $seen_lock = 0 ]; do
     cp "$TMP/old.gguf" "$M"
-    "$EDIT" set "$M" general.name "$LONG" 2>/dev/null &
+    "$EDIT" set "$M" general.name "$LONG" 2>"$TMP/err1" &
     pid=$!
     sleep 0.05
-    if "$EDIT" set "$M" general.name "second editor" 2>"$TMP/err2"; then
-        second=ok
-    else
-        second=failed
+    "$EDIT" set "$M" general.name "second editor" 2>"$TMP/err2" && second=ok || second=failed
+    wait "$pid" && first=ok || first=failed
+    # one of them may lose the race, saying so; the winner's edit is the file; never both lost
+    case $first/$second in
+    ok/failed)
         grep -q "another process\|changed since" "$TMP/err2" && ok || fail "second editor: $(cat "$TMP/err2")"
         grep -q "being edited by another process" "$TMP/err2" && seen_lock=1
-    fi
-    wait "$pid" || fail "first editor failed"
-    if [ $second = ok ]; then
-        [ "$("$EDIT" get "$M" general.name)" = "second editor" ] && ok || fail "mixed edits"
-    else
-        cmp -s "$M" "$TMP/grown.gguf" && ok || fail "the first edit was lost"
-    fi
+        cmp -s "$M" "$TMP/grown.gguf" && ok || fail "the first edit was lost" ;;
+    failed/ok)
+        grep -q "another process\|changed since" "$TMP/err1" && ok || fail "first editor: $(cat "$TMP/err1")"
+        grep -q "being edited by another process" "$TMP/err1" && seen_lock=1
+        [ "$("$EDIT" get "$M" general.name)" = "second editor" ] && ok || fail "the second edit was lost" ;;
+    ok/ok) # one after the other: the second edited the first's result
+        [ "$("$EDIT" get "$M" general.name)" = "second editor" ] && ok || fail "mixed edits" ;;
+    *) fail "both editors failed: $(cat "$TMP/err1" "$TMP/err2")" ;;
+    esac
     attempt=$((attempt + 1))
 done
 [ $seen_lock = 1 ] && ok || fail "the second editor never met the first one's lock in 5 tries"
