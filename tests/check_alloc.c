@@ -294,10 +294,8 @@ START_TEST(test_open) {
 END_TEST
 
 START_TEST(test_open_corpus) {
-    if (!tu_have_corpus()) {
-        printf("check_alloc: no ../shared/corpus: corpus sweep skipped\n");
-        return;
-    }
+    if (!tu_have_corpus())
+        tu_skip("no ../shared/corpus");
     static const char *const files[] = {"synth/tensors_mixed.gguf", "synth/kv_all_types.gguf",
                                         "be/tensors_q4_0.be.gguf", "v1v2/v1_tensors.gguf"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -678,9 +676,5 @@ static Suite *alloc_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(alloc_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failures = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failures ? 1 : 0;
+    return tu_run_suite(alloc_suite());
 }

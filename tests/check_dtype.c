@@ -430,9 +430,5 @@ static Suite *dtype_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(dtype_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failures = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failures ? 1 : 0;
+    return tu_run_suite(dtype_suite());
 }

@@ -221,6 +221,107 @@ START_TEST(remove_and_rename) {
 }
 END_TEST
 
+/* Removing keys anywhere (first, middle, last, by name and by position) keeps the others in
+ * their order, in memory, in the name index and in the written file. */
+START_TEST(remove_keeps_the_order_of_the_rest) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    static const char *const added[] = {"k.0", "k.1", "k.2", "k.3", "k.4", "k.5"};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert(gguf_kv_set_str(f, added[i], added[i], 3, NULL) == 0);
+    /* general.architecture test.u16 test.arr k.0 k.1 k.2 k.3 k.4 k.5 */
+    ck_assert(gguf_kv_remove(f, "k.2", NULL) == 0);                /* the middle */
+    ck_assert(gguf_kv_remove(f, "general.architecture", NULL) == 0); /* the first */
+    ck_assert(gguf_kv_remove(f, "k.5", NULL) == 0);                /* the last */
+    ck_assert(gguf_kv_remove_at(f, 3, NULL) == 0);                 /* k.1, by position */
+    static const char *const want[] = {"test.u16", "test.arr", "k.0", "k.3", "k.4"};
+    ck_assert_uint_eq(gguf_kv_count(f), 5);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_str_eq(key_at(f, i), want[i]);
+        ck_assert_int_eq(gguf_kv_find(f, want[i]), (int64_t)i);
+    }
+    ck_assert_int_eq(gguf_kv_find(f, "k.1"), -1);
+    ck_assert_int_eq(gguf_kv_find(f, "k.2"), -1);
+    ck_assert_int_eq(get_u(f, "test.u16"), 0xbeef);
+    void *buf;
+    gguf_file *g = reopen(f, &buf);
+    ck_assert_uint_eq(gguf_kv_count(g), 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_str_eq(key_at(g, i), want[i]);
+    const char *s;
+    uint64_t len;
+    ck_assert(gguf_value_get_str(&s, &len, gguf_kv_value(g, 3), NULL) == 0);
+    ck_assert(len == 3 && memcmp(s, "k.3", 3) == 0);
+    gguf_file_free(g);
+    free(buf);
+    gguf_file_free(f);
+}
+END_TEST
+
+/* Removing general.alignment brings the default alignment (32) back, and the data is laid out
+ * for it again: set to 64 and removed, the golden file comes back byte for byte, but for the
+ * padding of the last tensor to the alignment that a re-laid file gets (as ggml writes it). */
+START_TEST(removing_the_alignment_lays_data_out_at_32) {
+    size_t orig_len;
+    uint8_t *orig = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &orig_len);
+    ck_assert_ptr_nonnull(orig);
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    uint32_t a = 64;
+    ck_assert(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &a, NULL) == 0);
+    void *buf64;
+    gguf_file *g = reopen(f, &buf64);
+    gguf_file_free(f);
+    ck_assert_int_eq(gguf_file_alignment(g), 64);
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, g, 1);
+    ck_assert_int_eq(t.offset, 64);
+    ck_assert_int_eq(gguf_file_data_offset(g) % 64, 0);
+    /* the file read back holds the key; removing it is what is tested */
+    ck_assert(gguf_kv_remove(g, "general.alignment", NULL) == 0);
+    ck_assert_int_eq(gguf_file_alignment(g), 32);
+    void *buf;
+    size_t len;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_write_memory(&buf, &len, g, NULL, &err) == 0, "%s", err.message);
+    size_t padded = (orig_len + 31) / 32 * 32;
+    ck_assert_msg(len == padded && memcmp(buf, orig, orig_len) == 0,
+                  "set to 64 and removed, the alignment does not give the file back (%zu bytes, "
+                  "%zu expected)", len, padded);
+    for (size_t i = orig_len; i < len; i++)
+        ck_assert_uint_eq(((const uint8_t *)buf)[i], 0);
+    gguf_file *h;
+    ck_assert(gguf_file_open_memory(&h, buf, len, 0, 0, NULL) == 0);
+    ck_assert_int_eq(gguf_file_alignment(h), 32);
+    ck_assert_int_eq(gguf_kv_find(h, "general.alignment"), -1);
+    gguf_tensor_get(&t, h, 1);
+    ck_assert_int_eq(t.offset, 32);
+    ck_assert(memcmp(gguf_tensor_data(h, 0), gguf_tensor_data(g, 0), 16) == 0);
+    ck_assert(memcmp(gguf_tensor_data(h, 1), gguf_tensor_data(g, 1), 8) == 0);
+    gguf_file_free(h);
+    free(buf);
+    gguf_file_free(g);
+    free(buf64);
+    /* a file written with alignment 64 and its key first: the other keys keep their order */
+    f = open_src("golden/hand/be_v3_scalars.gguf");
+    ck_assert_int_eq(gguf_file_alignment(f), 64);
+    ck_assert_str_eq(key_at(f, 0), "general.alignment");
+    ck_assert(gguf_kv_remove(f, "general.alignment", NULL) == 0);
+    g = reopen(f, &buf);
+    ck_assert_int_eq(gguf_file_alignment(g), 32);
+    ck_assert_int_eq(gguf_file_data_offset(g) % 32, 0);
+    ck_assert_int_lt(gguf_file_data_offset(g), gguf_file_data_offset(f));
+    ck_assert_uint_eq(gguf_kv_count(g), 3);
+    ck_assert_str_eq(key_at(g, 0), "test.i64");
+    ck_assert_str_eq(key_at(g, 1), "test.f64");
+    ck_assert_str_eq(key_at(g, 2), "test.strs");
+    ck_assert(memcmp(gguf_tensor_data(g, 0), gguf_tensor_data(f, 0), 8) == 0);
+    gguf_file_free(g);
+    free(buf);
+    gguf_file_free(f);
+    free(orig);
+}
+END_TEST
+
 START_TEST(tensor_rename_and_remove) {
     gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
     gguf_error err;
@@ -411,6 +512,8 @@ int main(void) {
     tcase_add_test(tc, json_arrays_with_empty_elements_are_refused);
     tcase_add_test(tc, json_errors_name_the_element);
     tcase_add_test(tc, remove_and_rename);
+    tcase_add_test(tc, remove_keeps_the_order_of_the_rest);
+    tcase_add_test(tc, removing_the_alignment_lays_data_out_at_32);
     tcase_add_test(tc, tensor_rename_and_remove);
     tcase_add_test(tc, realign_lays_data_out_again);
     tcase_add_test(tc, values_compare_across_byte_orders);

@@ -868,10 +868,8 @@ static gguf_file *open_corpus(const char *rel) {
 }
 
 START_TEST(test_real_vocab) {
-    if (!tu_have_corpus()) {
-        printf("check_kv: no ../shared/corpus, real-file test skipped\n");
-        return;
-    }
+    if (!tu_have_corpus())
+        tu_skip("no ../shared/corpus");
     gguf_file *f = open_corpus("real/ggml-vocab-llama-spm.gguf");
     ck_assert_uint_eq(gguf_kv_count(f), 22);
     ck_assert_uint_eq(gguf_tensor_count(f), 0);
@@ -914,10 +912,8 @@ END_TEST
 
 /* Real twins: converter output in big-endian and in v1/v2 reads the same as the original. */
 START_TEST(test_real_twins) {
-    if (!tu_have_corpus()) {
-        printf("check_kv: no ../shared/corpus, twin test skipped\n");
-        return;
-    }
+    if (!tu_have_corpus())
+        tu_skip("no ../shared/corpus");
     static const char *const pairs[][2] = {
         {"real/ggml-vocab-llama-spm.gguf", "be/ggml-vocab-llama-spm.be.gguf"},
         {"real/ggml-vocab-bert-bge.gguf", "be/ggml-vocab-bert-bge.be.gguf"},
@@ -977,9 +973,5 @@ static Suite *kv_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(kv_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failures = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failures ? 1 : 0;
+    return tu_run_suite(kv_suite());
 }

@@ -476,10 +476,8 @@ static int spec_only(const char *file) {
 }
 
 START_TEST(test_corpus_against_ggml) {
-    if (!tu_have_corpus()) {
-        printf("check_lint: no ../shared/corpus: corpus test skipped\n");
-        return;
-    }
+    if (!tu_have_corpus())
+        tu_skip("no ../shared/corpus");
     FILE *fp = fopen(tu_corpus("MANIFEST.tsv"), "r");
     ck_assert_ptr_nonnull(fp);
     char line[4096];
@@ -556,9 +554,5 @@ static Suite *lint_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(lint_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failures = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failures ? 1 : 0;
+    return tu_run_suite(lint_suite());
 }

@@ -18,6 +18,8 @@
 
 #include <libgguf/gguf.h>
 
+#include "testutil.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -758,13 +760,10 @@ static Suite *quant_suite(void) {
 
 int main(void) {
     load_vectors();
-    printf("quant: SIMD levels tested: scalar..%s\n",
-           gguf_quant_simd_name(gguf_quant_simd_supported()));
-    SRunner *sr = srunner_create(quant_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    fprintf(stderr, "quant: SIMD levels tested: scalar..%s\n",
+            gguf_quant_simd_name(gguf_quant_simd_supported()));
+    int status = tu_run_suite(quant_suite());
     free(vec_input);
     free(vec_imatrix);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

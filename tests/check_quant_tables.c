@@ -20,6 +20,7 @@
 
 #include "libgguf/quant/iq_tables.h"
 #include "libgguf/quant/quant.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -355,9 +356,5 @@ static Suite *tables_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(tables_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(tables_suite());
 }

@@ -158,7 +158,7 @@ END_TEST
 /* Tensor-less files convert to big-endian exactly as llama.cpp's gguf_convert_endian.py does. */
 START_TEST(header_only_files_match_the_reference_big_endian_converter) {
     if (!tu_have_corpus())
-        return;
+        tu_skip("no ../shared/corpus");
     char **files = tu_list_files(tu_corpus("be"), ".be.gguf");
     int compared = 0;
     for (char **p = files; p && *p; p++) {

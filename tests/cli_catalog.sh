@@ -5,10 +5,7 @@
 . "$(dirname "$0")/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
-if [ ! -x "$CATALOG" ]; then
-    echo "cli_catalog: tools/gguf-catalog not built (no SQLite), skipped"
-    exit 77
-fi
+[ -x "$CATALOG" ] || skip_all "tools/gguf-catalog not built (no SQLite)"
 DB="$TMP/c.db"
 have_python() { command -v python3 >/dev/null 2>&1; }
 valid_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))' "$1"; }
@@ -180,6 +177,6 @@ if have_corpus; then
     done
     [ "$(q "SELECT architecture || ' ' || file_type || ' ' || quant FROM models WHERE path LIKE '%tiny-llama-e256-Q4_K_M.gguf'")" = "llama Q4_K_M Q4_K" ] && ok || fail "models view of the tiny llama"
 else
-    echo "cli_catalog: ../shared/corpus absent, corpus part skipped"
+    skip "the corpus: every file recorded" "no ../shared/corpus"
 fi
 finish

@@ -30,7 +30,7 @@ if have_corpus; then
     echo "corpus: $n files checked"
     [ "$n" -ge 127 ] && ok || fail "only $n corpus files checked"
 else
-    echo "cli_copy: ../shared/corpus absent, corpus part skipped"
+    skip "the corpus: copies and verdicts" "no ../shared/corpus"
 fi
 
 # no partial output and a clear error when the target directory does not exist

@@ -1,4 +1,15 @@
-# Shared by the CLI tests: paths, a temp dir, and pass/fail counting with a closing line.
+# Shared by the CLI tests: paths, a temp dir, and results in TAP (automake's tap-driver.sh).
+#
+#   ok [WHAT]        one passed check             "ok - WHAT"
+#   fail WHAT        one failed check             "not ok - WHAT" (and WHAT on stderr)
+#   skip WHAT WHY    a part that could not run    "ok - WHAT # SKIP WHY" (or skip WHY)
+#   skip_all WHY     the whole script cannot run  "1..0 # SKIP WHY", exit 0 (so does `exit 77`)
+#   finish           the plan "1..N"; returns non-zero when a check failed
+#
+# A missing corpus or oracle is a skip, never a pass; with GGUF_TEST_NO_SKIP=1 (CI, which has
+# both) every skip is a failure. The TAP lines go to the script's original stdout (fd 7); the
+# script's own stdout goes to stderr, the log, so nothing it prints is read as a result. Every
+# result is also counted in a file, so that ok and fail count inside $(...) and pipelines too.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -9,13 +20,60 @@ CATALOG_TOOL="${GGUF_BINDIR:-$top_builddir/tools}/gguf-catalog"
 GOLDEN="$top_srcdir/golden"
 CORPUS="$top_srcdir/../shared/corpus"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gguf-cli.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+TAP_COUNT="$TMP/.tap-results"
+: >"$TAP_COUNT"
+tap_planned=0
+exec 7>&1 1>&2
 passed=0
 failed=0
 
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-skip() { echo "SKIP: $*" >&2; }
+# tap_text TEXT: one line, '#' escaped (a bare '#' would start a TAP directive)
+tap_text() {
+    case $1 in
+    *'
+'* | *'#'*) printf '%s' "$1" | tr '\n' ' ' | sed 's/#/\\#/g' ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+no_skip() { [ -n "${GGUF_TEST_NO_SKIP:-}" ] && [ "$GGUF_TEST_NO_SKIP" != 0 ]; }
+
+ok() {
+    passed=$((passed + 1))
+    echo ok >>"$TAP_COUNT"
+    if [ $# -gt 0 ]; then echo "ok - $(tap_text "$*")" >&7; else echo ok >&7; fi
+}
+fail() {
+    failed=$((failed + 1))
+    echo "not ok" >>"$TAP_COUNT"
+    echo "not ok - $(tap_text "$*")" >&7
+    echo "FAIL: $*" >&2
+}
+skip() { # WHAT WHY, or just WHY
+    if [ $# -ge 2 ]; then tap_what=$1 tap_why=$2; else tap_what="a part of $(basename "$0")" tap_why=$1; fi
+    if no_skip; then
+        fail "$tap_what: skipped ($tap_why), and GGUF_TEST_NO_SKIP is set"
+        return
+    fi
+    echo ok >>"$TAP_COUNT"
+    echo "ok - $(tap_text "$tap_what") # SKIP $(tap_text "$tap_why")" >&7
+    echo "SKIP: $tap_what: $tap_why" >&2
+}
+skip_all() {
+    if no_skip; then
+        fail "$(basename "$0"): skipped ($1), and GGUF_TEST_NO_SKIP is set"
+        finish
+        exit 1
+    fi
+    if [ -s "$TAP_COUNT" ]; then
+        skip "the rest of $(basename "$0")" "$1"
+        finish
+        exit $?
+    fi
+    echo "1..0 # SKIP $(tap_text "$1")" >&7
+    echo "SKIP: $(basename "$0"): $1" >&2
+    tap_planned=1
+    exit 0
+}
 # expect_status WANT CMD...: runs CMD, checks its exit status
 expect_status() {
     want=$1; shift
@@ -25,9 +83,27 @@ expect_status() {
 }
 have_corpus() { [ -f "$CORPUS/MANIFEST.tsv" ]; }
 finish() {
-    echo "$(basename "$0"): $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    n=$(wc -l <"$TAP_COUNT")
+    n=$((n + 0))
+    nf=$(grep -c '^not' "$TAP_COUNT")
+    echo "$(basename "$0"): $((n - nf)) passed or skipped, $nf failed" >&2
+    echo "1..$n" >&7
+    tap_planned=1
+    [ "$nf" -eq 0 ]
 }
-# ggml-oracle (../shared/oracle, built by .ci/run): ggml's own reader and writer, when present
-ORACLE=${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}
-have_oracle() { [ -x "$ORACLE" ]; }
+# On exit: `exit 77` (automake's SKIP) becomes a TAP skip; the temp dir goes.
+tap_exit() {
+    status=$?
+    if [ "$status" -eq 77 ] && [ "$tap_planned" -eq 0 ]; then
+        (skip_all "exit 77")
+        status=$?
+    fi
+    rm -rf "$TMP"
+    exit "$status"
+}
+trap tap_exit EXIT
+# ggml-oracle (../shared/oracle, built by .ci/run): ggml's own reader and writer, when present.
+# GGML_ORACLE names it; unset, the usual place is tried; set but empty (or to a path that is not
+# there), there is none: comparisons are reported as skipped.
+ORACLE=${GGML_ORACLE-/tmp/ggml-oracle/bin/ggml-oracle}
+have_oracle() { [ -n "$ORACLE" ] && [ -x "$ORACLE" ]; }

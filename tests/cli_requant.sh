@@ -154,10 +154,10 @@ if have_oracle; then
             done
         done
     else
-        echo "cli_requant: $VOCAB absent, oracle comparisons skipped"
+        skip "requant against llama_model_quantize" "no ../shared/corpus ($VOCAB)"
     fi
 else
-    echo "cli_requant: ggml-oracle absent, comparisons with llama.cpp skipped"
+    skip "requant against llama_model_quantize" "no ggml-oracle (GGML_ORACLE)"
 fi
 
 finish

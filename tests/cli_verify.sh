@@ -32,7 +32,7 @@ if have_corpus; then
     expect_status 3 "$EDIT" verify "$CORPUS/synth/tensors_edge.gguf"
     grep -q "name of 64 bytes" "$TMP/err" && ok || fail "no 64-byte name warning"
 else
-    echo "cli_verify: ../shared/corpus absent, corpus part skipped"
+    skip "the corpus: warnings and errors of real and malformed files" "no ../shared/corpus"
 fi
 expect_status 2 "$EDIT" verify
 finish

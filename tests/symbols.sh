@@ -3,10 +3,7 @@
 # so that a program can link both libgguf and ggml, which exports gguf_init_*, gguf_get_*, ...
 . "$(dirname "$0")/cli_lib.sh"
 so=$(ls "$top_builddir"/libgguf/.libs/libgguf.so 2>/dev/null)
-if [ -z "$so" ]; then
-    echo "symbols: no shared library built, skipped"
-    exit 77
-fi
+[ -n "$so" ] || skip_all "no shared library built (configure --disable-shared)"
 n=0
 for sym in $(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBR]$/ {print $3}'); do
     n=$((n + 1))

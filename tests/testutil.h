@@ -11,8 +11,38 @@ void gguf_testing_fail_alloc_after(long n);
 long gguf_testing_alloc_calls(void);
 
 typedef struct Suite Suite;
-/* Runs a Check suite and returns the program's exit status (0 when every test passed). */
+/* Runs a Check suite and reports in TAP on stdout (automake's tap-driver.sh): one line per
+ * test (per iteration of a loop test), "# SKIP why" for a test that called tu_skip, and one more
+ * SKIP line per tu_skip_part. What the tests print goes to stderr (the log). Returns the
+ * program's exit status: 0 when no test failed. */
 int tu_run_suite(Suite *s);
+
+/* Skips the running test: it is reported as SKIP with the reason, never as PASS, and returns
+ * from the calling function, so call it in the test's own body (START_TEST ... END_TEST), whose
+ * name it records. In a loop test, tu_skip_iter(_i, why) says which iteration. Use it when an
+ * input is missing (../shared/corpus, ggml-oracle). With GGUF_TEST_NO_SKIP=1 in the
+ * environment (CI, which has every input) a skip fails the test instead. */
+#define tu_skip(why)                                                                           \
+    do {                                                                                       \
+        tu_skip_at(__func__, -1, NULL, why);                                                   \
+        return;                                                                                \
+    } while (0)
+#define tu_skip_iter(i, why)                                                                   \
+    do {                                                                                       \
+        tu_skip_at(__func__, i, NULL, why);                                                    \
+        return;                                                                                \
+    } while (0)
+/* A part ("what") of the running test that cannot run; the test goes on with the rest. The
+ * part is reported as a SKIP line of its own beside the test's result (called from a helper
+ * function, it is reported under the helper's name). Fails under GGUF_TEST_NO_SKIP. */
+#define tu_skip_part(what, why) tu_skip_at(__func__, -1, what, why)
+/* What the macros call: func is the caller's __func__, iter the loop iteration or -1, what
+ * NULL for the whole test. */
+void tu_skip_at(const char *func, int iter, const char *what, const char *why);
+
+/* ggml-oracle: $GGML_ORACLE, or /tmp/ggml-oracle/bin/ggml-oracle when that is unset (set but
+ * empty: none). Returns the path when it is an executable, else NULL. */
+const char *tu_oracle(void);
 
 /* Reads a whole file; returns NULL (and *len 0) when it cannot. Free with free(). */
 uint8_t *tu_read_file(const char *path, size_t *len);
@@ -22,7 +52,8 @@ uint8_t *tu_read_file(const char *path, size_t *len);
  * next call of the same function. */
 const char *tu_src(const char *rel);
 const char *tu_corpus(const char *rel);
-/* 1 when ../shared/corpus exists beside the source tree. Tests that need it skip cleanly. */
+/* 1 when ../shared/corpus exists beside the source tree. Tests that need it call tu_skip
+ * without it. */
 int tu_have_corpus(void);
 
 /* Assembles a byte map (golden/hand/NAME.map): hex byte pairs and "quoted ASCII", with
