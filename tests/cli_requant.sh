@@ -154,7 +154,7 @@ if have_oracle; then
             done
         done
     else
-        skip "requant against llama_model_quantize" "no ../shared/corpus ($VOCAB)"
+        skip "requant against llama_model_quantize" "no ../shared/corpus (real/ggml-vocab-llama-spm.gguf)"
     fi
 else
     skip "requant against llama_model_quantize" "no ggml-oracle (GGML_ORACLE)"
