@@ -1,6 +1,7 @@
 #!/bin/sh
 # Replays golden/, the fuzzers' regression inputs and (when present) the shared corpus through
-# both fuzz targets: the reader/writer symmetry checks and the edit path.
+# the fuzz targets: the reader/writer symmetry checks and the edit path (and the text-value
+# target over its own regression inputs).
 . "$(dirname "$0")/cli_lib.sh"
 replay() { # TARGET WHAT INPUTS...
     target=$1 what=$2; shift 2
@@ -20,10 +21,5 @@ for target in replay_read replay_edit; do
     fi
 done
 # the text-value target: its regression inputs (the first byte picks the type)
-if "$top_builddir/tests/fuzz/replay_json" "$top_srcdir/tests/fuzz/regress_json" > "$TMP/out" 2>&1; then
-    ok
-else
-    fail "replay_json: $(tail -3 "$TMP/out")"
-fi
-echo "replay_json: $(tail -1 "$TMP/out")"
+replay replay_json "tests/fuzz/regress_json/" "$top_srcdir/tests/fuzz/regress_json"
 finish
