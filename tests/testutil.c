@@ -238,6 +238,7 @@ int tu_run_suite(Suite *s) {
     printf("1..%d\n", k);
     fflush(stdout);
 
+    free(res); /* the array is ours, the results the runner's */
     free(names);
     free(iters);
     free(skips);
