@@ -198,6 +198,89 @@ START_TEST(header_only_files_match_the_reference_big_endian_converter) {
 }
 END_TEST
 
+/* The testing build's I/O hooks (libgguf/base/io.c). */
+void gguf_testing_fail_io_after(long n, int errnum);
+void gguf_testing_corrupt_io_after(long n, int kind);
+const char *gguf_testing_io_trace(void);
+
+/* Saves the model at src, renamed, to target with the proof on, the corrupt_at-th write (0:
+ * none) silently corrupted; returns the bytes written (NULL: no file) and sets *rc. */
+static uint8_t *save_corrupted(const char *src, const char *target, long corrupt_at, int *rc,
+                               size_t *len) {
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, src, 0, NULL) == 0);
+    static const char name[] = "a name too long for the header's padding, so it is rewritten";
+    ck_assert(gguf_kv_set_str(f, "general.name", name, sizeof name - 1, NULL) == 0);
+    gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+    opt.verify = 1;
+    gguf_testing_fail_io_after(0, 0); /* starts the trace */
+    gguf_testing_corrupt_io_after(corrupt_at, 'w');
+    *rc = gguf_file_save(f, target, &opt, NULL);
+    gguf_testing_corrupt_io_after(0, 0);
+    gguf_file_free(f);
+    return tu_read_file(target, len);
+}
+
+/* The proof before the rename compares every tensor's crc32 in the output with the source's:
+ * tensor bytes that change on their way to the disk are caught there and nowhere else (the
+ * header's own crc32 covers the header only). From another filesystem (tmpfs) the tensor data
+ * is copied through a buffer (copy_file_range refuses with EXDEV), and each write of the save
+ * in turn is silently corrupted (one bit of its middle byte): every save either fails and
+ * leaves nothing, or writes the right file. The file's data region is one tensor, so the
+ * corrupted byte is a tensor's (the proof checks tensors, not the gaps between them). */
+START_TEST(proof_catches_corrupted_tensor_bytes) {
+    make_dir();
+    char src[64] = "/dev/shm/gguf-write-XXXXXX", target[128], want_path[128];
+    struct stat shm, here;
+    int fd = mkstemp(src);
+    if (fd < 0 || fstat(fd, &shm) != 0 || stat(dir, &here) != 0 || shm.st_dev == here.st_dev) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(src);
+        }
+        remove_dir();
+        tu_skip("no second filesystem in /dev/shm");
+    }
+    size_t n;
+    uint8_t *bytes = tu_read_file(tu_src("golden/hand/be_v3_scalars.gguf"), &n);
+    ck_assert(write(fd, bytes, n) == (ssize_t)n);
+    close(fd);
+    free(bytes);
+    snprintf(target, sizeof target, "%s/model.gguf", dir);
+    snprintf(want_path, sizeof want_path, "%s/want.gguf", dir);
+    int rc;
+    size_t want_len, len;
+    uint8_t *want = save_corrupted(src, want_path, 0, &rc, &want_len);
+    ck_assert_int_eq(rc, 0);
+    ck_assert(want != NULL && unlink(want_path) == 0);
+    long writes = 0;
+    for (const char *p = gguf_testing_io_trace(); *p != '\0'; p++)
+        writes += *p == 'w';
+    ck_assert_msg(strchr(gguf_testing_io_trace(), 'c') != NULL && writes >= 2,
+                  "calls '%s': no header write, tensor data copy and its write",
+                  gguf_testing_io_trace());
+    int caught = 0;
+    for (long k = 1; k <= writes; k++) {
+        uint8_t *got = save_corrupted(src, target, k, &rc, &len);
+        if (rc == 0) {
+            ck_assert_msg(got != NULL && len == want_len && memcmp(got, want, len) == 0,
+                          "write %ld of %ld corrupted: the save succeeded with other bytes", k,
+                          writes);
+            ck_assert(unlink(target) == 0);
+        } else {
+            ck_assert_msg(got == NULL, "write %ld corrupted: the save failed but left a file", k);
+            caught++;
+        }
+        free(got);
+        ck_assert_int_eq(count_entries(dir), 0); /* no temporary file left */
+    }
+    ck_assert_int_eq(caught, writes); /* every write holds bytes that a proof checks */
+    free(want);
+    unlink(src);
+    remove_dir();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("write");
     TCase *tc = tcase_create("write");
@@ -208,6 +291,7 @@ int main(void) {
     tcase_add_test(tc, output_version_rules);
     tcase_add_test(tc, v2_output_reads_back_the_same);
     tcase_add_test(tc, header_only_files_match_the_reference_big_endian_converter);
+    tcase_add_test(tc, proof_catches_corrupted_tensor_bytes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
