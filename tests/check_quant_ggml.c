@@ -1,7 +1,7 @@
 /* Our quantize/dequantize kernels against ggml's own, in process: libggml-base.so (ggml's
  * reference kernels: ggml_quantize_chunk and type_traits->to_float) is loaded with dlopen
  * from GGML_BASE_LIB, else from the oracle's copy under /tmp/ggml-oracle. Without it the
- * program prints why and exits 77 (SKIP).
+ * program reports SKIP (tu_skip_all).
  *
  * For every type, on seeded random data of several kinds (Gaussian, outliers, zero groups,
  * tiny and huge magnitudes, rounding ties, non-negative, constant blocks, a handful of
@@ -280,13 +280,12 @@ static bool under_valgrind(void) {
 }
 
 int main(void) {
-    if (under_valgrind()) {
-        printf("check_quant_ggml: under valgrind, ggml's tables take too long to build: SKIP\n");
-        return 77;
-    }
+    if (under_valgrind())
+        return tu_skip_all("under valgrind, ggml's tables take too long to build");
     if (!load_ggml()) {
-        printf("check_quant_ggml: %s not loadable (set GGML_BASE_LIB): SKIP\n", ggml_path);
-        return 77;
+        char why[600];
+        snprintf(why, sizeof why, "%s not loadable (set GGML_BASE_LIB)", ggml_path);
+        return tu_skip_all(why);
     }
     printf("check_quant_ggml: ggml %s; SIMD levels scalar..%s\n", ggml_path,
            gguf_quant_simd_name(gguf_quant_simd_supported()));

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/cli_lib.sh"
 MODEL="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 if ! have_corpus || [ ! -f "$MODEL" ]; then
-    echo "cli_reserve: ../shared/corpus absent"; exit 77
+    skip_all "no ../shared/corpus (models/tiny-llama-e256-Q4_K_M.gguf)"
 fi
 python3 -c "print('{% for m in messages %}' + 'x' * 102400 + '{% endfor %}')" > "$TMP/tpl.txt"
 hashes() { "$EDIT" hash "$1" | grep -v '(header)' ; }

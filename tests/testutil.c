@@ -252,6 +252,19 @@ int tu_run_suite(Suite *s) {
     return status;
 }
 
+int tu_skip_all(const char *why) {
+    char w[512];
+    one_line(w, sizeof w, why);
+    fflush(stdout);
+    fprintf(stderr, "SKIP: %s\n", w);
+    if (no_skip()) {
+        printf("not ok 1 - skipped (%s), and GGUF_TEST_NO_SKIP is set\n1..1\n", w);
+        return 1;
+    }
+    printf("1..0 # SKIP %s\n", w);
+    return 0;
+}
+
 const char *tu_oracle(void) {
     const char *o = getenv("GGML_ORACLE");
     if (o == NULL)

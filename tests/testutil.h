@@ -40,6 +40,11 @@ int tu_run_suite(Suite *s);
  * NULL for the whole test. */
 void tu_skip_at(const char *func, int iter, const char *what, const char *why);
 
+/* For main(), when the whole program cannot run (a missing library or input): prints the TAP
+ * plan "1..0 # SKIP why" and returns 0, the exit status to return; with GGUF_TEST_NO_SKIP, a
+ * failed test point and 1. (An exit status of 77 would be an error to the TAP driver.) */
+int tu_skip_all(const char *why);
+
 /* ggml-oracle: $GGML_ORACLE, or /tmp/ggml-oracle/bin/ggml-oracle when that is unset (set but
  * empty: none). Returns the path when it is an executable, else NULL. */
 const char *tu_oracle(void);
