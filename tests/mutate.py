@@ -153,6 +153,16 @@ def failing_lines(log, since):
     return lines
 
 
+def failing_tests(lines):
+    """The tests named by automake's FAIL:/ERROR: lines."""
+    names = []
+    for l in lines:
+        m = re.match(r"^(?:FAIL|ERROR): (\S+)", l)
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    return names
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -232,6 +242,7 @@ def main():
             return "make %s check" % jobs
         return "make %s check TESTS='%s'" % (jobs, " ".join(tests))
 
+    flaky = set()
     if not a.no_baseline:
         wanted = []
         for m in mutants:
@@ -243,8 +254,21 @@ def main():
         since = os.path.getsize(log)
         st, secs = run(tests_cmd(tests), build, log, timeout=a.timeout)
         if st != 0:
-            print("\n".join(failing_lines(log, since)))
-            sys.exit("mutate: the unchanged tree fails its tests (%s); nothing to measure" % log)
+            # a test that fails on the unchanged tree and passes when run again is flaky: it
+            # still runs, but a mutant it alone catches is run again to confirm
+            lines = failing_lines(log, since)
+            print("\n".join(lines))
+            for t in failing_tests(lines):
+                for attempt in range(2):
+                    st, _ = run(tests_cmd([t]), build, log, timeout=a.timeout)
+                    if st == 0:
+                        break
+                if st != 0:
+                    sys.exit("mutate: the unchanged tree fails %s (%s); nothing to measure"
+                             % (t, log))
+                flaky.add(t)
+            print("mutate: flaky on the unchanged tree, passed when run again: %s"
+                  % " ".join(sorted(flaky)), flush=True)
         print("mutate: baseline passes (%.0f s)" % secs, flush=True)
 
     for i, m in enumerate(mutants, 1):
@@ -268,10 +292,18 @@ def main():
                     m.result, m.detail = "caught", "timeout after %d s" % a.timeout
                 elif st != 0:
                     lines = failing_lines(log, since)
+                    failed = failing_tests(lines)
                     m.result = "caught"
                     m.detail = lines[0] if lines else "make check failed (status %d)" % st
                     if len(lines) > 1:
                         m.detail += " (+%d more)" % (len(lines) - 1)
+                    if failed and all(t in flaky for t in failed):
+                        st2, _ = run(tests_cmd(failed), build, log, timeout=a.timeout)
+                        if st2 == 0:
+                            m.result = "survived"
+                            m.detail = "caught once by a flaky test only, not when run again"
+                        else:
+                            m.detail += " (again when run again)"
                 else:
                     m.result = "survived"
         finally:
@@ -291,6 +323,8 @@ def main():
     print()
     print("mutation score: %d / %d caught (%d equivalent, %d did not build)"
           % (len(caught), len(judged), len(equivalent), len(nobuild)))
+    if flaky:
+        print("  flaky tests (failed once on the unchanged tree): %s" % " ".join(sorted(flaky)))
     for m in survived:
         print("  SURVIVED %s (%s:%d): %s [tests: %s]" % (m.name, "mutants.txt", m.line, m.why,
                                                           " ".join(m.tests)))
