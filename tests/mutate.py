@@ -337,6 +337,8 @@ def main():
     if a.keep:
         print("mutate: scratch copy kept in %s" % work)
     else:
+        shutil.copy(log, "mutate.log")
+        print("mutate: the builds' and tests' output is in mutate.log")
         shutil.rmtree(work, ignore_errors=True)
     return 0 if not survived and not nobuild else 1
 
