@@ -203,12 +203,17 @@ void gguf_testing_fail_io_after(long n, int errnum);
 void gguf_testing_corrupt_io_after(long n, int kind);
 const char *gguf_testing_io_trace(void);
 
-/* Saves the model at src, renamed, to target with the proof on, the corrupt_at-th write (0:
- * none) silently corrupted; returns the bytes written (NULL: no file) and sets *rc. */
-static uint8_t *save_corrupted(const char *src, const char *target, long corrupt_at, int *rc,
-                               size_t *len) {
+/* Opens the model at path, or in memory (mem, len) when mem is not NULL, gives it a name too
+ * long for its header's padding (so it is rewritten), and saves it to target with the proof on
+ * and the corrupt_at-th write (0: none) silently corrupted. Returns the bytes of target (NULL:
+ * no file) and sets *rc. */
+static uint8_t *save_corrupted(const char *path, const uint8_t *mem, size_t mem_len,
+                               const char *target, long corrupt_at, int *rc, size_t *len) {
     gguf_file *f;
-    ck_assert(gguf_file_open(&f, src, 0, NULL) == 0);
+    if (mem != NULL)
+        ck_assert(gguf_file_open_memory(&f, mem, mem_len, 0, 0, NULL) == 0);
+    else
+        ck_assert(gguf_file_open(&f, path, 0, NULL) == 0);
     static const char name[] = "a name too long for the header's padding, so it is rewritten";
     ck_assert(gguf_kv_set_str(f, "general.name", name, sizeof name - 1, NULL) == 0);
     gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
@@ -221,67 +226,78 @@ static uint8_t *save_corrupted(const char *src, const char *target, long corrupt
     return tu_read_file(target, len);
 }
 
-/* The proof before the rename compares every tensor's crc32 in the output with the source's:
- * tensor bytes that change on their way to the disk are caught there and nowhere else (the
- * header's own crc32 covers the header only). From another filesystem (tmpfs) the tensor data
- * is copied through a buffer (copy_file_range refuses with EXDEV), and each write of the save
- * in turn is silently corrupted (one bit of its middle byte): every save either fails and
- * leaves nothing, or writes the right file. The file's data region is one tensor, so the
- * corrupted byte is a tensor's (the proof checks tensors, not the gaps between them). */
-START_TEST(proof_catches_corrupted_tensor_bytes) {
-    make_dir();
-    char src[64] = "/dev/shm/gguf-write-XXXXXX", target[128], want_path[128];
-    struct stat shm, here;
-    int fd = mkstemp(src);
-    if (fd >= 0)
-        unlink(src); /* read through /proc/self/fd: nothing is left behind, even on a failure */
-    if (fd < 0 || fstat(fd, &shm) != 0 || stat(dir, &here) != 0 || shm.st_dev == here.st_dev) {
-        if (fd >= 0)
-            close(fd);
-        remove_dir();
-        tu_skip("no second filesystem in /dev/shm");
-    }
-    size_t n;
-    uint8_t *bytes = tu_read_file(tu_src("golden/hand/be_v3_scalars.gguf"), &n);
-    ck_assert(write(fd, bytes, n) == (ssize_t)n);
-    free(bytes);
-    snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
-    snprintf(target, sizeof target, "%s/model.gguf", dir);
-    snprintf(want_path, sizeof want_path, "%s/want.gguf", dir);
+/* Corrupts each write of the save in turn: every save must fail and leave nothing, or write the
+ * right file. Returns how many writes there were, or -1 when the calls of the uncorrupted save
+ * do not hold the sequence `need` (NULL: anything goes). */
+static long corrupt_each_write(const char *path, const uint8_t *mem, size_t mem_len,
+                               const char *target, const char *need) {
     int rc;
     size_t want_len, len;
-    uint8_t *want = save_corrupted(src, want_path, 0, &rc, &want_len);
+    uint8_t *want = save_corrupted(path, mem, mem_len, target, 0, &rc, &want_len);
     ck_assert_int_eq(rc, 0);
-    ck_assert(want != NULL && unlink(want_path) == 0);
-    /* the copy (c) refused, then read (r) and written (w) through the buffer; kernels 5.3 to
-     * 5.18 copy across filesystems themselves, and there is no write of tensor bytes */
-    if (strstr(gguf_testing_io_trace(), "crw") == NULL) {
+    ck_assert(want != NULL && unlink(target) == 0);
+    if (need != NULL && strstr(gguf_testing_io_trace(), need) == NULL) {
         free(want);
-        close(fd);
-        remove_dir();
-        tu_skip("copy_file_range copies between filesystems here: no buffered copy");
+        return -1;
     }
     long writes = 0;
     for (const char *p = gguf_testing_io_trace(); *p != '\0'; p++)
         writes += *p == 'w';
-    int caught = 0;
     for (long k = 1; k <= writes; k++) {
-        uint8_t *got = save_corrupted(src, target, k, &rc, &len);
+        uint8_t *got = save_corrupted(path, mem, mem_len, target, k, &rc, &len);
         if (rc == 0) {
             ck_assert_msg(got != NULL && len == want_len && memcmp(got, want, len) == 0,
-                          "write %ld of %ld corrupted: the save succeeded with other bytes", k,
-                          writes);
+                          "%s: write %ld of %ld corrupted: the save succeeded with other bytes",
+                          mem ? "from memory" : path, k, writes);
             ck_assert(unlink(target) == 0);
         } else {
             ck_assert_msg(got == NULL, "write %ld corrupted: the save failed but left a file", k);
-            caught++;
         }
         free(got);
         ck_assert_int_eq(count_entries(dir), 0); /* no temporary file left */
     }
-    ck_assert_int_eq(caught, writes); /* every write holds bytes that a proof checks */
     free(want);
-    close(fd);
+    return writes;
+}
+
+/* The proof before the rename checks every tensor's bytes in the output against the source's:
+ * bytes that change on their way to the disk are caught there and nowhere else (the header's
+ * own crc32 covers the header only). Tensor bytes written from memory are proven by their
+ * crc32s after the write; bytes the kernel copies are compared while the copy goes on, and from
+ * another filesystem (tmpfs) that copy goes through a buffer and our writes (copy_file_range
+ * refuses with EXDEV). Each write in turn is silently corrupted (one bit of its middle byte).
+ * The file's data region is one tensor, so that byte is a tensor's (the gaps between tensors
+ * are not proven). */
+START_TEST(proof_catches_corrupted_tensor_bytes) {
+    make_dir();
+    char target[128];
+    snprintf(target, sizeof target, "%s/model.gguf", dir);
+    size_t n;
+    uint8_t *bytes = tu_read_file(tu_src("golden/hand/be_v3_scalars.gguf"), &n);
+    ck_assert_ptr_nonnull(bytes);
+    /* from memory: the header, then the tensor data */
+    ck_assert_int_ge(corrupt_each_write(NULL, bytes, n, target, NULL), 2);
+    /* copied from tmpfs, unlinked at once and read through /proc/self/fd so that nothing is
+     * left behind, even on a failure */
+    char src[64] = "/dev/shm/gguf-write-XXXXXX";
+    struct stat shm, here;
+    int fd = mkstemp(src);
+    if (fd >= 0)
+        unlink(src);
+    if (fd < 0 || fstat(fd, &shm) != 0 || stat(dir, &here) != 0 || shm.st_dev == here.st_dev) {
+        tu_skip_part("a copy from another filesystem", "no second filesystem in /dev/shm");
+    } else {
+        ck_assert(write(fd, bytes, n) == (ssize_t)n);
+        snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
+        /* the copy (c) refused, then read (r) and written (w) through the buffer; kernels 5.3
+         * to 5.18 copy across filesystems themselves, and there is no write to corrupt */
+        if (corrupt_each_write(src, NULL, 0, target, "crw") < 0)
+            tu_skip_part("a buffered copy from another filesystem",
+                         "copy_file_range copies between filesystems here");
+    }
+    if (fd >= 0)
+        close(fd);
+    free(bytes);
     remove_dir();
 }
 END_TEST
