@@ -4,12 +4,14 @@
 #   fail WHAT        one failed check             "not ok - WHAT" (and WHAT on stderr)
 #   skip WHAT WHY    a part that could not run    "ok - WHAT # SKIP WHY" (or skip WHY)
 #   skip_all WHY     the whole script cannot run  "1..0 # SKIP WHY", exit 0 (so does `exit 77`)
+#   skip_all_optional WHY   a test run only when asked for (GGUF_BIG_TESTS) was not asked for
 #   finish           the plan "1..N"; returns non-zero when a check failed
 #
 # A missing corpus or oracle is a skip, never a pass; with GGUF_TEST_NO_SKIP=1 (CI, which has
-# both) every skip is a failure. The TAP lines go to the script's original stdout (fd 7); the
-# script's own stdout goes to stderr, the log, so nothing it prints is read as a result. Every
-# result is also counted in a file, so that ok and fail count inside $(...) and pipelines too.
+# both) every skip but skip_all_optional's is a failure. The TAP lines go to the script's
+# original stdout (fd 7); the script's own stdout goes to stderr, the log, so nothing it prints
+# is read as a result. Every result is also counted in a file, so that ok and fail count inside
+# $(...) and pipelines too.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -73,6 +75,10 @@ skip_all() {
     echo "SKIP: $(basename "$0"): $1" >&2
     tap_planned=1
     exit 0
+}
+skip_all_optional() { # (.ci/run tells these from the others by "optional: ")
+    GGUF_TEST_NO_SKIP=
+    skip_all "optional: $1"
 }
 # expect_status WANT CMD...: runs CMD, checks its exit status
 expect_status() {

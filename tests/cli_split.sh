@@ -6,15 +6,9 @@
 # disk; every command reads a set through any shard; broken sets are refused, nothing changed.
 . "$(dirname "$0")/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
-if ! have_corpus; then
-    echo "SKIP: cli_split: ../shared/corpus absent"
-    exit 77
-fi
-if [ ! -x "$SPLIT" ]; then
-    echo "SKIP: cli_split: llama-gguf-split absent ($SPLIT; ../shared/oracle/build.sh builds it)"
-    exit 77
-fi
-have_oracle || echo "cli_split: ggml-oracle absent: llama.cpp's loading of the sets skipped"
+have_corpus || skip_all "no ../shared/corpus"
+[ -x "$SPLIT" ] || skip_all "no llama-gguf-split ($SPLIT; ../shared/oracle/build.sh builds it)"
+have_oracle || skip "llama.cpp loads the sets and merges we write" "no ggml-oracle (GGML_ORACLE)"
 
 # same_dirs A B: the same file names, each byte-identical
 same_dirs() {

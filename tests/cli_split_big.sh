@@ -7,12 +7,10 @@
 . "$(dirname "$0")/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
 if [ "${GGUF_BIG_TESTS:-0}" != 1 ]; then
-    echo "SKIP: cli_split_big: set GGUF_BIG_TESTS=1 to run it (about 6 GiB of disk, minutes)"
-    exit 77
+    skip_all_optional "set GGUF_BIG_TESTS=1 to run it (about 6 GiB of disk, minutes)"
 fi
 if ! have_corpus || ! have_oracle || [ ! -x "$SPLIT" ]; then
-    echo "SKIP: cli_split_big: needs ../shared/corpus, ggml-oracle and llama-gguf-split"
-    exit 77
+    skip_all "needs ../shared/corpus, ggml-oracle and llama-gguf-split"
 fi
 G="$TMP/big.gguf"
 "$ORACLE" gen-llama --vocab "$CORPUS/real/ggml-vocab-llama-spm.gguf" --embd 1024 --ff 2816 \

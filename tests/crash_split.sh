@@ -12,8 +12,7 @@
 . "$(dirname "$0")/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
 if ! have_corpus || ! have_oracle || [ ! -x "$SPLIT" ]; then
-    echo "SKIP: crash_split: needs ../shared/corpus, ggml-oracle and llama-gguf-split"
-    exit 77
+    skip_all "needs ../shared/corpus, ggml-oracle and llama-gguf-split"
 fi
 ROUNDS=${CRASH_ROUNDS:-16}
 seed=${CRASH_SEED:-$(date +%s)}
