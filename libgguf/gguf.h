@@ -682,7 +682,13 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             from the header: n_params (sum over tensors of the product of their dims),
  *             tensor_bytes, dominant_type (the known tensor type holding the most elements;
  *             ties go to the lower type id), split_no, split_count (split.no, split.count),
- *             split_set (for split files: the path without its "-00001-of-00003.gguf" tail)
+ *             split_set (for split files: the path without its "-00001-of-00003.gguf" tail),
+ *             indexed_run (the run that last read the file), changed_run (the run that last
+ *             found it new or changed: another header, size or tensor crc32s, or a new
+ *             device, inode or mtime without stored crc32s that prove its bytes the same),
+ *             journal (NULL; 'pending': an interrupted in-place edit's journal lies beside the
+ *             file, which gguf_file_recover would finish; 'refused': one it would refuse).
+ *             Index and verify only look at journals: they never apply or remove one.
  *   kv        file, position, key, type (the spec's name: 'UINT32', 'STRING', 'ARRAY', ...),
  *             elem_type and array_len (arrays), int (integers and bools), real (floats; NULL
  *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
@@ -692,8 +698,15 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             n_dims, ne0..ne3 (1 beyond n_dims), offset (relative to data_offset), nbytes
  *             (NULL when unknown), crc32 (NULL unless indexed with GGUF_CATALOG_CRC)
  *   errors    path, dev, ino, size, mtime_ns, code (a gguf_errcode), error (its
- *             gguf_strerror), offset (NULL: none), message, indexed_at: files that could not
- *             be read, with the reader's message
+ *             gguf_strerror), offset (NULL: none), message, indexed_at, run, journal: files
+ *             that could not be read, with the reader's message
+ *   runs      id, kind ('index' or 'prune'), started_at, finished_at (unix seconds; NULL
+ *             while running or when the run failed), paths (a JSON array of the absolute
+ *             paths indexed), seen, indexed, unchanged, broken, skipped, walk_errors, removed
+ *             (its gguf_catalog_stats). Rows stored before version 4 have NULL runs. The
+ *             tensors that changed in the last index run:
+ *               SELECT f.path, t.* FROM tensors t JOIN files f ON f.id = t.file WHERE
+ *               f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')
  *   file_types  id, name: llama.cpp's general.file_type ids (15 'Q4_K_M', 32 'BF16', ...)
  *   models    (view) file, path, architecture, name, size_label, file_type, quant
  *             (dominant_type), context_length, embedding_length, block_count, n_params, bytes,
@@ -704,7 +717,7 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 3
+#define GGUF_CATALOG_SCHEMA_VERSION 4
 
 typedef struct gguf_catalog gguf_catalog;
 
@@ -788,13 +801,17 @@ typedef struct gguf_catalog_stats {
  * with its message and never stop the run; nor do unreadable folders (reported as
  * WALK_ERROR). Each file's rows change in one transaction. Fails (GGUF_EIO, GGUF_ENOMEM) only
  * when the catalog itself cannot be updated; files stored before the failure stay stored.
+ * Every run leaves a row in runs (finished_at set when it succeeds). Special files (FIFOs,
+ * devices) are skipped without being opened. A journal beside a file is recorded in
+ * files.journal, never applied or removed.
  * opt may be NULL (GGUF_CATALOG_INDEX_OPTIONS_INIT). stats (may be NULL) is filled on success. */
 GGUF_API int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat,
                                 const char *const *paths, size_t n_paths,
                                 const gguf_catalog_index_options *opt, gguf_error *err);
 
 /* Drops the rows (files, kv, tensors, errors) of files that no longer exist. stats->removed
- * counts them. on_event (may be NULL) hears a REMOVED event for each. */
+ * counts them. on_event (may be NULL) hears a REMOVED event for each. The run leaves a row in
+ * runs (kind 'prune'). */
 GGUF_API int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat,
                                 gguf_catalog_event_fn on_event, void *user, gguf_error *err);
 
@@ -823,10 +840,24 @@ typedef int (*gguf_catalog_row_fn)(size_t n_cols, const char *const *names,
                                    const gguf_catalog_cell *cells, void *user);
 
 /* Runs the SQL text (one or more statements) on a read-only connection: a statement that would
- * change anything (INSERT, CREATE, ATTACH, VACUUM, writing PRAGMAs, ...) is refused with
- * GGUF_EINVAL before it runs, as are syntax errors (the message is SQLite's). */
+ * change anything (INSERT, CREATE, ATTACH, VACUUM, PRAGMAs that set something, ...) is refused
+ * with GGUF_EINVAL before it runs, as are syntax errors (the message is SQLite's). Only
+ * functions SQLite marks innocuous or deterministic may be called (not fts3_tokenizer or
+ * load_extension); PRAGMAs that report run, also as table-valued functions
+ * (SELECT name FROM pragma_table_info('models')). A query that runs past its time limit or
+ * needs more memory than its memory limit is stopped with GGUF_ELIMIT, naming the limit; see
+ * gguf_catalog_set_query_limits. */
 GGUF_API int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn,
                                 void *user, gguf_error *err);
+
+/* The limits of later gguf_catalog_query calls on cat: timeout_ms of running time, and
+ * max_memory bytes that SQLite may hold while the query runs (temporary tables and sorts
+ * included: they are kept in memory), 0 for no limit. A new catalog has 60000 ms and 1 GiB.
+ * The memory limit is SQLite's hard heap limit, which is process-wide: it applies to every
+ * SQLite connection of the process while the query runs, and the previous limit is put back
+ * after it. Fails with GGUF_EINVAL for a NULL catalog or limits beyond INT64_MAX. */
+GGUF_API int gguf_catalog_set_query_limits(gguf_catalog *cat, uint64_t timeout_ms,
+                                           uint64_t max_memory, gguf_error *err);
 
 /* What gguf_catalog_verify finds. */
 enum gguf_catalog_problem {
@@ -858,8 +889,10 @@ typedef struct gguf_catalog_verify_stats {
 
 /* Re-reads catalogued files (all, or those at or below the given paths) and compares them with
  * their rows: the header's crc32 always, each tensor's crc32 for files indexed with
- * GGUF_CATALOG_CRC, reading in large sequential chunks. Every problem goes to fn (may be NULL)
- * and is counted in stats (may be NULL). Returns 0 when the check ran, whatever it found. */
+ * GGUF_CATALOG_CRC, reading in large sequential chunks. A path that is no longer a regular
+ * file (a FIFO, a folder) is reported CHANGED from its stat, without being opened. Every
+ * problem goes to fn (may be NULL) and is counted in stats (may be NULL). Returns 0 when the
+ * check ran, whatever it found. Journals beside files are left alone. */
 GGUF_API int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
                                  const char *const *paths, size_t n_paths,
                                  gguf_catalog_finding_fn fn, void *user, gguf_error *err);

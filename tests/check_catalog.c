@@ -213,7 +213,7 @@ START_TEST(fresh_catalog_has_the_current_schema) {
     free(head);
     ck_assert_str_eq(qtext(cat, "SELECT group_concat(name, ' ') FROM (SELECT name FROM "
                                 "sqlite_master WHERE type IN ('table', 'view') ORDER BY name)"),
-                     "errors file_types files kv models tensors");
+                     "errors file_types files kv models runs tensors");
     ck_assert_str_eq(qtext(cat, "SELECT name FROM file_types WHERE id = 15"), "Q4_K_M");
     gguf_catalog_close(cat);
     /* opening again changes nothing */
@@ -358,6 +358,58 @@ static const char data_v2[] =
     "INSERT INTO errors VALUES ('/models/broken.gguf', 1, 2, 3, 4, -5, 'corrupt file', 8,"
     " 'bad magic', 1700000001);";
 
+/* gguf__dtype_id and gguf__split_set are the library's own SQL functions, which the testing
+ * hook registers as the library did; file_types was filled by code after this step (the row
+ * the checks below need). */
+static const char schema_v3[] =
+    "DROP VIEW models;"
+    "ALTER TABLE files ADD COLUMN n_params INTEGER;"
+    "ALTER TABLE files ADD COLUMN tensor_bytes INTEGER;"
+    "ALTER TABLE files ADD COLUMN dominant_type TEXT;"
+    "ALTER TABLE files ADD COLUMN split_set TEXT;"
+    "ALTER TABLE files ADD COLUMN split_no INTEGER;"
+    "ALTER TABLE files ADD COLUMN split_count INTEGER;"
+    "ALTER TABLE tensors ADD COLUMN type_id INTEGER;"
+    "UPDATE tensors SET type_id = gguf__dtype_id(type);"
+    "UPDATE files SET"
+    " n_params = (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = files.id),"
+    " tensor_bytes = (SELECT sum(nbytes) FROM tensors t WHERE t.file = files.id),"
+    " dominant_type = (SELECT type FROM tensors t WHERE t.file = files.id"
+    "  AND type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
+    "  GROUP BY type ORDER BY sum(ne0 * ne1 * ne2 * ne3) DESC, min(type_id) LIMIT 1),"
+    " split_no = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.no'),"
+    " split_count = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.count');"
+    "UPDATE files SET split_set = gguf__split_set(path) WHERE split_count IS NOT NULL;"
+    "CREATE INDEX files_split_set ON files(split_set);"
+    "CREATE INDEX kv_file_key ON kv(file, key);"
+    "CREATE TABLE file_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label,"
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft"
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " f.dominant_type AS quant,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')"
+    "  AS context_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')"
+    "  AS embedding_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')"
+    "  AS block_count,"
+    " f.n_params AS n_params, f.size AS bytes, f.tensor_bytes AS tensor_bytes,"
+    " f.split_no AS split_no, f.split_count AS split_count,"
+    " CASE WHEN f.split_count IS NULL THEN NULL ELSE"
+    "  (SELECT count(DISTINCT g.split_no) FROM files g WHERE g.split_set = f.split_set"
+    "   AND g.split_count = f.split_count AND g.split_no >= 0 AND g.split_no < g.split_count)"
+    "  = f.split_count END AS split_complete"
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id"
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files) f;"
+    "PRAGMA user_version = 3;";
+
+static const char data_v3[] =
+    "INSERT INTO file_types VALUES (15, 'Q4_K_M');"
+    "INSERT INTO errors VALUES ('/models/cut.gguf', 1, 3, 3, 4, -4, 'truncated file', 9,"
+    " 'cut short', 1700000002);";
+
 /* Checks that the catalog made from an old version holds the old rows, migrated. */
 static void check_migrated(gguf_catalog *cat, int from) {
     ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
@@ -377,13 +429,20 @@ static void check_migrated(gguf_catalog *cat, int from) {
                                 " || '|' || m.split_complete FROM models m JOIN files f ON"
                                 " f.id = m.file WHERE m.file = 2"),
                      "/models/big|0|2|0");
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), from >= 2 ? 1 : 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), (from >= 2) + (from >= 3));
+    /* version 4: no runs yet, old rows have none and no journal state */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM runs"), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE indexed_run IS NULL AND"
+                               " changed_run IS NULL AND journal IS NULL"),
+                     2);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE run IS NULL"),
+                     (from >= 2) + (from >= 3));
 }
 
 START_TEST(migrates_from_every_older_version) {
-    static const char *const schemas[] = {schema_v1, schema_v2};
-    static const char *const data[] = {data_v1, data_v2};
-    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 3); /* add the new old version here */
+    static const char *const schemas[] = {schema_v1, schema_v2, schema_v3};
+    static const char *const data[] = {data_v1, data_v2, data_v3};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 4); /* add the new old version here */
     make_dir();
     gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
     char *want = schema_of(fresh);
@@ -943,6 +1002,301 @@ START_TEST(queries_cannot_change_the_catalog) {
 }
 END_TEST
 
+/* Returns the error of a query that must fail (its code in *code). */
+static const char *query_error(gguf_catalog *cat, const char *sql, int *code) {
+    static gguf_error err;
+    gguf_error_clear(&err);
+    *code = gguf_catalog_query(cat, sql, NULL, NULL, &err);
+    return err.message;
+}
+
+START_TEST(queries_cannot_reach_outside_the_catalog) {
+    static const char *const functions[] = {
+        "SELECT fts3_tokenizer('simple')",
+        "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+        "SELECT FTS3_TOKENIZER('porter')",
+        "SELECT load_extension('libm.so.6')",
+        "SELECT path FROM files WHERE fts3_tokenizer('simple') IS NOT NULL",
+    };
+    static const char *const pragmas[] = {
+        "PRAGMA query_only = 0",        "PRAGMA query_only = OFF",     "PRAGMA writable_schema = 1",
+        "PRAGMA temp_store = MEMORY",   "PRAGMA cache_size = 100000",  "PRAGMA main.user_version = 5",
+        "PRAGMA wal_checkpoint",        "PRAGMA optimize",             "PRAGMA shrink_memory",
+    };
+    make_dir();
+    make_tree();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(models, "models");
+    const char *paths[] = {models};
+    index_paths(&st, cat, paths, 1, 0);
+    int code;
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+        const char *msg = query_error(cat, functions[i], &code);
+        ck_assert_msg(code == GGUF_EINVAL && strstr(msg, "refused: function") != NULL, "%s: %s",
+                      functions[i], msg);
+    }
+    for (size_t i = 0; i < sizeof pragmas / sizeof pragmas[0]; i++) {
+        const char *msg = query_error(cat, pragmas[i], &code);
+        ck_assert_msg(code == GGUF_EINVAL && strstr(msg, "refused: PRAGMA") != NULL, "%s: %s",
+                      pragmas[i], msg);
+    }
+    ck_assert_int_eq(qint(cat, "PRAGMA query_only"), 1);
+    /* what only reads runs: reporting PRAGMAs, also as table-valued functions */
+    ck_assert_str_eq(qtext(cat, "SELECT group_concat(name, ' ') FROM pragma_table_info('runs')"),
+                     "id kind started_at finished_at paths seen indexed unchanged broken skipped "
+                     "walk_errors removed");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_index_list('kv')"), 3);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 16);
+    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 25);
+    ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
+    ck_assert_int_eq(qint(cat, "SELECT sum(value) FROM json_each('[1,2,3]')"), 6);
+    ck_assert_str_eq(qtext(cat, "SELECT upper(substr(hex(randomblob(4)), 1, 0)) || lower('A') ||"
+                                " printf('%%d', 7) || coalesce(NULL, 'x') || abs(-2)"),
+                     "a7x2");
+    gguf_catalog_close(cat);
+    /* a catalog holding an FTS3 table: a tokenizer pointer set through fts3_tokenizer made a
+     * later MATCH crash. The child must end normally. */
+    ck_assert_int_eq(gguf_testing_catalog_exec(at("c.db"),
+                                               "CREATE VIRTUAL TABLE notes USING fts3(body);"
+                                               "INSERT INTO notes VALUES ('some words')",
+                                               NULL),
+                     0);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        gguf_catalog *c = NULL;
+        if (gguf_catalog_open(&c, at("c.db"), GGUF_CATALOG_OPEN_READONLY, NULL) != 0)
+            _exit(3);
+        int rc = gguf_catalog_query(c, "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+                                    NULL, NULL, NULL);
+        gguf_catalog_query(c, "SELECT * FROM notes WHERE notes MATCH 'words'", NULL, NULL, NULL);
+        gguf_catalog_close(c);
+        _exit(rc == GGUF_EINVAL ? 0 : 4);
+    }
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d",
+                  WIFSIGNALED(status) ? "signal" : "exit",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    remove_dir();
+}
+END_TEST
+
+START_TEST(queries_stop_at_their_limits) {
+    make_dir();
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_error err;
+    int code;
+    const char *msg;
+    /* time: an endless recursion is stopped */
+    ck_assert_int_eq(gguf_catalog_set_query_limits(cat, 300, 0, NULL), 0);
+    msg = query_error(cat, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+                           " SELECT count(*) FROM c", &code);
+    ck_assert_msg(code == GGUF_ELIMIT && strstr(msg, "time limit of 0.3 s") != NULL, "%s", msg);
+    /* memory: a sort of an endless recursion, and one large value */
+    ck_assert_int_eq(gguf_catalog_set_query_limits(cat, 0, 16 << 20, NULL), 0);
+    msg = query_error(cat, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+                           " SELECT x FROM c ORDER BY x DESC", &code);
+    ck_assert_msg(code == GGUF_ELIMIT && strstr(msg, "memory limit of 16 MiB") != NULL, "%s", msg);
+    msg = query_error(cat, "SELECT length(randomblob(50000000))", &code);
+    ck_assert_msg(code == GGUF_ELIMIT && strstr(msg, "memory limit of 16 MiB") != NULL, "%s", msg);
+    /* the limits are the query's: afterwards the catalog works, and can be indexed */
+    ck_assert_int_eq(qint(cat, "SELECT length(randomblob(1000))"), 1000);
+    ck_assert_int_eq(gguf_catalog_set_query_limits(cat, 60000, 1 << 30, NULL), 0);
+    ck_assert_int_eq(qint(cat, "SELECT length(randomblob(50000000))"), 50000000);
+    write_sample(at("s.gguf"));
+    DIR_PATH(sfile, "s.gguf");
+    const char *paths[] = {sfile};
+    index_paths(NULL, cat, paths, 1, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 1);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_catalog_set_query_limits(NULL, 1, 1, &err), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_catalog_set_query_limits(cat, UINT64_MAX, 1, NULL), GGUF_EINVAL);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- runs ---- */
+
+START_TEST(runs_say_what_changed) {
+    make_dir();
+    make_folder("m");
+    write_sample(at("m/a.gguf"));
+    write_sample(at("m/b.gguf"));
+    write_bytes(at("m/junk.gguf"), "GGUF", 4);
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(m, "m");
+    DIR_PATH(fa, "m/a.gguf");
+    const char *paths[] = {m};
+    static const char changed_last[] =
+        "SELECT coalesce(group_concat(DISTINCT replace(f.path, '%s/', '')), '') FROM tensors t JOIN"
+        " files f ON f.id = t.file WHERE f.changed_run = (SELECT max(id) FROM runs WHERE"
+        " kind = 'index')";
+    index_paths(&st, cat, paths, 1, 0); /* run 1 */
+    ck_assert_str_eq(qtext(cat, "SELECT id || kind || seen || indexed || unchanged || broken ||"
+                                " (finished_at >= started_at) || paths FROM runs"),
+                     qtext(cat, "SELECT '1index3201[\"%s\"]'", m));
+    ck_assert_str_eq(qtext(cat, changed_last, m), "a.gguf,b.gguf");
+    ck_assert_int_eq(qint(cat, "SELECT run FROM errors"), 1);
+    /* nothing changed: the files keep run 1 */
+    index_paths(&st, cat, paths, 1, 0); /* run 2 */
+    ck_assert_str_eq(qtext(cat, "SELECT unchanged || indexed FROM runs WHERE id = 2"), "30");
+    ck_assert_str_eq(qtext(cat, changed_last, m), "");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE changed_run = 1 AND"
+                               " indexed_run = 1"),
+                     2);
+    /* read again for crc32s, touched with the same bytes: not changed */
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC); /* run 3 */
+    set_mtime(fa, 1000000000);
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC); /* run 4: a.gguf read again */
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_str_eq(qtext(cat, changed_last, m), "");
+    ck_assert_int_eq(qint(cat, "SELECT CAST(indexed_run || changed_run AS INTEGER) FROM files WHERE path = '%s'",
+                          fa),
+                     41);
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_FORCE | GGUF_CATALOG_CRC); /* run 5 */
+    ck_assert_str_eq(qtext(cat, changed_last, m), "");
+    /* a tensor's bytes change: the file changed in this run */
+    flip_tensor_byte(fa, "b", 0);
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC); /* run 6 */
+    ck_assert_str_eq(qtext(cat, changed_last, m), "a.gguf");
+    ck_assert_int_eq(qint(cat, "SELECT changed_run FROM files WHERE path = '%s'", fa), 6);
+    /* without crc32s a touched file counts as changed: nothing proves its bytes the same */
+    set_mtime(fa, 1000000002);
+    index_paths(&st, cat, paths, 1, 0); /* run 7: crc32s are there, and compared */
+    ck_assert_str_eq(qtext(cat, changed_last, m), "a.gguf");
+    gguf_catalog_close(cat);
+    cat = open_cat(at("d.db"), 0);
+    index_paths(&st, cat, paths, 1, 0);
+    set_mtime(fa, 1000000003);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_str_eq(qtext(cat, changed_last, m), "a.gguf");
+    /* prune is a run too */
+    ck_assert(unlink(fa) == 0);
+    ck_assert_int_eq(gguf_catalog_prune(&st, cat, NULL, NULL, NULL), 0);
+    ck_assert_str_eq(qtext(cat, "SELECT kind || removed || coalesce(paths, '-') FROM runs"
+                                " ORDER BY id DESC LIMIT 1"),
+                     "prune1-");
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- journals beside files: recorded, never applied or removed ---- */
+
+static void plant_journal(const char *model, const char *jpath) {
+    tu_journal j;
+    ck_assert_int_eq(tu_journal_for_edit(&j, model, "general.architecture"), 0);
+    uint8_t *bytes = malloc(48 + 2 * (size_t)j.len + 4);
+    ck_assert_ptr_nonnull(bytes);
+    size_t n = tu_journal_encode(bytes, &j);
+    write_bytes(jpath, bytes, n);
+    free(bytes);
+    tu_journal_free(&j);
+}
+
+START_TEST(journals_are_recorded_not_applied) {
+    make_dir();
+    make_folder("m");
+    DIR_PATH(model, "m/x.gguf");
+    DIR_PATH(jpath, "m/.x.gguf.gguf-journal");
+    copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), model);
+    plant_journal(model, jpath);
+    size_t mlen, jlen;
+    uint8_t *mbytes = tu_read_file(model, &mlen), *jbytes = tu_read_file(jpath, &jlen);
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    DIR_PATH(m, "m");
+    const char *paths[] = {m};
+    index_paths(NULL, cat, paths, 1, GGUF_CATALOG_CRC);
+    ck_assert_str_eq(qtext(cat, "SELECT journal FROM files WHERE path = '%s'", model), "pending");
+    findings fs;
+    gguf_catalog_verify_stats vs;
+    run_verify(&fs, &vs, cat, NULL);
+    ck_assert_int_eq(fs.n, 0);
+    /* the model and its journal are as they were */
+    size_t n1, n2;
+    uint8_t *m2 = tu_read_file(model, &n1), *j2 = tu_read_file(jpath, &n2);
+    ck_assert(m2 != NULL && n1 == mlen && memcmp(m2, mbytes, mlen) == 0);
+    ck_assert(j2 != NULL && n2 == jlen && memcmp(j2, jbytes, jlen) == 0);
+    free(m2);
+    free(j2);
+    /* the state follows the journal, for an unchanged file too */
+    write_bytes(jpath, "not a journal", 13);
+    gguf_catalog_stats st;
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.unchanged, 1);
+    ck_assert_str_eq(qtext(cat, "SELECT journal FROM files WHERE path = '%s'", model), "refused");
+    ck_assert(unlink(jpath) == 0);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_str_eq(qtext(cat, "SELECT coalesce(journal, 'none') FROM files"), "none");
+    /* a refused file's journal goes to its errors row */
+    write_bytes(model, "GGUF", 4);
+    write_bytes(jpath, "not a journal", 13);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(st.broken, 1);
+    ck_assert_str_eq(qtext(cat, "SELECT journal FROM errors"), "refused");
+    free(mbytes);
+    free(jbytes);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* ---- FIFOs: never opened (a hang fails the test through the alarm) ---- */
+
+START_TEST(fifos_are_never_opened) {
+    make_dir();
+    make_folder("m");
+    alarm(60);
+    DIR_PATH(fa, "m/a.gguf");
+    DIR_PATH(fifo, "m/pipe.gguf");
+    write_sample(fa);
+    ck_assert(mkfifo(fifo, 0600) == 0);
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    gguf_catalog_stats st;
+    DIR_PATH(m, "m");
+    const char *paths[] = {m};
+    index_paths(&st, cat, paths, 1, GGUF_CATALOG_CRC);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(st.skipped, 1);
+    const char *named[] = {fifo};
+    index_paths(&st, cat, named, 1, GGUF_CATALOG_ALL_FILES);
+    ck_assert_int_eq(st.walk_errors, 1);
+    ck_assert_int_eq(st.seen, 0);
+    /* a catalogued file replaced by a FIFO */
+    ck_assert(unlink(fa) == 0);
+    ck_assert(mkfifo(fa, 0600) == 0);
+    findings fs;
+    gguf_catalog_verify_stats vs;
+    run_verify(&fs, &vs, cat, NULL);
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CHANGED);
+    ck_assert_msg(strstr(fs.message[0], "a FIFO now") != NULL, "%s", fs.message[0]);
+    ck_assert_int_eq(vs.changed, 1);
+    /* a FIFO where a journal would be */
+    ck_assert(unlink(fa) == 0);
+    write_sample(fa);
+    DIR_PATH(jfifo, "m/.a.gguf.gguf-journal");
+    ck_assert(mkfifo(jfifo, 0600) == 0);
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_str_eq(qtext(cat, "SELECT journal FROM files"), "refused");
+    gguf_catalog_close(cat);
+    /* a catalog that is a FIFO */
+    gguf_catalog *c2 = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert(mkfifo(at("f.db"), 0600) == 0);
+    ck_assert_int_eq(gguf_catalog_open(&c2, at("f.db"), GGUF_CATALOG_OPEN_READONLY, &err),
+                     GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "a FIFO, not a regular file") != NULL, "%s", err.message);
+    alarm(0);
+    remove_dir();
+}
+END_TEST
+
 /* ---- several indexers at once ---- */
 
 START_TEST(concurrent_indexers_leave_a_consistent_catalog) {
@@ -1249,6 +1603,11 @@ int main(void) {
     tcase_add_test(tc, prune_drops_vanished_files);
     tcase_add_test(tc, verify_names_the_tensor_that_changed);
     tcase_add_test(tc, queries_cannot_change_the_catalog);
+    tcase_add_test(tc, queries_cannot_reach_outside_the_catalog);
+    tcase_add_test(tc, queries_stop_at_their_limits);
+    tcase_add_test(tc, runs_say_what_changed);
+    tcase_add_test(tc, journals_are_recorded_not_applied);
+    tcase_add_test(tc, fifos_are_never_opened);
     tcase_add_test(tc, concurrent_indexers_leave_a_consistent_catalog);
     tcase_add_test(tc, split_sets_know_when_a_shard_is_missing);
     tcase_add_test(tc, array_max_limits_stored_arrays);

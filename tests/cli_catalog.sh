@@ -28,11 +28,11 @@ n_ok=$((n_hand + 1))
 # ---- usage ----
 expect_status 2 "$CATALOG"
 expect_status 0 "$CATALOG" --help
-for c in index query verify prune path; do
+for c in index query schema verify prune path; do
     expect_status 0 "$CATALOG" "$c" --help
 done
 expect_status 2 "$CATALOG" --db "$DB" index
-expect_status 2 "$CATALOG" --db "$DB" query
+expect_status 2 "$CATALOG" --db "$DB" query "SELECT 1" "SELECT 2"
 expect_status 2 "$CATALOG" --db "$DB" frobnicate
 expect_status 2 "$CATALOG" --db "$DB" query --format xml "SELECT 1"
 expect_status 1 "$CATALOG" --db "$TMP/none.db" query "SELECT 1"
@@ -42,6 +42,11 @@ expect_status 0 "$CATALOG" --db "$DB" path
 [ "$(cat "$TMP/out")" = "$DB" ] && ok || fail "path: $(cat "$TMP/out")"
 expect_status 0 env XDG_DATA_HOME="$TMP/xdg" "$CATALOG" path
 [ "$(cat "$TMP/out")" = "$TMP/xdg/gguf/catalog.db" ] && ok || fail "default path: $(cat "$TMP/out")"
+
+expect_status 0 "$CATALOG" --version
+grep -q "^gguf-catalog (libgguf) [0-9]" "$TMP/out" && ok || fail "--version: $(cat "$TMP/out")"
+expect_status 2 "$CATALOG" --db "$DB" path extra
+expect_status 2 "$CATALOG" --db "$DB" schema extra
 
 # ---- index, again, and changes ----
 expect_status 0 "$CATALOG" --db "$DB" index "$TMP/m"
@@ -60,6 +65,24 @@ expect_status 0 "$CATALOG" --db "$DB" index --follow-symlinks "$TMP/m"
 [ "$(q "SELECT count(*) FROM files WHERE path = '$TMP/m/link.gguf'")" = 1 ] && ok || fail "--follow-symlinks"
 expect_status 1 "$CATALOG" --db "$DB" index "$TMP/nowhere"
 expect_status 2 "$CATALOG" --db "$DB" index --array-max x "$TMP/m"
+
+# ---- runs: every index run is recorded, and files keep the run that last changed them ----
+[ "$(q "SELECT count(*) FROM runs WHERE kind = 'index' AND finished_at >= started_at")" = 5 ] && ok ||
+    fail "runs: $(q "SELECT count(*) FROM runs")"
+[ "$(q "SELECT count(*) FROM runs WHERE finished_at IS NULL")" = 0 ] && ok || fail "an unfinished run"
+[ "$(q "SELECT paths FROM runs ORDER BY id LIMIT 1")" = "[\"$TMP/m\"]" ] && ok || fail "runs.paths: $(q "SELECT paths FROM runs")"
+touch "$TMP/m/v1_one_tensor.gguf"
+expect_status 0 "$CATALOG" --db "$DB" index -q "$TMP/m"
+[ "$(q "SELECT indexed || ' ' || unchanged || ' ' || broken FROM runs ORDER BY id DESC LIMIT 1")" = "1 $n_ok 0" ] && ok ||
+    fail "the last run's counts: $(q "SELECT * FROM runs ORDER BY id DESC LIMIT 1")"
+changed="SELECT group_concat(f.path || ':' || t.name, ' ') FROM tensors t JOIN files f ON f.id = t.file WHERE f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')"
+[ "$(q "$changed")" = "$TMP/m/v1_one_tensor.gguf:$(q "SELECT group_concat(name) FROM tensors t JOIN files f ON f.id = t.file WHERE f.path LIKE '%v1_one_tensor.gguf'")" ] && ok ||
+    fail "tensors changed in the last run: $(q "$changed")"
+# read again, unchanged: the run that changed them stays
+expect_status 0 "$CATALOG" --db "$DB" index -q --force "$TMP/m"
+[ -z "$(q "$changed")" ] && ok || fail "--force changed files: $(q "$changed")"
+[ "$(q "SELECT count(*) FROM files WHERE changed_run < indexed_run")" = "$(q "SELECT count(*) FROM files WHERE path NOT LIKE '%link%'")" ] && ok ||
+    fail "changed_run of the files read again: $(q "SELECT path || changed_run || indexed_run FROM files")"
 
 # ---- query formats ----
 expect_status 0 "$CATALOG" --db "$DB" query "SELECT path, n_kv, n_tensors FROM files ORDER BY path"
@@ -81,6 +104,87 @@ PY
     expect_status 0 "$CATALOG" --db "$DB" query --format json "SELECT 1 WHERE 0"
     valid_json "$TMP/out" && ok || fail "empty json result"
 fi
+
+# table output: cells never cut, control characters escaped, blobs whole
+long="$TMP/m/$(printf 'a%.0s' $(seq 1 90)).gguf"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$long"
+expect_status 0 "$CATALOG" --db "$TMP/long.db" index "$long"
+expect_status 0 "$CATALOG" --db "$TMP/long.db" query "SELECT path, n_kv FROM files"
+grep -q "^$long  " "$TMP/out" && ok || fail "table cut a path: $(cat "$TMP/out")"
+rm "$long"
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT 'a' || char(10) || 'b' || char(9) || char(27) || '[31m' || char(155) AS t"
+[ "$(tail -1 "$TMP/out")" = 'a\nb\t\x1b[31m\u009b' ] && ok || fail "table escapes: $(cat "$TMP/out")"
+# a blob of 31 bytes wrote one byte past its cell (an ASan build aborts); it is printed whole
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT zeroblob(31) AS z"
+[ "$(tail -1 "$TMP/out")" = "X'$(printf '00%.0s' $(seq 1 31))'" ] && ok || fail "zeroblob(31): $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT x'$(printf 'ab%.0s' $(seq 1 200))' AS b"
+[ "$(tail -1 "$TMP/out")" = "X'$(printf 'ab%.0s' $(seq 1 200))'" ] && ok || fail "long blob: $(head -c 300 "$TMP/out")"
+# line output, like sqlite3's .mode line
+expect_status 0 "$CATALOG" --db "$DB" query --format line "SELECT 1 AS a, 'x' AS long_name UNION ALL SELECT 2, NULL"
+[ "$(cat "$TMP/out")" = "        a = 1
+long_name = x
+
+        a = 2
+long_name = " ] && ok || fail "line output: $(cat "$TMP/out")"
+# SQL from standard input: '-', or no SQL when standard input is not a terminal
+echo "SELECT 40 + 2 AS answer" > "$TMP/q.sql"
+expect_status 0 "$CATALOG" --db "$DB" query --format csv - < "$TMP/q.sql"
+[ "$(tr -d '\r' < "$TMP/out")" = "answer
+42" ] && ok || fail "query -: $(cat "$TMP/out")"
+"$CATALOG" --db "$DB" query --format csv < "$TMP/q.sql" > "$TMP/out" 2> "$TMP/err" && ok || fail "query from a pipe: $(cat "$TMP/err")"
+[ "$(tr -d '\r' < "$TMP/out")" = "answer
+42" ] && ok || fail "query from stdin: $(cat "$TMP/out")"
+# write errors on standard output are reported
+if [ -w /dev/full ]; then
+    "$CATALOG" --db "$DB" query "SELECT 1" > /dev/full 2> "$TMP/err"
+    [ $? -eq 1 ] && grep -q "^gguf-catalog: standard output: No space left on device$" "$TMP/err" && ok ||
+        fail "query > /dev/full: $(cat "$TMP/err")"
+    "$CATALOG" --db "$DB" query "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 200000) SELECT x FROM c" > /dev/full 2> "$TMP/err"
+    [ $? -eq 1 ] && grep -q "standard output: No space left on device" "$TMP/err" && ok ||
+        fail "a long query > /dev/full: $(cat "$TMP/err")"
+    "$CATALOG" --db "$DB" schema > /dev/full 2> "$TMP/err"
+    [ $? -eq 1 ] && grep -q "standard output: No space left on device" "$TMP/err" && ok ||
+        fail "schema > /dev/full: $(cat "$TMP/err")"
+fi
+# schema: every table and the models view, with their columns
+expect_status 0 "$CATALOG" --db "$DB" schema
+for t in "files (table)" "kv (table)" "tensors (table)" "errors (table)" "runs (table)" "file_types (table)" "models (view)"; do
+    grep -q "^$t" "$TMP/out" && ok || fail "schema lacks $t: $(cat "$TMP/out")"
+done
+grep -q "^  changed_run  *INTEGER$" "$TMP/out" && ok || fail "schema: files.changed_run"
+grep -q "^  context_length" "$TMP/out" && ok || fail "schema: models.context_length"
+grep -q ' $' "$TMP/out" && fail "schema lines end in spaces" || ok
+# reading PRAGMAs, also as table-valued functions
+expect_status 0 "$CATALOG" --db "$DB" query --format csv "SELECT name FROM pragma_table_info('models') WHERE name = 'quant'"
+[ "$(tr -d '\r' < "$TMP/out")" = "name
+quant" ] && ok || fail "pragma_table_info: $(cat "$TMP/out") $(cat "$TMP/err")"
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT * FROM pragma_index_list('kv')"
+expect_status 0 "$CATALOG" --db "$DB" query "PRAGMA table_info(files)"
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT value FROM json_each('[1,2]')"
+
+# ---- queries cannot reach outside the catalog, nor run without end ----
+for sql in "SELECT fts3_tokenizer('simple')" "SELECT fts3_tokenizer('simple', x'4141414141414141')" \
+    "SELECT load_extension('libm')"; do
+    expect_status 1 "$CATALOG" --db "$DB" query "$sql"
+    grep -q "refused: function" "$TMP/err" && ok || fail "$sql: $(cat "$TMP/err") $(cat "$TMP/out")"
+done
+for sql in "PRAGMA query_only = 0" "PRAGMA writable_schema = 1" "PRAGMA temp_store = MEMORY" \
+    "PRAGMA query_only = 0; DELETE FROM kv"; do
+    expect_status 1 "$CATALOG" --db "$DB" query "$sql"
+    grep -q "refused: PRAGMA" "$TMP/err" && ok || fail "$sql: $(cat "$TMP/err")"
+done
+forever="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --timeout 0.5 "$forever"
+grep -q "query: stopped at the time limit of 0.5 s" "$TMP/err" && ok || fail "--timeout: $(cat "$TMP/err")"
+grep -q -- "--timeout" "$TMP/err" && ok || fail "--timeout not named: $(cat "$TMP/err")"
+# a sort of an endless recursion: memory grows until the limit
+sorted="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c ORDER BY x DESC"
+expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --max-memory 32M "$sorted"
+grep -q "query: stopped at the memory limit of 32 MiB" "$TMP/err" && ok || fail "--max-memory: $(cat "$TMP/err")"
+expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --max-memory 32M "SELECT length(randomblob(100000000))"
+grep -q "memory limit of 32 MiB" "$TMP/err" && ok || fail "--max-memory, one value: $(cat "$TMP/err")"
+expect_status 2 "$CATALOG" --db "$DB" query --timeout x "SELECT 1"
+expect_status 2 "$CATALOG" --db "$DB" query --max-memory 12Q "SELECT 1"
 
 # ---- queries cannot change the catalog ----
 before=$(q "SELECT count(*) || '/' || (SELECT count(*) FROM kv) FROM files")
@@ -124,11 +228,44 @@ rm "$TMP/m/gaps_and_trailer.gguf"
 expect_status 1 "$CATALOG" --db "$DB" verify
 grep -q "gaps_and_trailer.gguf: missing" "$TMP/out" && ok || fail "missing: $(cat "$TMP/out")"
 
+# ---- FIFOs are never opened: a hang fails these (timeout) ----
+mkfifo "$TMP/fifo.gguf" "$TMP/m/sub/pipe.gguf" 2>/dev/null
+if [ -p "$TMP/fifo.gguf" ]; then
+    expect_status 0 timeout 20 "$CATALOG" --db "$DB" index "$TMP/m/sub"
+    grep -q "1 links or special files skipped" "$TMP/out" && ok || fail "a FIFO in a folder: $(cat "$TMP/out")"
+    expect_status 1 timeout 20 "$CATALOG" --db "$DB" index "$TMP/fifo.gguf"
+    grep -q "not a regular file or folder" "$TMP/err" && ok || fail "a FIFO named: $(cat "$TMP/err")"
+    # a catalogued file replaced by a FIFO
+    mv "$TMP/m/v1_one_tensor.gguf" "$TMP/v1.keep"
+    mkfifo "$TMP/m/v1_one_tensor.gguf"
+    expect_status 1 timeout 20 "$CATALOG" --db "$DB" verify "$TMP/m/v1_one_tensor.gguf"
+    grep -q "v1_one_tensor.gguf: changed: a FIFO now, not a regular file" "$TMP/out" && ok ||
+        fail "verify of a FIFO: $(cat "$TMP/out") $(cat "$TMP/err")"
+    rm "$TMP/m/v1_one_tensor.gguf"
+    mv "$TMP/v1.keep" "$TMP/m/v1_one_tensor.gguf"
+    # a FIFO where a journal would be
+    mkfifo "$TMP/m/.le_v3_two_tensors.gguf.gguf-journal"
+    expect_status 0 timeout 20 "$CATALOG" --db "$DB" index "$TMP/m/le_v3_two_tensors.gguf"
+    [ "$(q "SELECT journal FROM files WHERE path = '$TMP/m/le_v3_two_tensors.gguf'")" = refused ] && ok ||
+        fail "a FIFO journal: $(q "SELECT journal FROM files WHERE path LIKE '%le_v3_two%'")"
+    [ -p "$TMP/m/.le_v3_two_tensors.gguf.gguf-journal" ] && ok || fail "index touched the FIFO journal"
+    rm "$TMP/m/.le_v3_two_tensors.gguf.gguf-journal" "$TMP/fifo.gguf" "$TMP/m/sub/pipe.gguf"
+    expect_status 0 "$CATALOG" --db "$DB" index "$TMP/m/le_v3_two_tensors.gguf"
+    [ "$(q "SELECT coalesce(journal, 'none') FROM files WHERE path = '$TMP/m/le_v3_two_tensors.gguf'")" = none ] && ok ||
+        fail "the journal column stayed"
+    # a catalog that is a FIFO
+    mkfifo "$TMP/fifo.db"
+    expect_status 1 timeout 20 "$CATALOG" --db "$TMP/fifo.db" query "SELECT 1"
+    grep -q "a FIFO, not a regular file" "$TMP/err" && ok || fail "a FIFO catalog: $(cat "$TMP/err")"
+    rm "$TMP/fifo.db"
+fi
+
 # ---- prune ----
 rm "$TMP/m/junk.gguf"
 expect_status 0 "$CATALOG" --db "$DB" prune
 grep -q "^removed $TMP/m/gaps_and_trailer.gguf$" "$TMP/out" && ok || fail "prune: $(cat "$TMP/out")"
 grep -q "^2 files pruned$" "$TMP/out" && ok || fail "prune count: $(cat "$TMP/out")"
+[ "$(q "SELECT removed FROM runs WHERE kind = 'prune' ORDER BY id DESC LIMIT 1")" = 2 ] && ok || fail "prune run not recorded"
 [ "$(q "SELECT count(*) FROM errors")" = 0 ] && ok || fail "prune left the error row"
 
 # ---- concurrent indexers on overlapping folders ----

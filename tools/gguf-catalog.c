@@ -1,9 +1,15 @@
 /* gguf-catalog: a SQLite catalog of GGUF files on disk. `index` walks folders and stores every
- * file's header (keys, values, tensors), `query` runs read-only SQL on it, `verify` re-reads
- * files against their stored crc32s, `prune` forgets files that are gone. */
+ * file's header (keys, values, tensors), `query` runs read-only SQL on it (printed by
+ * query_output.c), `schema` shows its tables, `verify` re-reads files against their stored
+ * crc32s, `prune` forgets files that are gone. */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "cli.h"
+#include "query_output.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,21 +18,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#define DEFAULT_TIMEOUT_S 60
+#define DEFAULT_MAX_MEMORY "1G"
+#define SQL_MAX ((size_t)64 << 20) /* SQL read from standard input */
+
 static const char usage_text[] =
     "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
     "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
     "                           add or refresh files (folders are walked for *.gguf)\n"
-    "  query SQL [--format table|csv|json]\n"
-    "                           run read-only SQL (tables files, kv, tensors, errors,\n"
-    "                           file_types; view models)\n"
+    "  query [--format table|csv|json|line] [SQL|-]\n"
+    "                           run read-only SQL (SQL from standard input with - or none)\n"
+    "  schema                   the tables, their columns and the models view\n"
     "  verify [PATH...]         re-read files and compare them with their stored crc32s\n"
     "  prune                    drop the rows of files that no longer exist\n"
     "  path                     print the catalog's path\n"
     "\n"
     "  --db PATH                the catalog (default $XDG_DATA_HOME/gguf/catalog.db,\n"
     "                           else ~/.local/share/gguf/catalog.db)\n"
+    "  --version                print the version\n"
     "\n"
     "'gguf-catalog COMMAND --help' describes each command.\n"
     "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), 2 usage.\n";
@@ -36,7 +47,8 @@ static const char index_usage[] =
     "Adds or refreshes files. Folders are walked recursively for *.gguf files; files named on\n"
     "the command line are taken whatever their name. Only headers are read. Files whose device,\n"
     "inode, size and mtime are unchanged are skipped. Files that are not GGUF or are broken go\n"
-    "to the errors table with the reader's message.\n"
+    "to the errors table with the reader's message. Each run is recorded in the runs table;\n"
+    "journals of interrupted edits beside files are recorded (files.journal), never applied.\n"
     "  --crc              also store each tensor's crc32 (reads every byte) for verify\n"
     "  --follow-symlinks  follow symbolic links inside folders (not followed by default)\n"
     "  --all-files        take every file in folders, not only *.gguf\n"
@@ -46,12 +58,26 @@ static const char index_usage[] =
     "  --db PATH          the catalog\n" CLI_OPEN_HELP;
 
 static const char query_usage[] =
-    "usage: gguf-catalog [--db PATH] query SQL [--format table|csv|json]\n"
-    "Runs SQL on a read-only connection: statements that would change the catalog are refused.\n"
-    "  --format FORMAT    table (default), csv, or json (one array of row objects)\n"
+    "usage: gguf-catalog [--db PATH] query [OPTIONS] [SQL|-]\n"
+    "Runs SQL on a read-only connection: statements that would change the catalog, PRAGMAs\n"
+    "that set something and functions that reach outside the catalog are refused. The SQL is\n"
+    "read from standard input when it is '-', or when it is left out and standard input is not\n"
+    "a terminal.\n"
+    "  --format FORMAT    table (default: columns sized to their content), csv, json (one\n"
+    "                     array of row objects) or line (column = value, one per line)\n"
+    "  --timeout SECONDS  stop a query that runs longer (default 60; 0: no limit)\n"
+    "  --max-memory SIZE  stop a query whose SQLite memory would exceed SIZE (bytes, or with\n"
+    "                     K, M, G; default " DEFAULT_MAX_MEMORY "; 0: no limit)\n"
     "  --db PATH          the catalog\n"
-    "Tables: files, kv, tensors, errors, file_types; view: models. Example:\n"
-    "  gguf-catalog query \"SELECT path, context_length FROM models WHERE context_length >= 32768\"\n";
+    "'gguf-catalog schema' lists the tables and columns. Examples:\n"
+    "  gguf-catalog query \"SELECT path, context_length FROM models WHERE context_length >= 32768\"\n"
+    "  gguf-catalog query \"SELECT f.path, t.name FROM tensors t JOIN files f ON f.id = t.file\n"
+    "                      WHERE f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')\"\n";
+
+static const char schema_usage[] =
+    "usage: gguf-catalog [--db PATH] schema\n"
+    "Prints the catalog's tables and views with their columns and types.\n"
+    "  --db PATH          the catalog\n";
 
 static const char verify_usage[] =
     "usage: gguf-catalog [--db PATH] verify [PATH...]\n"
@@ -66,9 +92,53 @@ static const char prune_usage[] =
     "  -q, --quiet        do not list the dropped paths\n"
     "  --db PATH          the catalog\n";
 
+static const char path_usage[] =
+    "usage: gguf-catalog [--db PATH] path\n"
+    "Prints the catalog's path.\n";
+
 static const char *db_path; /* --db, or NULL for the default */
 
-enum { OPT_DB = 2000, OPT_CRC, OPT_FOLLOW, OPT_ALL, OPT_FORCE, OPT_ARRAY_MAX, OPT_FORMAT };
+enum {
+    OPT_DB = 2000,
+    OPT_CRC,
+    OPT_FOLLOW,
+    OPT_ALL,
+    OPT_FORCE,
+    OPT_ARRAY_MAX,
+    OPT_FORMAT,
+    OPT_TIMEOUT,
+    OPT_MAX_MEMORY,
+    OPT_VERSION
+};
+
+/* The options every command takes: --db, --help. */
+#define COMMON_LONG_OPTIONS                                                                     \
+    {"db", required_argument, NULL, OPT_DB}, { "help", no_argument, NULL, 'h' }
+
+/* Parses a command's options with getopt_long: --db and --help here, the others returned one
+ * by one (optarg set), -1 at the first operand; CLI_DONE when --help printed the usage
+ * (*status 0) or an option was bad (*status 2). */
+static int next_option(int argc, char **argv, const char *shortopts,
+                       const struct option *longopts, const char *usage, int *status) {
+    for (;;) {
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        if (c == OPT_DB) {
+            db_path = optarg;
+            continue;
+        }
+        if (c == 'h') {
+            fputs(usage, stdout);
+            *status = CLI_OK;
+            return CLI_DONE;
+        }
+        if (c == '?' || c == ':') {
+            fputs(usage, stderr);
+            *status = CLI_USAGE;
+            return CLI_DONE;
+        }
+        return c;
+    }
+}
 
 static gguf_catalog *open_catalog(unsigned flags) {
     gguf_catalog *cat = NULL;
@@ -82,6 +152,11 @@ static gguf_catalog *open_catalog(unsigned flags) {
         return NULL;
     }
     return cat;
+}
+
+static int fail(const gguf_error *err) {
+    cli_errorf("%s", err->message[0] ? err->message : gguf_strerror(err->code));
+    return CLI_BAD;
 }
 
 /* ---- index ---- */
@@ -145,24 +220,25 @@ static int cmd_index(int argc, char **argv) {
         {"force", no_argument, NULL, OPT_FORCE},
         {"array-max", required_argument, NULL, OPT_ARRAY_MAX},
         {"quiet", no_argument, NULL, 'q'},
-        {"db", required_argument, NULL, OPT_DB},
-        {"help", no_argument, NULL, 'h'},
+        COMMON_LONG_OPTIONS,
         CLI_OPEN_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
     progress p;
     memset(&p, 0, sizeof p);
-    int c;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    int c, status;
+    while ((c = next_option(argc, argv, "qh", longopts, index_usage, &status)) != -1) {
         switch (c) {
+        case CLI_DONE: return status;
         case OPT_CRC: opt.flags |= GGUF_CATALOG_CRC; break;
         case OPT_FOLLOW: opt.flags |= GGUF_CATALOG_FOLLOW_SYMLINKS; break;
         case OPT_ALL: opt.flags |= GGUF_CATALOG_ALL_FILES; break;
         case OPT_FORCE: opt.flags |= GGUF_CATALOG_FORCE; break;
         case OPT_ARRAY_MAX: {
             char *end;
+            errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || optarg[0] == '-') {
+            if (end == optarg || *end != '\0' || optarg[0] == '-' || errno != 0) {
                 cli_errorf("--array-max takes a number of elements, not '%s'", optarg);
                 return CLI_USAGE;
             }
@@ -170,8 +246,6 @@ static int cmd_index(int argc, char **argv) {
             break;
         }
         case 'q': p.quiet = 1; break;
-        case OPT_DB: db_path = optarg; break;
-        case 'h': fputs(index_usage, stdout); return CLI_OK;
         default:
             if (cli_open_option(c, optarg, &opt.open_flags) > 0)
                 break;
@@ -197,373 +271,239 @@ static int cmd_index(int argc, char **argv) {
                                 (size_t)(argc - optind), &opt, &err);
     progress_clear(&p);
     gguf_catalog_close(cat);
-    if (rc != 0) {
-        cli_errorf("%s", err.message[0] ? err.message : gguf_strerror(err.code));
-        return CLI_BAD;
-    }
+    if (rc != 0)
+        return fail(&err);
     printf("%" PRIu64 " files: %" PRIu64 " indexed, %" PRIu64 " unchanged, %" PRIu64
            " refused (in the errors table)",
            st.seen, st.indexed, st.unchanged, st.broken);
     if (st.skipped)
         printf(", %" PRIu64 " links or special files skipped", st.skipped);
     putchar('\n');
-    if (fflush(stdout) != 0)
-        return CLI_BAD;
     return st.walk_errors ? CLI_BAD : CLI_OK;
 }
 
 /* ---- query ---- */
 
-enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+/* "2", "0.5" seconds into milliseconds; -1 when it is not a number of seconds. */
+static int64_t parse_seconds(const char *s) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || !(v >= 0) || v > 1e9)
+        return -1;
+    return (int64_t)(v * 1000 + 0.5);
+}
 
-#define TABLE_CELL_MAX 60 /* characters shown per table cell */
-
-typedef struct result {
-    int format;
-    size_t ncols;
-    char **names;   /* table: this statement's column names */
-    char **cells;   /* table: rendered cells, row-major */
-    int *numeric;   /* table: per column, all non-NULL cells are numbers */
-    size_t nrows, cap;
-    int json_rows;  /* json: rows written so far */
-    int tables;     /* table: statements printed */
-    int nomem;
-} result;
-
-static char *xstrndup(const char *s, size_t n) {
-    char *p = malloc(n + 1);
-    if (p != NULL) {
-        memcpy(p, s, n);
-        p[n] = '\0';
+/* "1048576", "512K", "64M", "1G", "1T" into bytes; -1 when it is not a size. */
+static int64_t parse_size(const char *s) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double unit = 1;
+    if (end == s || errno != 0 || !(v >= 0))
+        return -1;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': unit = 1024.0; end++; break;
+    case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: return -1;
     }
-    return p;
+    if (unit > 1 && *end == 'i')
+        end++; /* "64Mi" */
+    if (unit > 1 && *end == 'B')
+        end++; /* "64MB", "64MiB" */
+    if (*end != '\0' || v * unit > 9e18)
+        return -1;
+    return (int64_t)(v * unit + 0.5);
 }
 
-static void hex_blob(FILE *out, const char *p, size_t n) {
-    fputs("X'", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%02x", (unsigned char)p[i]);
-    putc('\'', out);
-}
-
-/* ---- table ---- */
-
-/* Characters (UTF-8 code points) in s. */
-static size_t text_width(const char *s) {
-    size_t w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xc0) != 0x80;
-    return w;
-}
-
-/* A cell for the table: control characters escaped, long text cut. */
-static char *table_cell(const gguf_catalog_cell *c) {
-    if (c->type == GGUF_CATALOG_NULL)
-        return xstrndup("", 0);
-    char *out = malloc(c->type == GGUF_CATALOG_BLOB ? 2 * c->len + 4 : 4 * c->len + 8);
-    if (out == NULL)
-        return NULL;
-    size_t o = 0, chars = 0;
-    if (c->type == GGUF_CATALOG_BLOB) {
-        o += (size_t)sprintf(out, "X'");
-        for (size_t i = 0; i < c->len && chars < TABLE_CELL_MAX; i++, chars += 2)
-            o += (size_t)sprintf(out + o, "%02x", (unsigned char)c->text[i]);
-        if (chars >= TABLE_CELL_MAX && c->len * 2 > chars)
-            o += (size_t)sprintf(out + o, "...");
-        out[o++] = '\'';
-        out[o] = '\0';
-        return out;
-    }
-    for (size_t i = 0; i < c->len; i++) {
-        unsigned char ch = (unsigned char)c->text[i];
-        if ((ch & 0xc0) != 0x80) {
-            if (chars == TABLE_CELL_MAX) {
-                o += (size_t)sprintf(out + o, "...");
-                break;
+/* All of standard input, NUL-terminated (malloc'd); NULL after saying why. */
+static char *read_stdin(void) {
+    size_t len = 0, cap = 4096;
+    char *p = malloc(cap);
+    while (p != NULL) {
+        if (len + 1 == cap) {
+            char *q = cap < SQL_MAX ? realloc(p, cap * 2) : NULL;
+            if (q == NULL) {
+                free(p);
+                cli_errorf(cap < SQL_MAX ? "out of memory"
+                                         : "standard input: the SQL is longer than 64 MiB");
+                return NULL;
             }
-            chars++;
+            p = q;
+            cap *= 2;
         }
-        if (ch == '\n')
-            out[o++] = '\\', out[o++] = 'n';
-        else if (ch == '\t')
-            out[o++] = '\\', out[o++] = 't';
-        else if (ch == '\r')
-            out[o++] = '\\', out[o++] = 'r';
-        else if (ch < 0x20 || ch == 0x7f)
-            o += (size_t)sprintf(out + o, "\\x%02x", ch);
-        else
-            out[o++] = (char)ch;
-    }
-    out[o] = '\0';
-    return out;
-}
-
-/* Spaces are held back until some text follows, so that no line ends in spaces. */
-static size_t pending_spaces;
-
-static void put_text(const char *s) {
-    if (*s == '\0')
-        return;
-    for (; pending_spaces > 0; pending_spaces--)
-        putchar(' ');
-    fputs(s, stdout);
-}
-
-static void put_cell(const char *s, size_t width, int right) {
-    size_t w = text_width(s);
-    if (right)
-        pending_spaces += width - w;
-    put_text(s);
-    if (!right)
-        pending_spaces += width - w;
-}
-
-static void end_line(void) {
-    pending_spaces = 0;
-    putchar('\n');
-}
-
-static void table_print(result *r) {
-    if (r->names == NULL)
-        return;
-    size_t *width = calloc(r->ncols ? r->ncols : 1, sizeof *width);
-    if (width == NULL) {
-        r->nomem = 1;
-        return;
-    }
-    for (size_t c = 0; c < r->ncols; c++) {
-        width[c] = text_width(r->names[c]);
-        for (size_t i = 0; i < r->nrows; i++) {
-            size_t w = text_width(r->cells[i * r->ncols + c]);
-            if (w > width[c])
-                width[c] = w;
-        }
-    }
-    if (r->tables++ > 0)
-        end_line();
-    for (size_t c = 0; c < r->ncols; c++) {
-        if (c)
-            pending_spaces += 2;
-        put_cell(r->names[c], width[c], r->numeric[c]);
-    }
-    end_line();
-    for (size_t c = 0; c < r->ncols; c++) {
-        if (c)
-            pending_spaces += 2;
-        for (size_t k = 0; k < width[c]; k++)
-            put_text("-");
-    }
-    end_line();
-    for (size_t i = 0; i < r->nrows; i++) {
-        for (size_t c = 0; c < r->ncols; c++) {
-            if (c)
-                pending_spaces += 2;
-            put_cell(r->cells[i * r->ncols + c], width[c], r->numeric[c]);
-        }
-        end_line();
-    }
-    free(width);
-}
-
-static void table_reset(result *r) {
-    for (size_t i = 0; i < r->nrows * r->ncols; i++)
-        free(r->cells[i]);
-    for (size_t c = 0; r->names != NULL && c < r->ncols; c++)
-        free(r->names[c]);
-    free(r->cells);
-    free(r->names);
-    free(r->numeric);
-    r->cells = NULL;
-    r->names = NULL;
-    r->numeric = NULL;
-    r->nrows = r->cap = 0;
-}
-
-static int table_row(result *r, size_t ncols, const char *const *names,
-                     const gguf_catalog_cell *cells) {
-    if (cells == NULL) {
-        table_print(r);
-        table_reset(r);
-        r->ncols = ncols;
-        r->names = calloc(ncols, sizeof *r->names);
-        r->numeric = calloc(ncols, sizeof *r->numeric);
-        if (r->names == NULL || r->numeric == NULL) {
-            r->nomem = 1;
-            return 1;
-        }
-        for (size_t c = 0; c < ncols; c++) {
-            r->names[c] = xstrndup(names[c], strlen(names[c]));
-            r->numeric[c] = 1;
-            if (r->names[c] == NULL) {
-                r->nomem = 1;
-                return 1;
+        size_t n = fread(p + len, 1, cap - 1 - len, stdin);
+        len += n;
+        if (n == 0) {
+            if (ferror(stdin)) {
+                cli_errorf("standard input: %s", strerror(errno));
+                free(p);
+                return NULL;
             }
-        }
-        return 0;
-    }
-    if (r->nrows == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        char **p = realloc(r->cells, cap * ncols * sizeof *p);
-        if (p == NULL) {
-            r->nomem = 1;
-            return 1;
-        }
-        r->cells = p;
-        r->cap = cap;
-    }
-    for (size_t c = 0; c < ncols; c++) {
-        char *s = table_cell(&cells[c]);
-        if (s == NULL) {
-            for (size_t k = 0; k < c; k++)
-                free(r->cells[r->nrows * ncols + k]);
-            r->nomem = 1;
-            return 1;
-        }
-        r->cells[r->nrows * ncols + c] = s;
-        if (cells[c].type != GGUF_CATALOG_NULL && cells[c].type != GGUF_CATALOG_INTEGER &&
-            cells[c].type != GGUF_CATALOG_REAL)
-            r->numeric[c] = 0;
-    }
-    r->nrows++;
-    return 0;
-}
-
-/* ---- csv ---- */
-
-static void csv_field(const char *s, size_t n) {
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-    if (!quote) {
-        fwrite(s, 1, n, stdout);
-        return;
-    }
-    putchar('"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            putchar('"');
-        putchar(s[i]);
-    }
-    putchar('"');
-}
-
-static int csv_row(size_t ncols, const char *const *names, const gguf_catalog_cell *cells) {
-    for (size_t c = 0; c < ncols; c++) {
-        if (c)
-            putchar(',');
-        if (cells == NULL)
-            csv_field(names[c], strlen(names[c]));
-        else if (cells[c].type == GGUF_CATALOG_BLOB)
-            hex_blob(stdout, cells[c].text, cells[c].len);
-        else if (cells[c].type != GGUF_CATALOG_NULL)
-            csv_field(cells[c].text, cells[c].len);
-    }
-    fputs("\r\n", stdout);
-    return 0;
-}
-
-/* ---- json ---- */
-
-static int json_row(result *r, size_t ncols, const char *const *names,
-                    const gguf_catalog_cell *cells) {
-    if (cells == NULL)
-        return 0;
-    fputs(r->json_rows++ ? ",\n{" : "\n{", stdout);
-    for (size_t c = 0; c < ncols; c++) {
-        if (c)
-            putchar(',');
-        cli_json_str(stdout, names[c], strlen(names[c]));
-        putchar(':');
-        const gguf_catalog_cell *cell = &cells[c];
-        switch (cell->type) {
-        case GGUF_CATALOG_INTEGER: printf("%" PRId64, cell->i); break;
-        case GGUF_CATALOG_REAL:
-            if (isnan(cell->r))
-                fputs("\"nan\"", stdout);
-            else if (isinf(cell->r))
-                fputs(cell->r > 0 ? "\"inf\"" : "\"-inf\"", stdout);
-            else
-                printf("%.17g", cell->r);
-            break;
-        case GGUF_CATALOG_TEXT: cli_json_str(stdout, cell->text, cell->len); break;
-        case GGUF_CATALOG_BLOB:
-            putchar('"');
-            for (size_t i = 0; i < cell->len; i++)
-                printf("%02x", (unsigned char)cell->text[i]);
-            putchar('"');
-            break;
-        default: fputs("null", stdout); break;
+            p[len] = '\0';
+            if (memchr(p, '\0', len) != NULL) {
+                cli_errorf("standard input: the SQL holds a NUL byte");
+                free(p);
+                return NULL;
+            }
+            return p;
         }
     }
-    putchar('}');
-    return 0;
-}
-
-static int on_row(size_t ncols, const char *const *names, const gguf_catalog_cell *cells,
-                  void *user) {
-    result *r = user;
-    switch (r->format) {
-    case FMT_CSV: return csv_row(ncols, names, cells);
-    case FMT_JSON: return json_row(r, ncols, names, cells);
-    default: return table_row(r, ncols, names, cells);
-    }
+    cli_errorf("out of memory");
+    return NULL;
 }
 
 static int cmd_query(int argc, char **argv) {
-    static const struct option longopts[] = {{"format", required_argument, NULL, OPT_FORMAT},
-                                             {"db", required_argument, NULL, OPT_DB},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    result r;
-    memset(&r, 0, sizeof r);
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        COMMON_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
+    int format = QUERY_TABLE, c, status;
+    int64_t timeout_ms = DEFAULT_TIMEOUT_S * 1000, max_memory = parse_size(DEFAULT_MAX_MEMORY);
+    while ((c = next_option(argc, argv, "h", longopts, query_usage, &status)) != -1) {
         switch (c) {
+        case CLI_DONE: return status;
         case OPT_FORMAT:
-            if (strcmp(optarg, "table") == 0)
-                r.format = FMT_TABLE;
-            else if (strcmp(optarg, "csv") == 0)
-                r.format = FMT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                r.format = FMT_JSON;
-            else {
-                cli_errorf("--format takes table, csv or json, not '%s'", optarg);
+            format = query_format_parse(optarg);
+            if (format < 0) {
+                cli_errorf("--format takes table, csv, json or line, not '%s'", optarg);
                 return CLI_USAGE;
             }
             break;
-        case OPT_DB: db_path = optarg; break;
-        case 'h': fputs(query_usage, stdout); return CLI_OK;
+        case OPT_TIMEOUT:
+            timeout_ms = parse_seconds(optarg);
+            if (timeout_ms < 0) {
+                cli_errorf("--timeout takes a number of seconds, not '%s'", optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case OPT_MAX_MEMORY:
+            max_memory = parse_size(optarg);
+            if (max_memory < 0) {
+                cli_errorf("--max-memory takes a size (like 512M or 2G), not '%s'", optarg);
+                return CLI_USAGE;
+            }
+            break;
         default: fputs(query_usage, stderr); return CLI_USAGE;
         }
     }
-    if (optind != argc - 1) {
+    int from_stdin = optind == argc - 1 ? strcmp(argv[optind], "-") == 0
+                                        : optind == argc && !isatty(0);
+    if (optind < argc - 1 || (optind == argc && !from_stdin)) {
         fputs(query_usage, stderr);
+        return CLI_USAGE;
+    }
+    char *sql = from_stdin ? read_stdin() : argv[optind];
+    if (sql == NULL)
+        return CLI_BAD;
+    gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
+    query_output *out = cat != NULL ? query_output_new(format, stdout) : NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = cat == NULL ? CLI_BAD : out == NULL ? (cli_errorf("out of memory"), CLI_BAD) : CLI_OK;
+    if (rc == CLI_OK &&
+        gguf_catalog_set_query_limits(cat, (uint64_t)timeout_ms, (uint64_t)max_memory, &err) != 0)
+        rc = fail(&err);
+    if (rc == CLI_OK) {
+        int qrc = gguf_catalog_query(cat, sql, query_output_row, out, &err);
+        int orc = query_output_finish(out);
+        if (query_output_nomem(out)) {
+            cli_errorf("out of memory");
+            rc = CLI_BAD;
+        } else if (qrc != 0) {
+            rc = fail(&err);
+            if (err.code == GGUF_ELIMIT)
+                fprintf(stderr, "%s: %s raises the limit (0: none)\n", cli_prog,
+                        strstr(err.message, "time") ? "--timeout SECONDS" : "--max-memory SIZE");
+        } else if (orc != 0) {
+            rc = CLI_BAD; /* a write error: main says which */
+        }
+    }
+    query_output_free(out);
+    gguf_catalog_close(cat);
+    if (from_stdin)
+        free(sql);
+    return rc;
+}
+
+/* ---- schema ---- */
+
+static const struct {
+    const char *name, *what;
+} table_notes[] = {
+    {"files", "one row per file that reads as GGUF"},
+    {"kv", "one row per key of each file (file = files.id)"},
+    {"tensors", "one row per tensor of each file (file = files.id)"},
+    {"errors", "files the reader refused, with its message"},
+    {"runs", "one row per index or prune run (files.changed_run, indexed_run, errors.run)"},
+    {"file_types", "the names of llama.cpp's general.file_type ids"},
+    {"models", "one row per file: what the model is"},
+};
+
+typedef struct schema_printer {
+    char table[128];
+    int any;
+} schema_printer;
+
+static int schema_row(size_t ncols, const char *const *names, const gguf_catalog_cell *cells,
+                      void *user) {
+    schema_printer *sp = user;
+    (void)names;
+    if (cells == NULL || ncols != 4)
+        return 0;
+    const char *table = cells[0].text ? cells[0].text : "";
+    if (strcmp(table, sp->table) != 0) {
+        snprintf(sp->table, sizeof sp->table, "%s", table);
+        const char *what = "";
+        for (size_t i = 0; i < sizeof table_notes / sizeof table_notes[0]; i++) {
+            if (strcmp(table_notes[i].name, table) == 0)
+                what = table_notes[i].what;
+        }
+        printf("%s%s (%s)%s%s\n", sp->any++ ? "\n" : "", table, cells[1].text ? cells[1].text : "",
+               what[0] ? ": " : "", what);
+    }
+    const char *column = cells[2].text ? cells[2].text : "";
+    const char *type = cells[3].text ? cells[3].text : "";
+    int pad = type[0] == '\0' ? 0 : strlen(column) < 18 ? 18 - (int)strlen(column) : 1;
+    printf("  %s%*s%s\n", column, pad, "", type);
+    return ferror(stdout) != 0;
+}
+
+static int cmd_schema(int argc, char **argv) {
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status;
+    while ((c = next_option(argc, argv, "h", longopts, schema_usage, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        fputs(schema_usage, stderr);
+        return CLI_USAGE;
+    }
+    if (optind != argc) {
+        fputs(schema_usage, stderr);
         return CLI_USAGE;
     }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)
         return CLI_BAD;
+    schema_printer sp;
+    memset(&sp, 0, sizeof sp);
     gguf_error err;
     gguf_error_clear(&err);
-    if (r.format == FMT_JSON)
-        putchar('[');
-    int rc = gguf_catalog_query(cat, argv[optind], on_row, &r, &err);
-    if (r.format == FMT_JSON)
-        fputs(r.json_rows ? "\n]\n" : "]\n", stdout);
-    if (r.format == FMT_TABLE) {
-        table_print(&r);
-        table_reset(&r);
-    }
+    int rc = gguf_catalog_query(cat,
+                                "SELECT m.name, m.type, p.name, p.type FROM sqlite_master m,"
+                                " pragma_table_info(m.name) p WHERE m.type IN ('table', 'view')"
+                                " AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                                " ORDER BY m.type = 'view', coalesce(nullif(instr("
+                                "',files,kv,tensors,errors,runs,file_types,', ',' || m.name || ','),"
+                                " 0), 1000), m.name, p.cid",
+                                schema_row, &sp, &err);
     gguf_catalog_close(cat);
-    if (r.nomem) {
-        cli_errorf("out of memory");
-        return CLI_BAD;
-    }
-    if (rc != 0) {
-        cli_errorf("%s", err.message[0] ? err.message : gguf_strerror(err.code));
-        return CLI_BAD;
-    }
-    return fflush(stdout) == 0 ? CLI_OK : CLI_BAD;
+    return rc != 0 ? fail(&err) : CLI_OK;
 }
 
 /* ---- verify ---- */
@@ -584,16 +524,13 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
 }
 
 static int cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_DB: db_path = optarg; break;
-        case 'h': fputs(verify_usage, stdout); return CLI_OK;
-        default: fputs(verify_usage, stderr); return CLI_USAGE;
-        }
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status;
+    while ((c = next_option(argc, argv, "h", longopts, verify_usage, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        fputs(verify_usage, stderr);
+        return CLI_USAGE;
     }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)
@@ -604,10 +541,8 @@ static int cmd_verify(int argc, char **argv) {
     int rc = gguf_catalog_verify(&st, cat, (const char *const *)argv + optind,
                                  (size_t)(argc - optind), on_finding, NULL, &err);
     gguf_catalog_close(cat);
-    if (rc != 0) {
-        cli_errorf("%s", err.message[0] ? err.message : gguf_strerror(err.code));
-        return CLI_BAD;
-    }
+    if (rc != 0)
+        return fail(&err);
     if (argc > optind && st.files == 0) {
         cli_errorf("no catalogued file at or below the given paths");
         return CLI_BAD;
@@ -618,8 +553,6 @@ static int cmd_verify(int argc, char **argv) {
            " changed, %" PRIu64 " corrupt\n",
            st.files, st.files_with_crc, st.tensors, st.bytes, st.missing, st.unreadable,
            st.changed, st.corrupt);
-    if (fflush(stdout) != 0)
-        return CLI_BAD;
     return problems ? CLI_BAD : CLI_OK;
 }
 
@@ -631,18 +564,17 @@ static void on_removed(const gguf_catalog_event *ev, void *user) {
 }
 
 static int cmd_prune(int argc, char **argv) {
-    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
-                                             {"db", required_argument, NULL, OPT_DB},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    int c, quiet = 0;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'q': quiet = 1; break;
-        case OPT_DB: db_path = optarg; break;
-        case 'h': fputs(prune_usage, stdout); return CLI_OK;
-        default: fputs(prune_usage, stderr); return CLI_USAGE;
+    static const struct option longopts[] = {
+        {"quiet", no_argument, NULL, 'q'}, COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status, quiet = 0;
+    while ((c = next_option(argc, argv, "qh", longopts, prune_usage, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        if (c != 'q') {
+            fputs(prune_usage, stderr);
+            return CLI_USAGE;
         }
+        quiet = 1;
     }
     if (optind != argc) {
         fputs(prune_usage, stderr);
@@ -656,24 +588,25 @@ static int cmd_prune(int argc, char **argv) {
     gguf_error_clear(&err);
     int rc = gguf_catalog_prune(&st, cat, on_removed, &quiet, &err);
     gguf_catalog_close(cat);
-    if (rc != 0) {
-        cli_errorf("%s", err.message[0] ? err.message : gguf_strerror(err.code));
-        return CLI_BAD;
-    }
+    if (rc != 0)
+        return fail(&err);
     printf("%" PRIu64 " files pruned\n", st.removed);
-    return fflush(stdout) == 0 ? CLI_OK : CLI_BAD;
+    return CLI_OK;
 }
 
 /* ---- path ---- */
 
 static int cmd_path(int argc, char **argv) {
-    (void)argv;
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        puts("usage: gguf-catalog [--db PATH] path\nPrints the catalog's path.");
-        return CLI_OK;
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status;
+    while ((c = next_option(argc, argv, "h", longopts, path_usage, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        fputs(path_usage, stderr);
+        return CLI_USAGE;
     }
-    if (argc != 1) {
-        fputs("usage: gguf-catalog [--db PATH] path\n", stderr);
+    if (optind != argc) {
+        fputs(path_usage, stderr);
         return CLI_USAGE;
     }
     if (db_path != NULL) {
@@ -683,10 +616,8 @@ static int cmd_path(int argc, char **argv) {
     char buf[4096];
     gguf_error err;
     gguf_error_clear(&err);
-    if (gguf_catalog_default_path(buf, sizeof buf, &err) != 0) {
-        cli_errorf("%s", err.message);
-        return CLI_BAD;
-    }
+    if (gguf_catalog_default_path(buf, sizeof buf, &err) != 0)
+        return fail(&err);
     puts(buf);
     return CLI_OK;
 }
@@ -695,23 +626,37 @@ static const struct {
     const char *verb;
     int (*run)(int, char **);
 } commands[] = {
-    {"index", cmd_index}, {"query", cmd_query}, {"verify", cmd_verify},
-    {"prune", cmd_prune}, {"path", cmd_path},
+    {"index", cmd_index},   {"query", cmd_query}, {"schema", cmd_schema},
+    {"verify", cmd_verify}, {"prune", cmd_prune}, {"path", cmd_path},
 };
 
-int main(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    cli_prog = "gguf-catalog";
-    int c;
+/* What was written to standard output must have reached it: a full disk, a closed pipe or
+ * /dev/full is an error, named. */
+static int close_stdout(int status) {
+    int failed = ferror(stdout) != 0;
+    errno = 0;
+    if (fclose(stdout) != 0)
+        failed = 1;
+    if (!failed)
+        return status;
+    cli_errorf("standard output: %s", errno != 0 ? strerror(errno) : "write error");
+    return status == CLI_USAGE ? CLI_USAGE : CLI_BAD;
+}
+
+static int run(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"version", no_argument, NULL, OPT_VERSION}, COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status;
     /* options before the command only ("+": stop at the first non-option) */
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_DB: db_path = optarg; break;
-        case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: fputs(usage_text, stderr); return CLI_USAGE;
+    while ((c = next_option(argc, argv, "+h", longopts, usage_text, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        if (c != OPT_VERSION) {
+            fputs(usage_text, stderr);
+            return CLI_USAGE;
         }
+        printf("gguf-catalog (libgguf) %s\n", PACKAGE_VERSION);
+        return CLI_OK;
     }
     if (optind >= argc) {
         fputs(usage_text, stderr);
@@ -735,4 +680,9 @@ int main(int argc, char **argv) {
     }
     cli_errorf("unknown command '%s' (try 'gguf-catalog --help')", argv[optind]);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv) {
+    cli_prog = "gguf-catalog";
+    return close_stdout(run(argc, argv));
 }

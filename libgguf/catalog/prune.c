@@ -1,0 +1,87 @@
+/* gguf_catalog_prune: the rows of files (and of refused files) whose path no longer exists are
+ * dropped. The list is read first, with no lock held while each path is looked at; then the
+ * rows go in small transactions. The run is recorded in runs. */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <errno.h>
+#include <string.h>
+
+/* Appends (id, path\0) for each row of sql whose path is gone. */
+static int list_gone(gguf__buf *gone, size_t *n_gone, gguf_catalog *cat, const char *sql,
+                     gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, 1);
+        struct stat sb;
+        if (path == NULL || lstat(path, &sb) == 0 || (errno != ENOENT && errno != ENOTDIR))
+            continue;
+        gguf__buf_add(gone, &id, sizeof id);
+        gguf__buf_add(gone, path, strlen(path) + 1);
+        (*n_gone)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
+    if (gone->failed)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    return 0;
+}
+
+int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalog_event_fn fn,
+                       void *user, gguf_error *err) {
+    int rc = gguf__catalog_need_writable(cat, "prune", err);
+    if (rc != 0)
+        return rc;
+    gguf_catalog_stats s;
+    memset(&s, 0, sizeof s);
+    int64_t run = 0;
+    rc = gguf__run_begin(&run, cat, "prune", NULL, 0, err);
+    static const char *const sql[2] = {"SELECT id, path FROM files ORDER BY path",
+                                       "SELECT 0, path FROM errors ORDER BY path"};
+    for (int q = 0; q < 2 && rc == 0; q++) {
+        gguf__buf gone = {0};
+        size_t n_gone = 0, off = 0;
+        rc = list_gone(&gone, &n_gone, cat, sql[q], err);
+        for (size_t i = 0; i < n_gone && rc == 0; i++) {
+            int64_t id;
+            memcpy(&id, gone.data + off, sizeof id);
+            const char *path = (const char *)gone.data + off + sizeof id;
+            off += sizeof id + strlen(path) + 1;
+            rc = gguf__catalog_txn_begin(cat, err);
+            if (rc == 0)
+                rc = q == 0 ? gguf__store_drop_file(cat, id, err)
+                            : gguf__store_drop_error(cat, path, err);
+            if (rc == 0)
+                rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+            if (rc == 0) {
+                s.removed++;
+                if (fn != NULL) {
+                    gguf_catalog_event ev = {GGUF_CATALOG_EV_REMOVED, path, NULL};
+                    fn(&ev, user);
+                }
+            }
+        }
+        gguf__buf_free(&gone);
+    }
+    if (rc == 0)
+        rc = gguf__run_finish(cat, run, &s, err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_commit(cat, err);
+    else
+        gguf__catalog_txn_rollback(cat);
+    if (rc == 0 && stats != NULL)
+        *stats = s;
+    return rc;
+}
+
+#endif /* GGUF_HAVE_CATALOG */

@@ -1,0 +1,90 @@
+/* The runs table: every index or prune run leaves a row with its paths, when it started and
+ * finished, and its counts, so that "what changed in the last run" is a query
+ * (files.changed_run, files.indexed_run and errors.run point here). A run stopped by an error
+ * keeps finished_at NULL. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <string.h>
+#include <time.h>
+
+int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *const *paths,
+                    size_t n_paths, gguf_error *err) {
+    gguf__buf json = {0};
+    gguf__buf_add(&json, "[", 1);
+    for (size_t i = 0; i < n_paths; i++) {
+        if (i > 0)
+            gguf__buf_add(&json, ",", 1);
+        gguf__json_str(&json, paths[i], strlen(paths[i]));
+    }
+    gguf__buf_add(&json, "]", 1);
+    if (json.failed) {
+        gguf__buf_free(&json);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0) {
+        int src = sqlite3_prepare_v2(cat->db,
+                                     "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)",
+                                     -1, &st, NULL);
+        if (src != SQLITE_OK)
+            rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
+    }
+    if (rc == 0) {
+        sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+        if (n_paths > 0)
+            sqlite3_bind_text(st, 3, (const char *)json.data, (int)json.len, SQLITE_STATIC);
+        int src = sqlite3_step(st);
+        if (src != SQLITE_DONE)
+            rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
+        else
+            *id = sqlite3_last_insert_rowid(cat->db);
+    }
+    sqlite3_finalize(st);
+    gguf__buf_free(&json);
+    if (rc == 0)
+        rc = gguf__catalog_txn_commit(cat, err);
+    else
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__run_finish(gguf_catalog *cat, int64_t id, const gguf_catalog_stats *s,
+                     gguf_error *err) {
+    sqlite3_stmt *st = NULL;
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0) {
+        int src = sqlite3_prepare_v2(cat->db,
+                                     "UPDATE runs SET finished_at = ?2, seen = ?3, indexed = ?4,"
+                                     " unchanged = ?5, broken = ?6, skipped = ?7,"
+                                     " walk_errors = ?8, removed = ?9 WHERE id = ?1",
+                                     -1, &st, NULL);
+        if (src != SQLITE_OK)
+            rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
+    }
+    if (rc == 0) {
+        const uint64_t counts[7] = {s->seen,    s->indexed,     s->unchanged, s->broken,
+                                    s->skipped, s->walk_errors, s->removed};
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+        for (int i = 0; i < 7; i++)
+            sqlite3_bind_int64(st, 3 + i, (sqlite3_int64)counts[i]);
+        int src = sqlite3_step(st);
+        if (src != SQLITE_DONE)
+            rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
+    }
+    sqlite3_finalize(st);
+    if (rc == 0)
+        rc = gguf__catalog_txn_commit(cat, err);
+    else
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+#endif /* GGUF_HAVE_CATALOG */

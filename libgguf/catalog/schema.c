@@ -1,0 +1,357 @@
+/* The catalog's schema and its migrations, the names of llama.cpp's file types, and the checks
+ * that a database is a catalog this library can use.
+ *
+ * Version 1: the tables DESIGN.md §6 sketched (files with size and mtime in seconds, kv,
+ *            tensors, a small models view).
+ * Version 2: an errors table for files the reader refuses; files identified by device, inode,
+ *            size and mtime in nanoseconds; the open flags and whether crc32s were stored.
+ * Version 3: facts derived from the header kept on files (parameter count, tensor bytes,
+ *            dominant type, split set), tensors.type_id, file_types, an index on kv(file, key)
+ *            for the per-file lookups of the models view, and the full models view.
+ * Version 4: runs (one row per index or prune run, with its counts); files.indexed_run and
+ *            files.changed_run (the run that last read the file, and the one that last found it
+ *            new or changed), errors.run; files.journal and errors.journal (a journal of an
+ *            interrupted edit lies beside the file: 'pending' or 'refused').
+ *
+ * A new catalog is made by running every step from 0, so the steps are always exercised; each
+ * step runs inside the one migration transaction and ends by setting user_version. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(GGUF__CATALOG_APPLICATION_ID == 0x47475546, "application_id is \"GGUF\"");
+
+static const char schema_v1[] =
+    "PRAGMA application_id = 1195857222;"
+    "CREATE TABLE files ("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " size INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL,"
+    " version INTEGER, endian TEXT, alignment INTEGER, data_offset INTEGER,"
+    " n_kv INTEGER, n_tensors INTEGER, header_crc32 INTEGER,"
+    " indexed_at INTEGER NOT NULL);"
+    "CREATE TABLE kv ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " key TEXT NOT NULL, type TEXT NOT NULL, elem_type TEXT, array_len INTEGER,"
+    " int INTEGER, real REAL, text TEXT,"
+    " PRIMARY KEY (file, position));"
+    "CREATE INDEX kv_key ON kv(key);"
+    "CREATE TABLE tensors ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " name TEXT NOT NULL, type TEXT NOT NULL, n_dims INTEGER NOT NULL,"
+    " ne0 INTEGER, ne1 INTEGER, ne2 INTEGER, ne3 INTEGER,"
+    " offset INTEGER NOT NULL, nbytes INTEGER, crc32 INTEGER,"
+    " PRIMARY KEY (file, position)) WITHOUT ROWID;"
+    "CREATE INDEX tensors_name ON tensors(name);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.architecture') AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " (SELECT c.int FROM kv c WHERE c.file = f.id AND c.key = (SELECT text FROM kv WHERE"
+    " kv.file = f.id AND kv.key = 'general.architecture') || '.context_length') AS context_length,"
+    " (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = f.id) AS n_params,"
+    " f.size AS size FROM files f;"
+    "PRAGMA user_version = 1;";
+
+static const char schema_v2[] =
+    "DROP VIEW models;"
+    "CREATE TABLE files_v2 ("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " dev INTEGER, ino INTEGER,"
+    " size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL,"
+    " version INTEGER, endian TEXT, alignment INTEGER, data_offset INTEGER,"
+    " n_kv INTEGER, n_tensors INTEGER, header_crc32 INTEGER,"
+    " open_flags INTEGER NOT NULL DEFAULT 0,"
+    " has_crc INTEGER NOT NULL DEFAULT 0,"
+    " indexed_at INTEGER NOT NULL);"
+    "INSERT INTO files_v2 (id, path, dev, ino, size, mtime_ns, version, endian, alignment,"
+    " data_offset, n_kv, n_tensors, header_crc32, open_flags, has_crc, indexed_at)"
+    " SELECT id, path, NULL, NULL, size, mtime * 1000000000, version, endian, alignment,"
+    " data_offset, n_kv, n_tensors, header_crc32, 0,"
+    " EXISTS (SELECT 1 FROM tensors t WHERE t.file = files.id AND t.crc32 IS NOT NULL),"
+    " indexed_at FROM files;"
+    "DROP TABLE files;"
+    "ALTER TABLE files_v2 RENAME TO files;"
+    "CREATE TABLE errors ("
+    " path TEXT PRIMARY KEY,"
+    " dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
+    " code INTEGER NOT NULL, error TEXT, offset INTEGER, message TEXT NOT NULL,"
+    " indexed_at INTEGER NOT NULL);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.architecture') AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " (SELECT c.int FROM kv c WHERE c.file = f.id AND c.key = (SELECT text FROM kv WHERE"
+    " kv.file = f.id AND kv.key = 'general.architecture') || '.context_length') AS context_length,"
+    " (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = f.id) AS n_params,"
+    " f.size AS size FROM files f;"
+    "PRAGMA user_version = 2;";
+
+/* file_types rows are inserted by code after this step. */
+static const char schema_v3[] =
+    "DROP VIEW models;"
+    "ALTER TABLE files ADD COLUMN n_params INTEGER;"
+    "ALTER TABLE files ADD COLUMN tensor_bytes INTEGER;"
+    "ALTER TABLE files ADD COLUMN dominant_type TEXT;"
+    "ALTER TABLE files ADD COLUMN split_set TEXT;"
+    "ALTER TABLE files ADD COLUMN split_no INTEGER;"
+    "ALTER TABLE files ADD COLUMN split_count INTEGER;"
+    "ALTER TABLE tensors ADD COLUMN type_id INTEGER;"
+    "UPDATE tensors SET type_id = gguf__dtype_id(type);"
+    "UPDATE files SET"
+    " n_params = (SELECT sum(ne0 * ne1 * ne2 * ne3) FROM tensors t WHERE t.file = files.id),"
+    " tensor_bytes = (SELECT sum(nbytes) FROM tensors t WHERE t.file = files.id),"
+    " dominant_type = (SELECT type FROM tensors t WHERE t.file = files.id"
+    "  AND type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
+    "  GROUP BY type ORDER BY sum(ne0 * ne1 * ne2 * ne3) DESC, min(type_id) LIMIT 1),"
+    " split_no = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.no'),"
+    " split_count = (SELECT int FROM kv WHERE kv.file = files.id AND kv.key = 'split.count');"
+    "UPDATE files SET split_set = gguf__split_set(path) WHERE split_count IS NOT NULL;"
+    "CREATE INDEX files_split_set ON files(split_set);"
+    "CREATE INDEX kv_file_key ON kv(file, key);"
+    "CREATE TABLE file_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label,"
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft"
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " f.dominant_type AS quant,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')"
+    "  AS context_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')"
+    "  AS embedding_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')"
+    "  AS block_count,"
+    " f.n_params AS n_params, f.size AS bytes, f.tensor_bytes AS tensor_bytes,"
+    " f.split_no AS split_no, f.split_count AS split_count,"
+    " CASE WHEN f.split_count IS NULL THEN NULL ELSE"
+    "  (SELECT count(DISTINCT g.split_no) FROM files g WHERE g.split_set = f.split_set"
+    "   AND g.split_count = f.split_count AND g.split_no >= 0 AND g.split_no < g.split_count)"
+    "  = f.split_count END AS split_complete"
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id"
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files) f;"
+    "PRAGMA user_version = 3;";
+
+/* Rows of older versions were stored before runs were recorded: their run columns stay NULL,
+ * and their journal state is unknown (NULL) until they are read again. */
+static const char schema_v4[] =
+    "CREATE TABLE runs ("
+    " id INTEGER PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " started_at INTEGER NOT NULL,"
+    " finished_at INTEGER,"
+    " paths TEXT,"
+    " seen INTEGER NOT NULL DEFAULT 0,"
+    " indexed INTEGER NOT NULL DEFAULT 0,"
+    " unchanged INTEGER NOT NULL DEFAULT 0,"
+    " broken INTEGER NOT NULL DEFAULT 0,"
+    " skipped INTEGER NOT NULL DEFAULT 0,"
+    " walk_errors INTEGER NOT NULL DEFAULT 0,"
+    " removed INTEGER NOT NULL DEFAULT 0);"
+    "ALTER TABLE files ADD COLUMN indexed_run INTEGER;"
+    "ALTER TABLE files ADD COLUMN changed_run INTEGER;"
+    "ALTER TABLE files ADD COLUMN journal TEXT;"
+    "ALTER TABLE errors ADD COLUMN run INTEGER;"
+    "ALTER TABLE errors ADD COLUMN journal TEXT;"
+    "CREATE INDEX files_changed_run ON files(changed_run);"
+    "PRAGMA user_version = 4;";
+
+static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {schema_v1, schema_v2,
+                                                                     schema_v3, schema_v4};
+
+/* llama.cpp's enum llama_ftype (general.file_type), named like its quantize presets. */
+static const struct {
+    int id;
+    const char *name;
+} file_type_names[] = {
+    {0, "F32"},        {1, "F16"},       {2, "Q4_0"},       {3, "Q4_1"},
+    {4, "Q4_1_SOME_F16"}, {7, "Q8_0"},   {8, "Q5_0"},       {9, "Q5_1"},
+    {10, "Q2_K"},      {11, "Q3_K_S"},   {12, "Q3_K_M"},    {13, "Q3_K_L"},
+    {14, "Q4_K_S"},    {15, "Q4_K_M"},   {16, "Q5_K_S"},    {17, "Q5_K_M"},
+    {18, "Q6_K"},      {19, "IQ2_XXS"},  {20, "IQ2_XS"},    {21, "Q2_K_S"},
+    {22, "IQ3_XS"},    {23, "IQ3_XXS"},  {24, "IQ1_S"},     {25, "IQ4_NL"},
+    {26, "IQ3_S"},     {27, "IQ3_M"},    {28, "IQ2_S"},     {29, "IQ2_M"},
+    {30, "IQ4_XS"},    {31, "IQ1_M"},    {32, "BF16"},      {33, "Q4_0_4_4"},
+    {34, "Q4_0_4_8"},  {35, "Q4_0_8_8"}, {36, "TQ1_0"},     {37, "TQ2_0"},
+    {38, "MXFP4_MOE"}, {39, "NVFP4"},    {40, "Q1_0"},      {1024, "GUESSED"},
+};
+
+static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(cat->db,
+                                "INSERT OR REPLACE INTO file_types (id, name) VALUES (?1, ?2)", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "filling file_types");
+    for (size_t i = 0; i < sizeof file_type_names / sizeof file_type_names[0]; i++) {
+        sqlite3_bind_int(st, 1, file_type_names[i].id);
+        sqlite3_bind_text(st, 2, file_type_names[i].name, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+            rc = gguf__catalog_db_fail(err, cat->db, rc, cat->path, "filling file_types");
+            sqlite3_finalize(st);
+            return rc;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+size_t gguf__catalog_split_set_len(const char *path, size_t len) {
+    static const char tail[] = "-NNNNN-of-NNNNN.gguf";
+    size_t tl = sizeof tail - 1;
+    if (len < tl)
+        return len;
+    const char *t = path + len - tl;
+    for (size_t i = 0; i < tl; i++) {
+        if (tail[i] == 'N' ? (t[i] < '0' || t[i] > '9') : t[i] != tail[i])
+            return len;
+    }
+    return len - tl;
+}
+
+/* SQL functions used by migrations (not by views: those stay readable by any SQLite). */
+static void sql_split_set(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    const char *p = (const char *)sqlite3_value_text(argv[0]);
+    if (p == NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    size_t n = (size_t)sqlite3_value_bytes(argv[0]);
+    sqlite3_result_text(ctx, p, (int)gguf__catalog_split_set_len(p, n), SQLITE_TRANSIENT);
+}
+
+static void sql_dtype_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    int id = name != NULL ? gguf_dtype_parse(name) : -1;
+    if (id < 0 && name != NULL && strncmp(name, "TYPE_", 5) == 0) {
+        char *end;
+        unsigned long v = strtoul(name + 5, &end, 10);
+        if (end != name + 5 && *end == '\0' && v <= UINT32_MAX) {
+            sqlite3_result_int64(ctx, (sqlite3_int64)v);
+            return;
+        }
+    }
+    if (id < 0)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_int(ctx, id);
+}
+
+void gguf__catalog_register_functions(sqlite3 *db) {
+    sqlite3_create_function(db, "gguf__split_set", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                            sql_split_set, NULL, NULL);
+    sqlite3_create_function(db, "gguf__dtype_id", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                            sql_dtype_id, NULL, NULL);
+}
+
+/* The identity of a database, read in one statement (one snapshot: another process may be
+ * creating the schema right now). */
+static int read_identity(sqlite3 *db, int64_t *version, int64_t *app_id, int64_t *n_tables) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT (SELECT user_version FROM pragma_user_version),"
+                                " (SELECT application_id FROM pragma_application_id),"
+                                " (SELECT count(*) FROM sqlite_master)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int64(st, 0);
+        *app_id = sqlite3_column_int64(st, 1);
+        *n_tables = sqlite3_column_int64(st, 2);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int newer_than_us(const char *path, int64_t version, gguf_error *err) {
+    return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                      "catalog %s: schema version %" PRId64
+                      " is newer than this library's (%d): upgrade libgguf",
+                      path, version, GGUF_CATALOG_SCHEMA_VERSION);
+}
+
+/* Reads the schema version, refusing databases that are not catalogs (a database with tables
+ * but no version, or another application id) and catalogs newer than this library. */
+static int schema_version(int64_t *version, gguf_catalog *cat, gguf_error *err) {
+    int64_t app_id = 0, n_tables = 0;
+    int rc = read_identity(cat->db, version, &app_id, &n_tables);
+    if (rc != SQLITE_OK)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the schema version");
+    if ((*version == 0 && n_tables > 0) ||
+        (*version > 0 && app_id != GGUF__CATALOG_APPLICATION_ID))
+        return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                          "catalog %s: not a gguf catalog (a database with other tables)",
+                          cat->path);
+    if (*version > GGUF_CATALOG_SCHEMA_VERSION)
+        return newer_than_us(cat->path, *version, err);
+    return 0;
+}
+
+int gguf__catalog_check_identity(gguf_catalog *cat, gguf_error *err) {
+    int64_t version;
+    return schema_version(&version, cat, err);
+}
+
+int gguf__catalog_migrate(gguf_catalog *cat, gguf_error *err) {
+    int64_t version;
+    int rc = schema_version(&version, cat, err);
+    if (rc != 0 || version == GGUF_CATALOG_SCHEMA_VERSION)
+        return rc;
+    rc = gguf__catalog_txn_begin(cat, err);
+    if (rc != 0)
+        return rc;
+    /* again under the write lock: another process may have migrated meanwhile */
+    rc = schema_version(&version, cat, err);
+    for (int64_t v = version; rc == 0 && v < GGUF_CATALOG_SCHEMA_VERSION; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "migrating to schema version %d", (int)v + 1);
+        rc = gguf__catalog_exec(cat, migrations[v], what, err);
+        if (rc == 0 && v + 1 == 3)
+            rc = fill_file_types(cat, err);
+    }
+    if (rc != 0) {
+        gguf__catalog_txn_rollback(cat);
+        return rc;
+    }
+    return gguf__catalog_txn_commit(cat, err);
+}
+
+int gguf__catalog_check_readonly(sqlite3 *db, const char *path, gguf_error *err) {
+    int64_t version = 0, app_id = 0, n_tables = 0;
+    int rc = read_identity(db, &version, &app_id, &n_tables);
+    if (rc != SQLITE_OK)
+        return gguf__catalog_db_fail(err, db, rc, path, "reading the schema version");
+    if (version == 0 || app_id != GGUF__CATALOG_APPLICATION_ID)
+        return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                          "catalog %s: not a gguf catalog", path);
+    if (version > GGUF_CATALOG_SCHEMA_VERSION)
+        return newer_than_us(path, version, err);
+    if (version < GGUF_CATALOG_SCHEMA_VERSION)
+        return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                          "catalog %s: schema version %" PRId64
+                          " must be upgraded to %d: open it read-write once (gguf-catalog index)",
+                          path, version, GGUF_CATALOG_SCHEMA_VERSION);
+    return 0;
+}
+
+#endif /* GGUF_HAVE_CATALOG */

@@ -1,0 +1,366 @@
+/* A file's rows: the files row (with facts derived from the header for the models view), its
+ * kv and tensors rows, written in one transaction of a batch and replacing the old ones; the
+ * errors row of a file the reader refused; and dropping both. A file keeps the run that last
+ * changed it (changed_run) unless its rows show it changed: new, another header or size, or
+ * tensor crc32s that differ (or cannot be compared when its stat changed). */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <string.h>
+
+/* ---- facts for the models view: parameters, bytes, dominant type, split set ---- */
+
+typedef struct derived {
+    int has_params;
+    uint64_t params;
+    uint64_t tensor_bytes;
+    int dominant; /* a dtype id, or -1 */
+    int has_split_no, has_split_count;
+    int64_t split_no, split_count;
+} derived;
+
+static int kv_int(int64_t *out, const gguf_file *f, const char *key) {
+    int64_t i = gguf_kv_find(f, key);
+    if (i < 0)
+        return 0;
+    uint64_t u;
+    int64_t s;
+    int is_signed;
+    if (gguf_value_get_int(&u, &s, &is_signed, gguf_kv_value(f, (size_t)i), NULL) != 0)
+        return 0;
+    if (!is_signed && u > INT64_MAX)
+        return 0;
+    *out = is_signed ? s : (int64_t)u;
+    return 1;
+}
+
+static int known_dtype(uint32_t type) {
+    return type < GGUF_DTYPE_COUNT && gguf_dtype_name(type) != NULL;
+}
+
+static void derive(derived *d, const gguf_file *f) {
+    uint64_t elems[GGUF_DTYPE_COUNT];
+    memset(d, 0, sizeof *d);
+    memset(elems, 0, sizeof elems);
+    d->has_params = 1;
+    d->dominant = -1;
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        uint64_t n = 1;
+        int ok = 1;
+        for (uint32_t k = 0; k < t.n_dims && ok; k++)
+            ok = gguf__mul_u64(&n, n, t.dims[k]);
+        if (!ok || !gguf__add_u64(&d->params, d->params, n))
+            d->has_params = 0;
+        if (t.nbytes != UINT64_MAX)
+            d->tensor_bytes += t.nbytes; /* bounded by the file size: no overflow */
+        if (known_dtype(t.type) && (!ok || !gguf__add_u64(&elems[t.type], elems[t.type], n)))
+            elems[t.type] = UINT64_MAX;
+    }
+    /* the known type holding the most elements; ties go to the lower id */
+    uint64_t best = 0;
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        if (!known_dtype(t.type))
+            continue;
+        uint64_t e = elems[t.type];
+        if (d->dominant < 0 || e > best || (e == best && (int)t.type < d->dominant)) {
+            best = e;
+            d->dominant = (int)t.type;
+        }
+    }
+    d->has_split_no = kv_int(&d->split_no, f, "split.no");
+    d->has_split_count = kv_int(&d->split_count, f, "split.count");
+}
+
+/* ---- dropping rows ---- */
+
+int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err) {
+    static const int which[3] = {GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE, GGUF__ST_FILE_DELETE};
+    for (int i = 0; i < 3; i++) {
+        sqlite3_stmt *st;
+        int rc = gguf__catalog_stmt(&st, cat, which[i], err);
+        if (rc != 0)
+            return rc;
+        sqlite3_bind_int64(st, 1, id);
+        rc = gguf__catalog_step_done(cat, st, "deleting a file's rows", err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int gguf__store_drop_error(gguf_catalog *cat, const char *path, gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_DELETE, err);
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    return gguf__catalog_step_done(cat, st, "dropping an error row", err);
+}
+
+/* ---- the old row of a path ---- */
+
+typedef struct old_row {
+    int64_t id; /* 0: none */
+    int64_t size, header_crc, dev, ino, mtime_ns, changed_run;
+    int has_header_crc, has_crc, has_changed_run;
+} old_row;
+
+static int64_t int_or(sqlite3_stmt *st, int col, int64_t none) {
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? none : sqlite3_column_int64(st, col);
+}
+
+static int read_old(old_row *o, gguf_catalog *cat, const char *path, gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_FILE_OLD, err);
+    if (rc != 0)
+        return rc;
+    memset(o, 0, sizeof *o);
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        o->id = sqlite3_column_int64(st, 0);
+        o->size = sqlite3_column_int64(st, 1);
+        o->has_header_crc = sqlite3_column_type(st, 2) != SQLITE_NULL;
+        o->header_crc = sqlite3_column_int64(st, 2);
+        o->has_crc = sqlite3_column_int(st, 3) != 0;
+        o->dev = int_or(st, 4, -1);
+        o->ino = int_or(st, 5, -1);
+        o->mtime_ns = sqlite3_column_int64(st, 6);
+        o->has_changed_run = sqlite3_column_type(st, 7) != SQLITE_NULL;
+        o->changed_run = sqlite3_column_int64(st, 7);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "looking a file up");
+    return 0;
+}
+
+/* 1 when the stored tensor crc32s equal the new ones (the header is the same, so the tensors
+ * are the same list). */
+static int same_crcs(int *same, gguf_catalog *cat, int64_t id, const gguf__file_rows *r,
+                     gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_TENSOR_CRCS, err);
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    size_t n = gguf_tensor_count(r->f), i = 0;
+    *same = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *same) {
+        gguf_tensor_info t;
+        if (i >= n) {
+            *same = 0;
+            break;
+        }
+        gguf_tensor_get(&t, r->f, i);
+        int stored = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        int now = t.nbytes != UINT64_MAX;
+        if (stored != now || (now && (uint32_t)sqlite3_column_int64(st, 0) != r->crcs[i]))
+            *same = 0;
+        i++;
+    }
+    if (rc == SQLITE_DONE && i != n)
+        *same = 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading tensor crc32s");
+    return 0;
+}
+
+/* The run to record as the one that last changed the file. */
+static int changed_run(int64_t *run, gguf_catalog *cat, const old_row *o, const gguf__file_rows *r,
+                       gguf_error *err) {
+    *run = r->run;
+    if (o->id == 0 || !o->has_changed_run || !o->has_header_crc ||
+        (uint32_t)o->header_crc != r->header_crc || o->size != (int64_t)r->st->st_size)
+        return 0;
+    int same_stat = o->dev == (int64_t)r->st->st_dev && o->ino == (int64_t)r->st->st_ino &&
+                    o->mtime_ns == gguf__catalog_mtime_ns(r->st);
+    int same = same_stat;
+    if (o->has_crc && r->with_crc) {
+        int rc = same_crcs(&same, cat, o->id, r, err);
+        if (rc != 0)
+            return rc;
+    }
+    if (same)
+        *run = o->changed_run;
+    return 0;
+}
+
+/* ---- storing ---- */
+
+static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed, int64_t id) {
+    derived d;
+    derive(&d, r->f);
+    size_t plen = strlen(r->path);
+    const char *journal = gguf__catalog_journal_name(r->journal);
+    sqlite3_bind_text(st, 1, r->path, (int)plen, SQLITE_STATIC);
+    gguf__catalog_bind_stat(st, 2, r->st);
+    sqlite3_bind_int(st, 6, (int)gguf_file_version(r->f));
+    sqlite3_bind_text(st, 7, gguf_file_endian(r->f) == GGUF_ENDIAN_BIG ? "big" : "little", -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st, 8, gguf_file_alignment(r->f));
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)gguf_file_data_offset(r->f));
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)gguf_kv_count(r->f));
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)gguf_tensor_count(r->f));
+    sqlite3_bind_int64(st, 12, r->header_crc);
+    sqlite3_bind_int64(st, 13, r->open_flags);
+    sqlite3_bind_int(st, 14, r->with_crc);
+    sqlite3_bind_int64(st, 15, r->now);
+    if (d.has_params && d.params <= INT64_MAX)
+        sqlite3_bind_int64(st, 16, (sqlite3_int64)d.params);
+    sqlite3_bind_int64(st, 17, (sqlite3_int64)d.tensor_bytes);
+    if (d.dominant >= 0)
+        sqlite3_bind_text(st, 18, gguf_dtype_name((uint32_t)d.dominant), -1, SQLITE_STATIC);
+    if (d.has_split_count)
+        sqlite3_bind_text(st, 19, r->path, (int)gguf__catalog_split_set_len(r->path, plen),
+                          SQLITE_STATIC);
+    if (d.has_split_no)
+        sqlite3_bind_int64(st, 20, d.split_no);
+    if (d.has_split_count)
+        sqlite3_bind_int64(st, 21, d.split_count);
+    sqlite3_bind_int64(st, 22, r->run);
+    sqlite3_bind_int64(st, 23, changed);
+    if (journal != NULL)
+        sqlite3_bind_text(st, 24, journal, -1, SQLITE_STATIC);
+    if (id != 0)
+        sqlite3_bind_int64(st, 25, id);
+    return 0;
+}
+
+/* The kv and tensors rows of file id. */
+static int store_children(gguf_catalog *cat, int64_t id, const gguf__file_rows *r,
+                          gguf__buf *json, gguf_error *err) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < gguf_kv_count(r->f); i++) {
+        sqlite3_stmt *st;
+        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_KV_INSERT, err);
+        if (rc != 0)
+            break;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        rc = gguf__catalog_bind_kv(st, r->f, i, r->array_max, json, err);
+        if (rc == 0)
+            rc = gguf__catalog_step_done(cat, st, "storing a key", err);
+    }
+    for (size_t i = 0; rc == 0 && i < gguf_tensor_count(r->f); i++) {
+        sqlite3_stmt *st;
+        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_TENSOR_INSERT, err);
+        if (rc != 0)
+            break;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        gguf__catalog_bind_tensor(st, r->f, i, r->with_crc ? (int64_t)r->crcs[i] : -1);
+        rc = gguf__catalog_step_done(cat, st, "storing a tensor", err);
+    }
+    return rc;
+}
+
+int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *json,
+                     gguf_error *err) {
+    old_row o;
+    int64_t changed = 0, id = 0;
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = read_old(&o, cat, r->path, err);
+    if (rc == 0)
+        rc = changed_run(&changed, cat, &o, r, err);
+    if (rc == 0)
+        rc = gguf__catalog_stmt(&st, cat, o.id != 0 ? GGUF__ST_FILE_UPDATE : GGUF__ST_FILE_INSERT,
+                                err);
+    if (rc == 0) {
+        bind_file(st, r, changed, o.id);
+        rc = gguf__catalog_step_done(cat, st, "storing a file", err);
+    }
+    if (rc == 0 && o.id == 0) {
+        id = sqlite3_last_insert_rowid(cat->db);
+    } else if (rc == 0) {
+        id = o.id;
+        static const int which[2] = {GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE};
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            rc = gguf__catalog_stmt(&st, cat, which[k], err);
+            if (rc == 0) {
+                sqlite3_bind_int64(st, 1, id);
+                rc = gguf__catalog_step_done(cat, st, "deleting old rows", err);
+            }
+        }
+    }
+    if (rc == 0)
+        rc = store_children(cat, id, r, json, err);
+    if (rc == 0)
+        rc = gguf__store_drop_error(cat, r->path, err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, r->with_crc, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__store_error(gguf_catalog *cat, const char *path, const struct stat *s,
+                      const gguf_error *fe, int journal, int64_t run, int64_t now,
+                      gguf_error *err) {
+    old_row o;
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = read_old(&o, cat, path, err);
+    if (rc == 0 && o.id != 0)
+        rc = gguf__store_drop_file(cat, o.id, err);
+    if (rc == 0)
+        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_UPSERT, err);
+    if (rc == 0) {
+        int code = fe->code != 0 ? fe->code : GGUF_EIO;
+        const char *msg = fe->message[0] ? fe->message : gguf_strerror(code);
+        const char *jname = gguf__catalog_journal_name(journal);
+        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        gguf__catalog_bind_stat(st, 2, s);
+        sqlite3_bind_int(st, 6, code);
+        sqlite3_bind_text(st, 7, gguf_strerror(code), -1, SQLITE_STATIC);
+        if (fe->offset != GGUF_ERROR_NO_OFFSET && fe->offset <= INT64_MAX)
+            sqlite3_bind_int64(st, 8, (sqlite3_int64)fe->offset);
+        gguf__catalog_bind_bytes(st, 9, msg, strlen(msg));
+        sqlite3_bind_int64(st, 10, now);
+        sqlite3_bind_int64(st, 11, run);
+        if (jname != NULL)
+            sqlite3_bind_text(st, 12, jname, -1, SQLITE_STATIC);
+        rc = gguf__catalog_step_done(cat, st, "recording a file's error", err);
+    }
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__store_journal(gguf_catalog *cat, const char *path, int is_error, int journal,
+                        gguf_error *err) {
+    sqlite3_stmt *st;
+    const char *jname = gguf__catalog_journal_name(journal);
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = gguf__catalog_stmt(&st, cat, is_error ? GGUF__ST_ERROR_JOURNAL : GGUF__ST_FILE_JOURNAL,
+                                err);
+    if (rc == 0) {
+        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        if (jname != NULL)
+            sqlite3_bind_text(st, 2, jname, -1, SQLITE_STATIC);
+        rc = gguf__catalog_step_done(cat, st, "recording a journal", err);
+    }
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+#endif /* GGUF_HAVE_CATALOG */

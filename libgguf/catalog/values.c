@@ -1,0 +1,134 @@
+/* Header values into SQL columns: keys and strings as TEXT when they are UTF-8 and as BLOBs
+ * when not (so that comparisons stay bytewise and exact), integers typed, floats as REAL (NaN
+ * as NULL, with their text beside), arrays as their JSON up to a size, tensors with their
+ * dims and type. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+
+int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n) {
+    if (n > INT_MAX)
+        return sqlite3_bind_null(st, col);
+    if (gguf__utf8_valid(s, n))
+        return sqlite3_bind_text(st, col, n ? s : "", (int)n, SQLITE_STATIC);
+    return sqlite3_bind_blob(st, col, s, (int)n, SQLITE_STATIC);
+}
+
+void gguf__catalog_bind_stat(sqlite3_stmt *st, int col, const struct stat *s) {
+    sqlite3_bind_int64(st, col, (sqlite3_int64)s->st_dev);
+    sqlite3_bind_int64(st, col + 1, (sqlite3_int64)s->st_ino);
+    sqlite3_bind_int64(st, col + 2, (sqlite3_int64)s->st_size);
+    sqlite3_bind_int64(st, col + 3, (sqlite3_int64)gguf__catalog_mtime_ns(s));
+}
+
+/* Columns of the kv insert. */
+enum { KV_KEY = 3, KV_TYPE, KV_ELEM_TYPE, KV_ARRAY_LEN, KV_INT, KV_REAL, KV_TEXT };
+
+static void bind_float(sqlite3_stmt *st, double d) {
+    if (!isnan(d))
+        sqlite3_bind_double(st, KV_REAL, d);
+    if (!isfinite(d))
+        sqlite3_bind_text(st, KV_TEXT, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf", -1,
+                          SQLITE_STATIC);
+}
+
+static void bind_int(sqlite3_stmt *st, const gguf_value *v) {
+    uint64_t u = 0;
+    int64_t s = 0;
+    int is_signed = 0;
+    if (gguf_value_get_int(&u, &s, &is_signed, v, NULL) != 0)
+        return;
+    if (is_signed) {
+        sqlite3_bind_int64(st, KV_INT, s);
+    } else if (u <= INT64_MAX) {
+        sqlite3_bind_int64(st, KV_INT, (sqlite3_int64)u);
+    } else { /* beyond SQLite's integers: a REAL, and the exact decimal as text */
+        char num[32];
+        sqlite3_bind_double(st, KV_REAL, (double)u);
+        snprintf(num, sizeof num, "%" PRIu64, u);
+        sqlite3_bind_text(st, KV_TEXT, num, -1, SQLITE_TRANSIENT);
+    }
+}
+
+int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64_t array_max,
+                          gguf__buf *json, gguf_error *err) {
+    size_t klen;
+    const char *key = gguf_kv_key(f, i, &klen);
+    const gguf_value *v = gguf_kv_value(f, i);
+    uint32_t t = gguf_value_type(v);
+    const char *tname = gguf_vtype_name(t);
+    gguf__catalog_bind_bytes(st, KV_KEY, key, klen);
+    sqlite3_bind_text(st, KV_TYPE, tname ? tname : "?", -1, SQLITE_STATIC);
+    if (t == GGUF_VTYPE_ARRAY) {
+        const char *ename = gguf_vtype_name(gguf_value_elem_type(v));
+        uint64_t count = gguf_value_count(v);
+        sqlite3_bind_text(st, KV_ELEM_TYPE, ename ? ename : "?", -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, KV_ARRAY_LEN, count <= INT64_MAX ? (sqlite3_int64)count : INT64_MAX);
+        if (count <= array_max) {
+            json->len = 0;
+            gguf__value_json(json, v, GGUF__CATALOG_JSON_MAX);
+            if (json->failed) {
+                json->failed = false;
+                return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            }
+            if (json->len <= GGUF__CATALOG_JSON_MAX)
+                sqlite3_bind_text(st, KV_TEXT, (const char *)json->data, (int)json->len,
+                                  SQLITE_STATIC);
+        }
+    } else if (t == GGUF_VTYPE_STRING) {
+        const char *s;
+        uint64_t len;
+        gguf_value_get_str(&s, &len, v, NULL);
+        gguf__catalog_bind_bytes(st, KV_TEXT, s, (size_t)len);
+    } else if (t == GGUF_VTYPE_F32 || t == GGUF_VTYPE_F64) {
+        double d = 0;
+        gguf_value_get_f64(&d, v, NULL);
+        bind_float(st, d);
+    } else {
+        bind_int(st, v);
+    }
+    return 0;
+}
+
+void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i, int64_t crc) {
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, f, i);
+    char tbuf[32];
+    const char *tname = gguf_dtype_name(t.type);
+    if (tname == NULL) {
+        snprintf(tbuf, sizeof tbuf, "TYPE_%u", t.type);
+        tname = tbuf;
+    }
+    gguf__catalog_bind_bytes(st, 3, t.name, t.name_len);
+    sqlite3_bind_text(st, 4, tname, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 5, t.type);
+    sqlite3_bind_int(st, 6, (int)t.n_dims);
+    for (int d = 0; d < GGUF_MAX_DIMS; d++) {
+        uint64_t ne = (uint32_t)d < t.n_dims ? t.dims[d] : 1;
+        if (ne <= INT64_MAX)
+            sqlite3_bind_int64(st, 7 + d, (sqlite3_int64)ne);
+    }
+    sqlite3_bind_int64(st, 11, t.offset <= INT64_MAX ? (sqlite3_int64)t.offset : -1);
+    if (t.nbytes != UINT64_MAX && t.nbytes <= INT64_MAX)
+        sqlite3_bind_int64(st, 12, (sqlite3_int64)t.nbytes);
+    if (crc >= 0 && t.nbytes != UINT64_MAX)
+        sqlite3_bind_int64(st, 13, crc);
+}
+
+const char *gguf__catalog_journal_name(int state) {
+    switch (state) {
+    case GGUF_JOURNAL_PENDING: return "pending";
+    case GGUF_JOURNAL_REFUSED: return "refused";
+    default: return NULL;
+    }
+}
+
+#endif /* GGUF_HAVE_CATALOG */
