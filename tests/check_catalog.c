@@ -727,6 +727,54 @@ START_TEST(walk_options) {
 }
 END_TEST
 
+/* The walk: sorted by name, depth first, so that runs are deterministic; a link back to a folder
+ * above is skipped, not followed round. */
+typedef struct seen_paths {
+    char text[2048];
+    size_t len;
+} seen_paths;
+
+static void collect_paths(const gguf_catalog_event *ev, void *user) {
+    seen_paths *sp = user;
+    const char *tail = strrchr(ev->path, '/') - 1;
+    while (tail > ev->path && *tail != '/')
+        tail--; /* the folder and the name */
+    int n = snprintf(sp->text + sp->len, sizeof sp->text - sp->len, "%d:%s ", ev->kind, tail + 1);
+    if (n > 0 && (size_t)n < sizeof sp->text - sp->len)
+        sp->len += (size_t)n;
+}
+
+START_TEST(walk_is_sorted_and_stops_at_loops) {
+    make_dir();
+    make_folder("w");
+    make_folder("w/c");
+    make_folder("w/c/d");
+    static const char *const files[] = {"w/b.gguf", "w/B.gguf", "w/a.gguf", "w/c/z.gguf",
+                                        "w/c/d/y.gguf", "w/e.gguf", "w/c/a.gguf"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        write_sample(at(files[i]));
+    ck_assert(symlink(at("w"), at("w/c/d/up")) == 0);
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    DIR_PATH(w, "w");
+    const char *paths[] = {w};
+    for (int follow = 0; follow < 2; follow++) {
+        seen_paths sp;
+        memset(&sp, 0, sizeof sp);
+        gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+        opt.flags = GGUF_CATALOG_FORCE | (follow ? GGUF_CATALOG_FOLLOW_SYMLINKS : 0);
+        opt.on_event = collect_paths;
+        opt.user = &sp;
+        gguf_catalog_stats st;
+        ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+        ck_assert_str_eq(sp.text, "1:w/B.gguf 1:w/a.gguf 1:w/b.gguf 1:c/a.gguf 4:d/up 1:d/y.gguf "
+                                  "1:c/z.gguf 1:w/e.gguf ");
+        ck_assert_int_eq(st.skipped, 1);
+    }
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
 static void count_removed(const gguf_catalog_event *ev, void *user) {
     ck_assert_int_eq(ev->kind, GGUF_CATALOG_EV_REMOVED);
     (*(int *)user)++;
@@ -1600,6 +1648,7 @@ int main(void) {
     tcase_add_test(tc, index_stores_what_the_reader_sees);
     tcase_add_test(tc, unchanged_files_are_skipped_and_changed_ones_reread);
     tcase_add_test(tc, walk_options);
+    tcase_add_test(tc, walk_is_sorted_and_stops_at_loops);
     tcase_add_test(tc, prune_drops_vanished_files);
     tcase_add_test(tc, verify_names_the_tensor_that_changed);
     tcase_add_test(tc, queries_cannot_change_the_catalog);

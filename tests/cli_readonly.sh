@@ -3,7 +3,8 @@
 # (another file's) and a symbolic link to a journal, plus a stale temporary file each. Every
 # read-only command of gguf-edit and gguf-catalog's index and verify run on them, and afterwards
 # the models, the journals and the temporary files have the same bytes and mtimes. A pending
-# journal is reported on stderr. Then `recover` applies only the complete journal.
+# journal is reported on stderr, and the catalog records each journal's state. Then `recover`
+# applies only the complete journal.
 . "$(dirname "$0")/cli_lib.sh"
 PLANT="$top_builddir/tests/plant_journal"
 CAT="$CATALOG_TOOL"
@@ -47,6 +48,12 @@ if [ -x "$CAT" ]; then
         fail "gguf-catalog index: $(head -c 200 "$TMP/err")"
     "$CAT" --db "$TMP/cat.db" verify >"$TMP/out" 2>"$TMP/err" && ok ||
         fail "gguf-catalog verify: $(head -c 200 "$TMP/err")"
+    # the catalog records each journal's state: the one recover would apply, and the others
+    "$CAT" --db "$TMP/cat.db" query --format csv \
+        "SELECT replace(path, '$TMP/d/', '') || '=' || coalesce(journal, 'none') FROM files ORDER BY path" \
+        >"$TMP/out" 2>"$TMP/err"
+    [ "$(tail -n +2 "$TMP/out" | tr -d '\r' | tr '\n' ' ')" = "cut.gguf=refused foreign.gguf=refused symlink.gguf=refused valid.gguf=pending " ] && ok ||
+        fail "files.journal: $(cat "$TMP/out" "$TMP/err")"
 else
     skip "gguf-catalog index and verify read nothing they must not" "gguf-catalog not built (no SQLite)"
 fi

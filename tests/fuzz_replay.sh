@@ -1,7 +1,7 @@
 #!/bin/sh
 # Replays golden/, the fuzzers' regression inputs and (when present) the shared corpus through
-# the fuzz targets: the reader/writer symmetry checks and the edit path (and the text-value
-# target over its own regression inputs).
+# both fuzz targets of files: the reader/writer symmetry checks and the edit path; then the
+# text-value and catalog query-output targets through their own regression inputs.
 . "$(dirname "$0")/cli_lib.sh"
 replay() { # TARGET WHAT INPUTS...
     target=$1 what=$2; shift 2
@@ -20,6 +20,12 @@ for target in replay_read replay_edit; do
         skip "$target: ../shared/corpus" "no ../shared/corpus"
     fi
 done
-# the text-value target: its regression inputs (the first byte picks the type)
+# the text-value target (the first byte picks the type)
 replay replay_json "tests/fuzz/regress_json/" "$top_srcdir/tests/fuzz/regress_json"
+# the catalog's query output (the first byte picks the format, and cells or SQL); built with SQLite
+if [ -x "$top_builddir/tests/fuzz/replay_catalog" ]; then
+    replay replay_catalog "tests/fuzz/regress_catalog/" "$top_srcdir/tests/fuzz/regress_catalog"
+else
+    skip "replay_catalog" "built without SQLite"
+fi
 finish

@@ -1,6 +1,7 @@
 /* SQLite underneath the catalog: connections, the read-write connection's prepared statements,
  * and its write transactions, committed in small batches so that concurrent writers interleave
  * (see catalog.h). */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -7,6 +7,7 @@
  * and a memory limit (SQLite's hard heap limit, process-wide while the query runs); temporary
  * tables and sorts stay in memory so that the memory limit bounds them too, instead of the
  * disk filling with temporary files. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,6 +1,7 @@
 /* The rows already in the catalog, loaded once per index run and found by path: what lets an
  * index run skip an unchanged file with one stat. Entries live in an array, their paths in one
  * arena, and the hash set indexes them by path. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,5 +1,6 @@
 /* The catalog API in a build without SQLite (configure --disable-catalog, or no SQLite found):
  * every call that needs the database answers "catalog not built". */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

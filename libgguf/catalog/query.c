@@ -1,6 +1,7 @@
 /* gguf_catalog_query: the caller's SQL, one statement after another, on the guarded read-only
  * connection (guard.c); each statement's column names, then its rows, go to the caller. A
  * statement that would write is refused before it runs. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -2,6 +2,7 @@
  * finished, and its counts, so that "what changed in the last run" is a query
  * (files.changed_run, files.indexed_run and errors.run point here). A run stopped by an error
  * keeps finished_at NULL. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

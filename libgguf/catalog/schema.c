@@ -15,6 +15,7 @@
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

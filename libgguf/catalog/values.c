@@ -2,6 +2,7 @@
  * when not (so that comparisons stay bytewise and exact), integers typed, floats as REAL (NaN
  * as NULL, with their text beside), arrays as their JSON up to a size, tensors with their
  * dims and type. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

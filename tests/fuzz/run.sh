@@ -1,18 +1,31 @@
 #!/bin/bash
-# Builds the three libFuzzer targets (reader, edits, text values and JSON) with ASan+UBSan and runs each for FUZZ_SECONDS (default 120)
-# with golden/ and the shared corpus as seeds. Prints executions per second, total executions and
-# coverage; exits non-zero on a crash, leaving the crashing input in $FUZZ_DIR (copy it into
-# tests/fuzz/regress/ with a note, fix the bug, and the replay test keeps it fixed).
+# Builds the libFuzzer targets with ASan+UBSan and runs each for FUZZ_SECONDS (default 120): the
+# reader and the edits with golden/ and the shared corpus as seeds, text values and JSON with
+# regress_json/, gguf-catalog's query output (crafted cells, or SQL on a small catalog when
+# SQLite is there) with regress_catalog/ and a few SQL statements. Prints executions per second,
+# total executions and coverage; exits non-zero on a crash, leaving the crashing input in
+# $FUZZ_DIR (copy it into tests/fuzz/regress*/ with a note, fix the bug, and the replay test
+# keeps it fixed).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${FUZZ_SECONDS:-120}
 dir=${FUZZ_DIR:-$(mktemp -d /tmp/gguf-fuzz.XXXXXX)}
-mkdir -p "$dir/seed_read" "$dir/seed_edit" "$dir/seed_json" "$dir/corpus_read" "$dir/corpus_edit" "$dir/corpus_json"
-sources=$(sed -n '/^LIBGGUF_SOURCES = /,/^$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c' | sed "s#^#$top/#")
-for t in read edit json; do
+targets="read edit json catalog"
+for t in $targets; do mkdir -p "$dir/seed_$t" "$dir/corpus_$t"; done
+# every library source file Makefile.am lists (LIBGGUF_SOURCES and each += after it)
+sources=$(sed -n '/^LIBGGUF_SOURCES /,/[^\\]$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c' | sed "s#^#$top/#")
+sqlite_flags= sqlite_libs=
+if pkg-config --exists sqlite3; then
+    sqlite_flags="-DGGUF_HAVE_CATALOG $(pkg-config --cflags sqlite3)"
+    sqlite_libs=$(pkg-config --libs sqlite3)
+fi
+for t in $targets; do
+    extra=
+    [ $t = catalog ] && extra="$top/tools/query_output.c"
+    # shellcheck disable=SC2086
     clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -I"$top/libgguf" -I"$top" $sources "$top/tests/fuzz/fuzz_$t.c" -lz -lpthread -lm \
-        -o "$dir/fuzz_$t"
+        -I"$top/libgguf" -I"$top" $sqlite_flags $sources $extra "$top/tests/fuzz/fuzz_$t.c" \
+        -lz $sqlite_libs -lpthread -lm -o "$dir/fuzz_$t"
 done
 # seeds: every small GGUF we have; the edit target reads 16 bytes of operations first
 for f in $(find "$top/golden" "$top/tests/fuzz/regress" "$top/../shared/corpus" -name '*.gguf' -size -256k 2>/dev/null); do
@@ -20,8 +33,19 @@ for f in $(find "$top/golden" "$top/tests/fuzz/regress" "$top/../shared/corpus" 
     { head -c 16 /dev/urandom; cat "$f"; } > "$dir/seed_edit/$(basename "$f")"
 done
 cp "$top"/tests/fuzz/regress_json/* "$dir/seed_json/"
+# the catalog target: its regression inputs, and SQL in every format (first byte: 4 + format)
+cp "$top"/tests/fuzz/regress_catalog/* "$dir/seed_catalog/"
+i=0
+for sql in "SELECT * FROM models" "SELECT key, type, text FROM kv LIMIT 3" \
+    "SELECT name FROM pragma_table_info('files')" "SELECT x'00ff', 1.5, NULL, char(10, 27, 155)" \
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c LIMIT 20"; do
+    for f in 0 1 2 3; do
+        printf "\\$(printf %03o $((4 + f)))%s" "$sql" > "$dir/seed_catalog/sql-$i-$f"
+    done
+    i=$((i + 1))
+done
 status=0
-for t in read edit json; do
+for t in $targets; do
     (cd "$dir" && ./fuzz_$t -max_total_time="$seconds" -max_len=262144 -print_final_stats=1 \
         "corpus_$t" "seed_$t" > "fuzz_$t.log" 2>&1) || status=1
     grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' "$dir/fuzz_$t.log" |
