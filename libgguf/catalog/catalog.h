@@ -199,9 +199,16 @@ enum gguf__walk_what {
     GGUF__WALK_ERROR    /* errnum and what say why */
 };
 
-/* Called for each entry; a non-zero return (a GGUF_E* code) stops the walk with it. */
+/* The names in the folder of a walked file, read with the folder (no syscall to ask). */
+typedef struct gguf__walk_dir gguf__walk_dir;
+/* 1 when the folder holds an entry with this name. */
+GGUF_HIDDEN int gguf__walk_dir_has(const gguf__walk_dir *dir, const char *name, size_t len);
+
+/* Called for each entry (dir: its folder's names, or NULL when they could not be listed); a
+ * non-zero return (a GGUF_E* code) stops the walk with it. */
 typedef int (*gguf__walk_fn)(void *ctx, int what, const char *path, const struct stat *st,
-                             int errnum, const char *why, gguf_error *err);
+                             const gguf__walk_dir *dir, int errnum, const char *why,
+                             gguf_error *err);
 
 /* Walks the folder root (absolute) in sorted order, depth first: regular files named *.gguf
  * (every name with GGUF_CATALOG_ALL_FILES), links followed only with

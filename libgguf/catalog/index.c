@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 #include "catalog/catalog.h"
+#include "commit/commit.h"
 
 #ifdef GGUF_HAVE_CATALOG
 
@@ -81,14 +82,37 @@ static int read_crcs(indexer *x, gguf_file *f, gguf_error *fe, gguf_error *err) 
     return 0;
 }
 
+/* The state of a journal beside path; dir (may be NULL) holds the names of path's folder, so
+ * that most files need no look. */
+static int journal_state(int *state, const char *path, const gguf__walk_dir *dir,
+                         gguf_error *err) {
+    *state = GGUF_JOURNAL_NONE;
+    if (dir != NULL) {
+        char *jpath = gguf__journal_path(path);
+        if (jpath == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        const char *slash = strrchr(jpath, '/');
+        const char *name = slash != NULL ? slash + 1 : jpath;
+        int there = gguf__walk_dir_has(dir, name, strlen(name));
+        gguf__free(jpath);
+        if (!there)
+            return 0;
+    }
+    if (gguf_file_journal(state, path, NULL) == GGUF_ENOMEM)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    return 0;
+}
+
 /* One candidate file (stat already done): skipped when unchanged, else read and stored. */
-static int index_file(indexer *x, const char *path, const struct stat *s, gguf_error *err) {
+static int index_file(indexer *x, const char *path, const struct stat *s,
+                      const gguf__walk_dir *dir, gguf_error *err) {
     unsigned flags = x->opt.flags;
     int want_crc = (flags & GGUF_CATALOG_CRC) != 0;
-    int journal = GGUF_JOURNAL_NONE;
+    int journal;
     x->stats.seen++;
-    if (gguf_file_journal(&journal, path, NULL) == GGUF_ENOMEM)
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    int jrc = journal_state(&journal, path, dir, err);
+    if (jrc != 0)
+        return jrc;
     gguf__known *k = gguf__known_find(&x->known, path);
     if (k != NULL && !(flags & GGUF_CATALOG_FORCE) && same_stat(k, s) &&
         (k->is_error ? !k->retry : (!want_crc || k->has_crc))) {
@@ -143,11 +167,11 @@ static int index_file(indexer *x, const char *path, const struct stat *s, gguf_e
     return 0;
 }
 
-static int on_walk(void *ctx, int what, const char *path, const struct stat *st, int errnum,
-                   const char *why, gguf_error *err) {
+static int on_walk(void *ctx, int what, const char *path, const struct stat *st,
+                   const gguf__walk_dir *dir, int errnum, const char *why, gguf_error *err) {
     indexer *x = ctx;
     switch (what) {
-    case GGUF__WALK_FILE: return index_file(x, path, st, err);
+    case GGUF__WALK_FILE: return index_file(x, path, st, dir, err);
     case GGUF__WALK_SKIPPED:
         x->stats.skipped++;
         emit(x, GGUF_CATALOG_EV_SKIPPED, path, NULL);
@@ -166,7 +190,7 @@ static int index_argument(indexer *x, const char *arg, const char *abs, gguf_err
     if (S_ISDIR(st.st_mode))
         return gguf__catalog_walk(abs, x->opt.flags, on_walk, x, err);
     if (S_ISREG(st.st_mode))
-        return index_file(x, abs, &st, err);
+        return index_file(x, abs, &st, NULL, err);
     walk_error(x, arg, EINVAL, "not a regular file or folder");
     return 0;
 }
