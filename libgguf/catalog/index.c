@@ -76,7 +76,7 @@ static int read_crcs(indexer *x, gguf_file *f, gguf_error *fe, gguf_error *err) 
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
         x->crcs[i] = 0;
-        if (t.nbytes != UINT64_MAX && gguf_crc_tensor(&x->crcs[i], f, i, fe) != 0)
+        if (t.nbytes != GGUF_NBYTES_UNKNOWN && gguf_crc_tensor(&x->crcs[i], f, i, fe) != 0)
             return 1; /* the file's error, in fe */
     }
     return 0;

@@ -58,7 +58,7 @@ static void derive(derived *d, const gguf_file *f) {
             ok = gguf__mul_u64(&n, n, t.dims[k]);
         if (!ok || !gguf__add_u64(&d->params, d->params, n))
             d->has_params = 0;
-        if (t.nbytes != UINT64_MAX)
+        if (t.nbytes != GGUF_NBYTES_UNKNOWN)
             d->tensor_bytes += t.nbytes; /* bounded by the file size: no overflow */
         if (known_dtype(t.type) && (!ok || !gguf__add_u64(&elems[t.type], elems[t.type], n)))
             elems[t.type] = UINT64_MAX;
@@ -163,7 +163,7 @@ static int same_crcs(int *same, gguf_catalog *cat, int64_t id, const gguf__file_
         }
         gguf_tensor_get(&t, r->f, i);
         int stored = sqlite3_column_type(st, 0) != SQLITE_NULL;
-        int now = t.nbytes != UINT64_MAX;
+        int now = t.nbytes != GGUF_NBYTES_UNKNOWN;
         if (stored != now || (now && (uint32_t)sqlite3_column_int64(st, 0) != r->crcs[i]))
             *same = 0;
         i++;

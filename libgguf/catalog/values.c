@@ -118,9 +118,9 @@ void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i, i
             sqlite3_bind_int64(st, 7 + d, (sqlite3_int64)ne);
     }
     sqlite3_bind_int64(st, 11, t.offset <= INT64_MAX ? (sqlite3_int64)t.offset : -1);
-    if (t.nbytes != UINT64_MAX && t.nbytes <= INT64_MAX)
+    if (t.nbytes != GGUF_NBYTES_UNKNOWN && t.nbytes <= INT64_MAX)
         sqlite3_bind_int64(st, 12, (sqlite3_int64)t.nbytes);
-    if (crc >= 0 && t.nbytes != UINT64_MAX)
+    if (crc >= 0 && t.nbytes != GGUF_NBYTES_UNKNOWN)
         sqlite3_bind_int64(st, 13, crc);
 }
 

@@ -179,7 +179,7 @@ static int check_tensors(verifier *v, const vfile *vf, gguf_file *f, int problem
         }
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, (size_t)at);
-        if (t.nbytes == UINT64_MAX) {
+        if (t.nbytes == GGUF_NBYTES_UNKNOWN) {
             *bad = 1;
             add_finding(v, problem, ts[i].name, 0, 0, 0,
                         "tensor '%s' has a type of unknown size now", qname);
