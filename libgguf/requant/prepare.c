@@ -1,0 +1,204 @@
+/* Preparing the output: the metadata llama.cpp writes (general.quantization_version and
+ * general.file_type moved to the end, split keys removed, quantize.imatrix.* added), each
+ * tensor's new type and the job that fills its bytes, llama.cpp's tensor order; then
+ * gguf_requant_save writes the file with run.c's fill callback. */
+#define _GNU_SOURCE /* strnlen */
+#include "requant/requant.h"
+
+#include <math.h> /* isfinite */
+#include <stdio.h>
+#include <string.h>
+
+/* Removes a key if it is there, then appends it: keys llama.cpp sets go to the end. */
+static int move_u32(gguf_file *f, const char *key, uint32_t v, gguf_error *err) {
+    if (gguf_kv_find(f, key) >= 0) {
+        int rc = gguf_kv_remove(f, key, err);
+        if (rc != 0)
+            return rc;
+    }
+    return gguf_kv_set_scalar(f, key, GGUF_VTYPE_U32, &v, err);
+}
+
+static int move_str(gguf_file *f, const char *key, const char *s, gguf_error *err) {
+    if (gguf_kv_find(f, key) >= 0) {
+        int rc = gguf_kv_remove(f, key, err);
+        if (rc != 0)
+            return rc;
+    }
+    size_t len = strnlen(s, 127); /* llama-quantize keeps 127 bytes of these strings */
+    return gguf_kv_set_str(f, key, s, len, err);
+}
+
+/* general.file_type for COPY: the source's, or llama.cpp's guess from the most common tensor
+ * type (in its order), marked as guessed. */
+static uint32_t copy_ftype(const gguf_file *f, const size_t *order) {
+    int64_t k = gguf_kv_find(f, "general.file_type");
+    uint64_t u;
+    int64_t s;
+    int sg;
+    if (k >= 0 && gguf_value_get_int(&u, &s, &sg, gguf_kv_value(f, (size_t)k), NULL) == 0)
+        return sg ? (uint32_t)s : (uint32_t)u;
+    uint32_t counts[GGUF_DTYPE_COUNT] = {0}, best = 0, type = GGUF_DTYPE_F32;
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info ti;
+        gguf_tensor_get(&ti, f, order[i]);
+        if (ti.type >= GGUF_DTYPE_COUNT)
+            continue;
+        if (++counts[ti.type] > best) {
+            best = counts[ti.type];
+            type = ti.type;
+        }
+    }
+    return gguf__requant_ftype_of_dtype(type) | GGUF__FTYPE_GUESSED; /* unknown: ALL_F32 */
+}
+
+/* Every imatrix value must be finite (llama.cpp checks before it starts). */
+static int check_imatrix(const gguf_requant_imatrix *im, gguf_error *err) {
+    for (size_t e = 0; im && e < im->n; e++) {
+        const gguf__imatrix_entry *en = &im->e[e];
+        for (size_t k = 0; k < en->n; k++) {
+            if (!isfinite(en->w[k]))
+                return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                  "importance matrix of '%s': value %zu is not finite", en->name,
+                                  k);
+        }
+    }
+    return 0;
+}
+
+/* The keys llama.cpp sets, in its order. */
+static int write_metadata(gguf_file *f, const gguf_requant_options *opt, const size_t *order,
+                          gguf_error *err) {
+    uint32_t ftype = opt->copy ? copy_ftype(f, order) : opt->ftype;
+    int rc = move_u32(f, "general.quantization_version", GGUF__QNT_VERSION, err);
+    if (rc == 0)
+        rc = move_u32(f, "general.file_type", ftype, err);
+    static const char *const split_keys[] = {"split.no", "split.count", "split.tensors.count"};
+    for (size_t k = 0; rc == 0 && k < 3; k++) {
+        if (gguf_kv_find(f, split_keys[k]) >= 0)
+            rc = gguf_kv_remove(f, split_keys[k], err);
+    }
+    const gguf_requant_imatrix *im = opt->imatrix;
+    if (rc == 0 && im && im->n > 0) {
+        rc = move_str(f, "quantize.imatrix.file", im->path, err);
+        if (rc == 0 && im->dataset)
+            rc = move_str(f, "quantize.imatrix.dataset", im->dataset, err);
+        if (rc == 0)
+            rc = move_u32(f, "quantize.imatrix.entries_count", (uint32_t)im->n, err);
+        if (rc == 0 && im->chunk_count > 0)
+            rc = move_u32(f, "quantize.imatrix.chunks_count", im->chunk_count, err);
+    }
+    return rc;
+}
+
+/* The job of each tensor, from its source (before its type changes). */
+static int make_jobs(gguf__requant_job *jobs, const gguf_file *f, const gguf_requant_choice *ch,
+                     const gguf_requant_imatrix *im, gguf_error *err) {
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        const gguf__tensor *src = &f->tensors[i];
+        gguf__requant_job *t = &jobs[i];
+        snprintf(t->name, sizeof t->name, "%.*s", (int)(src->name_len < 64 ? src->name_len : 64),
+                 src->name);
+        t->convert = ch[i].convert;
+        if (!t->convert)
+            continue;
+        if (src->src_offset == GGUF__NO_SOURCE)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "tensor '%s' has no bytes in the source to requantize", t->name);
+        t->src_type = src->type;
+        t->dst_type = ch[i].type;
+        t->src_offset = src->src_offset;
+        t->n_per_row = (int64_t)src->dims[0];
+        t->rows_per_expert = (int64_t)src->dims[1];
+        t->src_row = gguf_quant_row_size(t->src_type, t->n_per_row);
+        t->dst_row = gguf_quant_row_size(t->dst_type, t->n_per_row);
+        if (t->src_row == 0 || t->dst_row == 0 || t->rows_per_expert == 0)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "tensor '%s': rows of %lld do not fit its type", t->name,
+                              (long long)t->n_per_row);
+        if (ch[i].imatrix)
+            t->imatrix = gguf__imatrix_lookup(im, t->name)->w;
+    }
+    return 0;
+}
+
+/* Puts the tensors (and their jobs) in llama.cpp's order. */
+static int reorder(gguf_file *f, gguf__requant_job *jobs, const size_t *order, size_t n,
+                   gguf_error *err) {
+    if (n == 0)
+        return 0;
+    gguf__requant_job *moved = gguf__malloc(n * sizeof *moved);
+    if (moved == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    int rc = gguf_tensor_reorder(f, order, n, err);
+    if (rc == 0) {
+        for (size_t k = 0; k < n; k++)
+            moved[k] = jobs[order[k]];
+        memcpy(jobs, moved, n * sizeof *moved);
+    }
+    gguf__free(moved);
+    return rc;
+}
+
+int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_options *opt,
+                         gguf_error *err) {
+    if (out == NULL || f == NULL || opt == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to requantize");
+    size_t n = gguf_tensor_count(f);
+    gguf_requant_choice *ch = gguf__calloc(n ? n : 1, sizeof *ch);
+    size_t *order = gguf__malloc((n ? n : 1) * sizeof *order);
+    gguf_requant *rq = gguf__requant_new(f, n, opt->threads);
+    if (ch == NULL || order == NULL || rq == NULL) {
+        gguf__free(ch);
+        gguf__free(order);
+        gguf_requant_free(rq);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    int rc = gguf_requant_plan(ch, f, opt, err);
+    if (rc == 0)
+        rc = check_imatrix(opt->imatrix, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        order[ch[i].position] = i;
+    if (rc == 0)
+        rc = write_metadata(f, opt, order, err);
+    gguf__requant_job *jobs = gguf__requant_jobs(rq);
+    if (rc == 0)
+        rc = make_jobs(jobs, f, ch, opt->imatrix, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (ch[i].convert)
+            rc = gguf_tensor_set_type(f, i, ch[i].type, err);
+    }
+    if (rc == 0 && !opt->keep_order)
+        rc = reorder(f, jobs, order, n, err);
+    if (rc == 0)
+        f->must_pack = true;
+    gguf__free(order);
+    gguf__free(ch);
+    if (rc != 0) {
+        gguf_requant_free(rq);
+        return rc;
+    }
+    *out = rq;
+    return 0;
+}
+
+int gguf_requant_save(gguf_file *f, const char *path, const gguf_requant_options *opt,
+                      gguf_progress_fn progress, void *progress_user, gguf_error *err) {
+    gguf_requant *rq;
+    int rc = gguf_requant_prepare(&rq, f, opt, err);
+    if (rc != 0)
+        return rc;
+    gguf_write_options wo = {
+        .version = 0,
+        .endian = -1,
+        .layout = GGUF_LAYOUT_PACKED,
+        .threads = opt->threads,
+        .progress = progress,
+        .progress_user = progress_user,
+        .fill = gguf_requant_fill,
+        .fill_user = rq,
+    };
+    rc = gguf_file_save(f, path, &wo, err);
+    gguf_requant_free(rq);
+    return rc;
+}
