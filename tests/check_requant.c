@@ -1237,6 +1237,72 @@ START_TEST(imatrix_legacy_format) {
 }
 END_TEST
 
+/* The testing build's count of imatrix name comparisons (libgguf/requant/imatrix.c). */
+long gguf_testing_imatrix_name_compares(void);
+
+static void put32(FILE *fp, uint32_t v) {
+    uint8_t b[4], *p = b;
+    le32(&p, v);
+    ck_assert(fwrite(b, 1, 4, fp) == 4);
+}
+
+static void put_f32(FILE *fp, float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    put32(fp, u);
+}
+
+/* A legacy imatrix with n entries named like a big MoE model's expert tensors, 4 weights each
+ * (entry i: i % 1000 + k, ncall 1), and then entry 0 once more with weights -1: the later one
+ * replaces it. */
+static void write_many_entries(const char *path, uint32_t n) {
+    FILE *fp = fopen(path, "wb");
+    ck_assert(fp != NULL);
+    put32(fp, n + 1);
+    for (uint32_t i = 0; i <= n; i++) {
+        uint32_t e = i < n ? i : 0;
+        char name[64];
+        int len = snprintf(name, sizeof name, "blk.%u.ffn_down_exps.%u.weight", e / 256, e % 256);
+        put32(fp, (uint32_t)len);
+        ck_assert(fwrite(name, 1, (size_t)len, fp) == (size_t)len);
+        put32(fp, 1);
+        put32(fp, 4);
+        for (int k = 0; k < 4; k++)
+            put_f32(fp, i < n ? (float)(i % 1000 + k) : -1.0f);
+    }
+    ck_assert(fclose(fp) == 0);
+}
+
+/* Hardening: a 160k-entry legacy imatrix took 45 s to load, each entry compared with every one
+ * loaded before it. Its tcase's timeout is 20 s, and the comparisons are counted: a few per
+ * entry, not one per entry already loaded. */
+START_TEST(imatrix_many_entries) {
+    make_tmpdir();
+    const uint32_t n = 160000;
+    write_many_entries(tmp("many.dat"), n);
+    long before = gguf_testing_imatrix_name_compares();
+    gguf_requant_imatrix *im;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_requant_imatrix_load(&im, tmp("many.dat"), &err) == 0, "%s", err.message);
+    ck_assert_uint_eq(gguf_requant_imatrix_count(im), n);
+    for (uint32_t i = 0; i < n; i += 997) {
+        char name[64];
+        snprintf(name, sizeof name, "blk.%u.ffn_down_exps.%u.weight", i / 256, i % 256);
+        size_t nw;
+        const float *w = gguf_requant_imatrix_find(im, name, &nw);
+        ck_assert_msg(w != NULL && nw == 4, "%s not found", name);
+        ck_assert(w[3] == (i == 0 ? -1.0f : (float)(i % 1000 + 3)));
+    }
+    ck_assert(gguf_requant_imatrix_find(im, "blk.0.ffn_down_exps.0.weigh", NULL) == NULL);
+    long compares = gguf_testing_imatrix_name_compares() - before;
+    ck_assert_msg(compares <= 8L * n, "%ld name comparisons to load and look up %u entries",
+                  compares, n);
+    gguf_requant_imatrix_free(im);
+    rm_tmpdir();
+}
+END_TEST
+
 START_TEST(requant_with_imatrix) {
     make_tmpdir();
     spec s = llama_spec(256, 256, 8);
@@ -1664,6 +1730,10 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, imatrix_legacy_format);
     tcase_add_test(tc, requant_with_imatrix);
     tcase_add_test(tc, imatrix_presets);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("imatrix_scale");
+    tcase_set_timeout(tc, 20); /* the fixed load takes 0.4 s of CPU, the quadratic one 50 s */
+    tcase_add_test(tc, imatrix_many_entries);
     suite_add_tcase(s, tc);
     tc = tcase_create("oracle");
     tcase_set_timeout(tc, 1200);

@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GGUF_ALLOC_FAULTS
+/* The testing build counts how many times an entry's name is compared with another name, so
+ * that a test can tell a lookup that scans (n per entry) from a hashed one (about 1). */
+static long name_compares;
+GGUF_API long gguf_testing_imatrix_name_compares(void);
+long gguf_testing_imatrix_name_compares(void) {
+    return name_compares;
+}
+#define COUNT_COMPARE() (name_compares++)
+#else
+#define COUNT_COMPARE() ((void)0)
+#endif
+
 int gguf__imatrix_new(gguf_requant_imatrix **out, const char *path, gguf_error *err) {
     gguf_requant_imatrix *im = gguf__calloc(1, sizeof *im);
     if (im == NULL || (im->path = gguf__strdup(path)) == NULL) {
@@ -29,6 +42,7 @@ void gguf_requant_imatrix_free(gguf_requant_imatrix *im) {
 }
 
 static int entry_cmp(const void *a, const void *b) {
+    COUNT_COMPARE();
     return strcmp(((const gguf__imatrix_entry *)a)->name, ((const gguf__imatrix_entry *)b)->name);
 }
 
@@ -47,6 +61,7 @@ const gguf__imatrix_entry *gguf__imatrix_lookup(const gguf_requant_imatrix *im,
 int gguf__imatrix_put(gguf_requant_imatrix *im, const char *name, size_t name_len, float *w,
                       size_t n, gguf_error *err) {
     for (size_t i = 0; i < im->n; i++) {
+        COUNT_COMPARE();
         if (strlen(im->e[i].name) == name_len && memcmp(im->e[i].name, name, name_len) == 0) {
             gguf__free(im->e[i].w);
             im->e[i].w = w;
