@@ -1,8 +1,9 @@
 /* An importance matrix (llama-imatrix's output) in memory: its entries, each a tensor name and
- * the per-column weights llama-quantize computes from the file, found by name. */
+ * the per-column weights llama-quantize computes from the file, in the file's order, found by
+ * name through the hash set (files of big models hold 100k+ entries: each put and lookup costs
+ * about one name comparison, not one per entry). */
 #include "requant/requant.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef GGUF_ALLOC_FAULTS
@@ -18,10 +19,19 @@ long gguf_testing_imatrix_name_compares(void) {
 #define COUNT_COMPARE() ((void)0)
 #endif
 
+/* The key of entry i in the hash set: its name. */
+static const void *entry_name(const void *im, size_t i, size_t *n) {
+    const gguf__imatrix_entry *e = &((const gguf_requant_imatrix *)im)->e[i];
+    COUNT_COMPARE();
+    *n = e->name_len;
+    return e->name;
+}
+
 int gguf__imatrix_new(gguf_requant_imatrix **out, const char *path, gguf_error *err) {
     gguf_requant_imatrix *im = gguf__calloc(1, sizeof *im);
-    if (im == NULL || (im->path = gguf__strdup(path)) == NULL) {
-        gguf__free(im);
+    if (im == NULL || (im->path = gguf__strdup(path)) == NULL ||
+        gguf__hashset_init(&im->by_name, 64) != 0) {
+        gguf_requant_imatrix_free(im);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     *out = im;
@@ -36,38 +46,49 @@ void gguf_requant_imatrix_free(gguf_requant_imatrix *im) {
         gguf__free(im->e[i].w);
     }
     gguf__free(im->e);
+    gguf__hashset_free(&im->by_name);
     gguf__free(im->path);
     gguf__free(im->dataset);
     gguf__free(im);
-}
-
-static int entry_cmp(const void *a, const void *b) {
-    COUNT_COMPARE();
-    return strcmp(((const gguf__imatrix_entry *)a)->name, ((const gguf__imatrix_entry *)b)->name);
-}
-
-void gguf__imatrix_finish(gguf_requant_imatrix *im) {
-    qsort(im->e, im->n, sizeof *im->e, entry_cmp);
 }
 
 const gguf__imatrix_entry *gguf__imatrix_lookup(const gguf_requant_imatrix *im,
                                                 const char *name) {
     if (im == NULL || im->n == 0)
         return NULL;
-    gguf__imatrix_entry key = {.name = (char *)name};
-    return bsearch(&key, im->e, im->n, sizeof *im->e, entry_cmp);
+    int64_t i = gguf__hashset_find(&im->by_name, name, strlen(name), entry_name, im);
+    return i >= 0 ? &im->e[i] : NULL;
+}
+
+int gguf__imatrix_reserve(gguf_requant_imatrix *im, size_t n, gguf_error *err) {
+    if (im->n > 0 || n <= im->cap || n >= UINT32_MAX)
+        return 0;
+    gguf__imatrix_entry *e = gguf__realloc(im->e, n * sizeof *e);
+    if (e == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    im->e = e;
+    im->cap = n;
+    gguf__hashset set;
+    if (gguf__hashset_init(&set, n) != 0)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    gguf__hashset_free(&im->by_name);
+    im->by_name = set;
+    return 0;
 }
 
 int gguf__imatrix_put(gguf_requant_imatrix *im, const char *name, size_t name_len, float *w,
                       size_t n, gguf_error *err) {
-    for (size_t i = 0; i < im->n; i++) {
-        COUNT_COMPARE();
-        if (strlen(im->e[i].name) == name_len && memcmp(im->e[i].name, name, name_len) == 0) {
-            gguf__free(im->e[i].w);
-            im->e[i].w = w;
-            im->e[i].n = n;
-            return 0;
-        }
+    int64_t seen = gguf__hashset_find(&im->by_name, name, name_len, entry_name, im);
+    if (seen >= 0) {
+        gguf__free(im->e[seen].w);
+        im->e[seen].w = w;
+        im->e[seen].n = n;
+        return 0;
+    }
+    if (im->n >= UINT32_MAX - 1) {
+        gguf__free(w);
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "%s: too many imatrix entries",
+                          im->path);
     }
     if (im->n == im->cap) {
         size_t cap = im->cap ? im->cap * 2 : 64;
@@ -84,7 +105,13 @@ int gguf__imatrix_put(gguf_requant_imatrix *im, const char *name, size_t name_le
         gguf__free(w);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    im->e[im->n++] = (gguf__imatrix_entry){copy, w, n};
+    im->e[im->n] = (gguf__imatrix_entry){copy, name_len, w, n};
+    if (gguf__hashset_insert(&im->by_name, (uint32_t)im->n, entry_name, im) == -2) {
+        gguf__free(copy);
+        gguf__free(w);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    im->n++;
     return 0;
 }
 

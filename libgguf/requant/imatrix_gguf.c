@@ -122,6 +122,8 @@ int gguf__imatrix_load_gguf(gguf_requant_imatrix *im, const char *path, gguf_err
         return rc;
     rc = read_keys(im, f, path, err);
     size_t n = gguf_tensor_count(f);
+    if (rc == 0)
+        rc = gguf__imatrix_reserve(im, n / 2, err); /* sums and counts per entry */
     for (size_t i = 0; rc == 0 && i < n; i++) {
         gguf_tensor_info a;
         gguf_tensor_get(&a, f, i);

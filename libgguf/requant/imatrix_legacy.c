@@ -23,6 +23,11 @@ int gguf__imatrix_load_legacy(gguf_requant_imatrix *im, const uint8_t *p, size_t
     uint32_t n_entries;
     if (!gguf__cursor_u32(&c, &n_entries) || (int32_t)n_entries < 1)
         return gguf__fail(err, GGUF_ECORRUPT, 0, "%s: not an imatrix file (no entries)", path);
+    /* each entry takes at least 16 bytes: a count the file cannot hold reserves no more */
+    size_t room = gguf__cursor_remain(&c) / 16;
+    int rc = gguf__imatrix_reserve(im, n_entries < room ? n_entries : room, err);
+    if (rc != 0)
+        return rc;
     for (uint32_t i = 0; i < n_entries; i++) {
         uint32_t len, ncall, nval;
         const uint8_t *name, *vals;
@@ -42,7 +47,7 @@ int gguf__imatrix_load_legacy(gguf_requant_imatrix *im, const uint8_t *p, size_t
         }
         /* the name ends at its first NUL, as a C string would */
         size_t nl = strnlen((const char *)name, len);
-        int rc = gguf__imatrix_put(im, (const char *)name, nl, w, nval, err);
+        rc = gguf__imatrix_put(im, (const char *)name, nl, w, nval, err);
         if (rc != 0)
             return rc;
     }

@@ -59,7 +59,6 @@ int gguf_requant_imatrix_load(gguf_requant_imatrix **out, const char *path, gguf
         gguf_requant_imatrix_free(im);
         return rc;
     }
-    gguf__imatrix_finish(im);
     *out = im;
     return 0;
 }

@@ -114,12 +114,13 @@ GGUF_HIDDEN int gguf__requant_fallback(uint32_t *type, const char *name, uint64_
 
 typedef struct gguf__imatrix_entry {
     char *name;
+    size_t name_len;
     float *w; /* per column (and per expert) weights, as llama-quantize computes them */
     size_t n;
 } gguf__imatrix_entry;
 
 struct gguf_requant_imatrix {
-    gguf__imatrix_entry *e;
+    gguf__imatrix_entry *e; /* in the order of the file */
     size_t n, cap;
     gguf__hashset by_name; /* indices into e */
     char *path;            /* as given */
@@ -130,6 +131,9 @@ struct gguf_requant_imatrix {
 /* An empty matrix named after path. Returns 0 or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__imatrix_new(gguf_requant_imatrix **out, const char *path,
                                   gguf_error *err);
+/* Room for n entries (a hint from the file, bounded by its size by the caller): no growing
+ * while they are put. Only before the first put. */
+GGUF_HIDDEN int gguf__imatrix_reserve(gguf_requant_imatrix *im, size_t n, gguf_error *err);
 /* Adds an entry, or for a name seen before replaces its weights; takes w (freed on failure). */
 GGUF_HIDDEN int gguf__imatrix_put(gguf_requant_imatrix *im, const char *name, size_t name_len,
                                   float *w, size_t n, gguf_error *err);
@@ -137,8 +141,6 @@ GGUF_HIDDEN const gguf__imatrix_entry *gguf__imatrix_lookup(const gguf_requant_i
                                                             const char *name);
 GGUF_HIDDEN int gguf__imatrix_set_dataset(gguf_requant_imatrix *im, const char *s, size_t len,
                                           gguf_error *err);
-/* After the last put: makes the entries ready for lookups. */
-GGUF_HIDDEN void gguf__imatrix_finish(gguf_requant_imatrix *im);
 /* The two formats' loaders, filling an empty matrix. */
 GGUF_HIDDEN int gguf__imatrix_load_gguf(gguf_requant_imatrix *im, const char *path,
                                         gguf_error *err);
