@@ -982,9 +982,11 @@ GGUF_API const char *gguf_quant_simd_name(int level);
  * divide falls back to another type, ...), and its values are dequantized to f32 and quantized
  * again, row by row, while the file is written. The result is the file llama.cpp writes:
  * general.quantization_version and general.file_type set (moved to the end of the keys, as
- * llama.cpp does), split.* keys removed, quantize.imatrix.* keys added when an importance
- * matrix is used, tensors in llama.cpp's order (by "blk.N." layer, those without first, then by
- * name) unless kept in the source's, the source's alignment kept.
+ * llama.cpp does), split.* keys removed, then the caller's key overrides, quantize.imatrix.*
+ * keys when an importance matrix is used, {arch}.block_count when layers are pruned; tensors in
+ * llama.cpp's order (by "blk.N." layer, those without first, then by name) unless kept in the
+ * source's, the source's alignment kept. Like llama.cpp, it refuses to requantize tensors that
+ * are quantized already unless allowed (opt->allow_requantize).
  *
  * Use: gguf_requant_prepare(&rq, f, &opt, &err), then write f with
  *   gguf_write_options w = {.endian = -1, .layout = GGUF_LAYOUT_PACKED,
@@ -1057,6 +1059,11 @@ GGUF_API size_t gguf_requant_imatrix_count(const gguf_requant_imatrix *im);
 /* A tensor's weights and their count, or NULL; valid until the imatrix is freed. */
 GGUF_API const float *gguf_requant_imatrix_find(const gguf_requant_imatrix *im,
                                                 const char *name, size_t *n);
+/* Keeps only the entries whose name contains one of names[0..n-1] (exclude 0:
+ * --include-weights), or drops them (exclude 1: --exclude-weights), as llama-quantize does
+ * before it starts. Returns 0, or GGUF_EINVAL without an imatrix, or GGUF_ENOMEM. */
+GGUF_API int gguf_requant_imatrix_filter(gguf_requant_imatrix *im, const char *const *names,
+                                         size_t n, int exclude, gguf_error *err);
 /* NULL is allowed. */
 GGUF_API void gguf_requant_imatrix_free(gguf_requant_imatrix *im);
 
@@ -1066,6 +1073,34 @@ typedef struct gguf_requant_override {
     const char *pattern;
     uint32_t type; /* a gguf_dtype */
 } gguf_requant_override;
+
+/* --override-kv KEY=TYPE:VALUE: a key the output gets after llama.cpp's own keys (moved to the
+ * end when the file has it), written as llama-quantize writes it: INT as a UINT32 holding the
+ * absolute value, FLOAT as a FLOAT32, BOOL, STR. As with llama.cpp's loader, the rules see the
+ * first override of general.architecture (STR) and of {arch}.block_count, expert_count,
+ * nextn_predict_layers and (when the file holds them as scalars) attention.head_count and
+ * head_count_kv (INT) instead of the file's value. */
+enum gguf_requant_kv_type {
+    GGUF_REQUANT_KV_INT = 0,
+    GGUF_REQUANT_KV_FLOAT = 1,
+    GGUF_REQUANT_KV_BOOL = 2,
+    GGUF_REQUANT_KV_STR = 3
+};
+
+typedef struct gguf_requant_kv {
+    char key[128];  /* at most 127 bytes */
+    int type;       /* a gguf_requant_kv_type */
+    int64_t i;      /* INT */
+    double f;       /* FLOAT */
+    int b;          /* BOOL */
+    char s[128];    /* STR: at most 127 bytes */
+} gguf_requant_kv;
+
+/* Parses llama-quantize's KEY=TYPE:VALUE: KEY of 1 to 127 bytes, TYPE int (a decimal integer),
+ * float (a decimal number), bool (true or false) or str (at most 127 bytes). Unlike
+ * llama-quantize, a number with other text after it is refused rather than read up to the
+ * text. Returns 0 or GGUF_EINVAL (the message says what is wrong). */
+GGUF_API int gguf_requant_kv_parse(gguf_requant_kv *out, const char *text, gguf_error *err);
 
 typedef struct gguf_requant_options {
     uint32_t ftype;          /* the preset: a gguf_requant_ftype */
@@ -1080,15 +1115,25 @@ typedef struct gguf_requant_options {
     const gguf_requant_imatrix *imatrix; /* NULL: none */
     int keep_order;          /* 1: tensors in the source's order; 0: llama.cpp's */
     unsigned threads;        /* threads converting tensor data (0 or 1: the writing thread) */
+    int allow_requantize;    /* 0: a tensor already quantized (Q4_K, Q8_0, ...; not F16 or BF16)
+                                that would change type is refused, as llama.cpp refuses it */
+    const gguf_requant_kv *kv_overrides; /* written in order; see gguf_requant_kv */
+    size_t n_kv_overrides;
+    /* --prune-layers: the tensors of these layers ("blk.N.") are left out, the layers after
+     * the first pruned one are numbered again from there in llama.cpp's tensor order, and
+     * {arch}.block_count becomes the number of layers kept (the last key). The rules still
+     * see the model's own block_count, as llama.cpp's do. Any order; repeats are allowed. */
+    const int32_t *prune_layers;
+    size_t n_prune_layers;
 } gguf_requant_options;
 
 #define GGUF_REQUANT_OPTIONS_INIT                                                               \
     {.ftype = GGUF_REQUANT_Q8_0, .output_type = -1, .token_embd_type = -1, .threads = 1}
 
 /* Sets opt->ftype (and opt->copy, opt->pure) from a name, in any case: a preset ("Q4_K_M",
- * "COPY"), or a plain tensor type ("Q4_K", "q8_0" when no preset has that name, ...), which then
- * means opt->pure and the preset llama.cpp would report for a file of that type. Returns 0 or
- * GGUF_EINVAL. */
+ * "COPY"), a preset's number as llama-quantize takes it ("15" is Q4_K_M, "0" F32), or a plain
+ * tensor type ("Q4_K", "q8_0" when no preset has that name, ...), which then means opt->pure
+ * and the preset llama.cpp would report for a file of that type. Returns 0 or GGUF_EINVAL. */
 GGUF_API int gguf_requant_parse_type(gguf_requant_options *opt, const char *name,
                                      gguf_error *err);
 
@@ -1100,13 +1145,18 @@ typedef struct gguf_requant_choice {
     int fallback;      /* the wanted type did not fit its rows; type is the fallback */
     int override;      /* 0, or 1 + the index of the --tensor-type override that chose it */
     int imatrix;       /* converted with importance weights */
-    size_t position;   /* its place in llama.cpp's tensor order */
+    size_t position;   /* its place in llama.cpp's tensor order (pruned tensors after the rest) */
+    int pruned;        /* left out by opt->prune_layers */
+    char name[80];     /* its name in the output: the source's, or with its layer numbered again
+                          by opt->prune_layers */
 } gguf_requant_choice;
 
 /* Fills out[i] for each tensor i of f (in f's order) without changing anything. Fails with
  * GGUF_EINVAL (bad options or pattern, a type that needs an importance matrix without one, an
  * importance matrix of the wrong size, a row length no fallback fits, a model with experts
- * whose ffn tensor names carry no layer) or GGUF_EUNSUPPORTED (a type this build cannot read
+ * whose ffn tensor names carry no layer, a quantized tensor that would change type without
+ * opt->allow_requantize, a layer number to prune or renumber that is out of range, a name
+ * longer than 64 bytes after renumbering) or GGUF_EUNSUPPORTED (a type this build cannot read
  * or quantize). */
 GGUF_API int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
                                const gguf_requant_options *opt, gguf_error *err);

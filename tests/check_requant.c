@@ -839,6 +839,14 @@ START_TEST(f16_and_quantized_sources) {
     ck_assert(gguf_file_open_memory(&mid2, midbuf, len, 0, 0, NULL) == 0);
     o = opts("Q4_0");
     o.threads = 2;
+    /* only when allowed, as llama.cpp: the first tensor requantized in its order is named */
+    gguf_requant_choice ch[64];
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_requant_plan(ch, mid2, &o, &err), GGUF_EINVAL);
+    ck_assert_msg(strstr(err.message, "'token_embd.weight' is quantized already (Q5_K)") != NULL,
+                  "%s", err.message);
+    o.allow_requantize = 1;
     size_t len2;
     gguf_file *out;
     void *buf2 = requant_memory(mid2, &o, &len2, &out);
@@ -1506,6 +1514,284 @@ START_TEST(imatrix_presets) {
 END_TEST
 
 /* ------------------------------------------------------------------------------------------ */
+/* llama-quantize's options: preset numbers, key overrides, pruned layers, imatrix filters     */
+
+START_TEST(preset_numbers) {
+    /* llama-quantize takes a preset's llama_ftype number too */
+    ck_assert_int_eq(opts("15").ftype, GGUF_REQUANT_Q4_K_M);
+    ck_assert_int_eq(opts("7").ftype, GGUF_REQUANT_Q8_0);
+    ck_assert_int_eq(opts("38").ftype, GGUF_REQUANT_MXFP4_MOE);
+    gguf_requant_options z = opts("0");
+    ck_assert(z.ftype == GGUF_REQUANT_F32 && !z.copy && !z.pure);
+    gguf_requant_options bad = GGUF_REQUANT_OPTIONS_INIT;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_requant_parse_type(&bad, "4", &err), GGUF_EINVAL); /* removed */
+    ck_assert(strstr(err.message, "4") != NULL);
+    ck_assert_int_eq(gguf_requant_parse_type(&bad, "42", NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_requant_parse_type(&bad, "99999999999999999999", NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_requant_parse_type(&bad, "15x", NULL), GGUF_EINVAL);
+}
+END_TEST
+
+START_TEST(kv_override_parsing) {
+    gguf_requant_kv kv;
+    gguf_error err;
+    ck_assert(gguf_requant_kv_parse(&kv, "a.b=int:-42", NULL) == 0);
+    ck_assert(strcmp(kv.key, "a.b") == 0 && kv.type == GGUF_REQUANT_KV_INT && kv.i == -42);
+    ck_assert(gguf_requant_kv_parse(&kv, "x=float:0.5", NULL) == 0);
+    ck_assert(kv.type == GGUF_REQUANT_KV_FLOAT && kv.f == 0.5);
+    ck_assert(gguf_requant_kv_parse(&kv, "x=bool:false", NULL) == 0);
+    ck_assert(kv.type == GGUF_REQUANT_KV_BOOL && kv.b == 0);
+    ck_assert(gguf_requant_kv_parse(&kv, "x=str:a=b:c", NULL) == 0); /* the first '=' splits */
+    ck_assert(kv.type == GGUF_REQUANT_KV_STR && strcmp(kv.s, "a=b:c") == 0);
+    ck_assert(gguf_requant_kv_parse(&kv, "x=str:", NULL) == 0 && kv.s[0] == '\0');
+    char long_key[200], long_str[200];
+    memset(long_key, 'k', 127);
+    strcpy(long_key + 127, "=int:1");
+    ck_assert(gguf_requant_kv_parse(&kv, long_key, NULL) == 0 && strlen(kv.key) == 127);
+    memset(long_key, 'k', 128);
+    strcpy(long_key + 128, "=int:1");
+    strcpy(long_str, "x=str:");
+    memset(long_str + 6, 's', 128);
+    long_str[6 + 128] = '\0';
+    static const char *const refused[] = {"x", "=int:1", "x=int:", "x=int:1.5", "x=int:12x",
+                                          "x=int:99999999999999999999", "x=float:", "x=float:1e",
+                                          "x=bool:yes", "x=bool:True", "x=string:s", "x=u32:1"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_requant_kv_parse(&kv, refused[i], &err) == GGUF_EINVAL, "%s",
+                      refused[i]);
+        ck_assert(err.message[0] != '\0');
+    }
+    ck_assert_int_eq(gguf_requant_kv_parse(&kv, long_key, NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_requant_kv_parse(&kv, long_str, NULL), GGUF_EINVAL);
+    long_str[6 + 127] = '\0';
+    ck_assert_int_eq(gguf_requant_kv_parse(&kv, long_str, NULL), 0);
+}
+END_TEST
+
+static gguf_requant_kv kv_of(const char *text) {
+    gguf_requant_kv kv;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_requant_kv_parse(&kv, text, &err) == 0, "%s", err.message);
+    return kv;
+}
+
+/* A fresh model from its bytes (prepare edits the file it is given). */
+static gguf_file *reopen(const void *buf, size_t len) {
+    gguf_file *f;
+    ck_assert(gguf_file_open_memory(&f, buf, len, 0, 0, NULL) == 0);
+    return f;
+}
+
+START_TEST(kv_overrides_in_the_output_and_the_rules) {
+    spec s = llama_spec(256, 512, 8);
+    void *srcbuf;
+    size_t srclen;
+    gguf_file *f = model_bytes(&s, &srcbuf, &srclen);
+    gguf_requant_kv kv[] = {kv_of("general.name=str:renamed"), kv_of("my.i=int:-7"),
+                            kv_of("my.f=float:0.25"), kv_of("my.b=bool:true"),
+                            kv_of("llama.block_count=int:64"), kv_of("my.i=int:9")};
+    gguf_requant_options o = opts("Q4_K_M");
+    /* the rules: Q4_K_M's ffn_down gets Q6_K in layers where more_bits(i, block_count); with
+     * block_count 64, layers 0..7 are all in its first eighth */
+    planned p = plan_of(f, &o);
+    for (unsigned l = 0; l < 8; l++)
+        TYPE_IS(p, layer_name(l, "ffn_down.weight"),
+                more_bits((int)l, 8) ? GGUF_DTYPE_Q6_K : GGUF_DTYPE_Q4_K);
+    free(p.ch);
+    o.kv_overrides = kv;
+    o.n_kv_overrides = 6;
+    p = plan_of(f, &o);
+    for (unsigned l = 0; l < 8; l++)
+        TYPE_IS(p, layer_name(l, "ffn_down.weight"), GGUF_DTYPE_Q6_K);
+    free(p.ch);
+    /* an override of another type than the loader reads is ignored */
+    gguf_requant_kv wrong = kv_of("llama.block_count=str:64");
+    o.kv_overrides = &wrong;
+    o.n_kv_overrides = 1;
+    p = plan_of(f, &o);
+    TYPE_IS(p, layer_name(1, "ffn_down.weight"), GGUF_DTYPE_Q4_K);
+    free(p.ch);
+    /* the output: llama.cpp's keys, then the overrides in order (a key seen before moves to the
+     * end), INT as a UINT32 of the absolute value, FLOAT as a FLOAT32 */
+    o.kv_overrides = kv;
+    o.n_kv_overrides = 6;
+    size_t nkv = gguf_kv_count(f), len;
+    gguf_file *out;
+    void *buf = requant_memory(f, &o, &len, &out);
+    size_t n = gguf_kv_count(out);
+    /* + quantization_version, my.i, my.f, my.b; the others existed */
+    ck_assert_uint_eq(n, nkv + 4);
+    ck_assert_str_eq(key_at(out, n - 7), "general.quantization_version");
+    ck_assert_str_eq(key_at(out, n - 6), "general.file_type");
+    ck_assert_str_eq(key_at(out, n - 5), "general.name");
+    ck_assert_str_eq(key_at(out, n - 4), "my.f");
+    ck_assert_str_eq(key_at(out, n - 3), "my.b");
+    ck_assert_str_eq(key_at(out, n - 2), "llama.block_count");
+    ck_assert_str_eq(key_at(out, n - 1), "my.i");
+    ck_assert_int_eq(gguf_value_type(gguf_kv_value(out, n - 1)), GGUF_VTYPE_U32);
+    ck_assert_uint_eq(u_of(out, "my.i"), 9);
+    ck_assert_uint_eq(u_of(out, "llama.block_count"), 64);
+    double x;
+    ck_assert_int_eq(gguf_value_type(gguf_kv_value(out, n - 4)), GGUF_VTYPE_F32);
+    ck_assert(gguf_value_get_f64(&x, gguf_kv_value(out, n - 4), NULL) == 0 && x == 0.25);
+    ck_assert_int_eq(gguf_value_type(gguf_kv_value(out, n - 3)), GGUF_VTYPE_BOOL);
+    gguf_file_free(out);
+    free(buf);
+    gguf_file_free(f);
+    /* a negative INT is written as its absolute value */
+    f = reopen(srcbuf, srclen);
+    gguf_requant_kv neg = kv_of("my.n=int:-5");
+    o.kv_overrides = &neg;
+    o.n_kv_overrides = 1;
+    buf = requant_memory(f, &o, &len, &out);
+    ck_assert_uint_eq(u_of(out, "my.n"), 5);
+    gguf_file_free(out);
+    free(buf);
+    gguf_file_free(f);
+    free(srcbuf);
+}
+END_TEST
+
+START_TEST(prune_layers) {
+    spec s = llama_spec(256, 512, 8);
+    void *srcbuf;
+    size_t srclen;
+    gguf_file *f = model_bytes(&s, &srcbuf, &srclen);
+    /* any order, repeats allowed; layers after the first pruned one numbered again */
+    int32_t prune[] = {5, 2, 5};
+    gguf_requant_options o = opts("Q4_K_M");
+    o.prune_layers = prune;
+    o.n_prune_layers = 3;
+    planned p = plan_of(f, &o);
+    static const int new_layer[8] = {0, 1, -1, 2, 3, -1, 4, 5};
+    size_t kept = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        const gguf_requant_choice *c = pick(&p, layer_name(l, "attn_q.weight"));
+        ck_assert_int_eq(c->pruned, new_layer[l] < 0);
+        if (new_layer[l] >= 0)
+            ck_assert_str_eq(c->name, layer_name((unsigned)new_layer[l], "attn_q.weight"));
+    }
+    for (size_t i = 0; i < gguf_tensor_count(f); i++)
+        kept += !p.ch[i].pruned;
+    ck_assert_uint_eq(kept, gguf_tensor_count(f) - 2 * 9);
+    for (size_t i = 0; i < gguf_tensor_count(f); i++)
+        ck_assert(p.ch[i].pruned ? p.ch[i].position >= kept : p.ch[i].position < kept);
+    ck_assert_str_eq(pick(&p, "output.weight")->name, "output.weight");
+    /* the rules count the tensors kept against the model's own block_count (8), as llama.cpp */
+    for (unsigned l = 0; l < 8; l++) {
+        if (new_layer[l] >= 0)
+            TYPE_IS(p, layer_name(l, "ffn_down.weight"),
+                    more_bits(new_layer[l], 8) ? GGUF_DTYPE_Q6_K : GGUF_DTYPE_Q4_K);
+    }
+    free(p.ch);
+    gguf_file_free(f);
+    /* the file: tensors left out and renamed, block_count last; the data of a renamed tensor
+     * is its source's (Q8_0's types do not depend on the layer) */
+    o = opts("Q8_0");
+    o.prune_layers = prune;
+    o.n_prune_layers = 3;
+    gguf_requant_options plain = opts("Q8_0");
+    size_t len, full_len;
+    gguf_file *out, *full;
+    f = reopen(srcbuf, srclen);
+    void *buf = requant_memory(f, &o, &len, &out);
+    gguf_file_free(f);
+    f = reopen(srcbuf, srclen);
+    void *full_buf = requant_memory(f, &plain, &full_len, &full);
+    gguf_file_free(f);
+    ck_assert_uint_eq(gguf_tensor_count(out), gguf_tensor_count(full) - 18);
+    ck_assert_str_eq(key_at(out, gguf_kv_count(out) - 1), "llama.block_count");
+    ck_assert_uint_eq(u_of(out, "llama.block_count"), 6);
+    for (unsigned l = 0; l < 8; l++) {
+        int64_t a = gguf_tensor_find(full, layer_name(l, "ffn_up.weight"));
+        int64_t b = new_layer[l] < 0 ? -1
+                                     : gguf_tensor_find(out, layer_name((unsigned)new_layer[l],
+                                                                        "ffn_up.weight"));
+        ck_assert(a >= 0 && (new_layer[l] < 0 || b >= 0));
+        if (b < 0)
+            continue;
+        gguf_tensor_info ta, tb;
+        gguf_tensor_get(&ta, full, (size_t)a);
+        gguf_tensor_get(&tb, out, (size_t)b);
+        ck_assert(ta.nbytes == tb.nbytes && memcmp(gguf_tensor_data(full, (size_t)a),
+                                                   gguf_tensor_data(out, (size_t)b),
+                                                   ta.nbytes) == 0);
+    }
+    ck_assert(gguf_tensor_find(out, "blk.6.attn_q.weight") < 0);
+    gguf_file_free(out);
+    gguf_file_free(full);
+    free(buf);
+    free(full_buf);
+    /* the source's order kept: the same tensors, renamed in place, each where its source was */
+    f = reopen(srcbuf, srclen);
+    o.keep_order = 1;
+    buf = requant_memory(f, &o, &len, &out);
+    gguf_file_free(f);
+    f = reopen(srcbuf, srclen);
+    ck_assert_uint_eq(gguf_tensor_count(out), gguf_tensor_count(f) - 18);
+    for (size_t i = 0, k = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info ts, to;
+        gguf_tensor_get(&ts, f, i);
+        int layer = -1;
+        if (sscanf(ts.name, "blk.%d.", &layer) == 1 && new_layer[layer] < 0)
+            continue;
+        gguf_tensor_get(&to, out, k++);
+        ck_assert(strncmp(ts.name + (layer >= 0 ? 6 : 0), to.name + (layer >= 0 ? 6 : 0),
+                          ts.name_len - (layer >= 0 ? 6 : 0)) == 0);
+    }
+    gguf_file_free(out);
+    free(buf);
+    /* a layer below 0 */
+    int32_t negative = -1;
+    o.prune_layers = &negative;
+    o.n_prune_layers = 1;
+    gguf_requant_choice ch[128];
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_requant_plan(ch, f, &o, &err), GGUF_EINVAL);
+    /* layers past the model's: nothing pruned, block_count unchanged */
+    int32_t beyond = 40;
+    o.prune_layers = &beyond;
+    o.keep_order = 0;
+    buf = requant_memory(f, &o, &len, &out);
+    ck_assert_uint_eq(u_of(out, "llama.block_count"), 8);
+    ck_assert_uint_eq(gguf_tensor_count(out), 3 + 8 * 9);
+    gguf_file_free(out);
+    free(buf);
+    gguf_file_free(f);
+    free(srcbuf);
+}
+END_TEST
+
+START_TEST(imatrix_include_exclude) {
+    make_tmpdir();
+    im_spec e[] = {{"blk.0.attn_q.weight", 256, 1},
+                   {"blk.0.ffn_down.weight", 256, 1},
+                   {"blk.1.attn_q.weight", 256, 1}};
+    write_imatrix(tmp("im.gguf"), e, 3, 1);
+    gguf_requant_imatrix *im;
+    ck_assert(gguf_requant_imatrix_load(&im, tmp("im.gguf"), NULL) == 0);
+    const char *ex[] = {"ffn_"};
+    ck_assert(gguf_requant_imatrix_filter(im, ex, 1, 1, NULL) == 0);
+    ck_assert_uint_eq(gguf_requant_imatrix_count(im), 2);
+    ck_assert(gguf_requant_imatrix_find(im, "blk.0.ffn_down.weight", NULL) == NULL);
+    ck_assert(gguf_requant_imatrix_find(im, "blk.1.attn_q.weight", NULL) != NULL);
+    const char *in[] = {"nothing", "blk.1."};
+    ck_assert(gguf_requant_imatrix_filter(im, in, 2, 0, NULL) == 0);
+    ck_assert_uint_eq(gguf_requant_imatrix_count(im), 1);
+    ck_assert(gguf_requant_imatrix_find(im, "blk.1.attn_q.weight", NULL) != NULL);
+    ck_assert(gguf_requant_imatrix_find(im, "blk.0.attn_q.weight", NULL) == NULL);
+    ck_assert_int_eq(gguf_requant_imatrix_filter(NULL, in, 1, 0, NULL), GGUF_EINVAL);
+    gguf_requant_imatrix_free(im);
+    rm_tmpdir();
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
 /* Against llama.cpp (ggml-oracle), when present                                               */
 
 static const char *oracle(void) {
@@ -1730,6 +2016,14 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, imatrix_legacy_format);
     tcase_add_test(tc, requant_with_imatrix);
     tcase_add_test(tc, imatrix_presets);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("llama_quantize_options");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, preset_numbers);
+    tcase_add_test(tc, kv_override_parsing);
+    tcase_add_test(tc, kv_overrides_in_the_output_and_the_rules);
+    tcase_add_test(tc, prune_layers);
+    tcase_add_test(tc, imatrix_include_exclude);
     suite_add_tcase(s, tc);
     tc = tcase_create("imatrix_scale");
     tcase_set_timeout(tc, 20); /* the fixed load takes 0.4 s of CPU, the quadratic one 50 s */

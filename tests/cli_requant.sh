@@ -98,7 +98,7 @@ expect_status 0 "$EDIT" requant "$TMP/q4km.gguf" COPY -o "$TMP/copy.gguf"
 [ "$("$EDIT" get "$TMP/copy.gguf" general.file_type)" = 15 ] && ok || fail "COPY file_type"
 # requantizing a quantized file, into itself
 cp "$TMP/q4km.gguf" "$TMP/self.gguf"
-expect_status 0 "$EDIT" requant "$TMP/self.gguf" Q8_0 -o "$TMP/self.gguf" -v
+expect_status 0 "$EDIT" requant "$TMP/self.gguf" Q8_0 -o "$TMP/self.gguf" -v --allow-requantize
 grep -q "converted" "$TMP/err" && ok || fail "-v prints no summary"
 [ "$("$EDIT" get "$TMP/self.gguf" general.file_type)" = 7 ] && ok || fail "in-place requant"
 expect_status 0 "$EDIT" verify "$TMP/self.gguf"
@@ -141,10 +141,12 @@ if have_oracle; then
             for p in $presets; do
                 "$ORACLE" llama-quantize --allow-requantize "$TMP/$src.gguf" "$TMP/theirs.gguf" \
                     "$p" 2 >/dev/null 2>&1 || { fail "oracle llama-quantize $src $p"; continue; }
-                expect_status 0 "$EDIT" requant "$TMP/$src.gguf" "$p" -o "$TMP/ours.gguf"
+                expect_status 0 "$EDIT" requant "$TMP/$src.gguf" "$p" -o "$TMP/ours.gguf" \
+                    --allow-requantize
                 cmp -s "$TMP/ours.gguf" "$TMP/theirs.gguf" && ok ||
                     fail "$src -> $p: not llama_model_quantize's file"
-                expect_status 0 "$EDIT" requant "$TMP/$src.gguf" "$p" -o "$TMP/kept.gguf" --keep-order
+                expect_status 0 "$EDIT" requant "$TMP/$src.gguf" "$p" -o "$TMP/kept.gguf" --keep-order \
+                    --allow-requantize
                 [ "$(crcs_of "$TMP/kept.gguf")" = "$(crcs_of "$TMP/theirs.gguf")" ] &&
                     [ "$(types_of "$TMP/kept.gguf")" = "$(types_of "$TMP/theirs.gguf")" ] && ok ||
                     fail "$src -> $p --keep-order: tensors differ from llama.cpp's"

@@ -51,14 +51,14 @@ int cli_open_option(int opt, const char *arg, unsigned *flags) {
     }
 }
 
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage, unsigned *flags, int *status) {
+int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                    const char *usage, const char *help, unsigned *flags, int *status) {
     for (;;) {
         int c = getopt_long(argc, argv, shortopts, longopts, NULL);
         if (c == -1)
             return -1;
         if (c == 'h') {
-            fputs(usage, stdout);
+            fputs(help, stdout);
             *status = CLI_OK;
             return CLI_DONE;
         }
@@ -72,6 +72,11 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         }
         return c;
     }
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *usage, unsigned *flags, int *status) {
+    return cli_getopt_help(argc, argv, shortopts, longopts, usage, usage, flags, status);
 }
 
 int cli_operands(int argc, int n, const char *usage) {

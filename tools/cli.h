@@ -45,6 +45,10 @@ int cli_open_option(int opt, const char *arg, unsigned *flags);
 #define CLI_DONE (-2)
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *usage, unsigned *flags, int *status);
+/* The same, for a command whose --help text is long: `help` goes to stdout for --help, the
+ * short `usage` to stderr for a bad option. */
+int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                    const char *usage, const char *help, unsigned *flags, int *status);
 /* 0 when exactly n operands follow the options; else prints the usage and returns CLI_USAGE. */
 int cli_operands(int argc, int n, const char *usage);
 

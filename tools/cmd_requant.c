@@ -1,7 +1,10 @@
 /* gguf-edit requant: requantize a model to a llama.cpp preset (Q4_K_M, Q8_0, ...) or a plain
  * tensor type, choosing each tensor's type as llama.cpp's quantizer does and converting the
- * data as the output is written (streamed, on several threads). The input is never modified
- * unless OUT is FILE itself, which is then replaced atomically. */
+ * data as the output is written (streamed, on several threads). It takes llama-quantize's
+ * arguments too (FILE OUT TYPE [NTHREADS], preset numbers, --allow-requantize, --override-kv,
+ * --prune-layers, ...). The input is never modified unless OUT is FILE itself, which is then
+ * replaced atomically. FILE may be any shard of a split set: the whole set is requantized,
+ * into one file or (--keep-split) into a set with the same shards. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "commands.h"
@@ -10,61 +13,116 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit requant FILE TYPE -o OUT [OPTIONS]\n"
+    "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
+    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n"
+    "(gguf-edit requant --help lists the types and the options)\n";
+
+static const char help_text[] =
+    "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
+    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n"
     "Requantizes FILE to TYPE the way llama.cpp's quantizer does: each tensor gets the type\n"
     "llama-quantize would give it (1-D tensors and norms stay, Q4_K_M keeps half of attn_v and\n"
     "ffn_down at Q6_K, ...), its values are dequantized to f32 and quantized again, and the\n"
     "metadata is llama.cpp's (general.file_type, general.quantization_version).\n"
-    "TYPE is a preset:\n"
+    "TYPE is a preset, by name or by llama-quantize's number (15 is Q4_K_M):\n"
     "  Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M\n"
     "  Q6_K IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4_MOE F16 BF16 F32 COPY, and (with --imatrix)\n"
     "  IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M IQ3_XXS IQ3_XS IQ3_S IQ3_M\n"
     "or a tensor type name (Q4_K, Q5_K, Q3_K, MXFP4, ...): every tensor a preset would\n"
-    "quantize gets that type.\n"
-    "  -o, --output OUT          where to write (required; written atomically)\n"
-    "  --threads N               threads converting data (default: one per CPU)\n"
+    "quantize gets that type. NTHREADS is the same as --threads.\n"
+    "  -o, --output OUT          where to write (written atomically; OUT may be FILE)\n"
+    "  --threads N               threads converting data (default 0: one per CPU)\n"
+    "  --allow-requantize        allow tensors that are quantized already (Q4_K, Q8_0, ...; not\n"
+    "                            F16/BF16) to change type; refused without it, as llama-quantize\n"
+    "                            refuses it: requantizing loses more than quantizing from floats\n"
     "  --tensor-type REGEX=TYPE  tensors whose name matches REGEX (POSIX extended, lower-cased as\n"
     "                            llama-quantize does) get TYPE; the first match wins; repeatable\n"
     "  --tensor-type-file PATH   REGEX=TYPE pairs from a file, separated by blanks or lines\n"
     "  --pure                    no mixture: every quantizable tensor gets TYPE's type\n"
     "  --imatrix FILE            importance matrix (llama-imatrix output, GGUF or legacy)\n"
+    "  --include-weights NAME    use the importance matrix only for tensors whose name contains\n"
+    "                            NAME (repeatable)\n"
+    "  --exclude-weights NAME    do not use it for tensors whose name contains NAME (repeatable;\n"
+    "                            not with --include-weights)\n"
     "  --output-tensor-type T    type of output.weight\n"
     "  --token-embedding-type T  type of the token embeddings\n"
     "  --leave-output-tensor     output.weight keeps its type\n"
+    "  --override-kv KEY=TYPE:VALUE\n"
+    "                            set KEY in the output (TYPE int, float, bool or str; written as\n"
+    "                            llama-quantize writes it: int as UINT32); the type rules see it\n"
+    "                            as llama.cpp's loader does; repeatable\n"
+    "  --prune-layers L0,L1,...  leave these layers out, number the later ones again and set\n"
+    "                            {arch}.block_count (as llama-quantize does)\n"
     "  --keep-order              keep the source's tensor order (default: llama.cpp's, by layer\n"
     "                            then name, which makes the file identical to llama-quantize's)\n"
-    "  --dry-run                 print each tensor's type change and write nothing\n"
+    "  --dry-run                 print each tensor's type and size before and after, and the\n"
+    "                            totals; write nothing\n"
+    "  --max-buffer-size MiB     accepted for llama-quantize's scripts; memory is bounded anyway\n"
+    "                            (a few rows per thread)\n"
     "  --keep-split              a split model stays a split set with the same shards, as\n"
     "                            llama-quantize --keep-split writes it (OUT names the first\n"
     "                            shard, PREFIX-00001-of-0000N.gguf, or the prefix)\n"
+    "  -v, --verbose             print a summary\n"
     "FILE may be any shard of a split set: the whole set is requantized (into one file, or\n"
-    "with --keep-split into a set).\n"
-    "  -v, --verbose             print a summary\n" CLI_OPEN_HELP;
+    "with --keep-split into a set).\n" CLI_OPEN_HELP;
 
 enum {
     OPT_THREADS = 2000, OPT_TENSOR_TYPE, OPT_TENSOR_TYPE_FILE, OPT_PURE, OPT_IMATRIX,
-    OPT_OUTPUT_TYPE, OPT_TOKEN_TYPE, OPT_LEAVE_OUTPUT, OPT_KEEP_ORDER, OPT_DRY_RUN, OPT_KEEP_SPLIT
+    OPT_OUTPUT_TYPE, OPT_TOKEN_TYPE, OPT_LEAVE_OUTPUT, OPT_KEEP_ORDER, OPT_DRY_RUN, OPT_KEEP_SPLIT,
+    OPT_ALLOW_REQUANTIZE, OPT_OVERRIDE_KV, OPT_PRUNE_LAYERS, OPT_INCLUDE_WEIGHTS,
+    OPT_EXCLUDE_WEIGHTS, OPT_MAX_BUFFER_SIZE
 };
 
-typedef struct overrides {
-    gguf_requant_override *o;
-    size_t n, cap;
-} overrides;
+/* What the options collect. */
+typedef struct args {
+    gguf_requant_options ro;
+    gguf_requant_override *tt;   /* --tensor-type, patterns malloc'd */
+    size_t n_tt, cap_tt;
+    gguf_requant_kv *kv;         /* --override-kv */
+    size_t n_kv, cap_kv;
+    int32_t *prune;              /* --prune-layers */
+    size_t n_prune, cap_prune;
+    const char **weights;        /* --include-weights / --exclude-weights */
+    size_t n_weights, cap_weights;
+    int include, exclude;
+    const char *out, *imatrix_path, *type_name;
+    long threads;                /* -1: not given */
+    int verbose, dry_run, pure, keep_split;
+} args;
 
-static void overrides_free(overrides *ov) {
-    for (size_t i = 0; i < ov->n; i++)
-        free((char *)ov->o[i].pattern);
-    free(ov->o);
+static void args_free(args *a) {
+    for (size_t i = 0; i < a->n_tt; i++)
+        free((char *)a->tt[i].pattern);
+    free(a->tt);
+    free(a->kv);
+    free(a->prune);
+    free(a->weights);
+}
+
+/* Room for one more element in *p (of *cap). */
+static int grow(void **p, size_t *cap, size_t n, size_t size) {
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *q = realloc(*p, c * size);
+    if (q == NULL) {
+        cli_errorf("out of memory");
+        return -1;
+    }
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
 /* REGEX=TYPE, the pattern lower-cased as llama-quantize does. */
-static int add_override(overrides *ov, const char *arg) {
+static int add_tensor_type(args *a, const char *arg) {
     const char *eq = strrchr(arg, '=');
     if (eq == NULL || eq == arg || eq[1] == '\0') {
         cli_errorf("--tensor-type takes REGEX=TYPE, not '%s'", arg);
@@ -75,16 +133,8 @@ static int add_override(overrides *ov, const char *arg) {
         cli_errorf("--tensor-type %s: unknown tensor type '%s'", arg, eq + 1);
         return -1;
     }
-    if (ov->n == ov->cap) {
-        size_t cap = ov->cap ? ov->cap * 2 : 8;
-        gguf_requant_override *p = realloc(ov->o, cap * sizeof *p);
-        if (p == NULL) {
-            cli_errorf("out of memory");
-            return -1;
-        }
-        ov->o = p;
-        ov->cap = cap;
-    }
+    if (grow((void **)&a->tt, &a->cap_tt, a->n_tt, sizeof *a->tt) != 0)
+        return -1;
     size_t n = (size_t)(eq - arg);
     char *pat = malloc(n + 1);
     if (pat == NULL) {
@@ -94,11 +144,11 @@ static int add_override(overrides *ov, const char *arg) {
     for (size_t i = 0; i < n; i++)
         pat[i] = (char)tolower((unsigned char)arg[i]);
     pat[n] = '\0';
-    ov->o[ov->n++] = (gguf_requant_override){pat, (uint32_t)type};
+    a->tt[a->n_tt++] = (gguf_requant_override){pat, (uint32_t)type};
     return 0;
 }
 
-static int add_override_file(overrides *ov, const char *path) {
+static int add_tensor_type_file(args *a, const char *path) {
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
         cli_errorf("%s: %s", path, strerror(errno));
@@ -107,9 +157,54 @@ static int add_override_file(overrides *ov, const char *path) {
     char word[4096];
     int rc = 0;
     while (rc == 0 && fscanf(fp, "%4095s", word) == 1)
-        rc = add_override(ov, word);
+        rc = add_tensor_type(a, word);
     fclose(fp);
     return rc;
+}
+
+static int add_kv(args *a, const char *arg) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    if (grow((void **)&a->kv, &a->cap_kv, a->n_kv, sizeof *a->kv) != 0)
+        return -1;
+    if (gguf_requant_kv_parse(&a->kv[a->n_kv], arg, &err) != 0) {
+        cli_errorf("%s", err.message);
+        return -1;
+    }
+    a->n_kv++;
+    return 0;
+}
+
+/* L0,L1,...: layer numbers. */
+static int add_prune(args *a, const char *arg) {
+    const char *p = arg;
+    for (;;) {
+        size_t d = strspn(p, "0123456789");
+        char *end;
+        errno = 0;
+        long v = d > 0 ? strtol(p, &end, 10) : -1;
+        if (d == 0 || (p[d] != ',' && p[d] != '\0') || errno == ERANGE || v > INT32_MAX) {
+            cli_errorf("--prune-layers takes layer numbers separated by commas, not '%s'", arg);
+            return -1;
+        }
+        if (grow((void **)&a->prune, &a->cap_prune, a->n_prune, sizeof *a->prune) != 0)
+            return -1;
+        a->prune[a->n_prune++] = (int32_t)v;
+        if (p[d] == '\0')
+            return 0;
+        p += d + 1;
+    }
+}
+
+static int add_weights(args *a, const char *name, int exclude) {
+    if (grow((void **)&a->weights, &a->cap_weights, a->n_weights, sizeof *a->weights) != 0)
+        return -1;
+    a->weights[a->n_weights++] = name;
+    if (exclude)
+        a->exclude = 1;
+    else
+        a->include = 1;
+    return 0;
 }
 
 static int parse_dtype_arg(const char *opt, const char *arg) {
@@ -119,10 +214,106 @@ static int parse_dtype_arg(const char *opt, const char *arg) {
     return t;
 }
 
+/* 0..256 threads (0: one per CPU). */
+static int parse_threads(long *out, const char *arg) {
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (*arg == '\0' || *end != '\0' || errno == ERANGE || v < 0 || v > 256) {
+        cli_errorf("requant: threads: a number from 0 to 256, not '%s'", arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* One option; -1 on a bad value. */
+static int take_option(args *a, int c, const char *arg) {
+    char *end;
+    switch (c) {
+    case 'o': a->out = arg; return 0;
+    case 'v': a->verbose = 1; return 0;
+    case OPT_THREADS: return parse_threads(&a->threads, arg);
+    case OPT_TENSOR_TYPE: return add_tensor_type(a, arg);
+    case OPT_TENSOR_TYPE_FILE: return add_tensor_type_file(a, arg);
+    case OPT_PURE: a->pure = 1; return 0;
+    case OPT_IMATRIX: a->imatrix_path = arg; return 0;
+    case OPT_INCLUDE_WEIGHTS: return add_weights(a, arg, 0);
+    case OPT_EXCLUDE_WEIGHTS: return add_weights(a, arg, 1);
+    case OPT_OUTPUT_TYPE:
+        return (a->ro.output_type = parse_dtype_arg("--output-tensor-type", arg)) < 0 ? -1 : 0;
+    case OPT_TOKEN_TYPE:
+        return (a->ro.token_embd_type = parse_dtype_arg("--token-embedding-type", arg)) < 0 ? -1
+                                                                                            : 0;
+    case OPT_LEAVE_OUTPUT: a->ro.leave_output = 1; return 0;
+    case OPT_KEEP_ORDER: a->ro.keep_order = 1; return 0;
+    case OPT_DRY_RUN: a->dry_run = 1; return 0;
+    case OPT_KEEP_SPLIT: a->keep_split = 1; return 0;
+    case OPT_ALLOW_REQUANTIZE: a->ro.allow_requantize = 1; return 0;
+    case OPT_OVERRIDE_KV: return add_kv(a, arg);
+    case OPT_PRUNE_LAYERS: return add_prune(a, arg);
+    case OPT_MAX_BUFFER_SIZE:
+        errno = 0;
+        if (strtol(arg, &end, 10) <= 0 || *end != '\0' || errno == ERANGE) {
+            cli_errorf("--max-buffer-size takes a number of MiB above 0, not '%s'", arg);
+            return -1;
+        }
+        return 0; /* memory stays at a few rows per thread whatever the size */
+    default: return -1;
+    }
+}
+
+/* The operands: FILE TYPE [NTHREADS] (with -o OUT) or FILE OUT TYPE [NTHREADS], told apart as
+ * llama-quantize does: by whether the second one is a type. -1: a usage error (said). */
+static int take_operands(args *a, const char **in, int n, char **ops) {
+    gguf_requant_options probe = GGUF_REQUANT_OPTIONS_INIT;
+    gguf_error err;
+    gguf_error_clear(&err);
+    if (n < 2 || n > 4) {
+        cli_errorf(n < 2 ? "requant: give FILE, OUT and TYPE" : "requant: too many arguments");
+        return -1;
+    }
+    *in = ops[0];
+    const char *type, *threads = NULL;
+    if (gguf_requant_parse_type(&probe, ops[1], NULL) == 0) {
+        type = ops[1];
+        if (n == 4) {
+            cli_errorf("requant: too many arguments");
+            return -1;
+        }
+        threads = n == 3 ? ops[2] : NULL;
+    } else if (n == 2) {
+        gguf_requant_parse_type(&probe, ops[1], &err);
+        cli_errorf("requant: %s (see 'gguf-edit requant --help')", err.message);
+        return -1;
+    } else {
+        if (a->out != NULL) {
+            cli_errorf("requant: the output is given twice ('%s' and -o %s)", ops[1], a->out);
+            return -1;
+        }
+        a->out = ops[1];
+        type = ops[2];
+        threads = n == 4 ? ops[3] : NULL;
+    }
+    if (threads != NULL) {
+        if (a->threads >= 0) {
+            cli_errorf("requant: NTHREADS and --threads both given");
+            return -1;
+        }
+        if (parse_threads(&a->threads, threads) != 0)
+            return -1;
+    }
+    if (gguf_requant_parse_type(&a->ro, type, &err) != 0) {
+        cli_errorf("requant: %s (see 'gguf-edit requant --help')", err.message);
+        return -1;
+    }
+    a->type_name = type;
+    return 0;
+}
+
 /* ---- progress on a terminal: tensors and bytes ---- */
 
 typedef struct progress_state {
-    const gguf_file *f;
     uint64_t *ends;   /* cumulative sizes of the output tensors */
     size_t n;
     int last_permille;
@@ -158,7 +349,11 @@ static void show_progress(void *user, uint64_t done, uint64_t total) {
     ps->shown = 1;
 }
 
-/* ---- --dry-run ---- */
+/* ---- --dry-run: the plan, with sizes before and after, as llama-quantize prints them ---- */
+
+static double mib(uint64_t b) {
+    return (double)b / 1048576.0;
+}
 
 static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
     size_t n = gguf_tensor_count(f);
@@ -168,16 +363,185 @@ static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
     for (size_t i = 0; i < n; i++)
         order[ch[i].position] = i;
     char b1[24], b2[24];
+    uint64_t before = 0, after = 0, elems = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k];
         gguf_tensor_info ti;
         gguf_tensor_get(&ti, f, i);
-        printf("%-40.*s %-8s -> %-8s%s%s%s\n", (int)ti.name_len, ti.name,
-               cli_dtype_name(ti.type, b1, sizeof b1), cli_dtype_name(ch[i].type, b2, sizeof b2),
-               ch[i].convert ? "" : "  (kept)", ch[i].fallback ? "  (fallback)" : "",
+        const char *from = cli_dtype_name(ti.type, b1, sizeof b1);
+        if (ch[i].pruned) {
+            printf("%-40.*s %-8s  (pruned)\n", (int)ti.name_len, ti.name, from);
+            continue;
+        }
+        uint64_t nb = ti.nbytes, e = 1;
+        if (ch[i].convert && gguf_dtype_nbytes(&nb, ch[i].type, ti.dims, GGUF_MAX_DIMS, NULL) != 0)
+            nb = UINT64_MAX;
+        for (int d = 0; d < GGUF_MAX_DIMS; d++)
+            e *= ti.dims[d];
+        before += ti.nbytes == UINT64_MAX ? 0 : ti.nbytes;
+        after += nb == UINT64_MAX ? 0 : nb;
+        elems += e;
+        printf("%-40s %-8s -> %-8s %10.3f MiB", ch[i].name, from,
+               cli_dtype_name(ch[i].type, b2, sizeof b2), mib(ti.nbytes));
+        if (ch[i].convert)
+            printf(" -> %10.3f MiB", mib(nb));
+        printf("%s%s%s", ch[i].convert ? "" : "  (kept)", ch[i].fallback ? "  (fallback)" : "",
                ch[i].imatrix ? "  (imatrix)" : "");
+        if ((size_t)ti.name_len != strlen(ch[i].name) ||
+            memcmp(ti.name, ch[i].name, (size_t)ti.name_len) != 0)
+            printf("  (was %.*s)", (int)ti.name_len, ti.name);
+        putchar('\n');
     }
+    double bpw = elems ? 8.0 / (double)elems : 0;
+    printf("model size: %10.2f MiB (%.2f bpw)\n", mib(before), (double)before * bpw);
+    printf("quant size: %10.2f MiB (%.2f bpw)\n", mib(after), (double)after * bpw);
     free(order);
+}
+
+/* The first tensor the plan would requantize from a quantized type: llama.cpp's dry run does
+ * not refuse it, but the real run would. */
+static void note_requantize(const gguf_file *f, const gguf_requant_choice *ch) {
+    size_t n = gguf_tensor_count(f);
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < n; i++) {
+            gguf_tensor_info ti;
+            gguf_tensor_get(&ti, f, i);
+            if (ch[i].position != k || !ch[i].convert || gguf_dtype_block_elems(ti.type) <= 1)
+                continue;
+            char b[24];
+            cli_errorf("note: tensor '%s' is quantized already (%s): without "
+                       "--allow-requantize, the real run refuses it", ch[i].name,
+                       cli_dtype_name(ti.type, b, sizeof b));
+            return;
+        }
+    }
+}
+
+/* ---- the run ---- */
+
+static int load_imatrix(gguf_requant_imatrix **im, const args *a) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    if (gguf_requant_imatrix_load(im, a->imatrix_path, &err) != 0 ||
+        (a->n_weights > 0 &&
+         gguf_requant_imatrix_filter(*im, a->weights, a->n_weights, a->exclude, &err) != 0)) {
+        cli_report(a->imatrix_path, &err);
+        return CLI_BAD;
+    }
+    return CLI_OK;
+}
+
+/* --keep-split: the requantized set written with the input's shards, each file atomically,
+ * named from OUT (the new first shard's name, or the prefix; a trailing .gguf dropped). */
+static int save_shards(const gguf_file *f, gguf_requant *rq, const char *out,
+                       const gguf_write_options *wo, gguf_error *err) {
+    size_t plen = strlen(out);
+    uint32_t count;
+    if (!gguf_split_parse_name(&plen, NULL, &count, out) && plen > 5 &&
+        strcmp(out + plen - 5, ".gguf") == 0)
+        plen -= 5;
+    char *prefix = malloc(plen + 1);
+    if (prefix == NULL) {
+        cli_errorf("out of memory");
+        return -1;
+    }
+    memcpy(prefix, out, plen);
+    prefix[plen] = '\0';
+    gguf_split_options so = GGUF_SPLIT_OPTIONS_INIT;
+    so.mode = GGUF_SPLIT_BY_SHARD;
+    so.quantize_keys = 1;
+    so.fill = gguf_requant_fill;
+    so.fill_user = rq;
+    so.progress = wo->progress;
+    so.progress_user = wo->progress_user;
+    uint32_t n = 0;
+    int rc = gguf_split_save(&n, f, prefix, &so, err);
+    if (rc == 0)
+        fprintf(stderr, "%s: %u shards\n", prefix, n);
+    free(prefix);
+    return rc;
+}
+
+/* Prepares f and writes it to out; prints the summary with -v. */
+static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char *in,
+                        const args *a, int keep_split) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    size_t n = gguf_tensor_count(f), converted = 0, fell = 0;
+    uint64_t in_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info ti;
+        gguf_tensor_get(&ti, f, i);
+        in_bytes += ti.nbytes == UINT64_MAX ? 0 : ti.nbytes;
+        converted += ch[i].convert != 0;
+        fell += ch[i].fallback != 0;
+    }
+    gguf_requant *rq = NULL;
+    progress_state ps = {.last_permille = -1, .start = now_s()};
+    if (gguf_requant_prepare(&rq, f, &a->ro, &err) != 0) {
+        cli_report(in, &err);
+        return CLI_BAD;
+    }
+    gguf_write_options wo = {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_PACKED,
+                             .fill = gguf_requant_fill, .fill_user = rq};
+    n = gguf_tensor_count(f); /* without pruned tensors */
+    if (isatty(STDERR_FILENO) && (ps.ends = malloc((n ? n : 1) * sizeof *ps.ends)) != NULL) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            gguf_tensor_info ti;
+            gguf_tensor_get(&ti, f, i);
+            sum += ti.nbytes;
+            ps.ends[i] = sum;
+        }
+        ps.n = n;
+        wo.progress = show_progress;
+        wo.progress_user = &ps;
+    }
+    int rc = CLI_OK;
+    if (keep_split ? save_shards(f, rq, a->out, &wo, &err) != 0
+                   : gguf_file_save(f, a->out, &wo, &err) != 0) {
+        if (ps.shown)
+            fputc('\n', stderr);
+        ps.shown = 0;
+        /* data problems are the input's; I/O errors name the output */
+        cli_report(err.code == GGUF_EIO && (keep_split || strstr(err.message, a->out)) ? a->out
+                                                                                     : in,
+                   &err);
+        rc = CLI_BAD;
+    }
+    if (ps.shown)
+        fputc('\n', stderr);
+    free(ps.ends);
+    gguf_requant_free(rq);
+    if (rc == CLI_OK && a->verbose) {
+        uint64_t out_bytes = 0;
+        for (size_t i = 0; i < n; i++) {
+            gguf_tensor_info ti;
+            gguf_tensor_get(&ti, f, i);
+            out_bytes += ti.nbytes;
+        }
+        fprintf(stderr, "%s: %s, %zu tensors (%zu converted, %zu fell back to another type), "
+                "tensor data %.2f MiB -> %.2f MiB, %.1f s\n", a->out, a->type_name, n, converted,
+                fell, mib(in_bytes), mib(out_bytes), now_s() - ps.start);
+    }
+    return rc;
+}
+
+/* Refuses one shard of a split model read alone (--one-file): llama.cpp quantizes a set whole,
+ * never one shard. */
+static int refuse_shard(const gguf_file *f, const char *in) {
+    int64_t sc = gguf_kv_find(f, "split.count");
+    uint64_t split_count = 1;
+    int64_t si;
+    int sg;
+    if (gguf_file_shard_count(f) == 1 && sc >= 0 &&
+        gguf_value_get_int(&split_count, &si, &sg, gguf_kv_value(f, (size_t)sc), NULL) == 0 &&
+        split_count > 1) {
+        cli_errorf("%s: one shard of a split model (%" PRIu64 " files): requantize the whole set "
+                   "(without --one-file)", in, split_count);
+        return CLI_BAD;
+    }
+    return CLI_OK;
 }
 
 /* The set's tensors by shard, then by offset in it, as llama-quantize --keep-split has them. */
@@ -215,34 +579,52 @@ static int shard_order(gguf_file *f) {
     return rc;
 }
 
-/* --keep-split: the requantized set written with the input's shards, each file atomically,
- * named from OUT (the new first shard's name, or the prefix; a trailing .gguf dropped). */
-static int save_shards(const gguf_file *f, gguf_requant *rq, const char *out,
-                       const gguf_write_options *wo, gguf_error *err) {
-    size_t plen = strlen(out);
-    uint32_t count;
-    if (!gguf_split_parse_name(&plen, NULL, &count, out) && plen > 5 &&
-        strcmp(out + plen - 5, ".gguf") == 0)
-        plen -= 5;
-    char *prefix = malloc(plen + 1);
-    if (prefix == NULL) {
-        cli_errorf("out of memory");
-        return -1;
+static int run(args *a, const char *in, unsigned flags) {
+    gguf_requant_imatrix *im = NULL;
+    if (a->imatrix_path != NULL) {
+        if (load_imatrix(&im, a) != CLI_OK)
+            return CLI_BAD;
+        a->ro.imatrix = im;
     }
-    memcpy(prefix, out, plen);
-    prefix[plen] = '\0';
-    gguf_split_options so = GGUF_SPLIT_OPTIONS_INIT;
-    so.mode = GGUF_SPLIT_BY_SHARD;
-    so.quantize_keys = 1;
-    so.fill = gguf_requant_fill;
-    so.fill_user = rq;
-    so.progress = wo->progress;
-    so.progress_user = wo->progress_user;
-    uint32_t n = 0;
-    int rc = gguf_split_save(&n, f, prefix, &so, err);
-    if (rc == 0)
-        fprintf(stderr, "%s: %u shards\n", prefix, n);
-    free(prefix);
+    gguf_file *f = cli_open(in, flags);
+    if (f == NULL) {
+        gguf_requant_imatrix_free(im);
+        return CLI_BAD;
+    }
+    int rc = refuse_shard(f, in);
+    size_t n = gguf_tensor_count(f);
+    /* --keep-split: llama.cpp keeps each shard's tensors together, by shard then offset */
+    int keep_split = a->keep_split && gguf_file_shard_count(f) > 1;
+    if (rc == CLI_OK && keep_split) {
+        a->ro.keep_order = 1;
+        if (shard_order(f) != 0)
+            rc = CLI_BAD;
+    }
+    gguf_requant_choice *ch = calloc(n ? n : 1, sizeof *ch);
+    if (rc == CLI_OK && ch == NULL) {
+        cli_errorf("out of memory");
+        rc = CLI_BAD;
+    }
+    /* a dry run lists what a requantization would do, as llama-quantize's does */
+    gguf_requant_options plan_opts = a->ro;
+    if (a->dry_run)
+        plan_opts.allow_requantize = 1;
+    gguf_error err;
+    gguf_error_clear(&err);
+    if (rc == CLI_OK && gguf_requant_plan(ch, f, &plan_opts, &err) != 0) {
+        cli_report(in, &err);
+        rc = CLI_BAD;
+    }
+    if (rc == CLI_OK && a->dry_run) {
+        print_plan(f, ch);
+        if (!a->ro.allow_requantize)
+            note_requantize(f, ch);
+    } else if (rc == CLI_OK) {
+        rc = write_output(f, ch, in, a, keep_split);
+    }
+    free(ch);
+    gguf_file_free(f);
+    gguf_requant_imatrix_free(im);
     return rc;
 }
 
@@ -256,205 +638,60 @@ int cmd_requant(int argc, char **argv) {
         {"tensor-type-file", required_argument, NULL, OPT_TENSOR_TYPE_FILE},
         {"pure", no_argument, NULL, OPT_PURE},
         {"imatrix", required_argument, NULL, OPT_IMATRIX},
+        {"include-weights", required_argument, NULL, OPT_INCLUDE_WEIGHTS},
+        {"exclude-weights", required_argument, NULL, OPT_EXCLUDE_WEIGHTS},
         {"output-tensor-type", required_argument, NULL, OPT_OUTPUT_TYPE},
         {"token-embedding-type", required_argument, NULL, OPT_TOKEN_TYPE},
         {"leave-output-tensor", no_argument, NULL, OPT_LEAVE_OUTPUT},
         {"keep-order", no_argument, NULL, OPT_KEEP_ORDER},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"keep-split", no_argument, NULL, OPT_KEEP_SPLIT},
+        {"allow-requantize", no_argument, NULL, OPT_ALLOW_REQUANTIZE},
+        {"override-kv", required_argument, NULL, OPT_OVERRIDE_KV},
+        {"prune-layers", required_argument, NULL, OPT_PRUNE_LAYERS},
+        {"max-buffer-size", required_argument, NULL, OPT_MAX_BUFFER_SIZE},
         CLI_OPEN_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
-    gguf_requant_options ro = GGUF_REQUANT_OPTIONS_INIT;
-    overrides ov = {0};
-    const char *out = NULL, *imatrix_path = NULL;
+    args a = {.ro = GGUF_REQUANT_OPTIONS_INIT, .threads = -1};
     unsigned flags = CLI_READ_FLAGS;
-    long threads = 0;
-    int verbose = 0, dry_run = 0, pure = 0, keep_split = 0, bad = 0, c;
-    char *end;
-    while (!bad && (c = getopt_long(argc, argv, "ho:v", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            overrides_free(&ov);
-            return CLI_OK;
-        case 'o': out = optarg; break;
-        case 'v': verbose = 1; break;
-        case OPT_THREADS:
-            threads = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || threads < 0 || threads > 256) {
-                cli_errorf("--threads takes a number from 0 to 256, not '%s'", optarg);
-                bad = 1;
-            }
-            break;
-        case OPT_TENSOR_TYPE: bad = add_override(&ov, optarg) != 0; break;
-        case OPT_TENSOR_TYPE_FILE: bad = add_override_file(&ov, optarg) != 0; break;
-        case OPT_PURE: pure = 1; break;
-        case OPT_IMATRIX: imatrix_path = optarg; break;
-        case OPT_OUTPUT_TYPE:
-            bad = (ro.output_type = parse_dtype_arg("--output-tensor-type", optarg)) < 0;
-            break;
-        case OPT_TOKEN_TYPE:
-            bad = (ro.token_embd_type = parse_dtype_arg("--token-embedding-type", optarg)) < 0;
-            break;
-        case OPT_LEAVE_OUTPUT: ro.leave_output = 1; break;
-        case OPT_KEEP_ORDER: ro.keep_order = 1; break;
-        case OPT_DRY_RUN: dry_run = 1; break;
-        case OPT_KEEP_SPLIT: keep_split = 1; break;
-        default: bad = cli_open_option(c, optarg, &flags) <= 0; break;
-        }
+    int status = CLI_OK, c, bad = 0;
+    while (!bad && (c = cli_getopt_help(argc, argv, "ho:v", longopts, usage_text, help_text,
+                                        &flags, &status)) >= 0)
+        bad = take_option(&a, c, optarg) != 0;
+    if (!bad && c == CLI_DONE) {
+        args_free(&a);
+        return status;
     }
-    gguf_error err;
-    gguf_error_clear(&err);
-    if (!bad && optind + 2 != argc) {
-        cli_errorf(optind + 2 > argc ? "requant: give FILE and TYPE" : "requant: too many arguments");
+    const char *in = NULL;
+    if (!bad)
+        bad = take_operands(&a, &in, argc - optind, argv + optind) != 0;
+    if (!bad && a.out == NULL && !a.dry_run) {
+        cli_errorf("requant: give the output file (FILE OUT TYPE, or -o OUT)");
         bad = 1;
     }
-    if (!bad && gguf_requant_parse_type(&ro, argv[optind + 1], &err) != 0) {
-        cli_errorf("requant: %s (see 'gguf-edit requant --help')", err.message);
-        bad = 1;
-    }
-    if (!bad && out == NULL && !dry_run) {
-        cli_errorf("requant: give the output file with -o OUT");
+    if (!bad && a.include && a.exclude) {
+        cli_errorf("requant: --include-weights and --exclude-weights exclude each other");
         bad = 1;
     }
     if (bad) {
-        overrides_free(&ov);
+        args_free(&a);
         fputs(usage_text, stderr);
         return CLI_USAGE;
     }
-    if (pure)
-        ro.pure = 1;
-    if (threads == 0) {
+    if (a.pure)
+        a.ro.pure = 1;
+    if (a.threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? n : 1;
+        a.threads = n > 0 ? n : 1;
     }
-    ro.threads = (unsigned)threads;
-    ro.overrides = ov.o;
-    ro.n_overrides = ov.n;
-
-    const char *in = argv[optind];
-    int rc = CLI_OK;
-    gguf_requant_imatrix *im = NULL;
-    if (imatrix_path != NULL) {
-        if (gguf_requant_imatrix_load(&im, imatrix_path, &err) != 0) {
-            cli_report(imatrix_path, &err);
-            overrides_free(&ov);
-            return CLI_BAD;
-        }
-        ro.imatrix = im;
-    }
-    gguf_file *f = cli_open(in, flags);
-    if (f == NULL) {
-        gguf_requant_imatrix_free(im);
-        overrides_free(&ov);
-        return CLI_BAD;
-    }
-    int64_t sc = gguf_kv_find(f, "split.count");
-    uint64_t split_count = 1;
-    int64_t si;
-    int sg;
-    if (gguf_file_shard_count(f) == 1 && sc >= 0 &&
-        gguf_value_get_int(&split_count, &si, &sg, gguf_kv_value(f, (size_t)sc), NULL) == 0 &&
-        split_count > 1) {
-        /* --one-file on a shard: llama.cpp quantizes a set whole, never one shard */
-        cli_errorf("%s: one shard of a split model (%" PRIu64 " files): requantize the whole set "
-                   "(without --one-file)", in, split_count);
-        rc = CLI_BAD;
-    }
-    size_t n = gguf_tensor_count(f);
-    /* --keep-split: llama.cpp keeps each shard's tensors together, by shard then offset */
-    keep_split = keep_split && gguf_file_shard_count(f) > 1;
-    if (rc == CLI_OK && keep_split) {
-        ro.keep_order = 1;
-        if (shard_order(f) != 0)
-            rc = CLI_BAD;
-    }
-    gguf_requant_choice *ch = calloc(n ? n : 1, sizeof *ch);
-    if (rc == CLI_OK && ch == NULL) {
-        cli_errorf("out of memory");
-        rc = CLI_BAD;
-    }
-    if (rc == CLI_OK && gguf_requant_plan(ch, f, &ro, &err) != 0) {
-        cli_report(in, &err);
-        rc = CLI_BAD;
-    }
-    if (rc == CLI_OK && dry_run) {
-        print_plan(f, ch);
-    } else if (rc == CLI_OK) {
-        uint64_t in_bytes = 0;
-        size_t converted = 0;
-        for (size_t i = 0; i < n; i++) {
-            gguf_tensor_info ti;
-            gguf_tensor_get(&ti, f, i);
-            in_bytes += ti.nbytes == UINT64_MAX ? 0 : ti.nbytes;
-            converted += ch[i].convert != 0;
-        }
-        gguf_requant *rq = NULL;
-        progress_state ps = {.f = f, .n = n, .last_permille = -1, .start = now_s()};
-        if (gguf_requant_prepare(&rq, f, &ro, &err) != 0) {
-            cli_report(in, &err);
-            rc = CLI_BAD;
-        }
-        gguf_write_options wo = {
-            .version = 0,
-            .endian = -1,
-            .layout = GGUF_LAYOUT_PACKED,
-            .fill = gguf_requant_fill,
-            .fill_user = rq,
-        };
-        if (rc == CLI_OK && isatty(STDERR_FILENO)) {
-            ps.ends = malloc((n ? n : 1) * sizeof *ps.ends);
-            uint64_t sum = 0;
-            for (size_t i = 0; ps.ends && i < n; i++) {
-                gguf_tensor_info ti;
-                gguf_tensor_get(&ti, f, i);
-                sum += ti.nbytes;
-                ps.ends[i] = sum;
-            }
-            if (ps.ends) {
-                wo.progress = show_progress;
-                wo.progress_user = &ps;
-            }
-        }
-        if (rc == CLI_OK && keep_split) {
-            if (save_shards(f, rq, out, &wo, &err) != 0) {
-                if (ps.shown)
-                    fputc('\n', stderr);
-                ps.shown = 0;
-                cli_report(err.code == GGUF_EIO ? out : in, &err);
-                rc = CLI_BAD;
-            }
-        } else if (rc == CLI_OK && gguf_file_save(f, out, &wo, &err) != 0) {
-            if (ps.shown)
-                fputc('\n', stderr);
-            ps.shown = 0;
-            /* data problems are the input's; I/O errors name the output */
-            cli_report(err.code == GGUF_EIO && strstr(err.message, out) ? out : in, &err);
-            rc = CLI_BAD;
-        }
-        if (ps.shown)
-            fputc('\n', stderr);
-        free(ps.ends);
-        gguf_requant_free(rq);
-        if (rc == CLI_OK && verbose) {
-            uint64_t out_bytes = 0;
-            for (size_t i = 0; i < n; i++) {
-                gguf_tensor_info ti;
-                gguf_tensor_get(&ti, f, i);
-                out_bytes += ti.nbytes;
-            }
-            size_t fell = 0;
-            for (size_t i = 0; i < n; i++)
-                fell += ch[i].fallback != 0;
-            fprintf(stderr, "%s: %s, %zu tensors (%zu converted, %zu fell back to another type), "
-                    "tensor data %.2f MiB -> %.2f MiB, %.1f s\n", out, argv[optind + 1], n,
-                    converted, fell, in_bytes / 1048576.0, out_bytes / 1048576.0,
-                    now_s() - ps.start);
-        }
-    }
-    free(ch);
-    gguf_file_free(f);
-    gguf_requant_imatrix_free(im);
-    overrides_free(&ov);
+    a.ro.threads = (unsigned)a.threads;
+    a.ro.overrides = a.tt;
+    a.ro.n_overrides = a.n_tt;
+    a.ro.kv_overrides = a.kv;
+    a.ro.n_kv_overrides = a.n_kv;
+    a.ro.prune_layers = a.prune;
+    a.ro.n_prune_layers = a.n_prune;
+    int rc = run(&a, in, flags);
+    args_free(&a);
     return rc;
 }

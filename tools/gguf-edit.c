@@ -22,7 +22,7 @@ static const struct {
     {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]      one tensor's raw bytes, or its values as f32"},
     {"hash", cmd_hash, "hash FILE [--json]                    crc32 of every tensor and of the header"},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},
-    {"requant", cmd_requant, "requant FILE TYPE -o OUT [--threads N] requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
+    {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
     {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit"},
     {"verify", cmd_verify, "verify FILE                          check structure and what llama.cpp refuses"},

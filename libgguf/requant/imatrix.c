@@ -122,6 +122,40 @@ int gguf__imatrix_set_dataset(gguf_requant_imatrix *im, const char *s, size_t le
     return im->dataset ? 0 : gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
 }
 
+static bool names_any(const char *name, const char *const *names, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        if (names[k] != NULL && strstr(name, names[k]) != NULL)
+            return true;
+    }
+    return false;
+}
+
+int gguf_requant_imatrix_filter(gguf_requant_imatrix *im, const char *const *names, size_t n,
+                                int exclude, gguf_error *err) {
+    if (im == NULL || (names == NULL && n > 0))
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no imatrix to filter");
+    gguf__hashset set;
+    if (gguf__hashset_init(&set, im->n) != 0)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    size_t kept = 0;
+    for (size_t i = 0; i < im->n; i++) {
+        gguf__imatrix_entry *e = &im->e[i];
+        if (names_any(e->name, names, n) == (exclude != 0)) {
+            gguf__free(e->name);
+            gguf__free(e->w);
+            continue;
+        }
+        im->e[kept] = *e;
+        /* cannot fail: the set has room for every entry */
+        gguf__hashset_insert(&set, (uint32_t)kept, entry_name, im);
+        kept++;
+    }
+    im->n = kept;
+    gguf__hashset_free(&im->by_name);
+    im->by_name = set;
+    return 0;
+}
+
 size_t gguf_requant_imatrix_count(const gguf_requant_imatrix *im) {
     return im ? im->n : 0;
 }

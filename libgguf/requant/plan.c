@@ -9,9 +9,11 @@
  *   5. Finally the fallback of a type whose block does not divide the row length.
  *
  * Tensors are considered in llama.cpp's order: by layer number ("blk.N."), tensors without one
- * first, then by name; the counters of the mixture advance in that order. Then what the data
- * needs is checked: importance matrices of the right size, kernels that can read and write the
- * types. */
+ * first, then by name; the counters of the mixture advance in that order. With layers to
+ * prune, their tensors are left out and the rules see the others under their new names
+ * (prune.c). Then what the data needs is checked: an importance matrix where a type needs one,
+ * of the right size, kernels that can read and write the types, and (unless allowed) no source
+ * that is quantized already. */
 #include "requant/requant.h"
 
 #include <regex.h>
@@ -23,11 +25,18 @@ typedef struct plan_ctx {
     const gguf_file *f;
     const gguf_requant_options *opt;
     gguf__requant_policy pol;
-    regex_t *re;   /* compiled override patterns */
+    regex_t *re;     /* compiled override patterns */
     size_t n_re;
-    char **names;  /* NUL-terminated copies of the tensor names */
-    size_t *order; /* llama.cpp's order */
+    char **names;    /* NUL-terminated copies of the tensor names */
+    char **renamed;  /* with pruned layers: the names in the output (NULL: pruned); else NULL */
+    size_t *order;   /* llama.cpp's order */
+    uint32_t n_layers_kept;
 } plan_ctx;
+
+/* Tensor i's name in the output, which the rules see (NULL: pruned). */
+static const char *out_name(const plan_ctx *p, size_t i) {
+    return p->renamed ? p->renamed[i] : p->names[i];
+}
 
 /* A tensor's place in llama.cpp's order: by layer (-1 without "blk.N."), then by name (byte
  * order, as std::string compares), then (duplicate names in lenient files) by index. */
@@ -51,11 +60,14 @@ static void plan_ctx_free(plan_ctx *p) {
     for (size_t i = 0; i < p->n_re; i++)
         regfree(&p->re[i]);
     gguf__free(p->re);
-    if (p->names) {
-        for (size_t i = 0; i < gguf_tensor_count(p->f); i++)
+    for (size_t i = 0; i < gguf_tensor_count(p->f); i++) {
+        if (p->names)
             gguf__free(p->names[i]);
+        if (p->renamed)
+            gguf__free(p->renamed[i]);
     }
     gguf__free(p->names);
+    gguf__free(p->renamed);
     gguf__free(p->order);
 }
 
@@ -82,21 +94,16 @@ static int compile_overrides(plan_ctx *p, gguf_error *err) {
     return 0;
 }
 
-/* Names, categories counted, llama.cpp's order. */
+/* Names, llama.cpp's order (of the source's names), the output's names, categories counted
+ * (of the tensors kept, by their output names, as llama.cpp counts them after pruning). */
 static int read_tensors(plan_ctx *p, gguf_error *err) {
     size_t n = gguf_tensor_count(p->f);
-    p->pol.tied = true;
     for (size_t i = 0; i < n; i++) {
         gguf_tensor_info ti;
         gguf_tensor_get(&ti, p->f, i);
         p->names[i] = gguf__strndup(ti.name, ti.name_len);
         if (p->names[i] == NULL)
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-        enum gguf__requant_cat c = gguf__requant_category(p->names[i]);
-        if ((GGUF__CATS_ATTN_V_LIKE >> c) & 1)
-            p->pol.n_wv++;
-        if (c == GGUF__CAT_OUTPUT)
-            p->pol.tied = false;
     }
     order_key *keys = gguf__malloc((n ? n : 1) * sizeof *keys);
     if (keys == NULL)
@@ -110,6 +117,25 @@ static int read_tensors(plan_ctx *p, gguf_error *err) {
     for (size_t k = 0; k < n; k++)
         p->order[k] = keys[k].index;
     gguf__free(keys);
+    if (p->opt->n_prune_layers > 0) {
+        p->renamed = gguf__calloc(n ? n : 1, sizeof *p->renamed);
+        if (p->renamed == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        int rc = gguf__requant_prune(p->renamed, &p->n_layers_kept, p->names, p->order, n,
+                                     p->opt, err);
+        if (rc != 0)
+            return rc;
+    }
+    p->pol.tied = true;
+    for (size_t i = 0; i < n; i++) {
+        if (out_name(p, i) == NULL)
+            continue;
+        enum gguf__requant_cat c = gguf__requant_category(out_name(p, i));
+        if ((GGUF__CATS_ATTN_V_LIKE >> c) & 1)
+            p->pol.n_wv++;
+        if (c == GGUF__CAT_OUTPUT)
+            p->pol.tied = false;
+    }
     return 0;
 }
 
@@ -128,7 +154,7 @@ static int plan_init(plan_ctx *p, const gguf_file *f, const gguf_requant_options
                           "unknown output or token embedding type");
     p->pol.def = gguf__requant_preset_dtype(opt->ftype);
     p->pol.has_imatrix = opt->imatrix != NULL && opt->imatrix->n > 0;
-    gguf__requant_read_model(&p->pol.m, f);
+    gguf__requant_read_model(&p->pol.m, f, opt);
     size_t n = gguf_tensor_count(f);
     p->names = gguf__calloc(n ? n : 1, sizeof *p->names);
     p->order = gguf__malloc((n ? n : 1) * sizeof *p->order);
@@ -147,11 +173,15 @@ static bool matches(const plan_ctx *p, size_t k, const char *name) {
 /* The type of tensor i (llama_tensor_get_type). */
 static int choose(gguf_requant_choice *ch, plan_ctx *p, size_t i, gguf_error *err) {
     const gguf_requant_options *opt = p->opt;
-    const char *name = p->names[i];
+    const char *name = out_name(p, i);
     gguf_tensor_info ti;
     gguf_tensor_get(&ti, p->f, i);
     memset(ch, 0, sizeof *ch);
     ch->type = ti.type;
+    snprintf(ch->name, sizeof ch->name, "%s", name ? name : p->names[i]);
+    ch->pruned = name == NULL;
+    if (ch->pruned)
+        return 0;
     ch->allowed = gguf__requant_allowed(name, &ti, opt);
     if (!ch->allowed)
         return 0;
@@ -194,21 +224,32 @@ static int choose(gguf_requant_choice *ch, plan_ctx *p, size_t i, gguf_error *er
     return rc;
 }
 
-/* What the data of a tensor that changes type needs: an importance matrix of the right size
- * where its type needs one, kernels that read and write its types. */
+/* A type that needs an importance matrix without one: llama.cpp checks every tensor for this
+ * before it starts. */
+static int check_imatrix_given(const gguf_requant_choice *c, const plan_ctx *p, size_t i,
+                               gguf_error *err) {
+    const char *name = out_name(p, i);
+    if (name == NULL || p->pol.has_imatrix || !c->allowed ||
+        !gguf__requant_needs_imatrix(name, c->type, p->opt->ftype))
+        return 0;
+    return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                      "tensor '%s': type %s needs an importance matrix (--imatrix)", name,
+                      gguf_dtype_name(c->type));
+}
+
+/* What the data of a tensor that changes type needs: kernels that read and write its types,
+ * an importance matrix of the right size where its type needs one (found by the source's name,
+ * as llama.cpp maps renumbered layers back), and a source that is not quantized already unless
+ * requantizing is allowed. */
 static int check_data(gguf_requant_choice *c, const plan_ctx *p, size_t i, gguf_error *err) {
     const gguf_requant_options *opt = p->opt;
     gguf_tensor_info ti;
     gguf_tensor_get(&ti, p->f, i);
-    const char *name = p->names[i];
-    c->convert = c->type != ti.type;
-    bool need = c->allowed && gguf__requant_needs_imatrix(name, c->type, opt->ftype);
-    if (need && !p->pol.has_imatrix)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "tensor '%s': type %s needs an importance matrix (--imatrix)", name,
-                          gguf_dtype_name(c->type));
+    const char *name = out_name(p, i);
+    c->convert = name != NULL && c->type != ti.type;
     if (!c->convert)
         return 0;
+    bool need = c->allowed && gguf__requant_needs_imatrix(name, c->type, opt->ftype);
     if (ti.nbytes == UINT64_MAX || !gguf_quant_can_dequantize(ti.type)) {
         char tb[16];
         snprintf(tb, sizeof tb, "%u", ti.type);
@@ -221,7 +262,7 @@ static int check_data(gguf_requant_choice *c, const plan_ctx *p, size_t i, gguf_
                           "tensor '%s': this build cannot quantize to %s", name,
                           gguf_dtype_name(c->type));
     if (p->pol.has_imatrix) {
-        const gguf__imatrix_entry *e = gguf__imatrix_lookup(opt->imatrix, name);
+        const gguf__imatrix_entry *e = gguf__imatrix_lookup(opt->imatrix, p->names[i]);
         uint64_t want = ti.dims[0] * ti.dims[2];
         if (e && e->n == want && ti.dims[3] == 1)
             c->imatrix = 1;
@@ -238,11 +279,17 @@ static int check_data(gguf_requant_choice *c, const plan_ctx *p, size_t i, gguf_
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "tensor '%s': %s needs an importance matrix", name,
                           gguf_dtype_name(c->type));
+    if (!opt->allow_requantize && gguf_dtype_block_elems(ti.type) > 1)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "tensor '%s' is quantized already (%s): requantizing from %s is "
+                          "disabled without --allow-requantize (it loses more quality than "
+                          "quantizing from F32, F16 or BF16)", name, gguf_dtype_name(ti.type),
+                          gguf_dtype_name(ti.type));
     return 0;
 }
 
-int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
-                      const gguf_requant_options *opt, gguf_error *err) {
+int gguf__requant_plan(gguf_requant_choice *out, gguf__requant_plan_info *info,
+                       const gguf_file *f, const gguf_requant_options *opt, gguf_error *err) {
     if (out == NULL || f == NULL || opt == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to plan");
     plan_ctx p;
@@ -251,16 +298,33 @@ int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
     gguf_requant_choice *ch = rc == 0 ? gguf__calloc(n ? n : 1, sizeof *ch) : NULL;
     if (rc == 0 && ch == NULL)
         rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    size_t kept = 0, pruned = 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
         size_t i = p.order[k];
         rc = choose(&ch[i], &p, i, err);
-        ch[i].position = k;
+        kept += !ch[i].pruned;
     }
+    /* positions: the tensors kept in llama.cpp's order, then the pruned ones */
+    for (size_t k = 0, at = 0; rc == 0 && k < n; k++) {
+        gguf_requant_choice *c = &ch[p.order[k]];
+        c->position = c->pruned ? kept + pruned++ : at++;
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        rc = check_imatrix_given(&ch[p.order[k]], &p, p.order[k], err);
     for (size_t k = 0; rc == 0 && k < n; k++)
         rc = check_data(&ch[p.order[k]], &p, p.order[k], err);
     if (rc == 0)
         memcpy(out, ch, n * sizeof *ch);
+    if (rc == 0 && info != NULL) {
+        memcpy(info->arch, p.pol.m.arch, sizeof info->arch);
+        info->n_layers_kept = p.n_layers_kept;
+    }
     gguf__free(ch);
     plan_ctx_free(&p);
     return rc;
+}
+
+int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
+                      const gguf_requant_options *opt, gguf_error *err) {
+    return gguf__requant_plan(out, NULL, f, opt, err);
 }

@@ -1,7 +1,8 @@
 /* Preparing the output: the metadata llama.cpp writes (general.quantization_version and
- * general.file_type moved to the end, split keys removed, quantize.imatrix.* added), each
- * tensor's new type and the job that fills its bytes, llama.cpp's tensor order; then
- * gguf_requant_save writes the file with run.c's fill callback. */
+ * general.file_type moved to the end, split keys removed, the caller's key overrides,
+ * quantize.imatrix.*, {arch}.block_count after pruning), each tensor's new type and the job
+ * that fills its bytes, llama.cpp's tensor order, pruned tensors removed and the others
+ * renamed; then gguf_requant_save writes the file with run.c's fill callback. */
 #define _GNU_SOURCE /* strnlen */
 #include "requant/requant.h"
 
@@ -66,9 +67,10 @@ static int check_imatrix(const gguf_requant_imatrix *im, gguf_error *err) {
     return 0;
 }
 
-/* The keys llama.cpp sets, in its order. */
+/* The keys llama.cpp sets, in its order (its tool passes the imatrix keys as overrides after
+ * the user's). */
 static int write_metadata(gguf_file *f, const gguf_requant_options *opt, const size_t *order,
-                          gguf_error *err) {
+                          const gguf__requant_plan_info *info, gguf_error *err) {
     uint32_t ftype = opt->copy ? copy_ftype(f, order) : opt->ftype;
     int rc = move_u32(f, "general.quantization_version", GGUF__QNT_VERSION, err);
     if (rc == 0)
@@ -78,6 +80,8 @@ static int write_metadata(gguf_file *f, const gguf_requant_options *opt, const s
         if (gguf_kv_find(f, split_keys[k]) >= 0)
             rc = gguf_kv_remove(f, split_keys[k], err);
     }
+    if (rc == 0)
+        rc = gguf__requant_kv_write(f, opt, err);
     const gguf_requant_imatrix *im = opt->imatrix;
     if (rc == 0 && im && im->n > 0) {
         rc = move_str(f, "quantize.imatrix.file", im->path, err);
@@ -88,6 +92,11 @@ static int write_metadata(gguf_file *f, const gguf_requant_options *opt, const s
         if (rc == 0 && im->chunk_count > 0)
             rc = move_u32(f, "quantize.imatrix.chunks_count", im->chunk_count, err);
     }
+    if (rc == 0 && opt->n_prune_layers > 0) {
+        char key[96];
+        snprintf(key, sizeof key, "%s.block_count", info->arch);
+        rc = move_u32(f, key, info->n_layers_kept, err);
+    }
     return rc;
 }
 
@@ -97,8 +106,7 @@ static int make_jobs(gguf__requant_job *jobs, const gguf_file *f, const gguf_req
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         const gguf__tensor *src = &f->tensors[i];
         gguf__requant_job *t = &jobs[i];
-        snprintf(t->name, sizeof t->name, "%.*s", (int)(src->name_len < 64 ? src->name_len : 64),
-                 src->name);
+        snprintf(t->name, sizeof t->name, "%s", ch[i].name);
         t->convert = ch[i].convert;
         if (!t->convert)
             continue;
@@ -116,28 +124,85 @@ static int make_jobs(gguf__requant_job *jobs, const gguf_file *f, const gguf_req
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                               "tensor '%s': rows of %lld do not fit its type", t->name,
                               (long long)t->n_per_row);
-        if (ch[i].imatrix)
-            t->imatrix = gguf__imatrix_lookup(im, t->name)->w;
+        if (ch[i].imatrix) { /* found by the source's name, as the plan did */
+            char name[72];
+            snprintf(name, sizeof name, "%.*s", (int)(src->name_len < 64 ? src->name_len : 64),
+                     src->name);
+            t->imatrix = gguf__imatrix_lookup(im, name)->w;
+        }
     }
     return 0;
 }
 
-/* Puts the tensors (and their jobs) in llama.cpp's order. */
-static int reorder(gguf_file *f, gguf__requant_job *jobs, const size_t *order, size_t n,
+/* Puts the tensors (and their jobs) in llama.cpp's order; cur[k] becomes the source index of
+ * tensor k. */
+static int reorder(gguf_file *f, gguf__requant_job *jobs, size_t *cur, size_t n,
                    gguf_error *err) {
     if (n == 0)
         return 0;
     gguf__requant_job *moved = gguf__malloc(n * sizeof *moved);
     if (moved == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    int rc = gguf_tensor_reorder(f, order, n, err);
+    int rc = gguf_tensor_reorder(f, cur, n, err);
     if (rc == 0) {
         for (size_t k = 0; k < n; k++)
-            moved[k] = jobs[order[k]];
+            moved[k] = jobs[cur[k]];
         memcpy(jobs, moved, n * sizeof *moved);
     }
     gguf__free(moved);
     return rc;
+}
+
+/* The name of tensor k of f, as a C string (names are at most 64 bytes). */
+static void name_at(char *buf, size_t size, const gguf_file *f, size_t k) {
+    gguf_tensor_info ti;
+    gguf_tensor_get(&ti, f, k);
+    snprintf(buf, size, "%.*s", (int)(ti.name_len < 64 ? ti.name_len : 64), ti.name);
+}
+
+/* Removes the pruned tensors (and their jobs, and their places in cur); *n becomes the number
+ * of tensors left. */
+static int remove_pruned(gguf_file *f, gguf__requant_job *jobs, size_t *cur,
+                         const gguf_requant_choice *ch, size_t *n, gguf_error *err) {
+    for (size_t k = *n; k-- > 0;) {
+        if (!ch[cur[k]].pruned)
+            continue;
+        char name[72];
+        name_at(name, sizeof name, f, k);
+        if (gguf_tensor_find(f, name) != (int64_t)k)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "tensor '%s': its name is not unique, so its layer cannot be pruned",
+                              name);
+        int rc = gguf_tensor_remove(f, name, err);
+        if (rc != 0)
+            return rc;
+        memmove(&jobs[k], &jobs[k + 1], (*n - k - 1) * sizeof *jobs);
+        memmove(&cur[k], &cur[k + 1], (*n - k - 1) * sizeof *cur);
+        (*n)--;
+    }
+    return 0;
+}
+
+/* Gives the tensors left their new names: through temporary names first, so that a new name
+ * that another tensor still has is no obstacle. */
+static int rename_layers(gguf_file *f, const size_t *cur, const gguf_requant_choice *ch,
+                         size_t n, gguf_error *err) {
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < n; k++) {
+            char name[72], tmp[32];
+            name_at(name, sizeof name, f, k);
+            snprintf(tmp, sizeof tmp, "\x01requant.%zu", k);
+            const char *to = pass == 0 ? tmp : ch[cur[k]].name;
+            if (pass == 1 && strcmp(name, tmp) != 0)
+                continue; /* not renamed */
+            if (pass == 0 && strcmp(name, ch[cur[k]].name) == 0)
+                continue;
+            int rc = gguf_tensor_rename(f, name, to, err);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
 }
 
 int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_options *opt,
@@ -146,21 +211,22 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to requantize");
     size_t n = gguf_tensor_count(f);
     gguf_requant_choice *ch = gguf__calloc(n ? n : 1, sizeof *ch);
-    size_t *order = gguf__malloc((n ? n : 1) * sizeof *order);
+    size_t *cur = gguf__malloc((n ? n : 1) * sizeof *cur);
     gguf_requant *rq = gguf__requant_new(f, n, opt->threads);
-    if (ch == NULL || order == NULL || rq == NULL) {
+    if (ch == NULL || cur == NULL || rq == NULL) {
         gguf__free(ch);
-        gguf__free(order);
+        gguf__free(cur);
         gguf_requant_free(rq);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    int rc = gguf_requant_plan(ch, f, opt, err);
+    gguf__requant_plan_info info;
+    int rc = gguf__requant_plan(ch, &info, f, opt, err);
     if (rc == 0)
         rc = check_imatrix(opt->imatrix, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        order[ch[i].position] = i;
+        cur[ch[i].position] = i; /* llama.cpp's order */
     if (rc == 0)
-        rc = write_metadata(f, opt, order, err);
+        rc = write_metadata(f, opt, cur, &info, err);
     gguf__requant_job *jobs = gguf__requant_jobs(rq);
     if (rc == 0)
         rc = make_jobs(jobs, f, ch, opt->imatrix, err);
@@ -169,10 +235,19 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
             rc = gguf_tensor_set_type(f, i, ch[i].type, err);
     }
     if (rc == 0 && !opt->keep_order)
-        rc = reorder(f, jobs, order, n, err);
+        rc = reorder(f, jobs, cur, n, err);
+    else
+        for (size_t k = 0; k < n; k++)
+            cur[k] = k; /* the source's order */
+    size_t left = n;
+    if (rc == 0 && opt->n_prune_layers > 0)
+        rc = remove_pruned(f, jobs, cur, ch, &left, err);
+    if (rc == 0 && opt->n_prune_layers > 0)
+        rc = rename_layers(f, cur, ch, left, err);
+    gguf__requant_keep(rq, left);
     if (rc == 0)
         f->must_pack = true;
-    gguf__free(order);
+    gguf__free(cur);
     gguf__free(ch);
     if (rc != 0) {
         gguf_requant_free(rq);

@@ -4,6 +4,8 @@
 #include "requant/requant.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct preset {
@@ -108,6 +110,17 @@ int gguf_requant_parse_type(gguf_requant_options *opt, const char *name, gguf_er
             opt->copy = 0;
             return 0;
         }
+    }
+    /* a preset's number, as llama-quantize takes it ("15": Q4_K_M; "0": F32, not COPY) */
+    if (isdigit((unsigned char)name[0]) && strspn(name, "0123456789") == strlen(name)) {
+        unsigned long v = strlen(name) <= 3 ? strtoul(name, NULL, 10) : ULONG_MAX;
+        if (v < GGUF_REQUANT_FTYPE_COUNT && presets[v].name) {
+            opt->ftype = (uint32_t)v;
+            opt->copy = 0;
+            return 0;
+        }
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "%s is not the number of a preset", name);
     }
     int t = gguf_dtype_parse(name);
     if (t >= 0 && (t == GGUF_DTYPE_F32 || ftype_of_dtype[t] != 0)) {

@@ -3,7 +3,9 @@
  *
  *   presets.c         the presets (llama_ftype): names, default types, parsing a TYPE argument
  *   category.c        what a tensor is from its name: category, layer, may it change type at all
+ *   kv_override.c     --override-kv: parsing, writing, what the model's reading sees
  *   model.c           the model as far as the rules look at it (architecture, layers, heads)
+ *   prune.c           --prune-layers: which tensors go, how the layers after them are renamed
  *   rules.c           the mixture rules as tables, and their evaluation for one tensor
  *   imatrix.c         the importance matrix: its entries, found by name through a hash set
  *   imatrix_gguf.c    llama-imatrix's GGUF format          imatrix_legacy.c  its older format
@@ -72,7 +74,29 @@ typedef struct gguf__requant_model {
     uint32_t n_expert; /* {arch}.expert_count */
 } gguf__requant_model;
 
-GGUF_HIDDEN void gguf__requant_read_model(gguf__requant_model *m, const gguf_file *f);
+/* Reads the model from f's keys, or from the first override of a key of the type llama.cpp's
+ * loader expects for it. */
+GGUF_HIDDEN void gguf__requant_read_model(gguf__requant_model *m, const gguf_file *f,
+                                          const gguf_requant_options *opt);
+
+/* ---- key overrides (kv_override.c) ---- */
+
+/* Writes opt's key overrides into f, in order. */
+GGUF_HIDDEN int gguf__requant_kv_write(gguf_file *f, const gguf_requant_options *opt,
+                                       gguf_error *err);
+/* The first override of key, if it has this type (a gguf_requant_kv_type); else NULL. */
+GGUF_HIDDEN const gguf_requant_kv *gguf__requant_kv_find(const gguf_requant_options *opt,
+                                                         const char *key, int type);
+
+/* ---- layer pruning (prune.c) ---- */
+
+/* For the n tensors named names[] (taken in llama.cpp's order[]), sets out[i] to tensor i's
+ * name in the output (an allocation) or NULL when its layer is pruned, and *n_layers to the
+ * layers kept. Fails with GGUF_EINVAL (a negative layer to prune, a layer number past INT_MAX,
+ * a new name over 64 bytes) or GGUF_ENOMEM; out[] is then the caller's to free. */
+GGUF_HIDDEN int gguf__requant_prune(char **out, uint32_t *n_layers, char *const *names,
+                                    const size_t *order, size_t n,
+                                    const gguf_requant_options *opt, gguf_error *err);
 
 /* ---- the mixture rules (rules.c) ---- */
 
@@ -147,6 +171,19 @@ GGUF_HIDDEN int gguf__imatrix_load_gguf(gguf_requant_imatrix *im, const char *pa
 GGUF_HIDDEN int gguf__imatrix_load_legacy(gguf_requant_imatrix *im, const uint8_t *p,
                                           size_t size, const char *path, gguf_error *err);
 
+/* ---- the plan (plan.c) ---- */
+
+/* What the plan learnt besides the choices. */
+typedef struct gguf__requant_plan_info {
+    char arch[64];          /* the architecture the rules saw */
+    uint32_t n_layers_kept; /* with layers to prune: the layers left */
+} gguf__requant_plan_info;
+
+/* gguf_requant_plan, and what it learnt (info may be NULL). */
+GGUF_HIDDEN int gguf__requant_plan(gguf_requant_choice *out, gguf__requant_plan_info *info,
+                                   const gguf_file *f, const gguf_requant_options *opt,
+                                   gguf_error *err);
+
 /* ---- the data (run.c) ---- */
 
 /* One tensor of the output, as the fill callback needs it. */
@@ -167,5 +204,7 @@ GGUF_HIDDEN gguf_requant *gguf__requant_new(const gguf_file *f, size_t n_tensors
                                             unsigned threads);
 /* The job of output tensor i (i < n_tensors). */
 GGUF_HIDDEN gguf__requant_job *gguf__requant_jobs(gguf_requant *rq);
+/* Only the first n jobs are the output's (the rest were pruned). */
+GGUF_HIDDEN void gguf__requant_keep(gguf_requant *rq, size_t n);
 
 #endif /* LIBGGUF_REQUANT_H */

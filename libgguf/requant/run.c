@@ -65,6 +65,11 @@ gguf__requant_job *gguf__requant_jobs(gguf_requant *rq) {
     return rq->t;
 }
 
+void gguf__requant_keep(gguf_requant *rq, size_t n) {
+    if (n < rq->n)
+        rq->n = n;
+}
+
 void gguf_requant_free(gguf_requant *rq) {
     if (rq == NULL)
         return;
