@@ -1052,6 +1052,10 @@ START_TEST(allocation_failures_fail_cleanly) {
     gguf_file *f0 = model_bytes(&s, &srcbuf, &srclen);
     gguf_file_free(f0);
     gguf_requant_override ov = {"attn_q", GGUF_DTYPE_Q8_0};
+    gguf_requant_kv kv[2];
+    ck_assert(gguf_requant_kv_parse(&kv[0], "general.name=str:x", NULL) == 0);
+    ck_assert(gguf_requant_kv_parse(&kv[1], "my.n=int:3", NULL) == 0);
+    int32_t prune = 0;
     int ok = 0;
     for (long n = 1; n < 100000 && !ok; n++) {
         gguf_file *f;
@@ -1060,6 +1064,10 @@ START_TEST(allocation_failures_fail_cleanly) {
         o.overrides = &ov;
         o.n_overrides = 1;
         o.threads = 2;
+        o.kv_overrides = kv;
+        o.n_kv_overrides = 2;
+        o.prune_layers = &prune;
+        o.n_prune_layers = 1;
         gguf_requant *rq = NULL;
         gguf_error err;
         gguf_error_clear(&err);
