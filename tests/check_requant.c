@@ -1997,6 +1997,7 @@ int main(int argc, char **argv) {
     }
     Suite *s = suite_create("requant");
     TCase *tc = tcase_create("policy");
+    tcase_set_timeout(tc, 120); /* models of 80 layers built under sanitizers on a busy machine */
     tcase_add_test(tc, preset_names);
     tcase_add_test(tc, q4_k_m_mixture);
     tcase_add_test(tc, k_quant_presets);

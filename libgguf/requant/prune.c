@@ -47,9 +47,10 @@ static int prune_list(int32_t **out, size_t *n, const gguf_requant_options *opt,
     for (size_t k = 0; k < opt->n_prune_layers; k++) {
         l[k] = opt->prune_layers[k];
         if (l[k] < 0) {
+            int32_t bad = l[k];
             gguf__free(l);
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                              "layer %d to prune: layers are numbered from 0", (int)l[k]);
+                              "layer %d to prune: layers are numbered from 0", (int)bad);
         }
     }
     qsort(l, opt->n_prune_layers, sizeof *l, int_cmp);
