@@ -1147,8 +1147,8 @@ typedef struct gguf_requant_choice {
     int imatrix;       /* converted with importance weights */
     size_t position;   /* its place in llama.cpp's tensor order (pruned tensors after the rest) */
     int pruned;        /* left out by opt->prune_layers */
-    char name[80];     /* its name in the output: the source's, or with its layer numbered again
-                          by opt->prune_layers */
+    char name[GGUF_TENSOR_NAME_MAX + 16]; /* its name in the output: the source's, or with its
+                                             layer numbered again by opt->prune_layers */
 } gguf_requant_choice;
 
 /* Fills out[i] for each tensor i of f (in f's order) without changing anything. Fails with

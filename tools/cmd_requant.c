@@ -375,11 +375,11 @@ static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
         }
         uint64_t nb = ti.nbytes, e = 1;
         if (ch[i].convert && gguf_dtype_nbytes(&nb, ch[i].type, ti.dims, GGUF_MAX_DIMS, NULL) != 0)
-            nb = UINT64_MAX;
+            nb = GGUF_NBYTES_UNKNOWN;
         for (int d = 0; d < GGUF_MAX_DIMS; d++)
             e *= ti.dims[d];
-        before += ti.nbytes == UINT64_MAX ? 0 : ti.nbytes;
-        after += nb == UINT64_MAX ? 0 : nb;
+        before += ti.nbytes == GGUF_NBYTES_UNKNOWN ? 0 : ti.nbytes;
+        after += nb == GGUF_NBYTES_UNKNOWN ? 0 : nb;
         elems += e;
         printf("%-40s %-8s -> %-8s %10.3f MiB", ch[i].name, from,
                cli_dtype_name(ch[i].type, b2, sizeof b2), mib(ti.nbytes));
@@ -472,7 +472,7 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
     for (size_t i = 0; i < n; i++) {
         gguf_tensor_info ti;
         gguf_tensor_get(&ti, f, i);
-        in_bytes += ti.nbytes == UINT64_MAX ? 0 : ti.nbytes;
+        in_bytes += ti.nbytes == GGUF_NBYTES_UNKNOWN ? 0 : ti.nbytes;
         converted += ch[i].convert != 0;
         fell += ch[i].fallback != 0;
     }

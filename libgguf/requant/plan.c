@@ -250,7 +250,7 @@ static int check_data(gguf_requant_choice *c, const plan_ctx *p, size_t i, gguf_
     if (!c->convert)
         return 0;
     bool need = c->allowed && gguf__requant_needs_imatrix(name, c->type, opt->ftype);
-    if (ti.nbytes == UINT64_MAX || !gguf_quant_can_dequantize(ti.type)) {
+    if (ti.nbytes == GGUF_NBYTES_UNKNOWN || !gguf_quant_can_dequantize(ti.type)) {
         char tb[16];
         snprintf(tb, sizeof tb, "%u", ti.type);
         return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,

@@ -126,8 +126,9 @@ static int make_jobs(gguf__requant_job *jobs, const gguf_file *f, const gguf_req
                               (long long)t->n_per_row);
         if (ch[i].imatrix) { /* found by the source's name, as the plan did */
             char name[72];
-            snprintf(name, sizeof name, "%.*s", (int)(src->name_len < 64 ? src->name_len : 64),
-                     src->name);
+            int len = (int)(src->name_len < GGUF_TENSOR_NAME_MAX ? src->name_len
+                                                                   : GGUF_TENSOR_NAME_MAX);
+            snprintf(name, sizeof name, "%.*s", len, src->name);
             t->imatrix = gguf__imatrix_lookup(im, name)->w;
         }
     }
@@ -153,11 +154,12 @@ static int reorder(gguf_file *f, gguf__requant_job *jobs, size_t *cur, size_t n,
     return rc;
 }
 
-/* The name of tensor k of f, as a C string (names are at most 64 bytes). */
+/* The name of tensor k of f, as a C string (names are at most GGUF_TENSOR_NAME_MAX bytes). */
 static void name_at(char *buf, size_t size, const gguf_file *f, size_t k) {
     gguf_tensor_info ti;
     gguf_tensor_get(&ti, f, k);
-    snprintf(buf, size, "%.*s", (int)(ti.name_len < 64 ? ti.name_len : 64), ti.name);
+    int len = (int)(ti.name_len < GGUF_TENSOR_NAME_MAX ? ti.name_len : GGUF_TENSOR_NAME_MAX);
+    snprintf(buf, size, "%.*s", len, ti.name);
 }
 
 /* Removes the pruned tensors (and their jobs, and their places in cur); *n becomes the number

@@ -100,9 +100,10 @@ static int rename_one(char **out, const char *name, const int32_t *prune, size_t
     char num[24];
     int nl = snprintf(num, sizeof num, "%lld", m[k].to);
     size_t total = strlen(name) - len + (size_t)nl;
-    if (total > 64)
+    if (total > GGUF_TENSOR_NAME_MAX)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "tensor '%s': renumbered, its name would be longer than 64 bytes", name);
+                          "tensor '%s': renumbered, its name would be longer than %d bytes", name,
+                          GGUF_TENSOR_NAME_MAX);
     char *s = gguf__malloc(total + 1);
     if (s == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
