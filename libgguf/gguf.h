@@ -1191,6 +1191,82 @@ GGUF_API int gguf_requant_save(gguf_file *f, const char *path, const gguf_requan
 typedef void (*gguf_warn_fn)(void *user, const char *message, uint64_t offset);
 GGUF_API int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err);
 
+/* ------------------------------------------------------------------------------------------ */
+/* llama.cpp's loader rules                                                                    */
+/*
+ * What llama.cpp's model loader (llama_model_load_from_file, in the release this library was
+ * checked against: ggml 0.23.0) demands of a model, checked from the header alone, without
+ * reading tensor data:
+ *  - the container: what ggml's reader refuses (v1 files, the other byte order, nested arrays,
+ *    duplicate names, data not packed in tensor-info order, ...) and what only the spec asks;
+ *  - the architecture (general.architecture) is one llama.cpp knows;
+ *  - every key llama.cpp reads has the type it reads it as ({arch}.context_length UINT32, an
+ *    epsilon FLOAT32, token ids UINT32, split.count UINT16, ...): llama.cpp refuses another;
+ *  - for the architectures covered fully (gguf_llama_arch_support), the required
+ *    hyperparameters are present and consistent (block_count in range, head counts and the
+ *    rope dimension against the embedding, expert counts against each other), every tensor the
+ *    loader creates is present with the shape the hyperparameters give, and no other tensor
+ *    is in the file (llama.cpp refuses tensors it does not use);
+ *  - the tokenizer: a known tokenizer.ggml.model and pre-tokenizer, merges where BPE needs
+ *    them, scores and token types of the right types and at least one per token, no token twice,
+ *    special token ids inside the vocabulary (a warning: llama.cpp loads such a file and ignores
+ *    the id), a chat template that is a string (a warning);
+ *  - general.file_type consistent with the tensor types (a warning).
+ * The rules are tables (libgguf/format/llama_arch.c, llama_vocab.c), one per architecture,
+ * written from llama.cpp's names and shapes.
+ */
+
+/* How bad a finding is. */
+enum gguf_llama_severity {
+    GGUF_LLAMA_NOTE = 0,    /* information: something this library does not check, ... */
+    GGUF_LLAMA_WARNING = 1, /* llama.cpp loads the file, but something in it is wrong */
+    GGUF_LLAMA_ERROR = 2    /* llama.cpp refuses the file (or aborts on it) */
+};
+
+typedef struct gguf_llama_finding {
+    int severity;        /* a gguf_llama_severity */
+    const char *key;     /* the key at fault, or NULL */
+    const char *tensor;  /* the tensor at fault, or NULL */
+    const char *message; /* what is wrong and what llama.cpp expects, naming the key or tensor */
+    size_t shard;        /* the shard (index into the array given) the finding is about */
+    uint64_t offset;     /* byte offset in that shard, or GGUF_ERROR_NO_OFFSET */
+} gguf_llama_finding;
+
+/* Receives each finding; the strings are valid during the call only. */
+typedef void (*gguf_llama_finding_fn)(void *user, const gguf_llama_finding *finding);
+
+enum gguf_llama_check_flags {
+    /* Check the file as llama.cpp loads it with vocab_only: the container, the architecture's
+     * name, general.* and split.* keys and the tokenizer, no hyperparameters or tensors. A
+     * model without any tensor is checked this way anyway (with a warning). */
+    GGUF_LLAMA_CHECK_VOCAB_ONLY = 1 << 0
+};
+
+typedef struct gguf_llama_check_stats {
+    unsigned errors, warnings, notes; /* findings by severity */
+    int arch_support;                 /* gguf_llama_arch_support of the file's architecture */
+} gguf_llama_check_stats;
+
+/* Checks a model: one file, or the shards of a split set in order (shards[0] holds the
+ * metadata, as llama.cpp reads it; every shard its split.no and its tensors). A file whose
+ * general.type is set to anything but "model" (an adapter, an mmproj, an imatrix) gets the
+ * container checks and a note only. Each finding goes to fn (may be NULL); stats (may be NULL)
+ * counts them. Returns 0 when the check ran, whatever it found, or GGUF_EINVAL (no shards) or
+ * GGUF_ENOMEM. */
+GGUF_API int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *const *shards,
+                              size_t n_shards, unsigned flags, gguf_llama_finding_fn fn,
+                              void *user, gguf_error *err);
+
+/* How far the checks go for an architecture name (general.architecture). */
+enum gguf_llama_arch_support {
+    GGUF_LLAMA_ARCH_UNKNOWN = 0, /* llama.cpp does not know it: it refuses the model */
+    GGUF_LLAMA_ARCH_KEYS = 1,    /* known: key types, required keys and the tokenizer checked */
+    GGUF_LLAMA_ARCH_FULL = 2     /* also hyperparameter consistency, tensor set and shapes */
+};
+GGUF_API int gguf_llama_arch_support(const char *arch);
+/* The architectures llama.cpp knows, by index (0 .. count-1), in its order; NULL past the end. */
+GGUF_API const char *gguf_llama_arch_name(size_t i);
+
 #ifdef __cplusplus
 }
 #endif

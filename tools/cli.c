@@ -145,11 +145,98 @@ void cli_json_value(FILE *out, const gguf_value *v) {
     flush_json(out, gguf_json_value(&json_buf, v));
 }
 
+void cli_json_double(FILE *out, double d, int digits) {
+    if (isnan(d))
+        fputs("\"nan\"", out);
+    else if (isinf(d))
+        fputs(d > 0 ? "\"inf\"" : "\"-inf\"", out);
+    else
+        fprintf(out, "%.*g", digits, d);
+}
+
 /* ---- text ---- */
+
+/* Length of the valid UTF-8 sequence of two or more bytes at s, or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+void cli_text_escape(FILE *out, const char *str, size_t n, int quoted) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    if (quoted)
+        putc('"', out);
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c < 0x7f) {
+            if (c == '\\' || (quoted && c == '"'))
+                putc('\\', out);
+            putc(c, out);
+            i++;
+            continue;
+        }
+        size_t len = c < 0x80 ? 0 : utf8_len(s + i, n - i);
+        /* U+0080..U+009F are the C1 controls (CSI, OSC, ...) some terminals obey */
+        if (len > 1 && !(len == 2 && c == 0xc2 && s[i + 1] < 0xa0)) {
+            fwrite(s + i, 1, len, out);
+            i += len;
+            continue;
+        }
+        size_t k = len > 1 ? len : 1;
+        for (size_t j = 0; j < k; j++, i++) {
+            c = s[i];
+            switch (c) {
+            case '\n': fputs("\\n", out); break;
+            case '\t': fputs("\\t", out); break;
+            case '\r': fputs("\\r", out); break;
+            case 0x1b: fputs("\\e", out); break;
+            default:
+                putc('\\', out);
+                putc('x', out);
+                putc(hex[c >> 4], out);
+                putc(hex[c & 15], out);
+            }
+        }
+    }
+    if (quoted)
+        putc('"', out);
+}
 
 void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems) {
     if (gguf_value_type(v) != GGUF_VTYPE_ARRAY) {
-        cli_json_value(out, v); /* a scalar reads the same in text */
+        const char *s;
+        uint64_t len;
+        /* strings quoted and escaped for the terminal; other scalars read as in JSON */
+        if (gguf_value_type(v) == GGUF_VTYPE_STRING && gguf_value_get_str(&s, &len, v, NULL) == 0)
+            cli_text_escape(out, s, (size_t)len, 1);
+        else
+            cli_json_value(out, v);
         return;
     }
     gguf_value_iter it;

@@ -65,8 +65,18 @@ int cli_recover(const char *path);
  * (the byte's Latin-1 code point). Floats use %.9g / %.17g; non-finite ones "nan", "inf", "-inf". */
 void cli_json_str(FILE *out, const char *s, size_t len);
 void cli_json_value(FILE *out, const gguf_value *v);
+/* A number with `digits` significant digits; non-finite ones as "nan", "inf", "-inf". */
+void cli_json_double(FILE *out, double d, int digits);
 
-/* Text output for people: a value on one line, arrays cut after `max_elems` elements. */
+/* Text output for people. Every name or string from a file goes through cli_text_escape, so that
+ * a key or tensor name cannot drive the terminal: bytes 0x20-0x7e and valid UTF-8 are printed as
+ * they are, except the C1 controls U+0080-U+009F; newline, tab and return print as \n \t \r, ESC
+ * as \e, backslash as \\, every other control byte, DEL and bytes that are not UTF-8 as \xNN.
+ * With `quoted`, the text is put in double quotes and '"' printed as \". */
+void cli_text_escape(FILE *out, const char *s, size_t len, int quoted);
+
+/* Text output for people: a value on one line, arrays cut after `max_elems` elements; strings
+ * quoted by cli_text_escape. */
 void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems);
 
 /* Parses a size: bytes, or a number with K, M, G or T (powers of 1024; "KiB", "MB" and lower

@@ -46,7 +46,7 @@ int cmd_hash(int argc, char **argv) {
             printf(",\"crc32\":\"%08" PRIx32 "\",\"size\":%" PRIu64 "}", crc, t.nbytes);
         } else {
             printf("%08" PRIx32 "  ", crc);
-            fwrite(t.name, 1, t.name_len, stdout);
+            cli_text_escape(stdout, t.name, t.name_len, 0);
             putchar('\n');
         }
     }

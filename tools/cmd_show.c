@@ -78,24 +78,27 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
 
 static void show_text(FILE *out, const char *path, const gguf_file *f, int want_kv,
                       int want_tensors) {
-    fprintf(out, "%s: GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %"
+    cli_text_escape(out, path, strlen(path), 0);
+    fprintf(out, ": GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %"
             PRIu64 "%s\n",
-            path, gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
+            gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
             gguf_file_alignment(f), gguf_kv_count(f), gguf_tensor_count(f),
             gguf_file_data_offset(f), gguf_file_shard_count(f) > 1 ? " (of the first shard)" : "");
     size_t n_shards = gguf_file_shard_count(f);
     for (size_t k = 0; n_shards > 1 && k < n_shards; k++) {
         const gguf_file *s = gguf_file_shard(f, k);
-        fprintf(out, "shard %zu/%zu: %s: %zu tensors, data at byte %" PRIu64 ", %" PRIu64
-                " bytes\n", k + 1, n_shards, gguf_file_path(s), gguf_tensor_count(s),
-                gguf_file_data_offset(s), gguf_file_size(s));
+        const char *sp = gguf_file_path(s) ? gguf_file_path(s) : "";
+        fprintf(out, "shard %zu/%zu: ", k + 1, n_shards);
+        cli_text_escape(out, sp, strlen(sp), 0);
+        fprintf(out, ": %zu tensors, data at byte %" PRIu64 ", %" PRIu64 " bytes\n",
+                gguf_tensor_count(s), gguf_file_data_offset(s), gguf_file_size(s));
     }
     if (want_kv) {
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;
             const char *key = gguf_kv_key(f, i, &klen);
             const gguf_value *v = gguf_kv_value(f, i);
-            fwrite(key, 1, klen, out);
+            cli_text_escape(out, key, klen, 0);
             if (gguf_value_type(v) == GGUF_VTYPE_ARRAY)
                 fprintf(out, " [%s[%" PRIu64 "]] ", cli_vtype_name(gguf_value_elem_type(v)),
                         gguf_value_count(v));
@@ -111,7 +114,7 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, int want_
             char tbuf[32];
             gguf_tensor_get(&t, f, i);
             fprintf(out, "%-8s ", cli_dtype_name(t.type, tbuf, sizeof tbuf));
-            fwrite(t.name, 1, t.name_len, out);
+            cli_text_escape(out, t.name, t.name_len, 0);
             fputs(" [", out);
             for (uint32_t d = 0; d < t.n_dims; d++)
                 fprintf(out, "%s%" PRIu64, d ? ", " : "", t.dims[d]);

@@ -1,51 +1,381 @@
-/* gguf-edit verify: the reader's structure and bounds checks, then warnings for what llama.cpp
- * would refuse. Exit 0 clean, 1 errors, 3 warnings only. */
+/* gguf-edit verify: each file (or split set) as llama.cpp's loader sees it: the reader's
+ * structure and bounds checks, then llama.cpp's rules (gguf_llama_check) for the container,
+ * key types, hyperparameters, tensors and tokenizer. Exit 0 clean, 1 when llama.cpp would
+ * refuse a file (or the file cannot be read), 3 when there are warnings only. */
 #include "cli.h"
 #include "commands.h"
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit verify FILE\n"
-    "Checks structure and bounds, then warns about what llama.cpp refuses.\n"
-    "Exit status: 0 ok, 1 errors, 3 warnings only.\n" CLI_OPEN_HELP;
+    "usage: gguf-edit verify [--json] [--vocab-only|--structure] FILE...\n"
+    "Checks each file as llama.cpp's loader would (without loading tensor data): structure,\n"
+    "key types, hyperparameters, tensor set and shapes, tokenizer. A shard of a split set\n"
+    "(NAME-00001-of-00003.gguf) is checked with its whole set.\n"
+    "  --json             one JSON document with every finding\n"
+    "  --vocab-only       check as llama.cpp loads a vocabulary (no hyperparameters, tensors)\n"
+    "  --structure        only the container: what ggml's reader and the spec ask\n"
+    "Exit status: 0 ok, 1 llama.cpp would refuse a file (or it cannot be read), 3 warnings only.\n"
+    CLI_OPEN_HELP;
 
-static void print_warning(void *user, const char *message, uint64_t offset) {
-    const char *path = user;
-    if (offset != GGUF_ERROR_NO_OFFSET)
-        fprintf(stderr, "%s: %s: warning: offset 0x%" PRIx64 ": %s\n", cli_prog, path, offset,
-                message);
+enum mode { MODE_LLAMA, MODE_VOCAB, MODE_STRUCTURE };
+
+typedef struct finding {
+    int severity;
+    char *key, *tensor, *message;
+    size_t shard;
+    uint64_t offset;
+} finding;
+
+typedef struct report {
+    finding *v;
+    size_t n, cap;
+    int oom;
+} report;
+
+static char *dup_or_null(const char *s) {
+    if (s == NULL)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void add(report *r, int severity, const char *key, const char *tensor,
+                const char *message, size_t shard, uint64_t offset) {
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        finding *v = realloc(r->v, cap * sizeof *v);
+        if (v == NULL) {
+            r->oom = 1;
+            return;
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    finding *f = &r->v[r->n++];
+    *f = (finding){severity, dup_or_null(key), dup_or_null(tensor), dup_or_null(message), shard,
+                   offset};
+    if (f->message == NULL)
+        r->oom = 1;
+}
+
+static void on_finding(void *user, const gguf_llama_finding *f) {
+    add(user, f->severity, f->key, f->tensor, f->message, f->shard, f->offset);
+}
+
+static void on_lint(void *user, const char *message, uint64_t offset) {
+    add(user, GGUF_LLAMA_WARNING, NULL, NULL, message, 0, offset);
+}
+
+static void report_free(report *r) {
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].key);
+        free(r->v[i].tensor);
+        free(r->v[i].message);
+    }
+    free(r->v);
+    *r = (report){NULL, 0, 0, 0};
+}
+
+/* ---- split sets: NAME-00001-of-00003.gguf, as llama.cpp names and finds them ---- */
+
+/* Length of NAME in NAME-%05d-of-%05d.gguf, or 0 when path is not so named; *no and *count get
+ * the numbers. */
+static size_t split_prefix(const char *path, unsigned *no, unsigned *count) {
+    size_t n = strlen(path);
+    static const char tail[] = "-00000-of-00000.gguf";
+    size_t t = sizeof tail - 1;
+    if (n <= t)
+        return 0;
+    const char *p = path + n - t;
+    unsigned a = 0, b = 0;
+    for (size_t i = 0; i < t; i++) {
+        char c = p[i], want = tail[i];
+        if (want == '0') {
+            if (c < '0' || c > '9')
+                return 0;
+            if (i < 6)
+                a = a * 10 + (unsigned)(c - '0');
+            else
+                b = b * 10 + (unsigned)(c - '0');
+        } else if (c != want) {
+            return 0;
+        }
+    }
+    *no = a;
+    *count = b;
+    return n - t;
+}
+
+static uint64_t split_count(const gguf_file *f) {
+    int64_t i = gguf_kv_find(f, "split.count");
+    uint64_t n = 0;
+    if (i < 0 || gguf_value_get_u64(&n, gguf_kv_value(f, (size_t)i), NULL) != 0)
+        return 0;
+    return n;
+}
+
+typedef struct model {
+    char **paths;
+    gguf_file **files;
+    size_t n;
+} model;
+
+static void model_free(model *m) {
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->paths[i]);
+        gguf_file_free(m->files[i]);
+    }
+    free(m->paths);
+    free(m->files);
+    *m = (model){NULL, NULL, 0};
+}
+
+/* Opens path and, when it is a shard, the rest of its set (shard 1 first). Problems that make
+ * llama.cpp unable to find the set are findings; a file that cannot be read is reported and
+ * makes the result NULL. Returns 0, or -1 when nothing can be checked. */
+static int model_open(model *m, const char *path, unsigned flags, report *r) {
+    gguf_file *f = cli_open(path, flags);
+    if (f == NULL)
+        return -1;
+    uint64_t count = split_count(f);
+    unsigned no = 0, cnt = 0;
+    size_t plen = count > 1 ? split_prefix(path, &no, &cnt) : 0;
+    if (count <= 1 || plen == 0 || count > 99999) {
+        if (count > 1)
+            add(r, GGUF_LLAMA_ERROR, "split.count", NULL, "split.count is above 1 but the file "
+                "is not named NAME-00001-of-NNNNN.gguf: llama.cpp cannot find the other shards",
+                0, GGUF_ERROR_NO_OFFSET);
+        m->paths = calloc(1, sizeof *m->paths);
+        m->files = calloc(1, sizeof *m->files);
+        if (m->paths == NULL || m->files == NULL || (m->paths[0] = dup_or_null(path)) == NULL) {
+            free(m->paths);
+            free(m->files);
+            gguf_file_free(f);
+            cli_errorf("out of memory");
+            return -1;
+        }
+        m->files[0] = f;
+        m->n = 1;
+        return 0;
+    }
+    gguf_file_free(f);
+    m->paths = calloc(count, sizeof *m->paths);
+    m->files = calloc(count, sizeof *m->files);
+    if (m->paths == NULL || m->files == NULL) {
+        free(m->paths);
+        free(m->files);
+        cli_errorf("out of memory");
+        return -1;
+    }
+    m->n = count;
+    for (size_t i = 0; i < count; i++) {
+        size_t size = plen + 32;
+        m->paths[i] = malloc(size);
+        if (m->paths[i] == NULL) {
+            model_free(m);
+            cli_errorf("out of memory");
+            return -1;
+        }
+        snprintf(m->paths[i], size, "%.*s-%05zu-of-%05u.gguf", (int)plen, path, i + 1,
+                 (unsigned)count);
+        m->files[i] = cli_open(m->paths[i], flags);
+        if (m->files[i] == NULL) {
+            model_free(m);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- output ---- */
+
+static const char *severity_name(int s) {
+    return s == GGUF_LLAMA_ERROR ? "error" : s == GGUF_LLAMA_WARNING ? "warning" : "note";
+}
+
+static void print_text(const model *m, const report *r) {
+    for (size_t i = 0; i < r->n; i++) {
+        const finding *f = &r->v[i];
+        const char *path = m->paths[f->shard < m->n ? f->shard : 0];
+        cli_text_escape(stdout, path, strlen(path), 0);
+        printf(": %s: ", severity_name(f->severity));
+        if (f->offset != GGUF_ERROR_NO_OFFSET)
+            printf("offset 0x%" PRIx64 ": ", f->offset);
+        cli_text_escape(stdout, f->message, strlen(f->message), 0);
+        putchar('\n');
+    }
+}
+
+static void json_opt_str(const char *s) {
+    if (s == NULL)
+        fputs("null", stdout);
     else
-        fprintf(stderr, "%s: %s: warning: %s\n", cli_prog, path, message);
+        cli_json_str(stdout, s, strlen(s));
+}
+
+static void print_json(const model *m, const char *path, const report *r, int opened,
+                       int first) {
+    unsigned ne = 0, nw = 0, nn = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        ne += r->v[i].severity == GGUF_LLAMA_ERROR;
+        nw += r->v[i].severity == GGUF_LLAMA_WARNING;
+        nn += r->v[i].severity == GGUF_LLAMA_NOTE;
+    }
+    fputs(first ? "\n{\"path\":" : ",\n{\"path\":", stdout);
+    cli_json_str(stdout, path, strlen(path));
+    fputs(",\"shards\":[", stdout);
+    for (size_t i = 0; opened && i < m->n; i++) {
+        if (i)
+            putchar(',');
+        cli_json_str(stdout, m->paths[i], strlen(m->paths[i]));
+    }
+    printf("],\"status\":\"%s\",\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"findings\":[",
+           !opened || ne ? "error" : nw ? "warning" : "ok", ne + !opened, nw, nn);
+    if (!opened)
+        fputs("{\"severity\":\"error\",\"key\":null,\"tensor\":null,\"message\":\"the file cannot be "
+              "read (see stderr)\",\"shard\":null,\"offset\":null}", stdout);
+    for (size_t i = 0; i < r->n; i++) {
+        const finding *f = &r->v[i];
+        printf("%s{\"severity\":\"%s\",\"key\":", i || !opened ? "," : "",
+               severity_name(f->severity));
+        json_opt_str(f->key);
+        fputs(",\"tensor\":", stdout);
+        json_opt_str(f->tensor);
+        fputs(",\"message\":", stdout);
+        json_opt_str(f->message);
+        fputs(",\"shard\":", stdout);
+        json_opt_str(opened ? m->paths[f->shard < m->n ? f->shard : 0] : NULL);
+        if (f->offset == GGUF_ERROR_NO_OFFSET)
+            fputs(",\"offset\":null}", stdout);
+        else
+            printf(",\"offset\":%" PRIu64 "}", f->offset);
+    }
+    fputs("]}", stdout);
+}
+
+/* 1 when path is a shard of a set an earlier operand already covered. */
+static int covered(char **done, size_t n_done, const char *path) {
+    for (size_t i = 0; i < n_done; i++) {
+        if (strcmp(done[i], path) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 int cmd_verify(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = CLI_READ_FLAGS;
-    int status = CLI_OK;
-    if (cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status) == CLI_DONE)
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"vocab-only", no_argument, NULL, 'v'}, {"structure", no_argument, NULL, 's'},
+        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    unsigned flags = 0;
+    int status = CLI_OK, c, json = 0;
+    enum mode mode = MODE_LLAMA;
+    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'v')
+            mode = MODE_VOCAB;
+        else if (c == 's')
+            mode = MODE_STRUCTURE;
+    }
+    if (c == CLI_DONE)
         return status;
-    if (cli_operands(argc, 1, usage_text) != 0)
+    if (optind >= argc) {
+        fputs(usage_text, stderr);
         return CLI_USAGE;
-    const char *path = argv[optind];
-    gguf_file *f = cli_open(path, flags);
-    if (f == NULL)
-        return CLI_BAD;
-    gguf_error err;
-    gguf_error_clear(&err);
-    int n = gguf_file_lint(f, print_warning, (void *)path, &err);
-    gguf_file_free(f);
-    if (n < 0) {
-        cli_report(path, &err);
-        return CLI_BAD;
     }
-    if (n > 0) {
-        printf("%s: %d warning%s\n", path, n, n == 1 ? "" : "s");
-        return CLI_WARN;
+    char **done = calloc((size_t)argc, sizeof *done);
+    size_t n_done = 0, cap_done = (size_t)argc;
+    int worst = CLI_OK, first = 1;
+    if (json)
+        fputs("{\"files\":[", stdout);
+    for (int a = optind; a < argc && done != NULL; a++) {
+        const char *path = argv[a];
+        if (covered(done, n_done, path))
+            continue;
+        model m = {NULL, NULL, 0};
+        report r = {NULL, 0, 0, 0};
+        int opened = model_open(&m, path, flags, &r) == 0;
+        if (opened) {
+            /* remember the shards so that naming another one of the set does not repeat it */
+            for (size_t i = 0; i < m.n; i++) {
+                if (n_done == cap_done) {
+                    char **d = realloc(done, 2 * cap_done * sizeof *d);
+                    if (d == NULL)
+                        break;
+                    done = d;
+                    cap_done *= 2;
+                }
+                done[n_done++] = dup_or_null(m.paths[i]);
+            }
+            gguf_error err;
+            gguf_error_clear(&err);
+            int rc;
+            if (mode == MODE_STRUCTURE) {
+                rc = 0;
+                for (size_t i = 0; i < m.n && rc >= 0; i++)
+                    rc = gguf_file_lint(m.files[i], on_lint, &r, &err);
+                rc = rc < 0 ? rc : 0;
+            } else {
+                rc = gguf_llama_check(NULL, (const gguf_file *const *)m.files, m.n,
+                                      mode == MODE_VOCAB ? GGUF_LLAMA_CHECK_VOCAB_ONLY : 0,
+                                      on_finding, &r, &err);
+            }
+            if (rc != 0) {
+                cli_report(path, &err);
+                opened = 0;
+            }
+        }
+        if (r.oom) {
+            cli_errorf("out of memory");
+            opened = 0;
+        }
+        int result = opened ? CLI_OK : CLI_BAD;
+        size_t ne = 0, nw = 0;
+        for (size_t i = 0; i < r.n; i++) {
+            ne += r.v[i].severity == GGUF_LLAMA_ERROR;
+            nw += r.v[i].severity == GGUF_LLAMA_WARNING;
+        }
+        if (ne)
+            result = CLI_BAD;
+        else if (nw && result == CLI_OK)
+            result = CLI_WARN;
+        if (json) {
+            print_json(&m, path, &r, opened, first);
+            first = 0;
+        } else if (opened) {
+            print_text(&m, &r);
+            cli_text_escape(stdout, m.paths[0], strlen(m.paths[0]), 0);
+            if (m.n > 1)
+                printf(" (%zu shards)", m.n);
+            if (ne || nw)
+                printf(": %zu error%s, %zu warning%s\n", ne, ne == 1 ? "" : "s", nw,
+                       nw == 1 ? "" : "s");
+            else
+                fputs(": ok\n", stdout);
+        }
+        if (result == CLI_BAD || (result == CLI_WARN && worst == CLI_OK))
+            worst = result;
+        report_free(&r);
+        model_free(&m);
     }
-    printf("%s: ok\n", path);
-    return CLI_OK;
+    if (json)
+        fputs("\n]}\n", stdout);
+    if (done == NULL) {
+        cli_errorf("out of memory");
+        worst = CLI_BAD;
+    }
+    for (size_t i = 0; i < n_done; i++)
+        free(done[i]);
+    free(done);
+    if (fflush(stdout) != 0)
+        return CLI_BAD;
+    return worst;
 }

@@ -133,6 +133,11 @@ GGUF_HIDDEN const char *gguf__path_format(char *buf, size_t bufsize, const gguf_
  * multiple of the block size). Returns 0, or GGUF_EUNSUPPORTED for a type without a recipe. */
 GGUF_HIDDEN int gguf__byteswap_blocks(uint32_t dtype, void *buf, size_t nbytes);
 
+/* lint.c: gguf_file_lint, telling for each finding whether ggml's reader refuses the file for
+ * it (refused 1) or only the spec is broken (0). Returns the number of findings. */
+typedef void (*gguf__lint_fn)(void *user, int refused, const char *message, uint64_t offset);
+GGUF_HIDDEN int gguf__lint(const gguf_file *f, gguf__lint_fn report, void *user, gguf_error *err);
+
 /* crc.c: crc32 (zlib) of source bytes [start, start+len). */
 GGUF_HIDDEN int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t len,
                                 gguf_error *err);

@@ -10,14 +10,16 @@
 #define GGML_MAX_ARRAY ((uint64_t)1 << 30)
 
 typedef struct lint {
-    gguf_warn_fn report;
+    gguf__lint_fn report;
     void *user;
     int count;
     const char *prefix; /* put before each message (a shard of a split set), or NULL */
 } lint;
 
-static void warn(lint *l, uint64_t offset, const char *fmt, ...) GGUF_PRINTF(3, 4);
-static void warn(lint *l, uint64_t offset, const char *fmt, ...) {
+/* `refused`: ggml's reader (and so llama.cpp) refuses the file for it; else only the spec is
+ * broken, or it is only a sign of a mix-up. */
+static void warn(lint *l, int refused, uint64_t offset, const char *fmt, ...) GGUF_PRINTF(4, 5);
+static void warn(lint *l, int refused, uint64_t offset, const char *fmt, ...) {
     char msg[GGUF_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -28,7 +30,7 @@ static void warn(lint *l, uint64_t offset, const char *fmt, ...) {
     va_end(ap);
     l->count++;
     if (l->report != NULL)
-        l->report(l->user, msg, offset);
+        l->report(l->user, refused, msg, offset);
 }
 
 typedef struct value_findings {
@@ -80,21 +82,21 @@ static void lint_kv(lint *l, const gguf_file *f) {
         const gguf__kv *kv = &f->kv[i];
         const char *qk = gguf__quote(q, sizeof q, kv->key, (size_t)kv->key_len);
         if (kv->key_len > 65535)
-            warn(l, kv->src_offset, "key '%s': %llu bytes long (the spec allows 65535)", qk,
+            warn(l, 0, kv->src_offset, "key '%s': %llu bytes long (the spec allows 65535)", qk,
                  (unsigned long long)kv->key_len);
         if (!is_ascii(kv->key, kv->key_len))
-            warn(l, kv->src_offset, "key '%s': not ASCII (the spec asks for ASCII keys)", qk);
+            warn(l, 0, kv->src_offset, "key '%s': not ASCII (the spec asks for ASCII keys)", qk);
         value_findings vf = {0};
         scan_value(&vf, &kv->value);
         if (vf.bad_bools > 0)
-            warn(l, kv->src_offset, "key '%s': %llu bool byte(s) other than 0 or 1 (first: %u)", qk,
+            warn(l, 0, kv->src_offset, "key '%s': %llu bool byte(s) other than 0 or 1 (first: %u)", qk,
                  (unsigned long long)vf.bad_bools, vf.first_bad_bool);
         if (vf.nested)
-            warn(l, kv->src_offset, "key '%s': nested arrays (ggml refuses them)", qk);
+            warn(l, 1, kv->src_offset, "key '%s': nested arrays (ggml refuses them)", qk);
         if (vf.long_string)
-            warn(l, kv->src_offset, "key '%s': a string longer than 1 GiB (ggml refuses it)", qk);
+            warn(l, 1, kv->src_offset, "key '%s': a string longer than 1 GiB (ggml refuses it)", qk);
         if (vf.long_array)
-            warn(l, kv->src_offset, "key '%s': an array of more than 2^30 elements (ggml refuses it)", qk);
+            warn(l, 1, kv->src_offset, "key '%s': an array of more than 2^30 elements (ggml refuses it)", qk);
     }
 }
 
@@ -106,17 +108,17 @@ static void lint_tensors(lint *l, const gguf_file *f) {
         const gguf__tensor *t = &f->tensors[i];
         const char *qn = gguf__quote(q, sizeof q, t->name, (size_t)t->name_len);
         if (t->name_len >= GGUF_TENSOR_NAME_MAX)
-            warn(l, t->info_offset, "tensor '%s': name of %llu bytes (ggml wants fewer than %d)",
+            warn(l, 1, t->info_offset, "tensor '%s': name of %llu bytes (ggml wants fewer than %d)",
                  qn, (unsigned long long)t->name_len, GGUF_TENSOR_NAME_MAX);
         if (packed && t->offset != expect) {
-            warn(l, t->info_offset,
+            warn(l, 1, t->info_offset,
                  "tensor '%s': offset %llu where ggml expects %llu (tensor data must be packed in "
                  "tensor-info order)", qn, (unsigned long long)t->offset,
                  (unsigned long long)expect);
             packed = false;
         }
         if (t->nbytes == GGUF_NBYTES_UNKNOWN) {
-            warn(l, t->info_offset, "tensor '%s': unknown tensor type id %u", qn, t->type);
+            warn(l, 1, t->info_offset, "tensor '%s': unknown tensor type id %u", qn, t->type);
             packed = false;
             continue;
         }
@@ -153,7 +155,7 @@ static void lint_duplicates(lint *l, named *v, size_t n, const char *what) {
     char q[96];
     for (size_t i = 1; i < n; i++) {
         if (v[i].len == v[i - 1].len && memcmp(v[i].s, v[i - 1].s, (size_t)v[i].len) == 0)
-            warn(l, v[i].offset, "%s '%s' appears more than once (ggml refuses duplicates)", what,
+            warn(l, 1, v[i].offset, "%s '%s' appears more than once (ggml refuses duplicates)", what,
                  gguf__quote(q, sizeof q, v[i].s, (size_t)v[i].len));
     }
 }
@@ -184,7 +186,7 @@ static void lint_split_keys(lint *l, const gguf_file *f) {
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         int64_t i = gguf_kv_find(f, keys[k].key);
         if (i >= 0 && f->kv[i].value.type != keys[k].type)
-            warn(l, f->kv[i].src_offset, "key '%s' is %s; llama.cpp wants %s", keys[k].key,
+            warn(l, 1, f->kv[i].src_offset, "key '%s' is %s; llama.cpp wants %s", keys[k].key,
                  gguf_vtype_name(f->kv[i].value.type) ? gguf_vtype_name(f->kv[i].value.type)
                                                       : "of an unknown type",
                  gguf_vtype_name(keys[k].type));
@@ -208,24 +210,24 @@ static void lint_shards(lint *l, const gguf_file *f) {
     }
     l->prefix = NULL;
     for (size_t i = 0; i < f->n_strays; i++)
-        warn(l, GGUF_ERROR_NO_OFFSET,
+        warn(l, 0, GGUF_ERROR_NO_OFFSET,
              "%s lies beside the set and is named like a shard of another split of it",
              f->strays[i]);
 }
 
-int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {
+int gguf__lint(const gguf_file *f, gguf__lint_fn report, void *user, gguf_error *err) {
     if (f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file");
     lint l = {report, user, 0, NULL};
     if (f->version == 1)
-        warn(&l, 4, "GGUF v1 file (ggml no longer reads v1; convert it to v3)");
+        warn(&l, 1, 4, "GGUF v1 file (ggml no longer reads v1; convert it to v3)");
     if (f->big && !gguf__host_is_big())
-        warn(&l, 4, "big-endian file on a little-endian host (llama.cpp here will refuse it)");
+        warn(&l, 1, 4, "big-endian file on a little-endian host (llama.cpp here will refuse it)");
     if (!f->big && gguf__host_is_big())
-        warn(&l, 4, "little-endian file on a big-endian host (llama.cpp here will refuse it)");
+        warn(&l, 1, 4, "little-endian file on a big-endian host (llama.cpp here will refuse it)");
     if ((f->alignment & (f->alignment - 1)) != 0) {
         int64_t i = gguf_kv_find(f, "general.alignment");
-        warn(&l, i >= 0 ? f->kv[i].src_offset : GGUF_ERROR_NO_OFFSET,
+        warn(&l, 1, i >= 0 ? f->kv[i].src_offset : GGUF_ERROR_NO_OFFSET,
              "alignment %u is not a power of two (ggml refuses it)", f->alignment);
     }
     lint_kv(&l, f);
@@ -236,4 +238,22 @@ int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_err
         lint_tensors(&l, f);
     int rc = lint_names(&l, f, err);
     return rc != 0 ? rc : l.count;
+}
+
+/* gguf_file_lint reports every finding alike. */
+typedef struct plain_lint {
+    gguf_warn_fn report;
+    void *user;
+} plain_lint;
+
+static void plain_report(void *user, int refused, const char *message, uint64_t offset) {
+    (void)refused;
+    plain_lint *p = user;
+    if (p->report != NULL)
+        p->report(p->user, message, offset);
+}
+
+int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user, gguf_error *err) {
+    plain_lint p = {report, user};
+    return gguf__lint(f, plain_report, &p, err);
 }

@@ -1,0 +1,177 @@
+/* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c), the small
+ * expression language their shapes and conditions are written in (llama_expr.c), and the
+ * checker that applies them (llama_check.c). Private to the library. */
+#ifndef LIBGGUF_FORMAT_LLAMA_H
+#define LIBGGUF_FORMAT_LLAMA_H
+
+#include "format/format.h"
+
+/* ---- expressions (llama_expr.c) ----
+ * Shapes, conditions and defaults are C-like integer expressions over named hyperparameters:
+ * "E", "DK*H", "FFE ? FFE : FF/XU", "MOEN > 0 && i % MOEN == 1". Operators: ?: || && == != <
+ * <= > >= + - * / % ! unary -, parentheses, decimal numbers, `i` (the layer), symbols (letters,
+ * digits, '_'), and defined(SYM) (1 when the symbol's key is in the file). Arithmetic is int64
+ * and checked: overflow, division by zero and a symbol without a value make the whole
+ * expression undefined, and an undefined expression never produces a finding. */
+
+/* Resolves a symbol: returns 0 and sets *v, 1 when the symbol has no value (undefined), -1 when
+ * no symbol has that name (a bug in a table). `defined` asks whether the symbol's key is in the
+ * file instead (its value is then 0 or 1). */
+typedef int (*gguf__llama_sym_fn)(void *ctx, const char *name, size_t len, int defined,
+                                  int64_t *v);
+
+/* Evaluates expr at layer `layer`. Returns 0 and sets *out, 1 when undefined, -1 on a syntax
+ * error or an unknown symbol. */
+GGUF_HIDDEN int gguf__llama_eval(int64_t *out, const char *expr, int64_t layer,
+                                 gguf__llama_sym_fn sym, void *ctx);
+
+/* Writes expr into buf with each symbol replaced by name_of(symbol) when it gives one (so that
+ * a message can say "[llama.embedding_length, head_size*llama.attention.head_count]"). */
+typedef const char *(*gguf__llama_name_fn)(void *ctx, const char *name, size_t len);
+GGUF_HIDDEN void gguf__llama_expr_explain(char *buf, size_t size, const char *expr,
+                                          gguf__llama_name_fn name_of, void *ctx);
+
+/* ---- keys ---- */
+
+/* How llama.cpp reads a key. */
+enum gguf__llama_form {
+    GGUF__LK_SCALAR = 0,   /* get_key: exactly `type`, anything else is refused */
+    GGUF__LK_PER_LAYER,    /* get_key_or_arr: a scalar of `type`, or an array of one element
+                              per layer (block_count) of a type the element type accepts */
+    GGUF__LK_ARRAY,        /* get_arr: an array of a type `type` accepts; a key that is not an
+                              array is ignored unless required */
+    GGUF__LK_SCALAR_OR_IGNORED /* a scalar of `type`; an array is ignored (a uint32 read
+                                  through get_key_or_arr) */
+};
+
+enum gguf__llama_key_flags {
+    GGUF__LK_REQUIRED = 1 << 0, /* llama.cpp refuses the model without it */
+    GGUF__LK_GLOBAL = 1 << 1,   /* the name is the whole key, not "{arch}." + name */
+    GGUF__LK_ANY_LENGTH = 1 << 2 /* PER_LAYER arrays of another length than block_count are
+                                    not refused (read with another count) */
+};
+
+typedef struct gguf__llama_key {
+    const char *name;  /* "attention.layer_norm_rms_epsilon" (after "{arch}.") */
+    uint8_t type;      /* the GGUF type llama.cpp reads it as (element type for arrays) */
+    uint8_t form;      /* a gguf__llama_form */
+    uint8_t flags;     /* gguf__llama_key_flags */
+    const char *sym;   /* the hyperparameter symbol it sets (layer 0's value), or NULL */
+    const char *dflt;  /* the symbol's value when the key is absent (an expression), or NULL */
+    const char *when;  /* read only when this holds (an expression), or NULL: always */
+    const char *values; /* STRING keys: the values llama.cpp accepts, '|'-separated (another
+                           makes it abort); the symbol is then the value's index */
+} gguf__llama_key;
+
+/* A symbol defined by an expression over others ("DK", "SWA0 ? DKS : DKF"). */
+typedef struct gguf__llama_sym {
+    const char *name;
+    const char *expr;
+    const char *about; /* how a message names it ("head size"), or NULL */
+} gguf__llama_sym;
+
+/* A condition on the hyperparameters that llama.cpp enforces. */
+typedef struct gguf__llama_rule {
+    const char *expr;    /* must hold (undefined: not judged) */
+    const char *when;    /* checked only when this holds, or NULL */
+    const char *key;     /* the key named at fault (after "{arch}." unless it has a dot
+                            prefix of its own: "tokenizer.", "general.") */
+    int severity;        /* a gguf_llama_severity */
+    const char *message; /* what llama.cpp does */
+} gguf__llama_rule;
+
+/* ---- tensors ---- */
+
+enum gguf__llama_tensor_flags {
+    GGUF__LT_OPTIONAL = 1 << 0, /* TENSOR_NOT_REQUIRED: may be absent (a wrong shape is still
+                                   refused) */
+    GGUF__LT_LAYER = 1 << 1,    /* one per layer: the name holds %d */
+    GGUF__LT_ALL_LAYERS = 1 << 2 /* per layer over block_count including nextn layers */
+};
+
+typedef struct gguf__llama_tensor {
+    const char *name;       /* "blk.%d.attn_q.weight" */
+    const char *dims[4];    /* shape expressions, ggml order (ne0 first); NULL ends */
+    uint8_t flags;          /* gguf__llama_tensor_flags */
+    const char *when;       /* created only when this holds, or NULL */
+    const char *if_present; /* created only when this tensor (same layer) is in the file */
+    const char *if_absent;  /* created only when this tensor (same layer) is not */
+} gguf__llama_tensor;
+
+/* An architecture llama.cpp knows. */
+typedef struct gguf__llama_arch {
+    const char *name;                    /* general.architecture */
+    const gguf__llama_key *keys;         /* its own keys (after the generic ones), or NULL */
+    const gguf__llama_sym *syms;         /* its derived symbols (before the generic ones) */
+    const gguf__llama_rule *rules;       /* its hyperparameter rules */
+    const gguf__llama_tensor *tensors;   /* NULL: tensors not checked (keys only) */
+    const char *mtp_probe;               /* nextn layers optional when this tensor (at layer
+                                            n_layer) is absent, or NULL */
+    int refused;                         /* llama.cpp knows the name but cannot load it as a
+                                            model (clip) */
+} gguf__llama_arch;
+
+/* llama_arch.c: the tables. */
+GGUF_HIDDEN const gguf__llama_arch *gguf__llama_arch_find(const char *name, size_t len);
+GGUF_HIDDEN extern const gguf__llama_arch gguf__llama_archs[];
+GGUF_HIDDEN extern const size_t gguf__llama_n_archs;
+/* Keys every architecture reads (load_hparams), symbols and rules every architecture has. */
+GGUF_HIDDEN extern const gguf__llama_key gguf__llama_generic_keys[];
+GGUF_HIDDEN extern const gguf__llama_sym gguf__llama_generic_syms[];
+GGUF_HIDDEN extern const gguf__llama_rule gguf__llama_generic_rules[];
+/* Tensors every fully covered architecture may have (per-tensor scales). */
+GGUF_HIDDEN extern const gguf__llama_tensor gguf__llama_generic_tensors[];
+/* Keys read whatever the load (the loader's constructor, general.name). */
+GGUF_HIDDEN extern const gguf__llama_key gguf__llama_file_keys[];
+/* The tensor type most tensors of a llama_ftype have, or -1 for an unknown file type. */
+GGUF_HIDDEN int gguf__llama_ftype_dtype(uint32_t ftype);
+GGUF_HIDDEN const char *gguf__llama_ftype_name(uint32_t ftype);
+
+/* ---- tokenizer (llama_vocab.c) ---- */
+
+enum gguf__llama_vocab_kind {
+    GGUF__LV_NONE = 0, /* no_vocab, none */
+    GGUF__LV_SPM,
+    GGUF__LV_WPM,
+    GGUF__LV_BPE,
+    GGUF__LV_UGM,
+    GGUF__LV_RWKV,
+    GGUF__LV_PLAMO2
+};
+typedef struct gguf__llama_tokenizer {
+    const char *model;  /* tokenizer.ggml.model */
+    int kind;           /* a gguf__llama_vocab_kind */
+    int needs_merges;   /* BPE merges required */
+    int uses_pre;       /* tokenizer.ggml.pre is read (BPE) */
+} gguf__llama_tokenizer;
+GGUF_HIDDEN const gguf__llama_tokenizer *gguf__llama_tokenizer_find(const char *model, size_t len);
+/* 1 when llama.cpp knows this pre-tokenizer name. */
+GGUF_HIDDEN int gguf__llama_pre_known(const char *pre, size_t len);
+/* The keys the vocabulary loader reads with a fixed type (special token ids, flags). */
+GGUF_HIDDEN extern const gguf__llama_key gguf__llama_vocab_keys[];
+
+/* The checker's report channel, shared by llama_check.c and llama_vocab.c. */
+typedef struct gguf__llama_report {
+    gguf_llama_finding_fn fn;
+    void *user;
+    gguf_llama_check_stats *stats;
+} gguf__llama_report;
+GGUF_HIDDEN void gguf__llama_emit(gguf__llama_report *r, int severity, const char *key,
+                                  const char *tensor, size_t shard, uint64_t offset,
+                                  const char *fmt, ...) GGUF_PRINTF(7, 8);
+
+/* Checks the tokenizer of f (of architecture arch); n_tokens gets the vocabulary size (-1 when
+ * unknown). Returns 0 or GGUF_ENOMEM. */
+GGUF_HIDDEN int gguf__llama_check_vocab(gguf__llama_report *r, const gguf_file *f,
+                                        const char *arch, int64_t *n_tokens, gguf_error *err);
+
+/* llama_check.c: the tensors llama.cpp's loader creates for f's metadata, for tests that
+ * build models: fn gets each name, shape and whether it is required (optional tensors that
+ * depend on another's presence, and fused alternatives, are left out). Returns 0, or
+ * GGUF_EINVAL / GGUF_EUNSUPPORTED (no architecture with a tensor table) / GGUF_ENOMEM. */
+typedef void (*gguf__llama_plan_fn)(void *user, const char *name, const int64_t *dims, int n_dims,
+                                    int required);
+GGUF_HIDDEN int gguf__llama_plan(const gguf_file *f, gguf__llama_plan_fn fn, void *user,
+                                 gguf_error *err);
+
+#endif

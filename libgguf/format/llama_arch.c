@@ -1,0 +1,1715 @@
+/* llama.cpp's model loader as data: which architectures it knows, which keys it reads and as
+ * what type, what it demands of the hyperparameters, and which tensors it creates with which
+ * shapes. Written from llama.cpp's llama-arch.cpp (names), llama-model.cpp (load_hparams, the
+ * generic keys), models/<arch>.cpp (load_arch_hparams and load_arch_tensors) and
+ * llama-model-loader.cpp (how each C type maps to a GGUF type), release of ggml 0.23.0.
+ *
+ * Shapes and conditions are expressions (llama_expr.c) over these symbols; a table may define
+ * more:
+ *   E     embedding_length            V     tokens in the vocabulary
+ *   NL    block_count                 L     layers with blocks (NL - nextn_predict_layers)
+ *   H     head_count (layer 0)        HKV   head_count_kv (layer 0; default H)
+ *   DK    head size of keys           DV    head size of values (key_length, value_length,
+ *                                           else E/H; their _swa forms on sliding layers)
+ *   R     rope dimension (rope.dimension_count, else DK)
+ *   FF    feed_forward_length         FFE   expert_feed_forward_length
+ *   X     expert_count                XU    expert_used_count (layer 0; XUMAX the largest)
+ *   CTX   context_length              TT    tokenizer.ggml.token_type_count
+ *   CLS   classifier labels (1)       i     the layer of a per-layer tensor
+ * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
+ * so do these tables.
+ *
+ * Architectures with a tensor table are checked fully; the others have their keys checked (a
+ * list derived from their load_arch_hparams: a key read at the top level of that function
+ * without `false` is required). */
+#include "llama.h"
+
+#include <string.h>
+
+/* Rows name their leading fields in order and leave the rest (conditions, symbols) zero. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define U32 GGUF_VTYPE_U32
+#define F32 GGUF_VTYPE_F32
+#define BOOL GGUF_VTYPE_BOOL
+#define STR GGUF_VTYPE_STRING
+#define REQ GGUF__LK_REQUIRED
+#define SCALAR GGUF__LK_SCALAR
+#define PER_LAYER GGUF__LK_PER_LAYER
+#define OPT GGUF__LT_OPTIONAL
+#define LAYER GGUF__LT_LAYER
+#define ALL_LAYERS GGUF__LT_ALL_LAYERS
+
+/* ---- keys every load reads (the loader's constructor, then load_hparams' first line) ---- */
+
+const gguf__llama_key gguf__llama_file_keys[] = {
+    {"general.architecture", STR, SCALAR, GGUF__LK_GLOBAL},
+    {"general.file_type", U32, SCALAR, GGUF__LK_GLOBAL},
+    {"split.count", GGUF_VTYPE_U16, SCALAR, GGUF__LK_GLOBAL, .sym = "SPLITS", .dflt = "0"},
+    {"split.no", GGUF_VTYPE_U16, SCALAR, GGUF__LK_GLOBAL | REQ, .when = "SPLITS > 1"},
+    {"split.tensors.count", GGUF_VTYPE_I32, SCALAR, GGUF__LK_GLOBAL | REQ, .when = "SPLITS > 1"},
+    {"general.name", STR, SCALAR, GGUF__LK_GLOBAL},
+    {NULL, 0, 0, 0}};
+
+/* ---- load_hparams: what every architecture reads (not with vocab_only) ---- */
+
+const gguf__llama_key gguf__llama_generic_keys[] = {
+    {"context_length", U32, SCALAR, REQ, .sym = "CTX"},
+    {"embedding_length", U32, SCALAR, REQ, .sym = "E"},
+    {"embedding_length_out", U32, SCALAR, 0},
+    {"attention.causal", BOOL, SCALAR, 0},
+    {"pooling_type", U32, SCALAR, 0},
+    {"block_count", U32, SCALAR, REQ, .sym = "NL"},
+    {"nextn_predict_layers", U32, SCALAR, 0, .sym = "NEXTN", .dflt = "0"},
+    {"expert_count", U32, SCALAR, 0, .sym = "X", .dflt = "0"},
+    {"expert_used_count", U32, PER_LAYER, 0, .sym = "XU", .dflt = "0"},
+    {"expert_group_count", U32, SCALAR, 0, .sym = "XG", .dflt = "0"},
+    {"expert_group_used_count", U32, SCALAR, 0, .sym = "XGU", .dflt = "0"},
+    {"feed_forward_length", U32, PER_LAYER, 0, .sym = "FF", .dflt = "0"},
+    {"attention.head_count", U32, PER_LAYER, 0, .sym = "H", .dflt = "0"},
+    {"attention.head_count_kv", U32, PER_LAYER, 0, .sym = "HKV", .dflt = "H"},
+    {"rope.scaling.finetuned", BOOL, SCALAR, 0},
+    {"rope.scaling.original_context_length", U32, SCALAR, 0},
+    {"rope.freq_base", F32, SCALAR, 0},
+    /* a name llama.cpp does not know makes it abort (GGML_ASSERT) */
+    {"rope.scaling.type", STR, SCALAR, 0, .sym = "RST", .dflt = "1",
+     .values = "none|linear|yarn|longrope"},
+    {"rope.scaling.factor", F32, SCALAR, 0, .sym = "RSF", .dflt = "0"},
+    /* the older name, read only when the newer one is absent */
+    {"rope.scale_linear", F32, SCALAR, 0, .when = "!defined(RSF)"},
+    {"rope.scaling.attn_factor", F32, SCALAR, 0},
+    {"rope.scaling.alpha", F32, SCALAR, 0},
+    /* read only for models with attention heads */
+    {"attention.key_length", U32, SCALAR, 0, .sym = "DKF", .dflt = "H > 0 ? E/H : 0",
+     .when = "H > 0"},
+    {"attention.value_length", U32, SCALAR, 0, .sym = "DVF", .dflt = "H > 0 ? E/H : 0",
+     .when = "H > 0"},
+    {"rope.dimension_count", U32, SCALAR, 0, .sym = "RF", .dflt = "DKF", .when = "H > 0"},
+    {"attention.key_length_swa", U32, SCALAR, 0, .sym = "DKS", .dflt = "DKF"},
+    {"attention.value_length_swa", U32, SCALAR, 0, .sym = "DVS", .dflt = "DVF"},
+    {"rope.dimension_count_swa", U32, SCALAR, 0, .sym = "RS", .dflt = "RF"},
+    {"classifier.output_labels", STR, GGUF__LK_ARRAY, 0, .sym = "CLS", .dflt = "1"},
+    {NULL, 0, 0, 0}};
+
+const gguf__llama_sym gguf__llama_generic_syms[] = {
+    {"L", "NL - NEXTN", "n_layer"},
+    {"SWA0", "0", NULL}, /* is layer 0 a sliding-window layer (its head size and rope then
+                            come from the _swa keys); architectures with SWA redefine it */
+    {"DK", "SWA0 ? DKS : DKF", "head_size"},
+    {"DV", "SWA0 ? DVS : DVF", "value_head_size"},
+    {"R", "SWA0 ? RS : RF", "rope_dim"},
+    {"LONGROPE", "RST == 3", NULL},
+    {NULL, NULL, NULL}};
+
+/* GGML_ASSERTs and throws of load_hparams and load_tensors that hold for every architecture. */
+const gguf__llama_rule gguf__llama_generic_rules[] = {
+    {"NL > 0 && NL <= 512", NULL, "block_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless 0 < block_count <= 512"},
+    {"NEXTN <= NL", NULL, "nextn_predict_layers", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: more next-token prediction layers than blocks"},
+    {"X <= 1024", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on more than 1024 experts"},
+    {"XUMAX <= X", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: more experts used per token than expert_count"},
+    {"X == 0 || XUMAX > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: expert_count is set but expert_used_count is 0 or absent"},
+    {"X > 0 || XUMAX == 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: expert_used_count is set but expert_count is 0 or absent"},
+    {"X > 0 || XG == 0", NULL, "expert_group_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: expert groups without experts"},
+    {"X == 0 || XG < X", NULL, "expert_group_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless expert_group_count < expert_count"},
+    {"X == 0 || XG <= 1 || X % XG == 0", NULL, "expert_group_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless expert_group_count divides expert_count"},
+    {"X == 0 || XG <= 1 || (XGU > 0 && XGU < XG)", NULL, "expert_group_used_count",
+     GGUF_LLAMA_ERROR, "llama.cpp aborts unless 0 < expert_group_used_count < expert_group_count"},
+    /* the attention tensors' shapes then tell whether llama.cpp refuses the model */
+    {"defined(DKF) || H == 0 || E % H == 0", NULL, "attention.head_count", GGUF_LLAMA_WARNING,
+     "does not divide embedding_length and attention.key_length is absent: llama.cpp truncates "
+     "the head size embedding_length/head_count"},
+    {"H == 0 || HKV == 0 || H % HKV == 0", NULL, "attention.head_count_kv", GGUF_LLAMA_WARNING,
+     "does not divide attention.head_count: llama.cpp loads the model but aborts when it runs "
+     "attention"},
+    {NULL, NULL, NULL, 0, NULL}};
+
+/* The loader's generic pass over every architecture: optional per-tensor scales (NVFP4), next
+ * to the weights they scale. */
+#define SCALES(B, N)                                                                             \
+    {"blk.%d." B ".scale", {N}, OPT | ALL_LAYERS, .if_present = "blk.%d." B ".weight"},          \
+    {"blk.%d." B ".input_scale", {N}, OPT | ALL_LAYERS, .if_present = "blk.%d." B ".weight"}
+const gguf__llama_tensor gguf__llama_generic_tensors[] = {
+    SCALES("attn_q", "1"), SCALES("attn_k", "1"), SCALES("attn_v", "1"),
+    SCALES("attn_output", "1"), SCALES("attn_qkv", "1"), SCALES("attn_gate", "1"),
+    SCALES("ffn_gate", "1"), SCALES("ffn_down", "1"), SCALES("ffn_up", "1"),
+    SCALES("ffn_gate_shexp", "1"), SCALES("ffn_down_shexp", "1"), SCALES("ffn_up_shexp", "1"),
+    SCALES("ffn_gate_exps", "X"), SCALES("ffn_down_exps", "X"), SCALES("ffn_up_exps", "X"),
+    SCALES("ssm_in", "1"), SCALES("ssm_out", "1"), SCALES("ssm_alpha", "1"),
+    SCALES("ssm_beta", "1"), SCALES("nextn.eh_proj", "1"), SCALES("nextn.shared_head_head", "1"),
+    {"output.scale", {"1"}, OPT, .if_present = "output.weight"},
+    {"output.input_scale", {"1"}, OPT, .if_present = "output.weight"},
+    {NULL, {NULL}, 0}};
+
+/* create_tensor_qkv: one fused attn_qkv (whose bias is optional), or separate q, k and v
+ * (required unless F says otherwise) with optional biases. */
+#define QKVW "blk.%d.attn_qkv.weight"
+#define QKV(Q, K, V, F)                                                                          \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | LAYER},                                     \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .if_present = QKVW},    \
+    {"blk.%d.attn_q.weight", {"E", Q}, (F) | LAYER, .if_absent = QKVW},                        \
+    {"blk.%d.attn_k.weight", {"E", K}, (F) | LAYER, .if_absent = QKVW},                        \
+    {"blk.%d.attn_v.weight", {"E", V}, (F) | LAYER, .if_absent = QKVW},                        \
+    {"blk.%d.attn_q.bias", {Q}, OPT | LAYER, .if_absent = QKVW},                               \
+    {"blk.%d.attn_k.bias", {K}, OPT | LAYER, .if_absent = QKVW},                               \
+    {"blk.%d.attn_v.bias", {V}, OPT | LAYER, .if_absent = QKVW}
+
+/* token_embd, output_norm, and an output that may be absent (tied to token_embd) */
+#define EMBED_OUT                                                                                \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"output_norm.weight", {"E"}, 0},                                                          \
+    {"output.weight", {"E", "V"}, OPT}
+
+#define RMS_EPS {"attention.layer_norm_rms_epsilon", F32, SCALAR, REQ}
+#define NO_SYMS {{NULL, NULL, NULL}}
+#define NO_RULES {{NULL, NULL, NULL, 0, NULL}}
+
+/* ---- llama ---- */
+
+static const gguf__llama_key keys_llama[] = {
+    {"vocab_size", U32, SCALAR, 0},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_llama[] = NO_SYMS;
+static const gguf__llama_rule rules_llama[] = {
+    {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
+     "differs from the head size: llama.cpp refuses it (invalid n_rot) for llama"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_llama[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0"},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen2 ---- */
+
+static const gguf__llama_key keys_qwen2[] = {RMS_EPS, {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_qwen2[] = NO_SYMS;
+static const gguf__llama_rule rules_qwen2[] = NO_RULES;
+static const gguf__llama_tensor tensors_qwen2[] = {
+    EMBED_OUT,
+    {"output.bias", {"V"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen3 ---- */
+
+static const gguf__llama_key keys_qwen3[] = {RMS_EPS, {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_qwen3[] = NO_SYMS;
+static const gguf__llama_rule rules_qwen3[] = NO_RULES;
+static const gguf__llama_tensor tensors_qwen3[] = {
+    EMBED_OUT,
+    {"cls.output.weight", {"E", "CLS"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen3moe ---- */
+
+static const gguf__llama_key keys_qwen3moe[] = {
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_qwen3moe[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_qwen3moe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses qwen3moe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses qwen3moe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_qwen3moe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- gemma2: sliding-window layers every other layer unless the pattern says otherwise ---- */
+
+static const gguf__llama_key keys_gemma2[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "2"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, 0},
+    RMS_EPS,
+    {"attn_logit_softcapping", F32, SCALAR, 0},
+    {"final_logit_softcapping", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_gemma2[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_gemma2[] = NO_RULES;
+static const gguf__llama_tensor tensors_gemma2[] = {
+    /* the output is always token_embd: an output.weight is a tensor llama.cpp does not use */
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- gemma3: sliding-window layers only with attention.sliding_window > 0 ---- */
+
+static const gguf__llama_key keys_gemma3[] = {
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "6", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {"final_logit_softcapping", F32, SCALAR, 0},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_gemma3[] = {
+    {"SWA0", "SWIN > 0 && PAT != 1", NULL},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_gemma3[] = NO_RULES;
+static const gguf__llama_tensor tensors_gemma3[] = {
+    EMBED_OUT,
+    /* dense_2_feat_out and dense_3_feat_in are not read for gemma3: 0 */
+    {"dense_2.weight", {"E", "0"}, OPT},
+    {"dense_3.weight", {"0", "E"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- phi3: attention weights are all optional (fused or not) ---- */
+
+static const gguf__llama_key keys_phi3[] = {
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_phi3[] = NO_SYMS;
+static const gguf__llama_rule rules_phi3[] = NO_RULES;
+static const gguf__llama_tensor tensors_phi3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", OPT),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "2*FF"}, LAYER},
+    {"rope_factors_long.weight", {"R/2"}, OPT},
+    {"rope_factors_short.weight", {"R/2"}, OPT},
+    {NULL, {NULL}, 0}};
+
+/* ---- deepseek2: multi-head latent attention, dense leading layers, then experts ---- */
+
+static const gguf__llama_key keys_deepseek2[] = {
+    {"vocab_size", U32, SCALAR, 0},
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    /* the "lite" variants (27 or 26 layers, or 48 with a 128256-token vocabulary) have none */
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR", .dflt = "0",
+     .when = "!(L == 27 || L == 26 || (L == 48 && V == 128256))"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {"attention.key_length_mla", U32, SCALAR, 0, .sym = "KMLAK", .dflt = "0"},
+    {"attention.value_length_mla", U32, SCALAR, 0, .sym = "VMLAK", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"rope.scaling.yarn_log_multiplier", F32, SCALAR, 0},
+    {"attention.temperature_scale", F32, SCALAR, 0},
+    {"attention.temperature_length", U32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_deepseek2[] = {
+    {"MLA", "KMLAK != 0 && VMLAK != 0", NULL},
+    {"KMLA", "MLA ? KMLAK : DK", "mla_key_head_size"},
+    {"VMLA", "MLA ? VMLAK : DV", "mla_value_head_size"},
+    {"NOPE", "KMLA - R", "mla_key_head_size_without_rope"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_deepseek2[] = {
+    {"KMLA - R >= 1", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless the rope dimension is smaller than the key head size"},
+    {"X > 0", "NDL < NL", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers (after leading_dense_block_count) without experts"},
+    {"XU > 0", "NDL < NL", "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define DS ALL_LAYERS
+static const gguf__llama_tensor tensors_deepseek2[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, DS},
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, DS, .when = "QLR > 0"},
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, DS},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, DS, .when = "QLR > 0"},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, DS, .when = "QLR > 0"},
+    {"blk.%d.attn_q.weight", {"E", "H*KMLA"}, DS, .when = "QLR == 0"},
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, DS},
+    {"blk.%d.attn_k_b.weight", {"NOPE", "KVLR", "H"}, DS, .when = "MLA"},
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, DS, .when = "MLA"},
+    {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(NOPE+VMLA)"}, DS, .when = "!MLA"},
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, DS},
+    {"blk.%d.ffn_norm.weight", {"E"}, DS},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, DS, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, DS, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, DS, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, DS, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | DS, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, DS, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | DS, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, DS, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, DS, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, DS, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, DS, .when = "i >= L"},
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | DS, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | DS, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | DS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef DS
+
+/* ---- gpt-oss (llama.cpp's openai-moe) ---- */
+
+static const gguf__llama_key keys_gpt_oss[] = {
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "2"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_gpt_oss[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_gpt_oss[] = NO_RULES;
+static const gguf__llama_tensor tensors_gpt_oss[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    QKV("H*R", "HKV*R", "HKV*R", 0),
+    {"blk.%d.attn_output.weight", {"H*R", "E"}, LAYER},
+    {"blk.%d.attn_sinks.weight", {"H"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.bias", {"X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.bias", {"FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.bias", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.bias", {"FFE", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- bert and nomic-bert (one loader; nomic-bert has gated feed-forward and experts) ---- */
+
+#define BERT_LAYERS                                                                              \
+    QKV("E", "DV*HKV", "DV*HKV", 0),                                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},                                           \
+    {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},                                          \
+    {"blk.%d.attn_output_norm.bias", {"E"}, LAYER},                                            \
+    {"blk.%d.layer_output_norm.weight", {"E"}, LAYER},                                         \
+    {"blk.%d.layer_output_norm.bias", {"E"}, LAYER}
+#define BERT_FFN(WHEN)                                                                           \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = WHEN},                                \
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = WHEN},                                 \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = WHEN},                              \
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = WHEN}
+static const gguf__llama_rule rules_bert[] = {
+    {"TT > 0", NULL, "tokenizer.ggml.token_type_count", GGUF_LLAMA_ERROR,
+     "is 0 or absent: llama.cpp refuses a BERT model without token types"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define rules_nomic_bert rules_bert
+
+static const gguf__llama_key keys_bert[] = {
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_bert[] = NO_SYMS;
+static const gguf__llama_tensor tensors_bert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_types.weight", {"E", "TT"}, OPT},
+    {"position_embd.weight", {"E", "CTX"}, 0},
+    {"cls.weight", {"E", "E"}, OPT},
+    {"cls.bias", {"E"}, OPT},
+    {"cls.output.weight", {"E", "CLS"}, OPT},
+    {"cls.output.bias", {"CLS"}, OPT},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    BERT_LAYERS,
+    BERT_FFN(NULL),
+    {NULL, {NULL}, 0}};
+
+static const gguf__llama_key keys_nomic_bert[] = {
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {"moe_every_n_layers", U32, SCALAR, 0, .sym = "MOEN", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_nomic_bert[] = NO_SYMS;
+#define MOEL "MOEN > 0 && i % MOEN == 1"
+static const gguf__llama_tensor tensors_nomic_bert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_types.weight", {"E", "TT"}, OPT},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    BERT_LAYERS,
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = MOEL},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = MOEL},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = MOEL},
+    BERT_FFN("!(" MOEL ")"),
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "!(" MOEL ")"},
+    {NULL, {NULL}, 0}};
+
+/* ---- the architectures checked for keys only ---- */
+
+static const gguf__llama_key keys_llama4[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_deci[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_falcon[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_grok[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.output_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attn_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"router_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_ext_factor", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_attn_factor", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_beta_fast", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_beta_slow", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gpt2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gptneox[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"use_parallel_residual", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mpt[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_baichuan[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_starcoder[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_refact[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_modern_bert[] = {
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hidden_activation", GGUF_VTYPE_STRING, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_nomic_bert_moe[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"moe_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_neo_bert[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_jina_bert_v2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_jina_bert_v3[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_eurobert[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_bloom[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_stablelm[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen2moe[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen2vl[] = {
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen3next[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen3vl[] = {
+    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen3vlmoe[] = {
+    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35moe[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen4exp[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hyper_connection.low_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"ple.layers", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
+    {"ple.ngram_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ple.heads_per_ngram", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ple.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ple.eos_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ple.image_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"embedding_length_per_layer_input", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ple.layer_multipliers", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
+    {"ple.head_offsets", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
+    {"ple.head_vocab_sizes", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
+    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_phi2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_phimoe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_plamo[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_plamo2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_plamo3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_codeshell[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_orion[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_internlm2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_minicpm[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_minicpm3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gemma[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gemma3n[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gemma4[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"attention.shared_kv_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"embedding_length_per_layer_input", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gemma4_assistant[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.shared_kv_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_gemma_embedding[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"dense_2_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"dense_2_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"dense_3_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"dense_3_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_starcoder2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mamba[] = {
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.dt_b_c_rms", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mamba2[] = {
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_jamba[] = {
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_falcon_h1[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_xverse[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_command_r[] = {
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_cohere2[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_cohere2moe[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_dbrx[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_olmo[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_olmo2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_olmoe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_muse_glimmer[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_openelm[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_arctic[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_deepseek[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_deepseek2_ocr[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_deepseek32[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_deepseek4[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.output_group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.output_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.compress_rope_freq_base", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hyper_connection.sinkhorn_iterations", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hyper_connection.epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"hash_layer_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_chatglm[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_glm4[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_glm4moe[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_glm_dsa[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_bitnet[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_t5[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"decoder_start_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"decoder_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_t5encoder[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_jais[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_jais2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_nemotron[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_nemotron_h[] = {
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"moe_latent_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_nemotron_h_moe[] = {
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"moe_latent_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_exaone[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_exaone4[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_exaone_moe[] = {
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_rwkv6[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"time_mix_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"time_decay_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rescale_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_rwkv6qwen2[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"time_mix_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"time_decay_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rescale_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_rwkv7[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.decay_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.iclr_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_residual_mix_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.gate_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_arwkv7[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.decay_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.iclr_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_residual_mix_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.gate_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_granite[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"deepstack_mapping", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
+    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_granitemoe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_granitehybrid[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_graniteswitch[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"adapters.token_ids_activate", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
+    {"adapters.token_ids_substitute", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_granite_swa[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"deepstack_mapping", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
+    {"attention.rope_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_chameleon[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"swin_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_wavtokenizer_dec[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.group_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.group_norm_groups", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_plm[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_bailingmoe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_bailingmoe2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_bailingmoe3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"kda.safe_gate", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"kda.gate_lower_bound", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_dots1[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_dots3note[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_mla_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_arcee[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_afmoe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_laguna[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.dimension_count_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_ernie4_5[] = {
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_ernie4_5_moe[] = {
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_hunyuan_moe[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_hunyuan_dense[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_hunyuan_vl[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_hy_v3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_smollm3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_lfm2[] = {
+    {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_lfm2moe[] = {
+    {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_dream[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_smallthinker[] = {
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_llada[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_llada_moe[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_seed_oss[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_grovemoe[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_chunk_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_group_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"experts_per_group", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_apertus[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"xielu.alpha_n", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
+    {"xielu.alpha_p", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
+    {"xielu.beta", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
+    {"xielu.eps", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_minimax_01[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_minimax_m2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_minimax_m3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.indexer.local_blocks", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_cogvlm[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_rnd1[] = {
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_pangu_embedded[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mistral3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_beta_fast", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_beta_slow", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_eagle3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"target_hidden_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"norm_before_residual", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"norm_before_fc", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_dflash[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"conv_kernel_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"conv_group_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"selector_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"selector_top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {"attention.output_group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.output_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"hyper_connection.sinkhorn_iterations", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"hyper_connection.epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mistral4[] = {
+    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_paddleocr[] = {
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mimo2[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"attention.value_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_step35[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_llama_embed[] = {
+    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_maincoder[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_kimi_linear[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_kimi_k3[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"kda.gate_lower_bound", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
+    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_latent_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attn_res.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"activation.situ_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"activation.situ_linear_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_talkie[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_mellum[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
+    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
+    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_nanbeige[] = {
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"num_loops", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen3tts[] = {
+    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
+    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_pockettts[] = {
+    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {NULL, 0, 0, 0}};
+
+/* ---- every architecture llama.cpp knows, in llama-arch.cpp's order ---- */
+
+const gguf__llama_arch gguf__llama_archs[] = {
+    {.name = "clip", .refused = 1},
+    {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
+    {.name = "llama4", .keys = keys_llama4},
+    {.name = "deci", .keys = keys_deci},
+    {.name = "falcon", .keys = keys_falcon},
+    {.name = "grok", .keys = keys_grok},
+    {.name = "gpt2", .keys = keys_gpt2},
+    {.name = "gptj", .refused = 1},
+    {.name = "gptneox", .keys = keys_gptneox},
+    {.name = "mpt", .keys = keys_mpt},
+    {.name = "baichuan", .keys = keys_baichuan},
+    {.name = "starcoder", .keys = keys_starcoder},
+    {.name = "refact", .keys = keys_refact},
+    {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
+    {.name = "modern-bert", .keys = keys_modern_bert},
+    {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
+    {.name = "nomic-bert-moe", .keys = keys_nomic_bert_moe},
+    {.name = "neo-bert", .keys = keys_neo_bert},
+    {.name = "jina-bert-v2", .keys = keys_jina_bert_v2},
+    {.name = "jina-bert-v3", .keys = keys_jina_bert_v3},
+    {.name = "eurobert", .keys = keys_eurobert},
+    {.name = "bloom", .keys = keys_bloom},
+    {.name = "stablelm", .keys = keys_stablelm},
+    {.name = "qwen", .keys = keys_qwen},
+    {.name = "qwen2", .keys = keys_qwen2, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
+    {.name = "qwen2moe", .keys = keys_qwen2moe},
+    {.name = "qwen2vl", .keys = keys_qwen2vl},
+    {.name = "qwen3", .keys = keys_qwen3, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
+    {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
+    {.name = "qwen3next", .keys = keys_qwen3next},
+    {.name = "qwen3vl", .keys = keys_qwen3vl},
+    {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe},
+    {.name = "qwen35", .keys = keys_qwen35},
+    {.name = "qwen35moe", .keys = keys_qwen35moe},
+    {.name = "qwen4exp", .keys = keys_qwen4exp},
+    {.name = "phi2", .keys = keys_phi2},
+    {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
+    {.name = "phimoe", .keys = keys_phimoe},
+    {.name = "plamo", .keys = keys_plamo},
+    {.name = "plamo2", .keys = keys_plamo2},
+    {.name = "plamo3", .keys = keys_plamo3},
+    {.name = "codeshell", .keys = keys_codeshell},
+    {.name = "orion", .keys = keys_orion},
+    {.name = "internlm2", .keys = keys_internlm2},
+    {.name = "minicpm", .keys = keys_minicpm},
+    {.name = "minicpm3", .keys = keys_minicpm3},
+    {.name = "gemma", .keys = keys_gemma},
+    {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
+    {.name = "gemma3", .keys = keys_gemma3, .syms = syms_gemma3, .rules = rules_gemma3, .tensors = tensors_gemma3},
+    {.name = "gemma3n", .keys = keys_gemma3n},
+    {.name = "gemma4", .keys = keys_gemma4},
+    {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
+    {.name = "gemma-embedding", .keys = keys_gemma_embedding},
+    {.name = "starcoder2", .keys = keys_starcoder2},
+    {.name = "mamba", .keys = keys_mamba},
+    {.name = "mamba2", .keys = keys_mamba2},
+    {.name = "jamba", .keys = keys_jamba},
+    {.name = "falcon-h1", .keys = keys_falcon_h1},
+    {.name = "xverse", .keys = keys_xverse},
+    {.name = "command-r", .keys = keys_command_r},
+    {.name = "cohere2", .keys = keys_cohere2},
+    {.name = "cohere2moe", .keys = keys_cohere2moe},
+    {.name = "dbrx", .keys = keys_dbrx},
+    {.name = "olmo", .keys = keys_olmo},
+    {.name = "olmo2", .keys = keys_olmo2},
+    {.name = "olmoe", .keys = keys_olmoe},
+    {.name = "muse-glimmer", .keys = keys_muse_glimmer},
+    {.name = "openelm", .keys = keys_openelm},
+    {.name = "arctic", .keys = keys_arctic},
+    {.name = "deepseek", .keys = keys_deepseek},
+    {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
+    {.name = "deepseek2-ocr", .keys = keys_deepseek2_ocr},
+    {.name = "deepseek32", .keys = keys_deepseek32},
+    {.name = "deepseek4", .keys = keys_deepseek4},
+    {.name = "chatglm", .keys = keys_chatglm},
+    {.name = "glm4", .keys = keys_glm4},
+    {.name = "glm4moe", .keys = keys_glm4moe},
+    {.name = "glm-dsa", .keys = keys_glm_dsa},
+    {.name = "bitnet", .keys = keys_bitnet},
+    {.name = "t5", .keys = keys_t5},
+    {.name = "t5encoder", .keys = keys_t5encoder},
+    {.name = "jais", .keys = keys_jais},
+    {.name = "jais2", .keys = keys_jais2},
+    {.name = "nemotron", .keys = keys_nemotron},
+    {.name = "nemotron_h", .keys = keys_nemotron_h},
+    {.name = "nemotron_h_moe", .keys = keys_nemotron_h_moe},
+    {.name = "exaone", .keys = keys_exaone},
+    {.name = "exaone4", .keys = keys_exaone4},
+    {.name = "exaone-moe", .keys = keys_exaone_moe},
+    {.name = "rwkv6", .keys = keys_rwkv6},
+    {.name = "rwkv6qwen2", .keys = keys_rwkv6qwen2},
+    {.name = "rwkv7", .keys = keys_rwkv7},
+    {.name = "arwkv7", .keys = keys_arwkv7},
+    {.name = "granite", .keys = keys_granite},
+    {.name = "granitemoe", .keys = keys_granitemoe},
+    {.name = "granitehybrid", .keys = keys_granitehybrid},
+    {.name = "graniteswitch", .keys = keys_graniteswitch},
+    {.name = "granite_swa", .keys = keys_granite_swa},
+    {.name = "chameleon", .keys = keys_chameleon},
+    {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec},
+    {.name = "plm", .keys = keys_plm},
+    {.name = "bailingmoe", .keys = keys_bailingmoe},
+    {.name = "bailingmoe2", .keys = keys_bailingmoe2},
+    {.name = "bailingmoe3", .keys = keys_bailingmoe3},
+    {.name = "dots1", .keys = keys_dots1},
+    {.name = "dots3note", .keys = keys_dots3note},
+    {.name = "arcee", .keys = keys_arcee},
+    {.name = "afmoe", .keys = keys_afmoe},
+    {.name = "laguna", .keys = keys_laguna},
+    {.name = "ernie4_5", .keys = keys_ernie4_5},
+    {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe},
+    {.name = "hunyuan-moe", .keys = keys_hunyuan_moe},
+    {.name = "hunyuan-dense", .keys = keys_hunyuan_dense},
+    {.name = "hunyuan_vl", .keys = keys_hunyuan_vl},
+    {.name = "hy_v3", .keys = keys_hy_v3},
+    {.name = "smollm3", .keys = keys_smollm3},
+    {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
+    {.name = "lfm2", .keys = keys_lfm2},
+    {.name = "lfm2moe", .keys = keys_lfm2moe},
+    {.name = "dream", .keys = keys_dream},
+    {.name = "smallthinker", .keys = keys_smallthinker},
+    {.name = "llada", .keys = keys_llada},
+    {.name = "llada-moe", .keys = keys_llada_moe},
+    {.name = "seed_oss", .keys = keys_seed_oss},
+    {.name = "grovemoe", .keys = keys_grovemoe},
+    {.name = "apertus", .keys = keys_apertus},
+    {.name = "minimax-01", .keys = keys_minimax_01},
+    {.name = "minimax-m2", .keys = keys_minimax_m2},
+    {.name = "minimax-m3", .keys = keys_minimax_m3},
+    {.name = "cogvlm", .keys = keys_cogvlm},
+    {.name = "rnd1", .keys = keys_rnd1},
+    {.name = "pangu-embedded", .keys = keys_pangu_embedded},
+    {.name = "mistral3", .keys = keys_mistral3},
+    {.name = "eagle3", .keys = keys_eagle3},
+    {.name = "dflash", .keys = keys_dflash},
+    {.name = "mistral4", .keys = keys_mistral4},
+    {.name = "paddleocr", .keys = keys_paddleocr},
+    {.name = "mimo2", .keys = keys_mimo2},
+    {.name = "step35", .keys = keys_step35},
+    {.name = "llama-embed", .keys = keys_llama_embed},
+    {.name = "maincoder", .keys = keys_maincoder},
+    {.name = "kimi-linear", .keys = keys_kimi_linear},
+    {.name = "kimi-k3", .keys = keys_kimi_k3},
+    {.name = "talkie", .keys = keys_talkie},
+    {.name = "mellum", .keys = keys_mellum},
+    {.name = "nanbeige", .keys = keys_nanbeige},
+    {.name = "qwen3tts", .keys = keys_qwen3tts},
+    {.name = "pockettts", .keys = keys_pockettts},
+};
+const size_t gguf__llama_n_archs = sizeof gguf__llama_archs / sizeof gguf__llama_archs[0];
+
+const gguf__llama_arch *gguf__llama_arch_find(const char *name, size_t len) {
+    for (size_t i = 0; i < gguf__llama_n_archs; i++) {
+        if (strlen(gguf__llama_archs[i].name) == len &&
+            memcmp(gguf__llama_archs[i].name, name, len) == 0)
+            return &gguf__llama_archs[i];
+    }
+    return NULL;
+}
+
+int gguf_llama_arch_support(const char *arch) {
+    const gguf__llama_arch *a = arch ? gguf__llama_arch_find(arch, strlen(arch)) : NULL;
+    if (a == NULL || a->refused)
+        return GGUF_LLAMA_ARCH_UNKNOWN;
+    return a->tensors != NULL ? GGUF_LLAMA_ARCH_FULL : GGUF_LLAMA_ARCH_KEYS;
+}
+
+const char *gguf_llama_arch_name(size_t i) {
+    return i < gguf__llama_n_archs ? gguf__llama_archs[i].name : NULL;
+}
+
+/* ---- general.file_type (llama_ftype): its name and the type most of its tensors have ---- */
+
+static const struct {
+    const char *name;
+    int dtype;
+} ftypes[] = {
+    [0] = {"ALL_F32", GGUF_DTYPE_F32},      [1] = {"MOSTLY_F16", GGUF_DTYPE_F16},
+    [2] = {"MOSTLY_Q4_0", GGUF_DTYPE_Q4_0}, [3] = {"MOSTLY_Q4_1", GGUF_DTYPE_Q4_1},
+    [7] = {"MOSTLY_Q8_0", GGUF_DTYPE_Q8_0}, [8] = {"MOSTLY_Q5_0", GGUF_DTYPE_Q5_0},
+    [9] = {"MOSTLY_Q5_1", GGUF_DTYPE_Q5_1}, [10] = {"MOSTLY_Q2_K", GGUF_DTYPE_Q2_K},
+    [11] = {"MOSTLY_Q3_K_S", GGUF_DTYPE_Q3_K}, [12] = {"MOSTLY_Q3_K_M", GGUF_DTYPE_Q3_K},
+    [13] = {"MOSTLY_Q3_K_L", GGUF_DTYPE_Q3_K}, [14] = {"MOSTLY_Q4_K_S", GGUF_DTYPE_Q4_K},
+    [15] = {"MOSTLY_Q4_K_M", GGUF_DTYPE_Q4_K}, [16] = {"MOSTLY_Q5_K_S", GGUF_DTYPE_Q5_K},
+    [17] = {"MOSTLY_Q5_K_M", GGUF_DTYPE_Q5_K}, [18] = {"MOSTLY_Q6_K", GGUF_DTYPE_Q6_K},
+    [19] = {"MOSTLY_IQ2_XXS", GGUF_DTYPE_IQ2_XXS}, [20] = {"MOSTLY_IQ2_XS", GGUF_DTYPE_IQ2_XS},
+    [21] = {"MOSTLY_Q2_K_S", GGUF_DTYPE_Q2_K}, [22] = {"MOSTLY_IQ3_XS", GGUF_DTYPE_IQ3_S},
+    [23] = {"MOSTLY_IQ3_XXS", GGUF_DTYPE_IQ3_XXS}, [24] = {"MOSTLY_IQ1_S", GGUF_DTYPE_IQ1_S},
+    [25] = {"MOSTLY_IQ4_NL", GGUF_DTYPE_IQ4_NL}, [26] = {"MOSTLY_IQ3_S", GGUF_DTYPE_IQ3_S},
+    [27] = {"MOSTLY_IQ3_M", GGUF_DTYPE_IQ3_S}, [28] = {"MOSTLY_IQ2_S", GGUF_DTYPE_IQ2_S},
+    [29] = {"MOSTLY_IQ2_M", GGUF_DTYPE_IQ2_S}, [30] = {"MOSTLY_IQ4_XS", GGUF_DTYPE_IQ4_XS},
+    [31] = {"MOSTLY_IQ1_M", GGUF_DTYPE_IQ1_M}, [32] = {"MOSTLY_BF16", GGUF_DTYPE_BF16},
+    [36] = {"MOSTLY_TQ1_0", GGUF_DTYPE_TQ1_0}, [37] = {"MOSTLY_TQ2_0", GGUF_DTYPE_TQ2_0},
+    [38] = {"MOSTLY_MXFP4_MOE", GGUF_DTYPE_MXFP4}, [39] = {"MOSTLY_NVFP4", GGUF_DTYPE_NVFP4},
+    [40] = {"MOSTLY_Q1_0", GGUF_DTYPE_Q1_0}, [41] = {"MOSTLY_Q2_0", GGUF_DTYPE_Q2_0},
+};
+
+int gguf__llama_ftype_dtype(uint32_t ftype) {
+    if (ftype >= sizeof ftypes / sizeof ftypes[0] || ftypes[ftype].name == NULL)
+        return -1;
+    return ftypes[ftype].dtype;
+}
+
+const char *gguf__llama_ftype_name(uint32_t ftype) {
+    if (ftype >= sizeof ftypes / sizeof ftypes[0])
+        return NULL;
+    return ftypes[ftype].name;
+}

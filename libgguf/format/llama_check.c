@@ -1,0 +1,1009 @@
+/* gguf_llama_check: applies llama.cpp's loader rules (llama_arch.c, llama_vocab.c) to a model
+ * of one or more shards, as the loader would see it, without reading tensor data. Every
+ * problem is reported (llama.cpp stops at the first one); each names its key or tensor.
+ *
+ * Hyperparameters are symbols resolved lazily from their keys (or defaults) when an
+ * expression needs them; a symbol whose key is unusable is undefined, and a rule that depends
+ * on an undefined symbol is not judged, so one bad key gives one finding, not a cascade. */
+#include "llama.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MSG_MAX 1024
+#define NAME_MAX_LEN 160
+#define MAX_SYMS 96
+#define MAX_REPORTED_EXTRA 24
+
+/* ---- the check in progress ---- */
+
+enum sym_state { SYM_NEW = 0, SYM_BUSY, SYM_DONE };
+
+typedef struct sym {
+    const char *name;
+    const gguf__llama_key *key; /* set by a key, or */
+    const char *expr;           /* defined by an expression, or neither (set directly) */
+    const char *about;
+    int state;
+    int undefined;
+    int64_t value;
+} sym;
+
+typedef struct lc {
+    gguf__llama_report rep;
+    const gguf_file *const *shards;
+    size_t n_shards;
+    const gguf_file *meta;
+    const gguf__llama_arch *arch;
+    char arch_name[64];
+    sym syms[MAX_SYMS];
+    size_t n_syms;
+    int64_t xu_max;
+    int xu_max_set;
+    uint8_t **used;  /* per shard, per tensor: a rule created it */
+    int indefinite;  /* some tensor rule could not be judged */
+    int *stats_arch;
+    char label[NAME_MAX_LEN]; /* sym_label's answer */
+    gguf_error *err;
+} lc;
+
+static const gguf_value *find_value(const gguf_file *f, const char *key, uint64_t *offset) {
+    int64_t i = gguf_kv_find(f, key);
+    if (offset != NULL)
+        *offset = i < 0 ? GGUF_ERROR_NO_OFFSET : gguf_kv_source_offset(f, (size_t)i);
+    return i < 0 ? NULL : gguf_kv_value(f, (size_t)i);
+}
+
+/* The key's full name: "{arch}." + name unless global. */
+static const char *key_name(char *buf, size_t size, const lc *c, const gguf__llama_key *k) {
+    if (k->flags & GGUF__LK_GLOBAL)
+        snprintf(buf, size, "%s", k->name);
+    else
+        snprintf(buf, size, "%s.%s", c->arch_name, k->name);
+    return buf;
+}
+
+/* A rule's key: "tokenizer.*" and "general.*" as they are, the others after "{arch}.". */
+static const char *rule_key(char *buf, size_t size, const lc *c, const char *k) {
+    if (strncmp(k, "tokenizer.", 10) == 0 || strncmp(k, "general.", 8) == 0 ||
+        strncmp(k, "split.", 6) == 0)
+        snprintf(buf, size, "%s", k);
+    else
+        snprintf(buf, size, "%s.%s", c->arch_name, k);
+    return buf;
+}
+
+static sym *sym_find(lc *c, const char *name, size_t len) {
+    for (size_t i = 0; i < c->n_syms; i++) {
+        if (strlen(c->syms[i].name) == len && memcmp(c->syms[i].name, name, len) == 0)
+            return &c->syms[i];
+    }
+    return NULL;
+}
+
+static void sym_add(lc *c, const char *name, const gguf__llama_key *key, const char *expr,
+                    const char *about) {
+    if (c->n_syms >= MAX_SYMS || sym_find(c, name, strlen(name)) != NULL)
+        return; /* the first definition wins: architectures before the generic ones */
+    c->syms[c->n_syms++] = (sym){name, key, expr, about, SYM_NEW, 0, 0};
+}
+
+static void sym_set(lc *c, const char *name, int64_t v, int undefined) {
+    sym_add(c, name, NULL, NULL, NULL);
+    sym *s = sym_find(c, name, strlen(name));
+    if (s != NULL) {
+        s->state = SYM_DONE;
+        s->value = v;
+        s->undefined = undefined;
+    }
+}
+
+static int resolve(void *ctx, const char *name, size_t len, int defined, int64_t *v);
+
+static int eval(lc *c, const char *expr, int64_t layer, int64_t *out) {
+    int rc = gguf__llama_eval(out, expr, layer, resolve, c);
+    return rc < 0 ? 1 : rc; /* a table bug counts as undefined; tests catch it */
+}
+
+/* 1 when the condition holds, 0 when not, -1 when undefined. NULL holds. */
+static int holds(lc *c, const char *expr, int64_t layer) {
+    if (expr == NULL)
+        return 1;
+    int64_t v;
+    if (eval(c, expr, layer, &v) != 0)
+        return -1;
+    return v != 0;
+}
+
+/* 1 when the type is accepted as an element of an array read into `type`. */
+static int elem_accepts(uint32_t type, uint32_t elem) {
+    switch (type) {
+    case GGUF_VTYPE_U32:
+    case GGUF_VTYPE_I32:
+        return elem == GGUF_VTYPE_U32 || elem == GGUF_VTYPE_I32 || elem == GGUF_VTYPE_BOOL;
+    case GGUF_VTYPE_ARRAY: return 1; /* any element type (get_arr_n) */
+    default: return elem == type;
+    }
+}
+
+static int64_t scalar_value(const gguf_value *v) {
+    uint64_t u;
+    int64_t i;
+    int sgn;
+    if (gguf_value_get_int(&u, &i, &sgn, v, NULL) != 0)
+        return 0;
+    return sgn ? i : (int64_t)(u > INT64_MAX ? INT64_MAX : u);
+}
+
+/* Index of a string value in a '|'-separated list, or -1. */
+static int value_index(const char *list, const char *s, uint64_t len) {
+    int idx = 0;
+    for (const char *p = list;; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == len && memcmp(p, s, n) == 0)
+            return idx;
+        if (bar == NULL)
+            return -1;
+        p = bar + 1;
+    }
+}
+
+/* The value a key gives its symbol (silently: findings come from check_key). Returns 0 and sets
+ * *out, or 1 when the key is unusable. */
+static int key_value(lc *c, const gguf__llama_key *k, const gguf_value *v, int64_t *out) {
+    uint32_t t = gguf_value_type(v);
+    if (k->form == GGUF__LK_ARRAY) {
+        if (t != GGUF_VTYPE_ARRAY || !elem_accepts(k->type, gguf_value_elem_type(v)))
+            return 1;
+        *out = (int64_t)gguf_value_count(v);
+        return 0;
+    }
+    if (t == GGUF_VTYPE_ARRAY) {
+        if (k->form != GGUF__LK_PER_LAYER || !elem_accepts(k->type, gguf_value_elem_type(v)) ||
+            gguf_value_count(v) == 0)
+            return 1;
+        if (!(k->flags & GGUF__LK_ANY_LENGTH)) {
+            int64_t nl;
+            if (eval(c, "NL", -1, &nl) != 0 || (uint64_t)nl != gguf_value_count(v))
+                return 1;
+        }
+        gguf_value_iter it;
+        gguf_value e;
+        gguf_value_iter_init(&it, v);
+        int64_t first = 0, max = 0;
+        for (int n = 0; gguf_value_iter_next(&it, &e); n++) {
+            int64_t x = scalar_value(&e);
+            if (n == 0)
+                first = x;
+            if (x > max)
+                max = x;
+        }
+        if (k->sym != NULL && strcmp(k->sym, "XU") == 0) {
+            c->xu_max = max;
+            c->xu_max_set = 1;
+        }
+        *out = first;
+        return 0;
+    }
+    if (t != k->type)
+        return 1;
+    if (t == GGUF_VTYPE_STRING) {
+        const char *s;
+        uint64_t len;
+        if (k->values == NULL || gguf_value_get_str(&s, &len, v, NULL) != 0)
+            return 1;
+        int idx = value_index(k->values, s, len);
+        if (idx < 0)
+            return 1;
+        *out = idx;
+        return 0;
+    }
+    if (t == GGUF_VTYPE_F32 || t == GGUF_VTYPE_F64)
+        return 1; /* floats are not symbols */
+    *out = scalar_value(v);
+    if (k->sym != NULL && strcmp(k->sym, "XU") == 0) {
+        c->xu_max = *out;
+        c->xu_max_set = 1;
+    }
+    return 0;
+}
+
+static int resolve(void *ctx, const char *name, size_t len, int defined, int64_t *v) {
+    lc *c = ctx;
+    if (len == 5 && memcmp(name, "XUMAX", 5) == 0 && !defined) {
+        int64_t xu;
+        if (eval(c, "XU", -1, &xu) != 0)
+            return 1;
+        *v = c->xu_max_set ? c->xu_max : xu;
+        return 0;
+    }
+    sym *s = sym_find(c, name, len);
+    if (s == NULL)
+        return -1;
+    if (defined) {
+        char kb[NAME_MAX_LEN];
+        *v = s->key != NULL && find_value(c->meta, key_name(kb, sizeof kb, c, s->key), NULL) != NULL;
+        return 0;
+    }
+    if (s->state == SYM_DONE) {
+        *v = s->value;
+        return s->undefined;
+    }
+    if (s->state == SYM_BUSY)
+        return 1; /* a cycle through a default: undefined */
+    s->state = SYM_BUSY;
+    int64_t val = 0;
+    int undef = 1;
+    if (s->key != NULL) {
+        char kb[NAME_MAX_LEN];
+        const gguf_value *kv = find_value(c->meta, key_name(kb, sizeof kb, c, s->key), NULL);
+        int read = holds(c, s->key->when, -1);
+        if (kv != NULL && read == 1)
+            undef = key_value(c, s->key, kv, &val);
+        else if (read == -1)
+            undef = 1;
+        else if (s->key->dflt != NULL)
+            undef = eval(c, s->key->dflt, -1, &val);
+    } else if (s->expr != NULL) {
+        undef = eval(c, s->expr, -1, &val);
+    }
+    s->state = SYM_DONE;
+    s->value = val;
+    s->undefined = undef;
+    *v = val;
+    return undef;
+}
+
+/* How a message names a symbol: its key, or what it is. */
+static const char *sym_label(void *ctx, const char *name, size_t len) {
+    lc *c = ctx;
+    if (len == 1 && name[0] == 'V')
+        return "n_vocab";
+    if (len == 5 && memcmp(name, "XUMAX", 5) == 0) {
+        snprintf(c->label, sizeof c->label, "max(%s.expert_used_count)", c->arch_name);
+        return c->label;
+    }
+    sym *s = sym_find(c, name, len);
+    if (s == NULL)
+        return NULL;
+    if (s->key != NULL)
+        return key_name(c->label, sizeof c->label, c, s->key);
+    return s->about;
+}
+
+/* ---- keys ---- */
+
+static void check_key(lc *c, const gguf__llama_key *k) {
+    char name[NAME_MAX_LEN];
+    key_name(name, sizeof name, c, k);
+    uint64_t off;
+    const gguf_value *v = find_value(c->meta, name, &off);
+    if (holds(c, k->when, -1) == 0)
+        return;
+    const char *tn = gguf_vtype_name(k->type);
+    if (v == NULL) {
+        if ((k->flags & GGUF__LK_REQUIRED) && holds(c, k->when, -1) == 1)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, GGUF_ERROR_NO_OFFSET,
+                             "%s is absent: llama.cpp refuses the model without it (a %s)", name,
+                             k->form == GGUF__LK_ARRAY ? "array" : tn);
+        return;
+    }
+    uint32_t t = gguf_value_type(v);
+    const char *have = gguf_vtype_name(t);
+    if (t == GGUF_VTYPE_ARRAY) {
+        uint32_t e = gguf_value_elem_type(v);
+        const char *en = gguf_vtype_name(e) ? gguf_vtype_name(e) : "?";
+        if (k->form == GGUF__LK_SCALAR) {
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                             "%s is an ARRAY of %s where llama.cpp reads one %s: it refuses the "
+                             "model", name, en, tn);
+        } else if (k->form == GGUF__LK_SCALAR_OR_IGNORED) {
+            return; /* llama.cpp skips it */
+        } else if (!elem_accepts(k->type, e)) {
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                             "%s is an ARRAY of %s where llama.cpp reads %s%s: it refuses the "
+                             "model", name, en, k->type == GGUF_VTYPE_U32 ? "UINT32 or INT32" : tn,
+                             k->form == GGUF__LK_PER_LAYER ? " (one, or one per layer)" : "");
+        } else if (k->form == GGUF__LK_PER_LAYER && !(k->flags & GGUF__LK_ANY_LENGTH)) {
+            int64_t nl;
+            if (eval(c, "NL", -1, &nl) == 0 && (uint64_t)nl != gguf_value_count(v))
+                gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                                 "%s has %llu elements where llama.cpp wants one per layer "
+                                 "(%s.block_count = %lld): it refuses the model", name,
+                                 (unsigned long long)gguf_value_count(v), c->arch_name,
+                                 (long long)nl);
+        }
+        return;
+    }
+    if (k->form == GGUF__LK_ARRAY) {
+        if (k->flags & GGUF__LK_REQUIRED)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                             "%s is a %s where llama.cpp reads an array: it refuses the model",
+                             name, have ? have : "?");
+        return; /* an optional array key that is not an array is ignored */
+    }
+    if (t != k->type) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                         "%s is %s where llama.cpp reads %s: it refuses the model", name,
+                         have ? have : "?", tn);
+        return;
+    }
+    if (t == GGUF_VTYPE_STRING && k->values != NULL) {
+        const char *s;
+        uint64_t len;
+        char q[96];
+        if (gguf_value_get_str(&s, &len, v, NULL) == 0 && value_index(k->values, s, len) < 0)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, name, NULL, 0, off,
+                             "%s is '%s': llama.cpp aborts on a value other than %s", name,
+                             gguf__quote(q, sizeof q, s, (size_t)len), k->values);
+    }
+}
+
+/* Checks a key list, skipping keys an earlier list checked already. */
+static void check_keys(lc *c, const gguf__llama_key *keys, const gguf__llama_key *const *before,
+                       size_t n_before) {
+    for (const gguf__llama_key *k = keys; k != NULL && k->name != NULL; k++) {
+        int seen = 0;
+        for (size_t b = 0; b < n_before && !seen; b++) {
+            for (const gguf__llama_key *p = before[b]; p->name != NULL && !seen; p++)
+                seen = strcmp(p->name, k->name) == 0 &&
+                       (p->flags & GGUF__LK_GLOBAL) == (k->flags & GGUF__LK_GLOBAL);
+        }
+        if (!seen)
+            check_key(c, k);
+    }
+}
+
+static void add_key_syms(lc *c, const gguf__llama_key *keys) {
+    for (const gguf__llama_key *k = keys; k != NULL && k->name != NULL; k++) {
+        if (k->sym != NULL)
+            sym_add(c, k->sym, k, NULL, NULL);
+    }
+}
+
+/* "name = value, ..." for the symbols an expression uses (each once). */
+static void expr_values(lc *c, char *buf, size_t size, const char *expr) {
+    size_t o = 0;
+    const char *seen[16];
+    size_t seen_len[16], n_seen = 0;
+    buf[0] = '\0';
+    for (const char *p = expr; *p != '\0';) {
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *start = p;
+        while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+               *p == '_')
+            p++;
+        size_t len = (size_t)(p - start);
+        int dup = len == 7 && memcmp(start, "defined", 7) == 0;
+        for (size_t k = 0; k < n_seen && !dup; k++)
+            dup = seen_len[k] == len && memcmp(seen[k], start, len) == 0;
+        if (dup || n_seen == 16)
+            continue;
+        seen[n_seen] = start;
+        seen_len[n_seen++] = len;
+        int64_t v, present = 1;
+        int undef = resolve(c, start, len, 0, &v);
+        sym *sy = sym_find(c, start, len);
+        if (sy != NULL && sy->key != NULL)
+            resolve(c, start, len, 1, &present);
+        const char *label = sym_label(c, start, len);
+        char name[NAME_MAX_LEN];
+        if (label != NULL)
+            snprintf(name, sizeof name, "%s", label);
+        else
+            snprintf(name, sizeof name, "%.*s", (int)len, start);
+        int w = undef < 0 ? 0
+                : !present ? snprintf(buf + o, size - o, "%s%s absent", o ? ", " : "", name)
+                : undef  ? snprintf(buf + o, size - o, "%s%s unusable", o ? ", " : "", name)
+                         : snprintf(buf + o, size - o, "%s%s = %lld", o ? ", " : "", name,
+                                    (long long)v);
+        o += w < 0 ? 0 : (size_t)w;
+        if (o >= size) {
+            buf[size - 1] = '\0';
+            return;
+        }
+    }
+}
+
+static void check_rules(lc *c, const gguf__llama_rule *rules) {
+    for (const gguf__llama_rule *r = rules; r != NULL && r->expr != NULL; r++) {
+        if (holds(c, r->when, -1) != 1 || holds(c, r->expr, -1) != 0)
+            continue;
+        char key[NAME_MAX_LEN];
+        rule_key(key, sizeof key, c, r->key);
+        uint64_t off;
+        find_value(c->meta, key, &off);
+        char values[MSG_MAX / 2];
+        expr_values(c, values, sizeof values, r->expr);
+        gguf__llama_emit(&c->rep, r->severity, key, NULL, 0, off, "%s: %s (%s)", key, r->message,
+                         values);
+    }
+}
+
+/* ---- tensors ---- */
+
+/* name with %d replaced by the layer */
+static void tensor_name(char *buf, size_t size, const char *pattern, int64_t layer) {
+    const char *p = strstr(pattern, "%d");
+    if (p == NULL || layer < 0) {
+        snprintf(buf, size, "%s", pattern);
+        return;
+    }
+    snprintf(buf, size, "%.*s%lld%s", (int)(p - pattern), pattern, (long long)layer, p + 2);
+}
+
+typedef struct tref {
+    size_t shard;
+    size_t index;
+} tref;
+
+static int find_tensor(const lc *c, const char *name, tref *out) {
+    for (size_t s = 0; s < c->n_shards; s++) {
+        int64_t i = gguf_tensor_find(c->shards[s], name);
+        if (i >= 0) {
+            out->shard = s;
+            out->index = (size_t)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int present(const lc *c, const char *pattern, int64_t layer) {
+    char name[NAME_MAX_LEN];
+    tref r;
+    tensor_name(name, sizeof name, pattern, layer);
+    return find_tensor(c, name, &r);
+}
+
+static void shape_text(char *buf, size_t size, const uint64_t *dims, uint32_t n) {
+    size_t o = 0;
+    buf[o++] = '[';
+    for (uint32_t d = 0; d < n && o < size; d++) {
+        int w = snprintf(buf + o, size - o, "%s%llu", d ? ", " : "", (unsigned long long)dims[d]);
+        o += w < 0 ? 0 : (size_t)w;
+    }
+    if (o + 2 <= size) {
+        buf[o++] = ']';
+        buf[o] = '\0';
+    } else {
+        buf[size - 1] = '\0';
+    }
+}
+
+/* The problems of one rule over its layers: the first one in full, then a count. */
+typedef struct agg {
+    int64_t missing_layer, n_missing;
+    int64_t shape_layer, n_shape;
+    char shape_msg[MSG_MAX / 2];
+    tref shape_at;
+} agg;
+
+static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int optional,
+                      agg *a) {
+    char name[NAME_MAX_LEN];
+    tensor_name(name, sizeof name, t->name, layer);
+    tref r;
+    int found = find_tensor(c, name, &r);
+    int w = holds(c, t->when, layer);
+    if (w == 0)
+        return;
+    if (t->if_present != NULL && !present(c, t->if_present, layer))
+        return;
+    if (t->if_absent != NULL && present(c, t->if_absent, layer))
+        return;
+    if (w < 0) {
+        c->indefinite = 1;
+        if (found)
+            c->used[r.shard][r.index] = 1;
+        return;
+    }
+    if (!found) {
+        if (!optional && !(t->flags & GGUF__LT_OPTIONAL) && a->n_missing++ == 0)
+            a->missing_layer = layer;
+        return;
+    }
+    c->used[r.shard][r.index] = 1;
+    int64_t want[4];
+    uint32_t nd = 0;
+    for (; nd < 4 && t->dims[nd] != NULL; nd++) {
+        if (eval(c, t->dims[nd], layer, &want[nd]) != 0) {
+            c->indefinite = 1;
+            return;
+        }
+    }
+    gguf_tensor_info info;
+    gguf_tensor_get(&info, c->shards[r.shard], r.index);
+    int ok = 1;
+    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+        uint64_t have = d < info.n_dims ? info.dims[d] : 1;
+        if ((d < nd && (want[d] < 0 || have != (uint64_t)want[d])) || (d >= nd && have != 1))
+            ok = 0;
+    }
+    if (ok || a->n_shape++ > 0)
+        return;
+    a->shape_layer = layer;
+    a->shape_at = r;
+    char got[96], exp[96], why[MSG_MAX / 4];
+    shape_text(got, sizeof got, info.dims, info.n_dims);
+    uint64_t wd[4] = {0, 0, 0, 0};
+    for (uint32_t d = 0; d < nd; d++)
+        wd[d] = (uint64_t)want[d];
+    shape_text(exp, sizeof exp, wd, nd);
+    size_t o = 0;
+    why[0] = '\0';
+    for (uint32_t d = 0; d < nd && o + 8 < sizeof why; d++) {
+        char part[MSG_MAX / 4];
+        gguf__llama_expr_explain(part, sizeof part, t->dims[d], sym_label, c);
+        int n = snprintf(why + o, sizeof why - o, "%s%s", d ? ", " : "", part);
+        o += n < 0 ? 0 : (size_t)n;
+        if (o >= sizeof why)
+            o = sizeof why - 1;
+    }
+    snprintf(a->shape_msg, sizeof a->shape_msg,
+             "tensor '%s' has shape %s where llama.cpp expects %s = [%s]: it refuses the model",
+             name, got, exp, why);
+}
+
+static void check_tensor_rules(lc *c, const gguf__llama_tensor *rules, int64_t nl, int64_t l,
+                               int mtp_optional) {
+    char blk[NAME_MAX_LEN];
+    snprintf(blk, sizeof blk, "%s.block_count", c->arch_name);
+    for (const gguf__llama_tensor *t = rules; t->name != NULL; t++) {
+        agg a = {-1, 0, -1, 0, "", {0, 0}};
+        int64_t n = 0;
+        if (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) {
+            n = (t->flags & GGUF__LT_ALL_LAYERS) ? nl : l;
+            if (n < 0) {
+                c->indefinite = 1;
+                continue;
+            }
+            for (int64_t i = 0; i < n && i < 4096; i++)
+                check_one(c, t, i, i >= l && mtp_optional, &a);
+        } else {
+            check_one(c, t, -1, 0, &a);
+        }
+        char name[NAME_MAX_LEN];
+        if (a.n_missing > 0) {
+            tensor_name(name, sizeof name, t->name, a.missing_layer);
+            if (a.missing_layer >= 0) {
+                char more[64] = "";
+                if (a.n_missing > 1)
+                    snprintf(more, sizeof more, "; %lld layers lack it",
+                             (long long)a.n_missing);
+                gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, blk, name, 0, GGUF_ERROR_NO_OFFSET,
+                                 "tensor '%s' is missing: llama.cpp's %s loader requires it in "
+                                 "each of the %lld layers (%s)%s", name, c->arch_name,
+                                 (long long)n, blk, more);
+            } else {
+                gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, name, 0, GGUF_ERROR_NO_OFFSET,
+                                 "tensor '%s' is missing: llama.cpp's %s loader requires it",
+                                 name, c->arch_name);
+            }
+        }
+        if (a.n_shape > 0) {
+            tensor_name(name, sizeof name, t->name, a.shape_layer);
+            if (a.n_shape > 1)
+                gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, name, a.shape_at.shard,
+                                 GGUF_ERROR_NO_OFFSET, "%s (the same in %lld layers)",
+                                 a.shape_msg, (long long)a.n_shape);
+            else
+                gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, name, a.shape_at.shard,
+                                 GGUF_ERROR_NO_OFFSET, "%s", a.shape_msg);
+        }
+    }
+}
+
+/* The layer in "blk.N...." or -1. */
+static int64_t name_layer(const char *s, size_t len) {
+    if (len < 5 || memcmp(s, "blk.", 4) != 0 || s[4] < '0' || s[4] > '9')
+        return -1;
+    int64_t n = 0;
+    for (size_t i = 4; i < len && s[i] >= '0' && s[i] <= '9' && n < 1000000; i++)
+        n = n * 10 + (s[i] - '0');
+    return n;
+}
+
+static void check_unused(lc *c, int64_t nl) {
+    uint64_t extra = 0;
+    for (size_t s = 0; s < c->n_shards; s++) {
+        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
+            if (c->used[s][i])
+                continue;
+            if (extra++ >= MAX_REPORTED_EXTRA)
+                continue;
+            gguf_tensor_info t;
+            gguf_tensor_get(&t, c->shards[s], i);
+            char q[NAME_MAX_LEN], hint[128] = "";
+            gguf__quote(q, sizeof q, t.name, t.name_len);
+            int64_t layer = name_layer(t.name, t.name_len);
+            if (layer >= 0 && nl >= 0 && layer >= nl)
+                snprintf(hint, sizeof hint, " (layer %lld, but %s.block_count is %lld)",
+                         (long long)layer, c->arch_name, (long long)nl);
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, q, s, GGUF_ERROR_NO_OFFSET,
+                             "tensor '%s' is not one llama.cpp's %s loader creates%s: it refuses "
+                             "a model with tensors it does not use (wrong number of tensors)",
+                             q, c->arch_name, hint);
+        }
+    }
+    if (extra > MAX_REPORTED_EXTRA)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "%llu tensors in all that llama.cpp's %s loader does not create",
+                         (unsigned long long)extra, c->arch_name);
+}
+
+static int check_tensors(lc *c) {
+    c->used = gguf__calloc(c->n_shards, sizeof *c->used);
+    if (c->used == NULL)
+        return gguf__fail(c->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    for (size_t s = 0; s < c->n_shards; s++) {
+        size_t n = gguf_tensor_count(c->shards[s]);
+        c->used[s] = gguf__calloc(n ? n : 1, 1);
+        if (c->used[s] == NULL)
+            return gguf__fail(c->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    int64_t nl = -1, l = -1;
+    if (eval(c, "NL", -1, &nl) != 0 || nl < 0 || nl > 4096)
+        nl = -1;
+    if (eval(c, "L", -1, &l) != 0 || l < 0 || l > nl)
+        l = -1;
+    int mtp_optional = 0;
+    if (c->arch->mtp_probe != NULL && l >= 0)
+        mtp_optional = !present(c, c->arch->mtp_probe, l);
+    check_tensor_rules(c, c->arch->tensors, nl, l, mtp_optional);
+    check_tensor_rules(c, gguf__llama_generic_tensors, nl, l, 1);
+    if (!c->indefinite)
+        check_unused(c, nl);
+    else
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_NOTE, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "some tensor shapes depend on keys that are absent or unusable (see "
+                         "above), so tensors llama.cpp would not use were not looked for");
+    return 0;
+}
+
+/* general.file_type against the tensor types (llama.cpp believes the key). */
+static void check_file_type(lc *c) {
+    uint64_t off;
+    const gguf_value *v = find_value(c->meta, "general.file_type", &off);
+    uint64_t ft;
+    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_U32 || gguf_value_get_u64(&ft, v, NULL) != 0)
+        return;
+    ft &= ~(uint64_t)1024; /* LLAMA_FTYPE_GUESSED */
+    int want = gguf__llama_ftype_dtype((uint32_t)ft);
+    if (want < 0) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, "general.file_type", NULL, 0, off,
+                         "general.file_type is %llu, which is no llama.cpp file type (it shows "
+                         "the model as 'unknown')", (unsigned long long)ft);
+        return;
+    }
+    uint64_t count[GGUF_DTYPE_COUNT] = {0}, weights = 0;
+    for (size_t s = 0; s < c->n_shards; s++) {
+        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
+            gguf_tensor_info t;
+            gguf_tensor_get(&t, c->shards[s], i);
+            if (t.n_dims >= 2 && t.type < GGUF_DTYPE_COUNT) {
+                count[t.type]++;
+                weights++;
+            }
+        }
+    }
+    if (weights == 0)
+        return;
+    uint32_t most = 0;
+    for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++) {
+        if (count[t] > count[most])
+            most = t;
+    }
+    const char *fname = gguf__llama_ftype_name((uint32_t)ft);
+    if (want == GGUF_DTYPE_F32 && count[GGUF_DTYPE_F32] != weights)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, "general.file_type", NULL, 0, off,
+                         "general.file_type is %llu (%s) but %llu of the %llu weight tensors are "
+                         "not F32 (most are %s)", (unsigned long long)ft, fname,
+                         (unsigned long long)(weights - count[GGUF_DTYPE_F32]),
+                         (unsigned long long)weights, gguf_dtype_name(most));
+    else if (count[want] == 0)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, "general.file_type", NULL, 0, off,
+                         "general.file_type is %llu (%s) but no weight tensor is %s; most are %s "
+                         "(llama.cpp shows the model as %s)", (unsigned long long)ft, fname,
+                         gguf_dtype_name((uint32_t)want), gguf_dtype_name(most), fname);
+}
+
+/* ---- split sets ---- */
+
+static void check_split(lc *c) {
+    int64_t count = 0;
+    int rc = eval(c, "SPLITS", -1, &count);
+    if (rc != 0)
+        return; /* a bad split.count: reported with the keys */
+    if (count <= 1 && c->n_shards == 1)
+        return;
+    if (count != (int64_t)c->n_shards) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.count", NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "split.count is %lld but the set has %zu shard(s): llama.cpp refuses it",
+                         (long long)count, c->n_shards);
+        if (count <= 1)
+            return;
+    }
+    uint64_t total = 0;
+    for (size_t s = 0; s < c->n_shards; s++) {
+        uint64_t off;
+        const gguf_value *v = find_value(c->shards[s], "split.no", &off);
+        uint64_t no;
+        if (v == NULL)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, GGUF_ERROR_NO_OFFSET,
+                             "shard %zu has no split.no: llama.cpp refuses the set", s);
+        else if (gguf_value_type(v) != GGUF_VTYPE_U16 || gguf_value_get_u64(&no, v, NULL) != 0)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, off,
+                             "split.no of shard %zu is not a UINT16: llama.cpp refuses (or aborts "
+                             "on) the set", s);
+        else if (no != s)
+            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, off,
+                             "split.no of shard %zu is %llu: llama.cpp refuses shards out of "
+                             "order", s, (unsigned long long)no);
+        total += gguf_tensor_count(c->shards[s]);
+        if (s == 0)
+            continue;
+        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
+            gguf_tensor_info t;
+            gguf_tensor_get(&t, c->shards[s], i);
+            char name[NAME_MAX_LEN];
+            if (t.name_len >= sizeof name)
+                continue;
+            memcpy(name, t.name, t.name_len);
+            name[t.name_len] = '\0';
+            for (size_t p = 0; p < s; p++) {
+                if (gguf_tensor_find(c->shards[p], name) >= 0) {
+                    char q[NAME_MAX_LEN];
+                    gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL,
+                                     gguf__quote(q, sizeof q, t.name, t.name_len), s,
+                                     GGUF_ERROR_NO_OFFSET,
+                                     "tensor '%s' is in shards %zu and %zu: llama.cpp refuses "
+                                     "duplicated tensors", q, p, s);
+                    break;
+                }
+            }
+        }
+    }
+    uint64_t off;
+    const gguf_value *tc = find_value(c->meta, "split.tensors.count", &off);
+    int64_t n;
+    if (tc != NULL && gguf_value_type(tc) == GGUF_VTYPE_I32 &&
+        gguf_value_get_i64(&n, tc, NULL) == 0 && (uint64_t)n != total)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.tensors.count", NULL, 0, off,
+                         "split.tensors.count is %lld but the shards hold %llu tensors: llama.cpp "
+                         "refuses the set as corrupted", (long long)n, (unsigned long long)total);
+}
+
+/* ---- the container: what ggml's reader refuses ---- */
+
+typedef struct lint_ctx {
+    lc *c;
+    size_t shard;
+} lint_ctx;
+
+static void on_lint(void *user, int refused, const char *message, uint64_t offset) {
+    lint_ctx *l = user;
+    gguf__llama_emit(&l->c->rep, refused ? GGUF_LLAMA_ERROR : GGUF_LLAMA_WARNING, NULL, NULL,
+                     l->shard, offset, "%s%s", message,
+                     refused ? " (llama.cpp refuses the file)" : "");
+}
+
+/* ---- the whole check ---- */
+
+static int string_key(const gguf_file *f, const char *key, const char **s, uint64_t *len) {
+    const gguf_value *v = find_value(f, key, NULL);
+    return v != NULL && gguf_value_get_str(s, len, v, NULL) == 0;
+}
+
+static int run(lc *c, unsigned flags) {
+    const gguf_file *f = c->meta;
+    for (size_t s = 0; s < c->n_shards; s++) {
+        lint_ctx l = {c, s};
+        if (gguf__lint(c->shards[s], on_lint, &l, c->err) < 0)
+            return c->err ? c->err->code : GGUF_ENOMEM;
+    }
+    const char *s;
+    uint64_t len;
+    if (string_key(f, "general.type", &s, &len) && !(len == 5 && memcmp(s, "model", 5) == 0)) {
+        char q[64];
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_NOTE, "general.type", NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "general.type is '%s', not a model: llama.cpp's model rules were not "
+                         "applied", gguf__quote(q, sizeof q, s, (size_t)len));
+        return 0;
+    }
+
+    /* the loader's constructor: architecture, file type, split keys */
+    const gguf__llama_key *file_keys = gguf__llama_file_keys;
+    add_key_syms(c, file_keys);
+    check_keys(c, file_keys, NULL, 0);
+    uint64_t off;
+    const gguf_value *av = find_value(f, "general.architecture", &off);
+    const char *arch = "";
+    uint64_t alen = 0;
+    if (av != NULL && gguf_value_get_str(&arch, &alen, av, NULL) != 0)
+        alen = 0; /* wrong type: reported above */
+    c->arch = gguf__llama_arch_find(arch, (size_t)alen);
+    char qa[64];
+    gguf__quote(qa, sizeof qa, arch, (size_t)alen);
+    if (c->stats_arch != NULL)
+        *c->stats_arch = c->arch == NULL || c->arch->refused ? GGUF_LLAMA_ARCH_UNKNOWN
+                         : c->arch->tensors != NULL           ? GGUF_LLAMA_ARCH_FULL
+                                                              : GGUF_LLAMA_ARCH_KEYS;
+    if (av == NULL)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "general.architecture", NULL, 0,
+                         GGUF_ERROR_NO_OFFSET,
+                         "general.architecture is absent: llama.cpp refuses the model (unknown "
+                         "model architecture '')");
+    else if (c->arch == NULL && gguf_value_type(av) == GGUF_VTYPE_STRING)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "general.architecture", NULL, 0, off,
+                         "general.architecture is '%s', an architecture llama.cpp does not know: "
+                         "it refuses the model", qa);
+    else if (c->arch != NULL && c->arch->refused)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "general.architecture", NULL, 0, off,
+                         "general.architecture is '%s': llama.cpp cannot load it as a model", qa);
+    snprintf(c->arch_name, sizeof c->arch_name, "%s", c->arch ? c->arch->name : qa);
+
+    /* the vocabulary, read whatever the load */
+    add_key_syms(c, gguf__llama_vocab_keys);
+    const gguf__llama_key *before[3] = {file_keys};
+    check_keys(c, gguf__llama_vocab_keys, before, 1);
+    int64_t n_tokens = -1;
+    int rc = gguf__llama_check_vocab(&c->rep, f, c->arch_name, &n_tokens, c->err);
+    if (rc != 0)
+        return rc;
+    sym_set(c, "V", n_tokens, n_tokens < 0);
+
+    uint64_t n_tensors = 0;
+    for (size_t k = 0; k < c->n_shards; k++)
+        n_tensors += gguf_tensor_count(c->shards[k]);
+    if (!(flags & GGUF_LLAMA_CHECK_VOCAB_ONLY) && n_tensors == 0) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "no tensors: checked as a vocabulary, which llama.cpp loads only with "
+                         "vocab_only");
+        flags |= GGUF_LLAMA_CHECK_VOCAB_ONLY;
+    }
+    if (c->arch == NULL || c->arch->refused)
+        return 0;
+    check_split(c);
+    if (flags & GGUF_LLAMA_CHECK_VOCAB_ONLY)
+        return 0;
+
+    /* load_hparams: generic, then the architecture's */
+    add_key_syms(c, c->arch->keys);
+    for (const gguf__llama_sym *d = c->arch->syms; d != NULL && d->name != NULL; d++)
+        sym_add(c, d->name, NULL, d->expr, d->about);
+    add_key_syms(c, gguf__llama_generic_keys);
+    for (const gguf__llama_sym *d = gguf__llama_generic_syms; d->name != NULL; d++)
+        sym_add(c, d->name, NULL, d->expr, d->about);
+    check_keys(c, gguf__llama_generic_keys, before, 1);
+    before[1] = gguf__llama_generic_keys;
+    before[2] = gguf__llama_vocab_keys;
+    check_keys(c, c->arch->keys, before, 3);
+    check_rules(c, gguf__llama_generic_rules);
+    check_rules(c, c->arch->rules);
+    check_file_type(c);
+    if (c->arch->tensors == NULL) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_NOTE, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "architecture '%s': its key types and tokenizer were checked, not its "
+                         "hyperparameters' consistency or its tensors", c->arch_name);
+        return 0;
+    }
+    return check_tensors(c);
+}
+
+int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *const *shards,
+                     size_t n_shards, unsigned flags, gguf_llama_finding_fn fn, void *user,
+                     gguf_error *err) {
+    if (shards == NULL || n_shards == 0 || shards[0] == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file to check");
+    for (size_t s = 0; s < n_shards; s++) {
+        if (shards[s] == NULL)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "shard %zu is NULL", s);
+    }
+    gguf_llama_check_stats st = {0, 0, 0, GGUF_LLAMA_ARCH_UNKNOWN};
+    lc *c = gguf__calloc(1, sizeof *c);
+    if (c == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    c->rep = (gguf__llama_report){fn, user, &st};
+    c->shards = shards;
+    c->n_shards = n_shards;
+    c->meta = shards[0];
+    c->err = err;
+    c->stats_arch = &st.arch_support;
+    int rc = run(c, flags);
+    if (c->used != NULL) {
+        for (size_t s = 0; s < n_shards; s++)
+            gguf__free(c->used[s]);
+        gguf__free(c->used);
+    }
+    gguf__free(c);
+    if (rc != 0)
+        return rc;
+    if (stats != NULL)
+        *stats = st;
+    return 0;
+}
+
+/* ---- the tensors a model's metadata calls for (for tests that build models) ---- */
+
+typedef struct plan_ctx {
+    lc *c;
+    gguf__llama_plan_fn fn;
+    void *user;
+} plan_ctx;
+
+static void plan_rows(plan_ctx *p, const gguf__llama_tensor *rows, int64_t nl, int64_t l) {
+    lc *c = p->c;
+    for (const gguf__llama_tensor *t = rows; t->name != NULL; t++) {
+        if (t->if_present != NULL)
+            continue; /* the plan takes the alternative without the optional tensor */
+        int64_t n = (t->flags & GGUF__LT_ALL_LAYERS) ? nl : (t->flags & GGUF__LT_LAYER) ? l : 1;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t layer = (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) ? i : -1;
+            if (holds(c, t->when, layer) != 1)
+                continue;
+            int64_t dims[4];
+            int nd = 0;
+            for (; nd < 4 && t->dims[nd] != NULL; nd++) {
+                if (eval(c, t->dims[nd], layer, &dims[nd]) != 0)
+                    break;
+            }
+            if (nd < 4 && t->dims[nd] != NULL)
+                continue;
+            char name[NAME_MAX_LEN];
+            tensor_name(name, sizeof name, t->name, layer);
+            p->fn(p->user, name, dims, nd, !(t->flags & GGUF__LT_OPTIONAL));
+        }
+    }
+}
+
+int gguf__llama_plan(const gguf_file *f, gguf__llama_plan_fn fn, void *user, gguf_error *err) {
+    const char *arch;
+    uint64_t alen;
+    int64_t ai = gguf_kv_find(f, "general.architecture");
+    if (ai < 0 || gguf_value_get_str(&arch, &alen, gguf_kv_value(f, (size_t)ai), NULL) != 0)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no general.architecture");
+    lc *c = gguf__calloc(1, sizeof *c);
+    if (c == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    const gguf_file *shards[1] = {f};
+    c->shards = shards;
+    c->n_shards = 1;
+    c->meta = f;
+    c->err = err;
+    c->arch = gguf__llama_arch_find(arch, (size_t)alen);
+    int rc = 0;
+    if (c->arch == NULL || c->arch->tensors == NULL) {
+        rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                        "no tensor table for this architecture");
+    } else {
+        snprintf(c->arch_name, sizeof c->arch_name, "%s", c->arch->name);
+        int64_t n_tokens = -1;
+        const gguf_value *tv = find_value(f, "tokenizer.ggml.tokens", NULL);
+        if (tv != NULL && gguf_value_type(tv) == GGUF_VTYPE_ARRAY)
+            n_tokens = (int64_t)gguf_value_count(tv);
+        sym_set(c, "V", n_tokens, n_tokens < 0);
+        add_key_syms(c, gguf__llama_file_keys);
+        add_key_syms(c, gguf__llama_vocab_keys);
+        add_key_syms(c, c->arch->keys);
+        for (const gguf__llama_sym *d = c->arch->syms; d != NULL && d->name != NULL; d++)
+            sym_add(c, d->name, NULL, d->expr, d->about);
+        add_key_syms(c, gguf__llama_generic_keys);
+        for (const gguf__llama_sym *d = gguf__llama_generic_syms; d->name != NULL; d++)
+            sym_add(c, d->name, NULL, d->expr, d->about);
+        int64_t nl = -1, l = -1;
+        if (eval(c, "NL", -1, &nl) != 0 || eval(c, "L", -1, &l) != 0 || nl < 0 || l < 0)
+            rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no usable block_count");
+        else {
+            plan_ctx p = {c, fn, user};
+            plan_rows(&p, c->arch->tensors, nl, l);
+        }
+    }
+    gguf__free(c);
+    return rc;
+}

@@ -1,0 +1,518 @@
+/* llama.cpp's loader rules (libgguf/format/llama_*.c): the expression language the tables are
+ * written in, the tables themselves (every expression parses, every symbol exists), and
+ * gguf_llama_check on models built in memory, one rule at a time, with every allocation failure.
+ * The rules against llama.cpp itself: tests/cli_verify_llama.sh. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libgguf/format/llama.h"
+#include "testutil.h"
+
+/* ---- expressions ---- */
+
+static int fixed_sym(void *ctx, const char *name, size_t len, int defined, int64_t *v) {
+    (void)ctx;
+    static const struct {
+        const char *name;
+        int64_t v;
+        int undef;
+    } syms[] = {{"E", 64, 0}, {"H", 4, 0}, {"Z", 0, 0}, {"U", 0, 1}, {"BIG", INT64_MAX, 0}};
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        if (strlen(syms[i].name) == len && memcmp(syms[i].name, name, len) == 0) {
+            *v = defined ? strcmp(syms[i].name, "U") != 0 : syms[i].v;
+            return defined ? 0 : syms[i].undef;
+        }
+    }
+    return -1;
+}
+
+static int ev(const char *e, int64_t layer, int64_t *v) {
+    *v = -12345;
+    return gguf__llama_eval(v, e, layer, fixed_sym, NULL);
+}
+
+START_TEST(test_expr_values) {
+    static const struct {
+        const char *e;
+        int64_t layer, want;
+    } cases[] = {
+        {"E", -1, 64},          {"E/H", -1, 16},       {"E / H * 2", -1, 32},
+        {"2 + 3 * 4", -1, 14},  {"(2 + 3) * 4", -1, 20}, {"E % 5", -1, 4},
+        {"-E + 1", -1, -63},    {"!Z", -1, 1},         {"E == 64 && H != 3", -1, 1},
+        {"E < 64 || H >= 4", -1, 1}, {"E <= 63", -1, 0}, {"Z ? 1 : 2", -1, 2},
+        {"H ? E/H : 0", -1, 16}, {"Z ? U : 7", -1, 7},  {"i * 2", 5, 10},
+        {"i % 2 == 1", 3, 1},   {"Z && U", -1, 0},     {"H || U", -1, 1},
+        {"defined(E)", -1, 1},  {"defined(U)", -1, 0}, {"!(E > 1 && H > 1)", -1, 0},
+        {"10 - 3 - 2", -1, 5},  {"64 / 4 / 2", -1, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v;
+        int rc = ev(cases[i].e, cases[i].layer, &v);
+        ck_assert_msg(rc == 0, "'%s' gave rc %d", cases[i].e, rc);
+        ck_assert_msg(v == cases[i].want, "'%s' = %lld, want %lld", cases[i].e, (long long)v,
+                      (long long)cases[i].want);
+    }
+}
+END_TEST
+
+START_TEST(test_expr_undefined_and_errors) {
+    static const char *const undef[] = {"U", "U + 1", "E / Z", "E % Z", "BIG + 1", "BIG * 2",
+                                        "-BIG - 2", "U ? 1 : 2", "U && H", "i", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof undef / sizeof undef[0]; i++) {
+        int64_t v;
+        ck_assert_msg(ev(undef[i], -1, &v) == 1, "'%s' should be undefined", undef[i]);
+        ck_assert_int_eq(v, -12345); /* untouched */
+    }
+    static const char *const bad[] = {"", "E +", "(E", "E)", "NOPE", "E ? 1", "defined E",
+                                      "defined()", "E $ H", "1 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t v;
+        ck_assert_msg(ev(bad[i], -1, &v) == -1, "'%s' should be a syntax error", bad[i]);
+    }
+}
+END_TEST
+
+static const char *label(void *ctx, const char *name, size_t len) {
+    (void)ctx;
+    return len == 1 && name[0] == 'E' ? "llama.embedding_length" : NULL;
+}
+
+START_TEST(test_expr_explain) {
+    char buf[128];
+    gguf__llama_expr_explain(buf, sizeof buf, "E / H * 2", label, NULL);
+    ck_assert_str_eq(buf, "llama.embedding_length/H*2");
+    gguf__llama_expr_explain(buf, 8, "E + E", label, NULL);
+    ck_assert_uint_lt(strlen(buf), 8);
+}
+END_TEST
+
+/* ---- the tables ---- */
+
+typedef struct known {
+    const char *names[256];
+    size_t n;
+} known;
+
+static void know(known *k, const char *name) {
+    if (name != NULL && k->n < 256)
+        k->names[k->n++] = name;
+}
+
+static void know_keys(known *k, const gguf__llama_key *keys) {
+    for (; keys != NULL && keys->name != NULL; keys++)
+        know(k, keys->sym);
+}
+
+static int known_sym(void *ctx, const char *name, size_t len, int defined, int64_t *v) {
+    known *k = ctx;
+    (void)defined;
+    if (len == 5 && memcmp(name, "XUMAX", 5) == 0) {
+        *v = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < k->n; i++) {
+        if (strlen(k->names[i]) == len && memcmp(k->names[i], name, len) == 0) {
+            *v = 2;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void parses(known *k, const char *e, const char *where) {
+    if (e == NULL)
+        return;
+    int64_t v;
+    ck_assert_msg(gguf__llama_eval(&v, e, 1, known_sym, k) >= 0,
+                  "%s: '%s' does not parse or names an unknown symbol", where, e);
+}
+
+static void parse_keys(known *k, const gguf__llama_key *keys, const char *arch) {
+    for (; keys != NULL && keys->name != NULL; keys++) {
+        parses(k, keys->dflt, arch);
+        parses(k, keys->when, arch);
+        ck_assert_msg(keys->type < GGUF_VTYPE_COUNT, "%s: key %s has no type", arch, keys->name);
+        ck_assert_msg(keys->sym == NULL || keys->values != NULL || keys->type != GGUF_VTYPE_STRING ||
+                          keys->form == GGUF__LK_ARRAY,
+                      "%s: string key %s sets a symbol without a value list", arch, keys->name);
+    }
+}
+
+START_TEST(test_tables_parse) {
+    size_t full = 0;
+    for (size_t a = 0; a < gguf__llama_n_archs; a++) {
+        const gguf__llama_arch *arch = &gguf__llama_archs[a];
+        for (size_t b = 0; b < a; b++)
+            ck_assert_msg(strcmp(gguf__llama_archs[b].name, arch->name) != 0, "%s twice",
+                          arch->name);
+        known k = {{NULL}, 0};
+        know(&k, "V");
+        know_keys(&k, gguf__llama_file_keys);
+        know_keys(&k, gguf__llama_vocab_keys);
+        know_keys(&k, arch->keys);
+        for (const gguf__llama_sym *s = arch->syms; s != NULL && s->name != NULL; s++)
+            know(&k, s->name);
+        know_keys(&k, gguf__llama_generic_keys);
+        for (const gguf__llama_sym *s = gguf__llama_generic_syms; s->name != NULL; s++)
+            know(&k, s->name);
+        for (const gguf__llama_sym *s = arch->syms; s != NULL && s->name != NULL; s++)
+            parses(&k, s->expr, arch->name);
+        for (const gguf__llama_sym *s = gguf__llama_generic_syms; s->name != NULL; s++)
+            parses(&k, s->expr, "generic");
+        parse_keys(&k, gguf__llama_file_keys, "file");
+        parse_keys(&k, gguf__llama_vocab_keys, "vocab");
+        parse_keys(&k, gguf__llama_generic_keys, "generic");
+        parse_keys(&k, arch->keys, arch->name);
+        for (const gguf__llama_rule *r = gguf__llama_generic_rules; r->expr != NULL; r++) {
+            parses(&k, r->expr, "generic rule");
+            parses(&k, r->when, "generic rule");
+        }
+        for (const gguf__llama_rule *r = arch->rules; r != NULL && r->expr != NULL; r++) {
+            parses(&k, r->expr, arch->name);
+            parses(&k, r->when, arch->name);
+        }
+        const gguf__llama_tensor *lists[2] = {arch->tensors, gguf__llama_generic_tensors};
+        for (int l = 0; l < 2 && arch->tensors != NULL; l++) {
+            for (const gguf__llama_tensor *t = lists[l]; t->name != NULL; t++) {
+                int per_layer = (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) != 0;
+                ck_assert_msg((strstr(t->name, "%d") != NULL) == per_layer,
+                              "%s: %s: %%d and the layer flag disagree", arch->name, t->name);
+                ck_assert_msg(t->dims[0] != NULL, "%s: %s has no shape", arch->name, t->name);
+                for (int d = 0; d < 4 && t->dims[d] != NULL; d++)
+                    parses(&k, t->dims[d], t->name);
+                parses(&k, t->when, t->name);
+            }
+        }
+        full += arch->tensors != NULL;
+    }
+    ck_assert_uint_ge(gguf__llama_n_archs, 140);
+    ck_assert_uint_eq(full, 11);
+}
+END_TEST
+
+START_TEST(test_arch_support) {
+    static const char *const full[] = {"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3",
+                                       "phi3", "deepseek2", "gpt-oss", "bert", "nomic-bert"};
+    for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
+        ck_assert_int_eq(gguf_llama_arch_support(full[i]), GGUF_LLAMA_ARCH_FULL);
+    ck_assert_int_eq(gguf_llama_arch_support("falcon"), GGUF_LLAMA_ARCH_KEYS);
+    ck_assert_int_eq(gguf_llama_arch_support("mamba2"), GGUF_LLAMA_ARCH_KEYS);
+    ck_assert_int_eq(gguf_llama_arch_support("clip"), GGUF_LLAMA_ARCH_UNKNOWN);
+    ck_assert_int_eq(gguf_llama_arch_support("lama"), GGUF_LLAMA_ARCH_UNKNOWN);
+    ck_assert_int_eq(gguf_llama_arch_support(NULL), GGUF_LLAMA_ARCH_UNKNOWN);
+    ck_assert_str_eq(gguf_llama_arch_name(1), "llama");
+    ck_assert_ptr_null(gguf_llama_arch_name(100000));
+    size_t n = 0;
+    while (gguf_llama_arch_name(n) != NULL)
+        n++;
+    ck_assert_uint_eq(n, gguf__llama_n_archs);
+}
+END_TEST
+
+/* ---- gguf_llama_check on models built in memory ---- */
+
+#define MAX_F 64
+typedef struct found {
+    int n;
+    int severity[MAX_F];
+    char key[MAX_F][160], tensor[MAX_F][80], msg[MAX_F][1024];
+} found;
+
+static void collect(void *user, const gguf_llama_finding *f) {
+    found *r = user;
+    ck_assert_ptr_nonnull(f->message);
+    if (r->n < MAX_F) {
+        r->severity[r->n] = f->severity;
+        snprintf(r->key[r->n], sizeof r->key[0], "%s", f->key ? f->key : "");
+        snprintf(r->tensor[r->n], sizeof r->tensor[0], "%s", f->tensor ? f->tensor : "");
+        snprintf(r->msg[r->n], sizeof r->msg[0], "%s", f->message);
+    }
+    r->n++;
+}
+
+/* A llama model with a 6-token SPM vocabulary and every tensor it needs. */
+static gguf_file *tiny_llama(void) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err), 0);
+    static const char *text[] = {
+        "general.architecture=str:llama", "llama.context_length=u32:64",
+        "llama.embedding_length=u32:32", "llama.block_count=u32:1",
+        "llama.feed_forward_length=u32:48", "llama.attention.head_count=u32:4",
+        "llama.attention.head_count_kv=u32:2", "llama.attention.layer_norm_rms_epsilon=f32:1e-5",
+        "tokenizer.ggml.model=str:llama", "tokenizer.ggml.bos_token_id=u32:1",
+        "general.file_type=u32:0"};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", text[i]);
+        char *eq = strchr(buf, '='), *colon = strchr(eq, ':');
+        *eq = *colon = '\0';
+        ck_assert_int_eq(gguf_kv_set_text(f, buf, (uint32_t)gguf_vtype_parse(eq + 1),
+                                          GGUF_VTYPE_COUNT, colon + 1, strlen(colon + 1), &err),
+                         0);
+    }
+    static const char *const toks[] = {"<unk>", "<s>", "</s>", "a", "b", "c"};
+    size_t lens[6];
+    for (int i = 0; i < 6; i++)
+        lens[i] = strlen(toks[i]);
+    ck_assert_int_eq(gguf_kv_set_str_array(f, "tokenizer.ggml.tokens", toks, lens, 6, &err), 0);
+    static const struct {
+        const char *name;
+        uint64_t d0, d1;
+    } t[] = {{"token_embd.weight", 32, 6},      {"output_norm.weight", 32, 0},
+             {"blk.0.attn_norm.weight", 32, 0}, {"blk.0.attn_q.weight", 32, 32},
+             {"blk.0.attn_k.weight", 32, 16},   {"blk.0.attn_v.weight", 32, 16},
+             {"blk.0.attn_output.weight", 32, 32}, {"blk.0.ffn_norm.weight", 32, 0},
+             {"blk.0.ffn_gate.weight", 32, 48}, {"blk.0.ffn_down.weight", 48, 32},
+             {"blk.0.ffn_up.weight", 32, 48}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        uint64_t dims[2] = {t[i].d0, t[i].d1};
+        ck_assert_int_eq(gguf_tensor_add(f, t[i].name, GGUF_DTYPE_F32, dims, t[i].d1 ? 2 : 1, &err), 0);
+    }
+    return f;
+}
+
+static int check(const gguf_file *f, unsigned flags, found *r) {
+    memset(r, 0, sizeof *r);
+    gguf_llama_check_stats st;
+    gguf_error err;
+    gguf_error_clear(&err);
+    const gguf_file *shards[1] = {f};
+    ck_assert_int_eq(gguf_llama_check(&st, shards, 1, flags, collect, r, &err), 0);
+    ck_assert_int_eq((int)(st.errors + st.warnings + st.notes), r->n);
+    return (int)st.errors;
+}
+
+static int has(const found *r, int severity, const char *key, const char *tensor,
+               const char *needle) {
+    for (int i = 0; i < r->n && i < MAX_F; i++) {
+        if (r->severity[i] == severity && (key == NULL || strcmp(r->key[i], key) == 0) &&
+            (tensor == NULL || strcmp(r->tensor[i], tensor) == 0) &&
+            (needle == NULL || strstr(r->msg[i], needle) != NULL))
+            return 1;
+    }
+    for (int i = 0; i < r->n && i < MAX_F; i++)
+        fprintf(stderr, "  finding %d [%d] key=%s tensor=%s: %s\n", i, r->severity[i], r->key[i],
+                r->tensor[i], r->msg[i]);
+    return 0;
+}
+
+static void set(gguf_file *f, const char *key, const char *type, const char *value) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_kv_set_text(f, key, (uint32_t)gguf_vtype_parse(type), GGUF_VTYPE_COUNT,
+                                   value, strlen(value), &err) == 0, "%s", err.message);
+}
+
+START_TEST(test_check_clean) {
+    gguf_file *f = tiny_llama();
+    found r;
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    ck_assert_int_eq(r.n, 0);
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(test_check_key_types) {
+    static const struct {
+        const char *key, *type, *value;
+    } cases[] = {{"llama.context_length", "str", "64"},
+                 {"llama.embedding_length", "f32", "32"},
+                 {"llama.attention.layer_norm_rms_epsilon", "u32", "0"},
+                 {"tokenizer.ggml.eos_token_id", "i32", "2"},
+                 {"split.count", "u32", "1"},
+                 {"general.file_type", "str", "x"},
+                 {"llama.attention.head_count", "u64", "4"},
+                 {"tokenizer.ggml.add_bos_token", "u8", "1"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gguf_file *f = tiny_llama();
+        set(f, cases[i].key, cases[i].type, cases[i].value);
+        found r;
+        ck_assert_int_ge(check(f, 0, &r), 1);
+        ck_assert_msg(has(&r, GGUF_LLAMA_ERROR, cases[i].key, NULL, "where llama.cpp reads"),
+                      "%s as %s", cases[i].key, cases[i].type);
+        gguf_file_free(f);
+    }
+}
+END_TEST
+
+START_TEST(test_check_hparams) {
+    gguf_file *f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    found r;
+    ck_assert_int_eq(gguf_kv_remove(f, "llama.embedding_length", &err), 0);
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "llama.embedding_length", NULL, "is absent"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    set(f, "llama.expert_count", "u32", "4");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "llama.expert_used_count", NULL, "aborts"));
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, "blk.0.ffn_gate_inp.weight", "missing"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    set(f, "llama.attention.head_count_kv", "u32", "3");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "llama.attention.head_count_kv", NULL, "does not divide"));
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, "blk.0.attn_k.weight", "llama.attention.head_count_kv"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    set(f, "llama.block_count", "u32", "2");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "llama.block_count", "blk.1.attn_norm.weight", "missing"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    set(f, "llama.rope.scaling.type", "str", "sideways");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "llama.rope.scaling.type", NULL, "aborts"));
+    gguf_file_free(f);
+
+    /* a per-layer array: one per layer is accepted, another length refused */
+    f = tiny_llama();
+    uint32_t one[1] = {4}, two[2] = {4, 4};
+    ck_assert_int_eq(gguf_kv_set_array(f, "llama.attention.head_count", GGUF_VTYPE_U32, one, 1, &err), 0);
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    ck_assert_int_eq(gguf_kv_set_array(f, "llama.attention.head_count", GGUF_VTYPE_U32, two, 2, &err), 0);
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "llama.attention.head_count", NULL, "one per layer"));
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(test_check_tensors) {
+    gguf_file *f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    found r;
+    uint64_t d = 32;
+    ck_assert_int_eq(gguf_tensor_add(f, "blk.0.unused.weight", GGUF_DTYPE_F32, &d, 1, &err), 0);
+    ck_assert_int_eq(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, "blk.0.unused.weight", "does not use"));
+    ck_assert_int_eq(gguf_tensor_remove(f, "blk.0.unused.weight", &err), 0);
+    ck_assert_int_eq(gguf_tensor_remove(f, "output_norm.weight", &err), 0);
+    ck_assert_int_eq(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, "output_norm.weight", "missing"));
+    /* an optional tensor of the wrong shape is refused too */
+    uint64_t dims[2] = {32, 7};
+    ck_assert_int_eq(gguf_tensor_add(f, "output_norm.weight", GGUF_DTYPE_F32, &d, 1, &err), 0);
+    ck_assert_int_eq(gguf_tensor_add(f, "output.weight", GGUF_DTYPE_F32, dims, 2, &err), 0);
+    ck_assert_int_eq(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, "output.weight", "[32, 6]"));
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(test_check_vocab) {
+    gguf_file *f = tiny_llama();
+    found r;
+    set(f, "tokenizer.ggml.eos_token_id", "u32", "6");
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "tokenizer.ggml.eos_token_id", NULL, "outside"));
+    set(f, "tokenizer.ggml.model", "str", "gpt2");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "tokenizer.ggml.merges", NULL, "without merges"));
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "tokenizer.ggml.pre", NULL, "degraded"));
+    set(f, "tokenizer.ggml.pre", "str", "no-such");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "tokenizer.ggml.pre", NULL, "does not know"));
+    set(f, "tokenizer.ggml.model", "str", "llamax");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "tokenizer.ggml.model", NULL, "does not know"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    float scores[2] = {0, 1};
+    ck_assert_int_eq(gguf_kv_set_array(f, "tokenizer.ggml.scores", GGUF_VTYPE_F32, scores, 2, &err), 0);
+    static const char *const dup[] = {"<unk>", "<s>", "</s>", "a", "b", "a"};
+    size_t lens[6];
+    for (int i = 0; i < 6; i++)
+        lens[i] = strlen(dup[i]);
+    ck_assert_int_eq(gguf_kv_set_str_array(f, "tokenizer.ggml.tokens", dup, lens, 6, &err), 0);
+    set(f, "tokenizer.chat_template", "u32", "1");
+    ck_assert_int_ge(check(f, 0, &r), 2);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "tokenizer.ggml.scores", NULL, "2 elements for 6 tokens"));
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "tokenizer.ggml.tokens", NULL, "twice"));
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "tokenizer.chat_template", NULL, "not a STRING"));
+    gguf_file_free(f);
+}
+END_TEST
+
+START_TEST(test_check_modes) {
+    gguf_file *f = tiny_llama();
+    found r;
+    gguf_error err;
+    gguf_error_clear(&err);
+    /* vocab-only: hyperparameters and tensors are not llama.cpp's business then */
+    ck_assert_int_eq(gguf_kv_remove(f, "llama.context_length", &err), 0);
+    ck_assert_int_eq(check(f, GGUF_LLAMA_CHECK_VOCAB_ONLY, &r), 0);
+    ck_assert_int_eq(check(f, 0, &r), 1);
+    set(f, "general.type", "str", "adapter");
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    ck_assert(has(&r, GGUF_LLAMA_NOTE, "general.type", NULL, "not a model"));
+    gguf_file_free(f);
+
+    f = tiny_llama();
+    set(f, "general.architecture", "str", "falcon");
+    check(f, 0, &r);
+    ck_assert(has(&r, GGUF_LLAMA_NOTE, NULL, NULL, "not its hyperparameters"));
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "falcon.attention.layer_norm_epsilon", NULL, "absent"));
+    set(f, "general.architecture", "str", "clip");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    gguf_file_free(f);
+
+    const gguf_file *none[1] = {NULL};
+    ck_assert_int_eq(gguf_llama_check(NULL, none, 1, 0, NULL, NULL, &err), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_llama_check(NULL, NULL, 0, 0, NULL, NULL, NULL), GGUF_EINVAL);
+}
+END_TEST
+
+/* Every allocation the check makes can fail: it then returns GGUF_ENOMEM and leaks nothing. */
+START_TEST(test_check_alloc_failures) {
+    gguf_file *f = tiny_llama();
+    set(f, "tokenizer.ggml.eos_token_id", "u32", "9");
+    const gguf_file *shards[1] = {f};
+    int failures = 0;
+    for (long n = 1; n < 1000; n++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_llama_check(NULL, shards, 1, 0, NULL, NULL, &err);
+        gguf_testing_fail_alloc_after(0);
+        if (rc == 0)
+            break;
+        ck_assert_int_eq(rc, GGUF_ENOMEM);
+        failures++;
+    }
+    ck_assert_int_gt(failures, 0);
+    gguf_file_free(f);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("llama");
+    TCase *tc = tcase_create("llama");
+    tcase_add_test(tc, test_expr_values);
+    tcase_add_test(tc, test_expr_undefined_and_errors);
+    tcase_add_test(tc, test_expr_explain);
+    tcase_add_test(tc, test_tables_parse);
+    tcase_add_test(tc, test_arch_support);
+    tcase_add_test(tc, test_check_clean);
+    tcase_add_test(tc, test_check_key_types);
+    tcase_add_test(tc, test_check_hparams);
+    tcase_add_test(tc, test_check_tensors);
+    tcase_add_test(tc, test_check_vocab);
+    tcase_add_test(tc, test_check_modes);
+    tcase_add_test(tc, test_check_alloc_failures);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

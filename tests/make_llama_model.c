@@ -1,0 +1,285 @@
+/* Builds a tiny model of a llama.cpp architecture, for tests whose judge is llama.cpp's own
+ * loader (ggml-oracle llama-load): the tokenizer keys of a real vocabulary file, small
+ * hyperparameters of the architecture (a recipe below), and every tensor the loader requires
+ * for them (the library's plan, gguf__llama_plan), filled with small pseudo-random values. A
+ * model llama.cpp loads proves the tensor table right for that architecture.
+ *
+ *   make_llama_model ARCH VOCAB.gguf OUT.gguf [options]
+ *     --set KEY=TYPE:VALUE   set a key after the recipe (TYPE: u32 i32 f32 bool str)
+ *     --drop NAME            leave a tensor out
+ *     --extra NAME           add a tensor the loader does not create ([E] F32)
+ *     --opt NAME             add an optional tensor of the plan
+ *     --reshape NAME         give a tensor one more row than it should have
+ *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
+ *     --layers N             block_count (default 2) */
+#include "../libgguf/format/llama.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kv {
+    const char *key; /* without "{arch}." when it starts with '.' */
+    const char *type;
+    const char *value;
+} kv;
+
+/* Small hyperparameters per architecture ('.' = "{arch}."). */
+static const struct recipe {
+    const char *arch;
+    kv keys[24];
+} recipes[] = {
+    {"llama", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+               {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+               {".attention.head_count_kv", "u32", "2"}, {".rope.dimension_count", "u32", "16"},
+               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"qwen2", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+               {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+               {".attention.head_count_kv", "u32", "2"},
+               {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"qwen3", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+               {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+               {".attention.head_count_kv", "u32", "2"}, {".attention.key_length", "u32", "32"},
+               {".attention.value_length", "u32", "32"},
+               {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"qwen3moe", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+                  {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                  {".attention.head_count_kv", "u32", "2"}, {".expert_count", "u32", "4"},
+                  {".expert_used_count", "u32", "2"},
+                  {".expert_feed_forward_length", "u32", "32"},
+                  {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"gemma2", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+                {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                {".attention.head_count_kv", "u32", "2"}, {".attention.key_length", "u32", "16"},
+                {".attention.value_length", "u32", "16"},
+                {".attention.sliding_window", "u32", "32"},
+                {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
+                {".attn_logit_softcapping", "f32", "50"}, {".final_logit_softcapping", "f32", "30"}}},
+    {"gemma3", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+                {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                {".attention.head_count_kv", "u32", "1"}, {".attention.key_length", "u32", "32"},
+                {".attention.value_length", "u32", "32"},
+                {".attention.sliding_window", "u32", "32"},
+                {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"phi3", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+              {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+              {".attention.head_count_kv", "u32", "4"}, {".rope.dimension_count", "u32", "16"},
+              {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"deepseek2", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+                   {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                   {".attention.head_count_kv", "u32", "1"},
+                   {".attention.key_length", "u32", "48"}, {".attention.value_length", "u32", "32"},
+                   {".attention.key_length_mla", "u32", "48"},
+                   {".attention.value_length_mla", "u32", "32"},
+                   {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
+                   {".rope.dimension_count", "u32", "16"},
+                   {".leading_dense_block_count", "u32", "1"}, {".expert_count", "u32", "4"},
+                   {".expert_used_count", "u32", "2"}, {".expert_shared_count", "u32", "1"},
+                   {".expert_feed_forward_length", "u32", "32"},
+                   {".expert_weights_scale", "f32", "1.0"},
+                   {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"gpt-oss", {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+                 {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                 {".attention.head_count_kv", "u32", "2"}, {".attention.key_length", "u32", "16"},
+                 {".attention.value_length", "u32", "16"}, {".rope.dimension_count", "u32", "16"},
+                 {".attention.sliding_window", "u32", "32"}, {".expert_count", "u32", "4"},
+                 {".expert_used_count", "u32", "2"}, {".expert_feed_forward_length", "u32", "32"},
+                 {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"bert", {{".context_length", "u32", "64"}, {".embedding_length", "u32", "64"},
+              {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+              {".attention.layer_norm_epsilon", "f32", "1e-12"}, {".attention.causal", "bool", "false"},
+              {".pooling_type", "u32", "1"}}},
+    {"nomic-bert", {{".context_length", "u32", "64"}, {".embedding_length", "u32", "64"},
+                    {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+                    {".attention.layer_norm_epsilon", "f32", "1e-12"},
+                    {".attention.causal", "bool", "false"}, {".pooling_type", "u32", "1"},
+                    {".rope.freq_base", "f32", "1000"}}},
+};
+
+static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,
+                    const char *value, gguf_error *err) {
+    char full[256];
+    if (key[0] == '.')
+        snprintf(full, sizeof full, "%s%s", arch, key);
+    else
+        snprintf(full, sizeof full, "%s", key);
+    int t = gguf_vtype_parse(type);
+    if (t < 0) {
+        fprintf(stderr, "make_llama_model: bad type '%s'\n", type);
+        return -1;
+    }
+    return gguf_kv_set_text(f, full, (uint32_t)t, GGUF_VTYPE_COUNT, value, strlen(value), err);
+}
+
+#define MAX_T 4096
+typedef struct plan {
+    char *names[MAX_T];
+    int64_t dims[MAX_T][4];
+    int nd[MAX_T];
+    int required[MAX_T];
+    size_t n;
+} plan;
+
+static void on_plan(void *user, const char *name, const int64_t *dims, int nd, int required) {
+    plan *p = user;
+    if (p->n >= MAX_T)
+        return;
+    size_t n = strlen(name) + 1;
+    p->names[p->n] = malloc(n);
+    if (p->names[p->n] == NULL)
+        return;
+    memcpy(p->names[p->n], name, n);
+    memcpy(p->dims[p->n], dims, (size_t)nd * sizeof *dims);
+    p->nd[p->n] = nd;
+    p->required[p->n] = required;
+    p->n++;
+}
+
+typedef struct fill_ctx {
+    gguf_file *f;
+} fill_ctx;
+
+/* Values ~ N(0, 0.02), the same for any chunking (seeded by tensor and element). */
+static float value_at(size_t tensor, uint64_t i) {
+    uint64_t x = (tensor + 1) * 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull);
+    x ^= x >> 31;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 29;
+    double u = ((x >> 11) + 0.5) / 9007199254740992.0;
+    return (float)(0.04 * (u - 0.5) * 1.7320508);
+}
+
+static int fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                gguf_error *err) {
+    fill_ctx *c = user;
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, c->f, tensor);
+    size_t row_bytes = gguf_quant_row_size(t.type, (int64_t)t.dims[0]);
+    int64_t rows = (int64_t)(len / row_bytes);
+    int64_t first_row = (int64_t)(offset / row_bytes);
+    float *src = malloc((size_t)t.dims[0] * (size_t)rows * sizeof(float));
+    if (src == NULL)
+        return GGUF_ENOMEM;
+    for (int64_t r = 0; r < rows; r++) {
+        for (uint64_t k = 0; k < t.dims[0]; k++)
+            src[(size_t)r * t.dims[0] + k] = value_at(tensor, (uint64_t)(first_row + r) * t.dims[0] + k);
+    }
+    int rc = gguf_quant_quantize(buf, len, t.type, src, rows, (int64_t)t.dims[0], NULL, err);
+    free(src);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: make_llama_model ARCH VOCAB OUT [--set K=T:V] [--drop N] "
+                        "[--extra N] [--opt N] [--reshape N] [--dtype T] [--layers N]\n");
+        return 2;
+    }
+    const char *arch = argv[1], *vocab = argv[2], *out = argv[3];
+    const struct recipe *rc_arch = NULL;
+    for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+        if (strcmp(recipes[i].arch, arch) == 0)
+            rc_arch = &recipes[i];
+    }
+    if (rc_arch == NULL) {
+        fprintf(stderr, "make_llama_model: no recipe for '%s'\n", arch);
+        return 2;
+    }
+    gguf_error err;
+    gguf_error_clear(&err);
+    gguf_file *v = NULL, *f = NULL;
+    if (gguf_file_open(&v, vocab, 0, &err) != 0 || gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err) != 0) {
+        fprintf(stderr, "make_llama_model: %s\n", err.message);
+        return 1;
+    }
+    int rc = gguf_kv_set_str(f, "general.architecture", arch, strlen(arch), &err);
+    if (rc == 0)
+        rc = gguf_kv_set_str(f, "general.name", "tiny", 4, &err);
+    const char *layers = "2";
+    int dtype = GGUF_DTYPE_F16;
+    for (int a = 4; a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--layers") == 0)
+            layers = argv[a + 1];
+        if (strcmp(argv[a], "--dtype") == 0)
+            dtype = gguf_dtype_parse(argv[a + 1]);
+    }
+    uint32_t ftype = dtype == GGUF_DTYPE_F32 ? 0 : dtype == GGUF_DTYPE_F16 ? 1 : 7;
+    if (rc == 0)
+        rc = gguf_kv_set_scalar(f, "general.file_type", GGUF_VTYPE_U32, &ftype, &err);
+    if (rc == 0)
+        rc = set_text(f, arch, ".block_count", "u32", layers, &err);
+    for (size_t k = 0; rc == 0 && k < 24 && rc_arch->keys[k].key != NULL; k++)
+        rc = set_text(f, arch, rc_arch->keys[k].key, rc_arch->keys[k].type, rc_arch->keys[k].value, &err);
+    /* the tokenizer, copied from the vocabulary file */
+    for (size_t i = 0; rc == 0 && i < gguf_kv_count(v); i++) {
+        size_t len;
+        const char *k = gguf_kv_key(v, i, &len);
+        if (len > 10 && strncmp(k, "tokenizer.", 10) == 0) {
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)len, k);
+            rc = gguf_kv_set_value(f, key, gguf_kv_value(v, i), &err);
+        }
+    }
+    /* --set after the recipe */
+    for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--set") != 0)
+            continue;
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", argv[a + 1]);
+        char *eq = strchr(buf, '='), *colon = eq ? strchr(eq, ':') : NULL;
+        if (colon == NULL) {
+            fprintf(stderr, "make_llama_model: --set KEY=TYPE:VALUE\n");
+            return 2;
+        }
+        *eq = *colon = '\0';
+        rc = set_text(f, arch, buf, eq + 1, colon + 1, &err);
+    }
+    static plan p;
+    if (rc == 0)
+        rc = gguf__llama_plan(f, on_plan, &p, &err);
+    for (size_t i = 0; rc == 0 && i < p.n; i++) {
+        /* separate attention weights, even where llama.cpp lets them all be absent (phi3) */
+        int want = p.required[i] || strstr(p.names[i], ".attn_q.weight") != NULL ||
+                   strstr(p.names[i], ".attn_k.weight") != NULL ||
+                   strstr(p.names[i], ".attn_v.weight") != NULL;
+        for (int a = 4; a + 1 < argc; a += 2) {
+            if (strcmp(argv[a], "--drop") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
+                want = 0;
+            if (strcmp(argv[a], "--opt") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
+                want = 1;
+        }
+        if (!want)
+            continue;
+        uint64_t dims[4];
+        for (int d = 0; d < p.nd[i]; d++)
+            dims[d] = (uint64_t)p.dims[i][d];
+        for (int a = 4; a + 1 < argc; a += 2) {
+            if (strcmp(argv[a], "--reshape") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
+                dims[p.nd[i] > 1 ? 1 : 0] += p.nd[i] > 1 ? 1 : 32;
+        }
+        int t = p.nd[i] >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
+                                                                                         : GGUF_DTYPE_F32;
+        rc = gguf_tensor_add(f, p.names[i], (uint32_t)t, dims, (uint32_t)p.nd[i], &err);
+    }
+    for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--extra") == 0) {
+            uint64_t d = 64;
+            rc = gguf_tensor_add(f, argv[a + 1], GGUF_DTYPE_F32, &d, 1, &err);
+        }
+    }
+    if (rc == 0) {
+        fill_ctx c = {f};
+        gguf_write_options w = GGUF_WRITE_OPTIONS_INIT;
+        w.layout = GGUF_LAYOUT_PACKED;
+        w.fill = fill;
+        w.fill_user = &c;
+        rc = gguf_file_save(f, out, &w, &err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "make_llama_model: %s\n", err.message);
+    for (size_t i = 0; i < p.n; i++)
+        free(p.names[i]);
+    gguf_file_free(f);
+    gguf_file_free(v);
+    return rc == 0 ? 0 : 1;
+}
