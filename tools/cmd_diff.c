@@ -590,7 +590,7 @@ static int compare_values(dctx *d, size_t ia, size_t ib, stats *out) {
     gguf_tensor_get(&x, d->a, ia);
     gguf_tensor_get(&y, d->b, ib);
     if (!gguf_quant_can_dequantize(x.type) || !gguf_quant_can_dequantize(y.type) ||
-        x.nbytes == UINT64_MAX || y.nbytes == UINT64_MAX)
+        x.nbytes == GGUF_NBYTES_UNKNOWN || y.nbytes == GGUF_NBYTES_UNKNOWN)
         return 1;
     if (!g_pool_started && pool_start(d->o.threads, d->path_a, d->path_b) != 0) {
         cli_errorf("out of memory");
@@ -811,7 +811,7 @@ static void diff_tensors(dctx *d, vsummary *vsum) {
         int same_layout = x.type == y.type && dims_equal(&x, &y);
         uint64_t first = 0;
         if (same_layout) {
-            if (x.nbytes == UINT64_MAX || y.nbytes == UINT64_MAX)
+            if (x.nbytes == GGUF_NBYTES_UNKNOWN || y.nbytes == GGUF_NBYTES_UNKNOWN)
                 continue; /* unknown type: sizes unknown, nothing to compare */
             if (d->o.quiet && d->n > 0)
                 continue; /* the answer is known */
