@@ -1228,7 +1228,7 @@ typedef struct gguf_llama_finding {
     const char *key;     /* the key at fault, or NULL */
     const char *tensor;  /* the tensor at fault, or NULL */
     const char *message; /* what is wrong and what llama.cpp expects, naming the key or tensor */
-    size_t shard;        /* the shard (index into the array given) the finding is about */
+    size_t shard;        /* the shard (from 0) of a split set the finding is about */
     uint64_t offset;     /* byte offset in that shard, or GGUF_ERROR_NO_OFFSET */
 } gguf_llama_finding;
 
@@ -1247,15 +1247,15 @@ typedef struct gguf_llama_check_stats {
     int arch_support;                 /* gguf_llama_arch_support of the file's architecture */
 } gguf_llama_check_stats;
 
-/* Checks a model: one file, or the shards of a split set in order (shards[0] holds the
- * metadata, as llama.cpp reads it; every shard its split.no and its tensors). A file whose
- * general.type is set to anything but "model" (an adapter, an mmproj, an imatrix) gets the
- * container checks and a note only. Each finding goes to fn (may be NULL); stats (may be NULL)
- * counts them. Returns 0 when the check ran, whatever it found, or GGUF_EINVAL (no shards) or
- * GGUF_ENOMEM. */
-GGUF_API int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *const *shards,
-                              size_t n_shards, unsigned flags, gguf_llama_finding_fn fn,
-                              void *user, gguf_error *err);
+/* Checks a model: one file, or a split set's view (gguf_file_open with GGUF_OPEN_SPLIT_SET:
+ * the first shard's metadata, every shard's tensors, as llama.cpp reads a set). A shard of a set
+ * opened alone gets every check but the tensor set's, with a note. A file whose general.type is
+ * anything but "model" (an adapter, an mmproj, an imatrix) gets the container checks and a note
+ * only. Each finding goes to fn (may be NULL), its shard set to the shard of the tensor it is
+ * about (0 otherwise); stats (may be NULL) counts them. Returns 0 when the check ran, whatever
+ * it found, or GGUF_EINVAL (f NULL) or GGUF_ENOMEM. */
+GGUF_API int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *f, unsigned flags,
+                              gguf_llama_finding_fn fn, void *user, gguf_error *err);
 
 /* How far the checks go for an architecture name (general.architecture). */
 enum gguf_llama_arch_support {

@@ -280,8 +280,7 @@ static int check(const gguf_file *f, unsigned flags, found *r) {
     gguf_llama_check_stats st;
     gguf_error err;
     gguf_error_clear(&err);
-    const gguf_file *shards[1] = {f};
-    ck_assert_int_eq(gguf_llama_check(&st, shards, 1, flags, collect, r, &err), 0);
+    ck_assert_int_eq(gguf_llama_check(&st, f, flags, collect, r, &err), 0);
     ck_assert_int_eq((int)(st.errors + st.warnings + st.notes), r->n);
     return (int)st.errors;
 }
@@ -323,7 +322,6 @@ START_TEST(test_check_key_types) {
                  {"llama.embedding_length", "f32", "32"},
                  {"llama.attention.layer_norm_rms_epsilon", "u32", "0"},
                  {"tokenizer.ggml.eos_token_id", "i32", "2"},
-                 {"split.count", "u32", "1"},
                  {"general.file_type", "str", "x"},
                  {"llama.attention.head_count", "u64", "4"},
                  {"tokenizer.ggml.add_bos_token", "u8", "1"}};
@@ -470,9 +468,24 @@ START_TEST(test_check_modes) {
     ck_assert_int_ge(check(f, 0, &r), 1);
     gguf_file_free(f);
 
-    const gguf_file *none[1] = {NULL};
-    ck_assert_int_eq(gguf_llama_check(NULL, none, 1, 0, NULL, NULL, &err), GGUF_EINVAL);
-    ck_assert_int_eq(gguf_llama_check(NULL, NULL, 0, 0, NULL, NULL, NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_llama_check(NULL, NULL, 0, NULL, NULL, &err), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_llama_check(NULL, NULL, 0, NULL, NULL, NULL), GGUF_EINVAL);
+
+    /* split keys of another type than llama.cpp reads: the container's findings */
+    f = tiny_llama();
+    set(f, "split.count", "u32", "1");
+    ck_assert_int_ge(check(f, 0, &r), 1);
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, NULL, "split.count"));
+    /* one shard of a set alone: the tensor set is not judged */
+    uint16_t three = 3, zero = 0;
+    int32_t n = 11;
+    ck_assert_int_eq(gguf_kv_set_scalar(f, "split.count", GGUF_VTYPE_U16, &three, &err), 0);
+    ck_assert_int_eq(gguf_kv_set_scalar(f, "split.no", GGUF_VTYPE_U16, &zero, &err), 0);
+    ck_assert_int_eq(gguf_kv_set_scalar(f, "split.tensors.count", GGUF_VTYPE_I32, &n, &err), 0);
+    ck_assert_int_eq(gguf_tensor_remove(f, "output_norm.weight", &err), 0);
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    ck_assert(has(&r, GGUF_LLAMA_NOTE, "split.count", NULL, "checked alone"));
+    gguf_file_free(f);
 }
 END_TEST
 
@@ -480,13 +493,12 @@ END_TEST
 START_TEST(test_check_alloc_failures) {
     gguf_file *f = tiny_llama();
     set(f, "tokenizer.ggml.eos_token_id", "u32", "9");
-    const gguf_file *shards[1] = {f};
     int failures = 0;
     for (long n = 1; n < 1000; n++) {
         gguf_error err;
         gguf_error_clear(&err);
         gguf_testing_fail_alloc_after(n);
-        int rc = gguf_llama_check(NULL, shards, 1, 0, NULL, NULL, &err);
+        int rc = gguf_llama_check(NULL, f, 0, NULL, NULL, &err);
         gguf_testing_fail_alloc_after(0);
         if (rc == 0)
             break;

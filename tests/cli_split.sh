@@ -162,7 +162,7 @@ refused "split.count against the name" "disagrees with the name" "$B/m-00001-of-
 mk_set; "$EDIT" verify "$B/m-00001-of-00004.gguf" >/dev/null && ok || fail "verify of the remade set"
 cp "$B/m-00001-of-00004.gguf" "$B/m-00001-of-00002.gguf"
 expect_status 3 "$EDIT" verify "$B/m-00001-of-00004.gguf"
-grep -q "m-00001-of-00002.gguf lies beside the set" "$TMP/err" && ok || fail "verify does not name a stray shard"
+grep -q "m-00001-of-00002.gguf lies beside the set" "$TMP/out" && ok || fail "verify does not name a stray shard"
 
 # ---- 6. edits of a set go to its first shard and keep the split keys right ----
 mk_set

@@ -14,7 +14,7 @@ static const char usage_text[] =
     "usage: gguf-edit verify [--json] [--vocab-only|--structure] FILE...\n"
     "Checks each file as llama.cpp's loader would (without loading tensor data): structure,\n"
     "key types, hyperparameters, tensor set and shapes, tokenizer. A shard of a split set\n"
-    "(NAME-00001-of-00003.gguf) is checked with its whole set.\n"
+    "(NAME-00001-of-00003.gguf) is checked with its whole set (--one-file: alone).\n"
     "  --json             one JSON document with every finding\n"
     "  --vocab-only       check as llama.cpp loads a vocabulary (no hyperparameters, tensors)\n"
     "  --structure        only the container: what ggml's reader and the spec ask\n"
@@ -83,114 +83,63 @@ static void report_free(report *r) {
     *r = (report){NULL, 0, 0, 0};
 }
 
-/* ---- split sets: NAME-00001-of-00003.gguf, as llama.cpp names and finds them ---- */
-
-/* Length of NAME in NAME-%05d-of-%05d.gguf, or 0 when path is not so named; *no and *count get
- * the numbers. */
-static size_t split_prefix(const char *path, unsigned *no, unsigned *count) {
-    size_t n = strlen(path);
-    static const char tail[] = "-00000-of-00000.gguf";
-    size_t t = sizeof tail - 1;
-    if (n <= t)
-        return 0;
-    const char *p = path + n - t;
-    unsigned a = 0, b = 0;
-    for (size_t i = 0; i < t; i++) {
-        char c = p[i], want = tail[i];
-        if (want == '0') {
-            if (c < '0' || c > '9')
-                return 0;
-            if (i < 6)
-                a = a * 10 + (unsigned)(c - '0');
-            else
-                b = b * 10 + (unsigned)(c - '0');
-        } else if (c != want) {
-            return 0;
-        }
-    }
-    *no = a;
-    *count = b;
-    return n - t;
-}
-
-static uint64_t split_count(const gguf_file *f) {
-    int64_t i = gguf_kv_find(f, "split.count");
-    uint64_t n = 0;
-    if (i < 0 || gguf_value_get_u64(&n, gguf_kv_value(f, (size_t)i), NULL) != 0)
-        return 0;
-    return n;
-}
+/* ---- the model: a file, or the split set a shard belongs to (the library's view) ---- */
 
 typedef struct model {
-    char **paths;
-    gguf_file **files;
+    gguf_file *f;    /* NULL when it could not be opened */
+    char **paths;    /* each shard's path */
     size_t n;
 } model;
 
 static void model_free(model *m) {
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = 0; i < m->n; i++)
         free(m->paths[i]);
-        gguf_file_free(m->files[i]);
-    }
     free(m->paths);
-    free(m->files);
+    gguf_file_free(m->f);
     *m = (model){NULL, NULL, 0};
 }
 
-/* Opens path and, when it is a shard, the rest of its set (shard 1 first). Problems that make
- * llama.cpp unable to find the set are findings; a file that cannot be read is reported and
- * makes the result NULL. Returns 0, or -1 when nothing can be checked. */
+/* Opens path (a shard: its whole set, unless --one-file). A file that cannot be read, or a set
+ * llama.cpp could not assemble (a shard missing, out of order, a tensor twice), is a finding. */
 static int model_open(model *m, const char *path, unsigned flags, report *r) {
-    gguf_file *f = cli_open(path, flags);
-    if (f == NULL)
-        return -1;
-    uint64_t count = split_count(f);
-    unsigned no = 0, cnt = 0;
-    size_t plen = count > 1 ? split_prefix(path, &no, &cnt) : 0;
-    if (count <= 1 || plen == 0 || count > 99999) {
-        if (count > 1)
-            add(r, GGUF_LLAMA_ERROR, "split.count", NULL, "split.count is above 1 but the file "
-                "is not named NAME-00001-of-NNNNN.gguf: llama.cpp cannot find the other shards",
-                0, GGUF_ERROR_NO_OFFSET);
+    gguf_error err;
+    gguf_error_clear(&err);
+    gguf_file *f = NULL;
+    if (gguf_file_open(&f, path, flags, &err) != 0) {
+        cli_report(path, &err); /* on stderr, as every command says a file cannot be read */
+        char msg[GGUF_ERROR_MESSAGE_MAX + GGUF_ERROR_PATH_MAX + 8];
+        if (err.path[0] != '\0' && strcmp(err.path, path) != 0)
+            snprintf(msg, sizeof msg, "%s: %s", err.path, err.message);
+        else
+            snprintf(msg, sizeof msg, "%s", err.message);
+        add(r, GGUF_LLAMA_ERROR, NULL, NULL, msg, 0, err.offset);
         m->paths = calloc(1, sizeof *m->paths);
-        m->files = calloc(1, sizeof *m->files);
-        if (m->paths == NULL || m->files == NULL || (m->paths[0] = dup_or_null(path)) == NULL) {
+        if (m->paths == NULL || (m->paths[0] = dup_or_null(path)) == NULL) {
             free(m->paths);
-            free(m->files);
-            gguf_file_free(f);
-            cli_errorf("out of memory");
+            m->paths = NULL;
             return -1;
         }
-        m->files[0] = f;
         m->n = 1;
         return 0;
     }
-    gguf_file_free(f);
-    m->paths = calloc(count, sizeof *m->paths);
-    m->files = calloc(count, sizeof *m->files);
-    if (m->paths == NULL || m->files == NULL) {
-        free(m->paths);
-        free(m->files);
-        cli_errorf("out of memory");
+    cli_note_journal(path);
+    size_t n = gguf_file_shard_count(f);
+    m->paths = calloc(n ? n : 1, sizeof *m->paths);
+    if (m->paths == NULL) {
+        gguf_file_free(f);
         return -1;
     }
-    m->n = count;
-    for (size_t i = 0; i < count; i++) {
-        size_t size = plen + 32;
-        m->paths[i] = malloc(size);
-        if (m->paths[i] == NULL) {
-            model_free(m);
-            cli_errorf("out of memory");
-            return -1;
-        }
-        snprintf(m->paths[i], size, "%.*s-%05zu-of-%05u.gguf", (int)plen, path, i + 1,
-                 (unsigned)count);
-        m->files[i] = cli_open(m->paths[i], flags);
-        if (m->files[i] == NULL) {
+    m->f = f;
+    for (size_t k = 0; k < n; k++) {
+        const char *p = gguf_file_path(gguf_file_shard(f, k));
+        m->paths[k] = dup_or_null(p != NULL ? p : path);
+        if (m->paths[k] == NULL) {
+            m->n = k;
             model_free(m);
             return -1;
         }
     }
+    m->n = n;
     return 0;
 }
 
@@ -220,8 +169,7 @@ static void json_opt_str(const char *s) {
         cli_json_str(stdout, s, strlen(s));
 }
 
-static void print_json(const model *m, const char *path, const report *r, int opened,
-                       int first) {
+static void print_json(const model *m, const char *path, const report *r, int first) {
     unsigned ne = 0, nw = 0, nn = 0;
     for (size_t i = 0; i < r->n; i++) {
         ne += r->v[i].severity == GGUF_LLAMA_ERROR;
@@ -231,27 +179,23 @@ static void print_json(const model *m, const char *path, const report *r, int op
     fputs(first ? "\n{\"path\":" : ",\n{\"path\":", stdout);
     cli_json_str(stdout, path, strlen(path));
     fputs(",\"shards\":[", stdout);
-    for (size_t i = 0; opened && i < m->n; i++) {
+    for (size_t i = 0; m->f != NULL && i < m->n; i++) {
         if (i)
             putchar(',');
         cli_json_str(stdout, m->paths[i], strlen(m->paths[i]));
     }
     printf("],\"status\":\"%s\",\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"findings\":[",
-           !opened || ne ? "error" : nw ? "warning" : "ok", ne + !opened, nw, nn);
-    if (!opened)
-        fputs("{\"severity\":\"error\",\"key\":null,\"tensor\":null,\"message\":\"the file cannot be "
-              "read (see stderr)\",\"shard\":null,\"offset\":null}", stdout);
+           ne ? "error" : nw ? "warning" : "ok", ne, nw, nn);
     for (size_t i = 0; i < r->n; i++) {
         const finding *f = &r->v[i];
-        printf("%s{\"severity\":\"%s\",\"key\":", i || !opened ? "," : "",
-               severity_name(f->severity));
+        printf("%s{\"severity\":\"%s\",\"key\":", i ? "," : "", severity_name(f->severity));
         json_opt_str(f->key);
         fputs(",\"tensor\":", stdout);
         json_opt_str(f->tensor);
         fputs(",\"message\":", stdout);
         json_opt_str(f->message);
         fputs(",\"shard\":", stdout);
-        json_opt_str(opened ? m->paths[f->shard < m->n ? f->shard : 0] : NULL);
+        json_opt_str(m->paths[f->shard < m->n ? f->shard : 0]);
         if (f->offset == GGUF_ERROR_NO_OFFSET)
             fputs(",\"offset\":null}", stdout);
         else
@@ -274,7 +218,7 @@ int cmd_verify(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
         {"vocab-only", no_argument, NULL, 'v'}, {"structure", no_argument, NULL, 's'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    unsigned flags = 0;
+    unsigned flags = CLI_READ_FLAGS;
     int status = CLI_OK, c, json = 0;
     enum mode mode = MODE_LLAMA;
     while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
@@ -302,8 +246,13 @@ int cmd_verify(int argc, char **argv) {
             continue;
         model m = {NULL, NULL, 0};
         report r = {NULL, 0, 0, 0};
-        int opened = model_open(&m, path, flags, &r) == 0;
-        if (opened) {
+        if (model_open(&m, path, flags, &r) != 0) {
+            cli_errorf("out of memory");
+            worst = CLI_BAD;
+            report_free(&r);
+            continue;
+        }
+        if (m.f != NULL) {
             /* remember the shards so that naming another one of the set does not repeat it */
             for (size_t i = 0; i < m.n; i++) {
                 if (n_done == cap_done) {
@@ -319,25 +268,20 @@ int cmd_verify(int argc, char **argv) {
             gguf_error_clear(&err);
             int rc;
             if (mode == MODE_STRUCTURE) {
-                rc = 0;
-                for (size_t i = 0; i < m.n && rc >= 0; i++)
-                    rc = gguf_file_lint(m.files[i], on_lint, &r, &err);
+                rc = gguf_file_lint(m.f, on_lint, &r, &err);
                 rc = rc < 0 ? rc : 0;
             } else {
-                rc = gguf_llama_check(NULL, (const gguf_file *const *)m.files, m.n,
-                                      mode == MODE_VOCAB ? GGUF_LLAMA_CHECK_VOCAB_ONLY : 0,
+                rc = gguf_llama_check(NULL, m.f, mode == MODE_VOCAB ? GGUF_LLAMA_CHECK_VOCAB_ONLY : 0,
                                       on_finding, &r, &err);
             }
-            if (rc != 0) {
-                cli_report(path, &err);
-                opened = 0;
-            }
+            if (rc != 0) /* the check itself failed (memory): a finding, so that it counts */
+                add(&r, GGUF_LLAMA_ERROR, NULL, NULL, err.message[0] ? err.message
+                                                                     : gguf_strerror(rc),
+                    0, GGUF_ERROR_NO_OFFSET);
         }
-        if (r.oom) {
+        if (r.oom)
             cli_errorf("out of memory");
-            opened = 0;
-        }
-        int result = opened ? CLI_OK : CLI_BAD;
+        int result = r.oom ? CLI_BAD : CLI_OK;
         size_t ne = 0, nw = 0;
         for (size_t i = 0; i < r.n; i++) {
             ne += r.v[i].severity == GGUF_LLAMA_ERROR;
@@ -348,9 +292,9 @@ int cmd_verify(int argc, char **argv) {
         else if (nw && result == CLI_OK)
             result = CLI_WARN;
         if (json) {
-            print_json(&m, path, &r, opened, first);
+            print_json(&m, path, &r, first);
             first = 0;
-        } else if (opened) {
+        } else if (m.f != NULL) { /* else the reason is on stderr */
             print_text(&m, &r);
             cli_text_escape(stdout, m.paths[0], strlen(m.paths[0]), 0);
             if (m.n > 1)

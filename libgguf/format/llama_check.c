@@ -1,5 +1,5 @@
 /* gguf_llama_check: applies llama.cpp's loader rules (llama_arch.c, llama_vocab.c) to a model
- * of one or more shards, as the loader would see it, without reading tensor data. Every
+ * (one file, or a split set's view), as the loader would see it, without reading tensor data. Every
  * problem is reported (llama.cpp stops at the first one); each names its key or tensor.
  *
  * Hyperparameters are symbols resolved lazily from their keys (or defaults) when an
@@ -32,16 +32,15 @@ typedef struct sym {
 
 typedef struct lc {
     gguf__llama_report rep;
-    const gguf_file *const *shards;
+    const gguf_file *meta; /* the model: a file or a split set's view */
     size_t n_shards;
-    const gguf_file *meta;
     const gguf__llama_arch *arch;
     char arch_name[64];
     sym syms[MAX_SYMS];
     size_t n_syms;
     int64_t xu_max;
     int xu_max_set;
-    uint8_t **used;  /* per shard, per tensor: a rule created it */
+    uint8_t *used;   /* per tensor: a rule created it */
     int indefinite;  /* some tensor rule could not be judged */
     int *stats_arch;
     char label[NAME_MAX_LEN]; /* sym_label's answer */
@@ -443,15 +442,12 @@ typedef struct tref {
 } tref;
 
 static int find_tensor(const lc *c, const char *name, tref *out) {
-    for (size_t s = 0; s < c->n_shards; s++) {
-        int64_t i = gguf_tensor_find(c->shards[s], name);
-        if (i >= 0) {
-            out->shard = s;
-            out->index = (size_t)i;
-            return 1;
-        }
-    }
-    return 0;
+    int64_t i = gguf_tensor_find(c->meta, name);
+    if (i < 0)
+        return 0;
+    out->index = (size_t)i;
+    out->shard = gguf_tensor_shard(c->meta, (size_t)i);
+    return 1;
 }
 
 static int present(const lc *c, const char *pattern, int64_t layer) {
@@ -500,7 +496,7 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
     if (w < 0) {
         c->indefinite = 1;
         if (found)
-            c->used[r.shard][r.index] = 1;
+            c->used[r.index] = 1;
         return;
     }
     if (!found) {
@@ -508,7 +504,7 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
             a->missing_layer = layer;
         return;
     }
-    c->used[r.shard][r.index] = 1;
+    c->used[r.index] = 1;
     int64_t want[4];
     uint32_t nd = 0;
     for (; nd < 4 && t->dims[nd] != NULL; nd++) {
@@ -518,7 +514,7 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
         }
     }
     gguf_tensor_info info;
-    gguf_tensor_get(&info, c->shards[r.shard], r.index);
+    gguf_tensor_get(&info, c->meta, r.index);
     int ok = 1;
     for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
         uint64_t have = d < info.n_dims ? info.dims[d] : 1;
@@ -611,25 +607,24 @@ static int64_t name_layer(const char *s, size_t len) {
 
 static void check_unused(lc *c, int64_t nl) {
     uint64_t extra = 0;
-    for (size_t s = 0; s < c->n_shards; s++) {
-        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
-            if (c->used[s][i])
-                continue;
-            if (extra++ >= MAX_REPORTED_EXTRA)
-                continue;
-            gguf_tensor_info t;
-            gguf_tensor_get(&t, c->shards[s], i);
-            char q[NAME_MAX_LEN], hint[128] = "";
-            gguf__quote(q, sizeof q, t.name, t.name_len);
-            int64_t layer = name_layer(t.name, t.name_len);
-            if (layer >= 0 && nl >= 0 && layer >= nl)
-                snprintf(hint, sizeof hint, " (layer %lld, but %s.block_count is %lld)",
-                         (long long)layer, c->arch_name, (long long)nl);
-            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, q, s, GGUF_ERROR_NO_OFFSET,
-                             "tensor '%s' is not one llama.cpp's %s loader creates%s: it refuses "
-                             "a model with tensors it does not use (wrong number of tensors)",
-                             q, c->arch_name, hint);
-        }
+    for (size_t i = 0; i < gguf_tensor_count(c->meta); i++) {
+        if (c->used[i])
+            continue;
+        if (extra++ >= MAX_REPORTED_EXTRA)
+            continue;
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, c->meta, i);
+        char q[NAME_MAX_LEN], hint[128] = "";
+        gguf__quote(q, sizeof q, t.name, t.name_len);
+        int64_t layer = name_layer(t.name, t.name_len);
+        if (layer >= 0 && nl >= 0 && layer >= nl)
+            snprintf(hint, sizeof hint, " (layer %lld, but %s.block_count is %lld)",
+                     (long long)layer, c->arch_name, (long long)nl);
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, q, gguf_tensor_shard(c->meta, i),
+                         GGUF_ERROR_NO_OFFSET,
+                         "tensor '%s' is not one llama.cpp's %s loader creates%s: it refuses a "
+                         "model with tensors it does not use (wrong number of tensors)",
+                         q, c->arch_name, hint);
     }
     if (extra > MAX_REPORTED_EXTRA)
         gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
@@ -638,15 +633,10 @@ static void check_unused(lc *c, int64_t nl) {
 }
 
 static int check_tensors(lc *c) {
-    c->used = gguf__calloc(c->n_shards, sizeof *c->used);
+    size_t n = gguf_tensor_count(c->meta);
+    c->used = gguf__calloc(n ? n : 1, 1);
     if (c->used == NULL)
         return gguf__fail(c->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    for (size_t s = 0; s < c->n_shards; s++) {
-        size_t n = gguf_tensor_count(c->shards[s]);
-        c->used[s] = gguf__calloc(n ? n : 1, 1);
-        if (c->used[s] == NULL)
-            return gguf__fail(c->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    }
     int64_t nl = -1, l = -1;
     if (eval(c, "NL", -1, &nl) != 0 || nl < 0 || nl > 4096)
         nl = -1;
@@ -682,14 +672,12 @@ static void check_file_type(lc *c) {
         return;
     }
     uint64_t count[GGUF_DTYPE_COUNT] = {0}, weights = 0;
-    for (size_t s = 0; s < c->n_shards; s++) {
-        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
-            gguf_tensor_info t;
-            gguf_tensor_get(&t, c->shards[s], i);
-            if (t.n_dims >= 2 && t.type < GGUF_DTYPE_COUNT) {
-                count[t.type]++;
-                weights++;
-            }
+    for (size_t i = 0; i < gguf_tensor_count(c->meta); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, c->meta, i);
+        if (t.n_dims >= 2 && t.type < GGUF_DTYPE_COUNT) {
+            count[t.type]++;
+            weights++;
         }
     }
     if (weights == 0)
@@ -713,84 +701,52 @@ static void check_file_type(lc *c) {
                          gguf_dtype_name((uint32_t)want), gguf_dtype_name(most), fname);
 }
 
-/* ---- split sets ---- */
+/* ---- split sets ----
+ * A set's view was checked when it was opened (every shard there, split.no in order, no tensor
+ * twice); what is left is the count of tensors, and a shard checked alone. Returns 1 when the
+ * tensors cannot be judged (one shard of a set). */
 
-static void check_split(lc *c) {
-    int64_t count = 0;
-    int rc = eval(c, "SPLITS", -1, &count);
-    if (rc != 0)
-        return; /* a bad split.count: reported with the keys */
-    if (count <= 1 && c->n_shards == 1)
-        return;
-    if (count != (int64_t)c->n_shards) {
-        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.count", NULL, 0, GGUF_ERROR_NO_OFFSET,
-                         "split.count is %lld but the set has %zu shard(s): llama.cpp refuses it",
-                         (long long)count, c->n_shards);
-        if (count <= 1)
-            return;
-    }
-    uint64_t total = 0;
-    for (size_t s = 0; s < c->n_shards; s++) {
-        uint64_t off;
-        const gguf_value *v = find_value(c->shards[s], "split.no", &off);
-        uint64_t no;
-        if (v == NULL)
-            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, GGUF_ERROR_NO_OFFSET,
-                             "shard %zu has no split.no: llama.cpp refuses the set", s);
-        else if (gguf_value_type(v) != GGUF_VTYPE_U16 || gguf_value_get_u64(&no, v, NULL) != 0)
-            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, off,
-                             "split.no of shard %zu is not a UINT16: llama.cpp refuses (or aborts "
-                             "on) the set", s);
-        else if (no != s)
-            gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, s, off,
-                             "split.no of shard %zu is %llu: llama.cpp refuses shards out of "
-                             "order", s, (unsigned long long)no);
-        total += gguf_tensor_count(c->shards[s]);
-        if (s == 0)
-            continue;
-        for (size_t i = 0; i < gguf_tensor_count(c->shards[s]); i++) {
-            gguf_tensor_info t;
-            gguf_tensor_get(&t, c->shards[s], i);
-            char name[NAME_MAX_LEN];
-            if (t.name_len >= sizeof name)
-                continue;
-            memcpy(name, t.name, t.name_len);
-            name[t.name_len] = '\0';
-            for (size_t p = 0; p < s; p++) {
-                if (gguf_tensor_find(c->shards[p], name) >= 0) {
-                    char q[NAME_MAX_LEN];
-                    gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, NULL,
-                                     gguf__quote(q, sizeof q, t.name, t.name_len), s,
-                                     GGUF_ERROR_NO_OFFSET,
-                                     "tensor '%s' is in shards %zu and %zu: llama.cpp refuses "
-                                     "duplicated tensors", q, p, s);
-                    break;
-                }
-            }
-        }
-    }
+static int check_split(lc *c) {
     uint64_t off;
+    const gguf_value *v = find_value(c->meta, "split.count", &off);
+    uint64_t count = 0;
+    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_U16 || gguf_value_get_u64(&count, v, NULL) != 0)
+        return 0; /* none, or a wrong type (the container's findings say so) */
+    if (count <= 1)
+        return 0;
+    if (find_value(c->meta, "split.no", NULL) == NULL)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.no", NULL, 0, GGUF_ERROR_NO_OFFSET,
+                         "split.no is absent but split.count is %llu: llama.cpp refuses the "
+                         "shard", (unsigned long long)count);
+    if (c->n_shards < count) {
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_NOTE, "split.count", NULL, 0, off,
+                         "one shard of a split set of %llu checked alone: the tensors of the "
+                         "others are not seen, so the tensor set was not checked",
+                         (unsigned long long)count);
+        return 1;
+    }
     const gguf_value *tc = find_value(c->meta, "split.tensors.count", &off);
     int64_t n;
-    if (tc != NULL && gguf_value_type(tc) == GGUF_VTYPE_I32 &&
-        gguf_value_get_i64(&n, tc, NULL) == 0 && (uint64_t)n != total)
+    size_t total = gguf_tensor_count(c->meta);
+    if (tc == NULL)
+        gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.tensors.count", NULL, 0,
+                         GGUF_ERROR_NO_OFFSET,
+                         "split.tensors.count is absent: llama.cpp refuses the split set");
+    else if (gguf_value_type(tc) == GGUF_VTYPE_I32 && gguf_value_get_i64(&n, tc, NULL) == 0 &&
+             (n < 0 || (uint64_t)n != total))
         gguf__llama_emit(&c->rep, GGUF_LLAMA_ERROR, "split.tensors.count", NULL, 0, off,
-                         "split.tensors.count is %lld but the shards hold %llu tensors: llama.cpp "
-                         "refuses the set as corrupted", (long long)n, (unsigned long long)total);
+                         "split.tensors.count is %lld but the shards hold %zu tensors: llama.cpp "
+                         "refuses the set as corrupted", (long long)n, total);
+    return 0;
 }
 
 /* ---- the container: what ggml's reader refuses ---- */
 
-typedef struct lint_ctx {
-    lc *c;
-    size_t shard;
-} lint_ctx;
-
+/* The lint's findings (a shard's name their own message's prefix). */
 static void on_lint(void *user, int refused, const char *message, uint64_t offset) {
-    lint_ctx *l = user;
-    gguf__llama_emit(&l->c->rep, refused ? GGUF_LLAMA_ERROR : GGUF_LLAMA_WARNING, NULL, NULL,
-                     l->shard, offset, "%s%s", message,
-                     refused ? " (llama.cpp refuses the file)" : "");
+    lc *c = user;
+    gguf__llama_emit(&c->rep, refused ? GGUF_LLAMA_ERROR : GGUF_LLAMA_WARNING, NULL, NULL, 0,
+                     offset, "%s%s", message, refused ? " (llama.cpp refuses the file)" : "");
 }
 
 /* ---- the whole check ---- */
@@ -802,11 +758,8 @@ static int string_key(const gguf_file *f, const char *key, const char **s, uint6
 
 static int run(lc *c, unsigned flags) {
     const gguf_file *f = c->meta;
-    for (size_t s = 0; s < c->n_shards; s++) {
-        lint_ctx l = {c, s};
-        if (gguf__lint(c->shards[s], on_lint, &l, c->err) < 0)
-            return c->err ? c->err->code : GGUF_ENOMEM;
-    }
+    if (gguf__lint(f, on_lint, c, c->err) < 0)
+        return c->err ? c->err->code : GGUF_ENOMEM;
     const char *s;
     uint64_t len;
     if (string_key(f, "general.type", &s, &len) && !(len == 5 && memcmp(s, "model", 5) == 0)) {
@@ -858,9 +811,7 @@ static int run(lc *c, unsigned flags) {
         return rc;
     sym_set(c, "V", n_tokens, n_tokens < 0);
 
-    uint64_t n_tensors = 0;
-    for (size_t k = 0; k < c->n_shards; k++)
-        n_tensors += gguf_tensor_count(c->shards[k]);
+    uint64_t n_tensors = gguf_tensor_count(f);
     if (!(flags & GGUF_LLAMA_CHECK_VOCAB_ONLY) && n_tensors == 0) {
         gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, NULL, NULL, 0, GGUF_ERROR_NO_OFFSET,
                          "no tensors: checked as a vocabulary, which llama.cpp loads only with "
@@ -869,7 +820,7 @@ static int run(lc *c, unsigned flags) {
     }
     if (c->arch == NULL || c->arch->refused)
         return 0;
-    check_split(c);
+    int partial = check_split(c);
     if (flags & GGUF_LLAMA_CHECK_VOCAB_ONLY)
         return 0;
 
@@ -893,34 +844,24 @@ static int run(lc *c, unsigned flags) {
                          "hyperparameters' consistency or its tensors", c->arch_name);
         return 0;
     }
-    return check_tensors(c);
+    return partial ? 0 : check_tensors(c);
 }
 
-int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *const *shards,
-                     size_t n_shards, unsigned flags, gguf_llama_finding_fn fn, void *user,
-                     gguf_error *err) {
-    if (shards == NULL || n_shards == 0 || shards[0] == NULL)
+int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *f, unsigned flags,
+                     gguf_llama_finding_fn fn, void *user, gguf_error *err) {
+    if (f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file to check");
-    for (size_t s = 0; s < n_shards; s++) {
-        if (shards[s] == NULL)
-            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "shard %zu is NULL", s);
-    }
     gguf_llama_check_stats st = {0, 0, 0, GGUF_LLAMA_ARCH_UNKNOWN};
     lc *c = gguf__calloc(1, sizeof *c);
     if (c == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     c->rep = (gguf__llama_report){fn, user, &st};
-    c->shards = shards;
-    c->n_shards = n_shards;
-    c->meta = shards[0];
+    c->meta = f;
+    c->n_shards = gguf_file_shard_count(f);
     c->err = err;
     c->stats_arch = &st.arch_support;
     int rc = run(c, flags);
-    if (c->used != NULL) {
-        for (size_t s = 0; s < n_shards; s++)
-            gguf__free(c->used[s]);
-        gguf__free(c->used);
-    }
+    gguf__free(c->used);
     gguf__free(c);
     if (rc != 0)
         return rc;
@@ -971,10 +912,8 @@ int gguf__llama_plan(const gguf_file *f, gguf__llama_plan_fn fn, void *user, ggu
     lc *c = gguf__calloc(1, sizeof *c);
     if (c == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    const gguf_file *shards[1] = {f};
-    c->shards = shards;
-    c->n_shards = 1;
     c->meta = f;
+    c->n_shards = 1;
     c->err = err;
     c->arch = gguf__llama_arch_find(arch, (size_t)alen);
     int rc = 0;
