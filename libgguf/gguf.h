@@ -184,7 +184,14 @@ enum gguf_open_flags {
     GGUF_OPEN_UNKNOWN_TYPES = 1 << 4,
     /* When the file is a shard of a split set (split.count > 1; see "Split sets"), open the
      * whole set as one model. Without it, a shard opens as the one file it is. */
-    GGUF_OPEN_SPLIT_SET = 1 << 5
+    GGUF_OPEN_SPLIT_SET = 1 << 5,
+    /* Accept a file cut short inside its tensor data (a truncated download): the header is read
+     * as usual; tensors whose bytes run past the end are kept, marked by
+     * gguf_tensor_bytes_present < nbytes. Reading such a tensor's missing bytes (gguf_tensor_read,
+     * gguf_crc_tensor) fails with GGUF_ETRUNC, gguf_tensor_data gives NULL for it, and the file
+     * cannot be written (GGUF_ETRUNC). gguf_file_data_end tells how long the file should be. A
+     * file cut inside its header is refused as ever. */
+    GGUF_OPEN_PARTIAL = 1 << 6
 };
 
 /* Opens and parses a file, read-only. The header is parsed and checked at once; tensor bytes
@@ -221,6 +228,10 @@ GGUF_API uint32_t gguf_file_alignment(const gguf_file *f);
 GGUF_API uint64_t gguf_file_data_offset(const gguf_file *f);
 /* Size of the source bytes. */
 GGUF_API uint64_t gguf_file_size(const gguf_file *f);
+/* Where the source's tensor data ends: the end of the tensor that ends last (the data offset
+ * when there are none; tensors of unknown size count from their start). A file opened with
+ * GGUF_OPEN_PARTIAL is cut short when this is past gguf_file_size. */
+GGUF_API uint64_t gguf_file_data_end(const gguf_file *f);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Split sets                                                                                  */
@@ -410,12 +421,18 @@ GGUF_API int64_t gguf_tensor_find(const gguf_file *f, const char *name);
 /* Fills *out with a borrowed view of tensor i. */
 GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i);
 /* The tensor's bytes as they are in the source file (in the source byte order), or NULL when
- * the size is unknown. Valid until the file is freed. */
+ * the size is unknown or the bytes are not all there (GGUF_OPEN_PARTIAL). Valid until the file
+ * is freed. */
 GGUF_API const void *gguf_tensor_data(const gguf_file *f, size_t i);
+
+/* How many of tensor i's bytes the source holds: its nbytes, less what lies past the end of a
+ * file opened with GGUF_OPEN_PARTIAL (0 for a tensor added by an edit or of unknown size). */
+GGUF_API uint64_t gguf_tensor_bytes_present(const gguf_file *f, size_t i);
 
 /* Reads len bytes of tensor i's data, from byte `offset` of the tensor, into buf (as stored: in
  * the file's byte order). Reads the file with pread, so a file truncated since it was opened gives
- * GGUF_EIO, never a crash (gguf_tensor_data's pointer into the mapping cannot promise that). */
+ * GGUF_EIO, never a crash (gguf_tensor_data's pointer into the mapping cannot promise that).
+ * Bytes past the end of a file opened with GGUF_OPEN_PARTIAL give GGUF_ETRUNC. */
 GGUF_API int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, size_t len,
                               gguf_error *err);
 
@@ -439,7 +456,8 @@ GGUF_API int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err)
 /* Checksums (zlib crc32)                                                                      */
 
 /* crc32 of tensor i's bytes as they are in the source. Reads the source file with pread in large
- * chunks; a file that shrank since it was opened gives GGUF_EIO, never a crash. */
+ * chunks; a file that shrank since it was opened gives GGUF_EIO, never a crash; a tensor cut
+ * short in a file opened with GGUF_OPEN_PARTIAL gives GGUF_ETRUNC. */
 GGUF_API int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err);
 /* crc32 of the source header: from the magic to the end of the tensor infos. */
 GGUF_API int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err);

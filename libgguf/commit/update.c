@@ -116,6 +116,9 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "a split set cannot be written over one file: edit its first shard "
                           "alone, or save the set to a new file");
+    int complete = gguf__file_complete(f, err);
+    if (complete != 0)
+        return complete;
     gguf_update_result r = {0};
     /* edit the file a symbolic link points to, and keep the link */
     char *real = realpath(path, NULL);

@@ -46,7 +46,8 @@ int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err
     if (t->nbytes == GGUF_NBYTES_UNKNOWN || t->src_offset == GGUF__NO_SOURCE)
         return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset, "tensor %zu has %s", i,
                           t->nbytes == GGUF_NBYTES_UNKNOWN ? "an unknown type and size" : "no bytes yet");
-    return gguf__crc_range(crc, f, t->src_offset, t->nbytes, err);
+    int rc = gguf__tensor_present(f, i, 0, t->nbytes, err);
+    return rc != 0 ? rc : gguf__crc_range(crc, f, t->src_offset, t->nbytes, err);
 }
 
 int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err) {

@@ -65,6 +65,7 @@ struct gguf_file {
     gguf__hashset tensor_index;
     unsigned flags;
     bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
+    bool partial;   /* GGUF_OPEN_PARTIAL, and tensor data runs past the end of the source */
     uint64_t head_need; /* set by a parse that ran out of header bytes: how many it needs */
     /* a split set opened as one model (shards.c): each shard parsed as a file of its own (the
      * view borrows the metadata of shards[0], and src reads all of them as one), and the files
@@ -112,6 +113,14 @@ GGUF_HIDDEN int gguf__file_read(const gguf_file *f, void *buf, size_t len, uint6
  * kv and tensors of f. When the header runs past head_len but not past size, fails with
  * f->head_need set to the bytes it needs. */
 GGUF_HIDDEN int gguf__parse(gguf_file *f, gguf_error *err);
+/* tensor.c: 0 when every tensor's bytes are in the source; GGUF_ETRUNC naming the first tensor
+ * cut short when f was opened with GGUF_OPEN_PARTIAL from a file cut inside its data (what
+ * writes and updates check before they start). */
+GGUF_HIDDEN int gguf__file_complete(const gguf_file *f, gguf_error *err);
+/* tensor.c: 0 when tensor i's bytes [offset, offset+len) are in the source; GGUF_ETRUNC when
+ * they lie past the end of a partial file. */
+GGUF_HIDDEN int gguf__tensor_present(const gguf_file *f, size_t i, uint64_t offset, uint64_t len,
+                                     gguf_error *err);
 /* Releases what parse and edits allocated inside f (not the source). */
 GGUF_HIDDEN void gguf__file_clear(gguf_file *f);
 

@@ -284,8 +284,17 @@ static int check_layout(gguf_file *f, gguf_error *err) {
                               "tensor '%s': offset %llu is not a multiple of the alignment %u",
                               qn, (unsigned long long)t->offset, f->alignment);
         uint64_t size = f->size;
-        uint64_t room = size - f->data_offset;
+        uint64_t room = size > f->data_offset ? size - f->data_offset : 0; /* 0: cut (partial) */
         uint64_t need = t->nbytes == GGUF_NBYTES_UNKNOWN ? 0 : t->nbytes;
+        uint64_t end;
+        bool fits = gguf__add_u64(&end, f->data_offset, t->offset) && gguf__add_u64(&end, end, need);
+        if (fits && (f->flags & GGUF_OPEN_PARTIAL) && (t->offset > room || need > room - t->offset)) {
+            /* a truncated download: the tensor is kept; its missing bytes are refused when
+             * asked for, and the file cannot be written */
+            f->partial = true;
+            t->src_offset = f->data_offset + t->offset;
+            continue;
+        }
         if (t->offset > room || need > room - t->offset)
             return gguf__fail(err, GGUF_ETRUNC, t->info_offset,
                               "tensor '%s': data at offset %llu + %llu bytes (file bytes %llu..%llu) runs past the end of file (%llu bytes)",
@@ -362,6 +371,7 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     gguf__cursor c = {0};
     uint64_t n_tensors, n_kv;
     f->head_need = 0;
+    f->partial = false;
     int rc = parse_header(f, &c, &n_tensors, &n_kv, err);
     if (rc == 0)
         rc = parse_kv(f, &c, n_kv, err);
@@ -378,14 +388,19 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     if (n_tensors > 0) {
         /* cannot overflow: header_end <= size < 2^64 - alignment in practice; checked anyway */
         uint64_t size = f->size;
-        if (!gguf__align_up(&f->data_offset, c.pos, f->alignment) || f->data_offset > size)
+        bool aligned = gguf__align_up(&f->data_offset, c.pos, f->alignment);
+        /* a partial file may end inside the padding: all its tensors are then cut */
+        if (!aligned || (f->data_offset > size && !(f->flags & GGUF_OPEN_PARTIAL)))
             return gguf__fail(err, GGUF_ETRUNC, c.pos,
                               "file ends at byte %llu, inside the padding before the data section (which starts at byte %llu)",
                               (unsigned long long)f->size,
                               (unsigned long long)(c.pos + (f->alignment - c.pos % f->alignment)));
+        if (f->data_offset > size)
+            f->partial = true;
     }
     /* the padding before the data is part of the header: a write keeps its bytes */
-    if (f->head_len < f->data_offset) {
+    /* (a partial file may end inside the padding) */
+    if (f->head_len < f->data_offset && f->head_len < f->size) {
         f->head_need = f->data_offset;
         return gguf__fail(err, GGUF_ETRUNC, c.pos, "the padding is not held in memory");
     }

@@ -18,9 +18,66 @@ void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i) {
     out->nbytes = t->nbytes;
 }
 
+uint64_t gguf_tensor_bytes_present(const gguf_file *f, size_t i) {
+    if (f == NULL || i >= f->n_tensors)
+        return 0;
+    const gguf__tensor *t = &f->tensors[i];
+    if (t->nbytes == GGUF_NBYTES_UNKNOWN || t->src_offset == GGUF__NO_SOURCE ||
+        t->src_offset >= f->size)
+        return 0;
+    return t->nbytes < f->size - t->src_offset ? t->nbytes : f->size - t->src_offset;
+}
+
+uint64_t gguf_file_data_end(const gguf_file *f) {
+    uint64_t end = f->data_offset;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const gguf__tensor *t = &f->tensors[i];
+        if (t->src_offset == GGUF__NO_SOURCE)
+            continue;
+        /* cannot overflow: the parse checked each end */
+        uint64_t e = t->src_offset + (t->nbytes == GGUF_NBYTES_UNKNOWN ? 0 : t->nbytes);
+        if (e > end)
+            end = e;
+    }
+    return end;
+}
+
+int gguf__tensor_present(const gguf_file *f, size_t i, uint64_t offset, uint64_t len,
+                         gguf_error *err) {
+    const gguf__tensor *t = &f->tensors[i];
+    uint64_t have = gguf_tensor_bytes_present(f, i);
+    if (!f->partial || (offset <= have && len <= have - offset))
+        return 0;
+    char q[96];
+    return gguf__fail(err, GGUF_ETRUNC, t->info_offset,
+                      "tensor '%s': the file is cut short: it ends at byte %llu, and only %llu "
+                      "of the tensor's %llu bytes are there",
+                      gguf__quote(q, sizeof q, t->name, (size_t)t->name_len),
+                      (unsigned long long)f->size, (unsigned long long)have,
+                      (unsigned long long)t->nbytes);
+}
+
+int gguf__file_complete(const gguf_file *f, gguf_error *err) {
+    if (!f->partial)
+        return 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        if (f->tensors[i].src_offset != GGUF__NO_SOURCE &&
+            f->tensors[i].nbytes != GGUF_NBYTES_UNKNOWN) {
+            int rc = gguf__tensor_present(f, i, 0, f->tensors[i].nbytes, err);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return gguf__fail(err, GGUF_ETRUNC, GGUF_ERROR_NO_OFFSET,
+                      "the file is cut short: it ends at byte %llu, inside the padding before "
+                      "its data (byte %llu)", (unsigned long long)f->size,
+                      (unsigned long long)f->data_offset);
+}
+
 const void *gguf_tensor_data(const gguf_file *f, size_t i) {
     if (i >= f->n_tensors || f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ||
-        f->tensors[i].src_offset == GGUF__NO_SOURCE || f->src == NULL)
+        f->tensors[i].src_offset == GGUF__NO_SOURCE || f->src == NULL ||
+        gguf_tensor_bytes_present(f, i) < f->tensors[i].nbytes)
         return NULL;
     const gguf__source *leaf;
     uint64_t at;
@@ -43,7 +100,8 @@ int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, s
                           "bytes %llu..%llu are outside tensor %zu (%llu bytes)",
                           (unsigned long long)offset, (unsigned long long)(offset + len), i,
                           (unsigned long long)t->nbytes);
-    return gguf__file_read(f, buf, len, t->src_offset + offset, err);
+    int rc = gguf__tensor_present(f, i, offset, len, err);
+    return rc != 0 ? rc : gguf__file_read(f, buf, len, t->src_offset + offset, err);
 }
 
 /* ---- edits ---- */

@@ -119,6 +119,9 @@ static int plan_of(plan *p, const gguf_file *f, const gguf_write_options *opt,
     uint32_t version = opt && opt->version ? opt->version : f->version;
     bool big = opt && opt->endian >= 0 ? opt->endian == GGUF_ENDIAN_BIG : f->big;
     memset(p, 0, sizeof *p);
+    int complete = gguf__file_complete(f, err);
+    if (complete != 0)
+        return complete;
     if (version < 1 || version > 3)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "cannot write GGUF version %u",
                           version);
