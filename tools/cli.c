@@ -1,4 +1,5 @@
 /* Shared tool glue: errors, open options, JSON and text rendering of metadata values. */
+#include "config.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -8,6 +9,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 const char *cli_prog = "gguf-edit";
 
@@ -51,10 +54,189 @@ int cli_open_option(int opt, const char *arg, unsigned *flags) {
     }
 }
 
+/* ---- options and usage errors ---- */
+
+const char *cli_verb;
+
+/* The usage line(s) of a --help text for the verb: its leading lines that start with "usage:"
+ * or continue them ("       gguf-edit rm ..."), those naming the verb when some do. */
+static void print_usage_lines(FILE *out, const char *usage) {
+    const char *p = usage;
+    const char *lines[16];
+    size_t lens[16], n = 0, named = 0;
+    while (*p != '\0' && n < 16) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (strncmp(p, "usage:", 6) != 0 && !(n > 0 && strncmp(p, "       ", 7) == 0))
+            break;
+        lines[n] = p;
+        lens[n++] = len;
+        p += len + (nl != NULL);
+    }
+    /* the lines that name the verb: " VERB" followed by a blank or the end of the line */
+    size_t vlen = cli_verb ? strlen(cli_verb) : 0;
+    int pick[16] = {0};
+    for (size_t i = 0; vlen > 0 && i < n; i++) {
+        for (size_t k = 1; !pick[i] && k + vlen <= lens[i]; k++) {
+            const char *w = lines[i] + k;
+            pick[i] = w[-1] == ' ' && strncmp(w, cli_verb, vlen) == 0 &&
+                      (k + vlen == lens[i] || w[vlen] == ' ');
+        }
+        named += (size_t)pick[i];
+    }
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (named > 0 && !pick[i])
+            continue;
+        const char *line = lines[i];
+        size_t len = lens[i];
+        if (!first && strncmp(line, "usage:", 6) == 0) { /* "usage:" once, the others aligned */
+            line += 6;
+            len -= 6;
+            fputs("      ", out);
+        } else if (first && strncmp(line, "usage:", 6) != 0) {
+            fputs("usage:", out);
+            line += 6;
+            len -= 6;
+        }
+        fwrite(line, 1, len, out);
+        putc('\n', out);
+        first = 0;
+    }
+}
+
+int cli_usage_error(const char *usage, const char *fmt, ...) {
+    if (fmt != NULL) {
+        va_list ap;
+        fprintf(stderr, "%s: ", cli_prog);
+        if (cli_verb != NULL)
+            fprintf(stderr, "%s: ", cli_verb);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    if (usage != NULL)
+        print_usage_lines(stderr, usage);
+    if (cli_verb != NULL)
+        fprintf(stderr, "Try '%s %s --help' for more information.\n", cli_prog, cli_verb);
+    else
+        fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog);
+    return CLI_USAGE;
+}
+
+/* Edit distance with adjacent transpositions counting one (optimal string alignment). */
+static size_t distance(const char *a, const char *b) {
+    size_t m = strlen(a), n = strlen(b);
+    if (m > 64 || n > 64)
+        return SIZE_MAX;
+    size_t d[65][65];
+    for (size_t i = 0; i <= m; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= n; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= m; i++) {
+        for (size_t j = 1; j <= n; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    }
+    return d[m][n];
+}
+
+const char *cli_suggest(const char *word, const char *const *names, size_t n) {
+    size_t len = strlen(word);
+    /* one edit in short words, two from five letters on */
+    size_t best = len >= 5 ? 3 : 2;
+    const char *pick = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = distance(word, names[i]);
+        if (d < best) {
+            best = d;
+            pick = names[i];
+        }
+    }
+    if (pick != NULL || len < 2)
+        return pick;
+    for (size_t i = 0; i < n; i++) { /* "ver": the one name it begins */
+        if (strncmp(names[i], word, len) == 0) {
+            if (pick != NULL)
+                return NULL;
+            pick = names[i];
+        }
+    }
+    return pick;
+}
+
+/* The message for an option getopt_long refused (opterr off): unknown (with a suggestion),
+ * ambiguous, missing its argument, or given one it does not take. */
+static void bad_option(int argc, char **argv, int c, const struct option *longopts,
+                       const char *usage) {
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    int is_long = strncmp(arg, "--", 2) == 0 && (c == ':' || optopt == 0 || strchr(arg, '='));
+    if (!is_long) {
+        if (c == ':')
+            cli_usage_error(usage, "option '-%c' needs an argument", optopt);
+        else
+            cli_usage_error(usage, "unknown option '-%c'", optopt);
+        return;
+    }
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    if (c == ':') {
+        cli_usage_error(usage, "option '--%.*s' needs an argument", (int)len, name);
+        return;
+    }
+    const char *names[128];
+    size_t n = 0, prefixed = 0;
+    char list[512] = "";
+    for (const struct option *o = longopts; o->name != NULL && n < 128; o++) {
+        names[n++] = o->name;
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) {
+            cli_usage_error(usage, "option '--%s' takes no argument", o->name);
+            return;
+        }
+        if (strncmp(o->name, name, len) == 0) {
+            prefixed++;
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof list - at, "%s--%s", at ? ", " : "", o->name);
+        }
+    }
+    if (prefixed > 1) {
+        cli_usage_error(usage, "option '--%.*s' is ambiguous: %s", (int)len, name, list);
+        return;
+    }
+    char word[65];
+    snprintf(word, sizeof word, "%.*s", (int)(len < 64 ? len : 64), name);
+    const char *s = cli_suggest(word, names, n);
+    if (s != NULL)
+        cli_usage_error(usage, "unknown option '--%s' (did you mean '--%s'?)", word, s);
+    else
+        cli_usage_error(usage, "unknown option '--%s'", word);
+}
+
 int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
                     const char *usage, const char *help, unsigned *flags, int *status) {
+    char opts[64];
+    /* ':' first (after a '+' that stops at the first operand): a missing argument is told
+     * apart from an unknown option */
+    int plus = shortopts[0] == '+';
+    shortopts += plus;
+    snprintf(opts, sizeof opts, "%s:%s", plus ? "+" : "", shortopts + (shortopts[0] == ':'));
+    /* the program's own options (argv[0] is its path) have no verb */
+    const char *base = strrchr(argv[0], '/');
+    cli_verb = strcmp(base ? base + 1 : argv[0], cli_prog) == 0 ? NULL : argv[0];
+    opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        int c = getopt_long(argc, argv, opts, longopts, NULL);
         if (c == -1)
             return -1;
         if (c == 'h') {
@@ -66,7 +248,10 @@ int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct o
         if (open_opt > 0)
             continue;
         if (open_opt < 0 || c == '?' || c == ':') {
-            fputs(usage, stderr);
+            if (open_opt < 0)
+                cli_usage_error(usage, NULL);
+            else
+                bad_option(argc, argv, c, longopts, usage);
             *status = CLI_USAGE;
             return CLI_DONE;
         }
@@ -82,8 +267,49 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 int cli_operands(int argc, int n, const char *usage) {
     if (argc - optind == n)
         return 0;
-    fputs(usage, stderr);
-    return CLI_USAGE;
+    return cli_usage_error(usage, argc - optind < n ? "missing operand" : "too many operands");
+}
+
+int cli_operands_min(int argc, int n, const char *usage) {
+    if (argc - optind >= n)
+        return 0;
+    return cli_usage_error(usage, "missing operand");
+}
+
+void cli_print_version(void) {
+    printf("%s (libgguf) %s\n", cli_prog, PACKAGE_VERSION);
+}
+
+/* ---- standard output, checked at exit ---- */
+
+int cli_stdout_status = CLI_BAD;
+static int stdout_errno;
+
+int cli_flush_stdout(void) {
+    if (fflush(stdout) == 0)
+        return 0;
+    if (stdout_errno == 0)
+        stdout_errno = errno;
+    return -1;
+}
+
+void cli_close_stdout(void) {
+    int e = errno;
+    int failed = ferror(stdout);
+    if (fflush(stdout) != 0) {
+        failed = 1;
+        e = errno;
+    } else if (stdout_errno != 0) {
+        e = stdout_errno;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed)
+        return;
+    fprintf(stderr, "%s: standard output: %s\n", cli_prog, e != 0 ? strerror(e) : "write error");
+    _exit(cli_stdout_status);
 }
 
 void cli_note_journal(const char *path) {
@@ -122,6 +348,22 @@ gguf_file *cli_open(const char *path, unsigned flags) {
         return NULL;
     }
     cli_note_journal(path);
+    return f;
+}
+
+gguf_file *cli_open_partial(const char *path, unsigned flags) {
+    gguf_file *f = cli_open(path, flags | GGUF_OPEN_PARTIAL);
+    if (f == NULL || gguf_file_data_end(f) <= gguf_file_size(f))
+        return f;
+    size_t cut = 0, n = gguf_tensor_count(f);
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        cut += t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes;
+    }
+    fprintf(stderr, "%s: %s: warning: the file is cut short (a truncated download?): it ends at "
+            "byte %" PRIu64 " of %" PRIu64 "; %zu of %zu tensors lack bytes\n", cli_prog, path,
+            gguf_file_size(f), gguf_file_data_end(f), cut, n);
     return f;
 }
 
@@ -291,4 +533,69 @@ const char *cli_dtype_name(uint32_t dtype, char *buf, size_t bufsize) {
         return n;
     snprintf(buf, bufsize, "TYPE_%u", dtype);
     return buf;
+}
+
+/* ---- the progress bar ---- */
+
+#define BAR_WIDTH 24
+
+double cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_draw(void *user, uint64_t done, uint64_t total) {
+    cli_progress *p = user;
+    int permille = total ? (int)(done * 1000 / total) : 1000;
+    double now = cli_now();
+    /* at most ten times a second, and once at the end */
+    if (permille == p->last_permille || (permille < 1000 && now - p->drawn < 0.1))
+        return;
+    p->last_permille = permille;
+    p->drawn = now;
+    if (p->ends == NULL && p->f != NULL && gguf_tensor_count(p->f) > 0) {
+        p->n = gguf_tensor_count(p->f);
+        p->ends = malloc(p->n * sizeof *p->ends);
+        uint64_t sum = 0;
+        for (size_t i = 0; p->ends != NULL && i < p->n; i++) {
+            gguf_tensor_info t;
+            gguf_tensor_get(&t, p->f, i);
+            sum += t.nbytes == UINT64_MAX ? 0 : t.nbytes;
+            p->ends[i] = sum;
+        }
+    }
+    char bar[BAR_WIDTH + 1];
+    int fill = permille * BAR_WIDTH / 1000;
+    for (int i = 0; i < BAR_WIDTH; i++)
+        bar[i] = i < fill ? '#' : '-';
+    bar[BAR_WIDTH] = '\0';
+    fprintf(stderr, "\r\033[K%s [%s] %3d%%", p->label, bar, permille / 10);
+    if (p->ends != NULL) {
+        size_t t = 0;
+        while (t + 1 < p->n && p->ends[t] <= done)
+            t++;
+        fprintf(stderr, "  tensor %zu/%zu", t + 1, p->n);
+    }
+    fprintf(stderr, "  %.1f/%.1f MiB  %.0fs", (double)done / 1048576.0,
+            (double)total / 1048576.0, now - p->start);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
+                         gguf_write_options *opt) {
+    *p = (cli_progress){.label = label, .f = f, .last_permille = -1, .start = cli_now()};
+    if (!isatty(STDERR_FILENO))
+        return;
+    opt->progress = progress_draw;
+    opt->progress_user = p;
+}
+
+void cli_progress_end(cli_progress *p) {
+    if (p->shown)
+        fputs("\r\033[K", stderr);
+    p->shown = 0;
+    free(p->ends);
+    p->ends = NULL;
 }

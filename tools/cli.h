@@ -38,23 +38,76 @@ enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO
 #define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)
 int cli_open_option(int opt, const char *arg, unsigned *flags);
 
-/* getopt_long for a command that opens files: handles --help/-h (which longopts and shortopts
- * must list) and the open options itself, and returns each of the command's own options in
- * turn (optarg set), then -1 with optind at the first operand. CLI_DONE means stop: --help
- * printed the usage (*status 0) or a bad option printed it to stderr (*status 2). */
+/* getopt_long for every command: handles --help/-h (which longopts and shortopts must list) and
+ * the open options itself, and returns each of the command's own options in turn (optarg set),
+ * then -1 with optind at the first operand. argv[0] is the command's name (cli_verb is set to
+ * it). `usage` is the command's --help text, which starts with its usage line(s). CLI_DONE
+ * means stop: --help printed that text (*status 0), or a bad option printed a short usage
+ * error to stderr (*status 2): the option, "did you mean" the closest of longopts' names, the
+ * usage line and where to find more. */
 #define CLI_DONE (-2)
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *usage, unsigned *flags, int *status);
-/* The same, for a command whose --help text is long: `help` goes to stdout for --help, the
- * short `usage` to stderr for a bad option. */
+/* The same with the short usage given (printed on errors) instead of the --help text's first
+ * lines. */
 int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
                     const char *usage, const char *help, unsigned *flags, int *status);
-/* 0 when exactly n operands follow the options; else prints the usage and returns CLI_USAGE. */
+/* 0 when exactly n operands follow the options; else prints a short usage error (usage: the
+ * --help text or a usage line) and returns CLI_USAGE. */
 int cli_operands(int argc, int n, const char *usage);
+/* The same for at least n operands. */
+int cli_operands_min(int argc, int n, const char *usage);
+
+/* The command being run ("show"; NULL before one is chosen), for messages. */
+extern const char *cli_verb;
+/* A usage error: prints "PROG: VERB: message" (when fmt is not NULL), the usage line(s) of
+ * `usage` for the verb (its lines that start with "usage:", or continue them, and name the
+ * verb), and "Try 'PROG VERB --help' for more information." Returns CLI_USAGE. */
+int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The name in names[0..n-1] a mistyped word most likely meant (edit distance, a transposition
+ * counting one; or the one name it begins), or NULL when none is close. */
+const char *cli_suggest(const char *word, const char *const *names, size_t n);
+/* --version: "PROG (libgguf) VERSION" on standard output. */
+void cli_print_version(void);
+
+/* Standard output is checked once, at exit: each tool's main registers cli_close_stdout with
+ * atexit. When anything written to it failed (a full disk, a closed descriptor), it
+ * says so ("gguf-edit: standard output: No space left on device") and exits with
+ * cli_stdout_status (1; diff sets 2). Commands need not flush stdout themselves; when they do,
+ * cli_flush_stdout keeps the reason for that message. */
+extern int cli_stdout_status;
+void cli_close_stdout(void);
+/* fflush(stdout), remembering why it failed. Returns 0 or -1. */
+int cli_flush_stdout(void);
+
+/* One progress bar for long writes (convert, requant, copy, rewrites): on a terminal only
+ * (stderr), silent when stderr is piped or redirected. cli_progress_attach sets opt->progress
+ * when stderr is a terminal; the bar shows the label, a bar, the percentage, the tensor being
+ * written (of f's tensors, counted by their sizes when the write starts), bytes and seconds.
+ * cli_progress_end clears it. */
+typedef struct cli_progress {
+    const char *label;
+    const gguf_file *f;
+    uint64_t *ends; /* cumulative tensor sizes, made at the first report */
+    size_t n;
+    int last_permille;
+    int shown;
+    double start;
+    double drawn; /* when the bar was last drawn */
+} cli_progress;
+void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
+                         gguf_write_options *opt);
+void cli_progress_end(cli_progress *p);
+/* Seconds on a monotonic clock. */
+double cli_now(void);
 
 /* Opens path with the flags, printing the error. Returns NULL on failure. Reading never
  * changes anything: a journal of an interrupted edit beside the file is only reported. */
 gguf_file *cli_open(const char *path, unsigned flags);
+/* cli_open for commands that show what a file holds: a file cut short inside its tensor data
+ * (a truncated download) opens too (GGUF_OPEN_PARTIAL), with a warning on stderr saying where
+ * it ends and how many tensors lack bytes. */
+gguf_file *cli_open_partial(const char *path, unsigned flags);
 /* Says on stderr when a journal lies beside path (pending, or one recover would refuse). */
 void cli_note_journal(const char *path);
 /* An editor's first step: finishes an interrupted edit of path (gguf_file_recover), saying so.

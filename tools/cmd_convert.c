@@ -12,14 +12,15 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [--threads N]\n"
+    "usage: gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
     "Writes FILE to OUT in another byte order and/or GGUF version. Metadata, tensor infos and\n"
     "every tensor's blocks are converted (each type by its own recipe: which fields are 16-, 32-\n"
     "or 64-bit numbers); the layout, padding and bytes between tensors are kept.\n"
     "  -o, --output OUT       where to write (required; written atomically)\n"
     "  --endian ORDER         byte order of OUT: 'big' or 'little' (default: FILE's)\n"
     "  --version V            GGUF version of OUT: 2 or 3 (default: FILE's; big-endian needs 3)\n"
-    "  --threads N            threads converting tensor data (default 1; 0: one per CPU)\n"
+    "  --threads N            threads converting tensor data (default 0: one per CPU)\n"
+    "  -v, --verbose          say what was written, with how many threads and how fast\n"
     "  --input-endian ORDER   read FILE as 'little' or 'big' endian instead of detecting it\n"
     "  --lenient              accept duplicate keys and tensor names\n"
     "  --unknown-types        open files with unknown tensor types (they cannot change byte\n"
@@ -30,22 +31,6 @@ static const char usage_text[] =
     "  --one-file             convert this one file of a split set alone\n";
 
 enum { OPT_ENDIAN = 2000, OPT_VERSION, OPT_THREADS, OPT_INPUT_ENDIAN };
-
-static int usage_error(void) {
-    fputs(usage_text, stderr);
-    return CLI_USAGE;
-}
-
-/* Progress on a terminal: a percentage on one line of stderr. */
-static void show_progress(void *user, uint64_t done, uint64_t total) {
-    int *last = user;
-    int pct = total ? (int)(done * 100 / total) : 100;
-    if (pct != *last) {
-        fprintf(stderr, "\rconverting: %3d%%", pct);
-        fflush(stderr);
-        *last = pct;
-    }
-}
 
 /* A split set: each shard converted to its own file (each written atomically), named
  * OUTPREFIX-0000k-of-0000N.gguf, where OUT is the new first shard's name or the prefix (a
@@ -99,6 +84,7 @@ int cmd_convert(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
         {"endian", required_argument, NULL, OPT_ENDIAN},
         {"version", required_argument, NULL, OPT_VERSION},
         {"threads", required_argument, NULL, OPT_THREADS},
@@ -110,65 +96,50 @@ int cmd_convert(int argc, char **argv) {
         {NULL, 0, NULL, 0}};
     unsigned flags = CLI_READ_FLAGS;
     const char *out = NULL;
-    int endian = -1;
+    int endian = -1, verbose = 0, status = CLI_OK, c;
     unsigned version = 0;
-    long threads = 1;
-    int c;
+    long threads = 0;
     char *end;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "ho:v", longopts, usage_text, &flags, &status)) >= 0) {
         switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return CLI_OK;
-        case 'o':
-            out = optarg;
-            break;
+        case 'o': out = optarg; break;
+        case 'v': verbose = 1; break;
         case OPT_ENDIAN:
-            if (strcmp(optarg, "big") == 0) {
+            if (strcmp(optarg, "big") == 0)
                 endian = GGUF_ENDIAN_BIG;
-            } else if (strcmp(optarg, "little") == 0) {
+            else if (strcmp(optarg, "little") == 0)
                 endian = GGUF_ENDIAN_LITTLE;
-            } else {
-                cli_errorf("--endian takes 'big' or 'little', not '%s'", optarg);
-                return usage_error();
-            }
+            else
+                return cli_usage_error(usage_text, "--endian takes 'big' or 'little', not '%s'",
+                                       optarg);
             break;
         case OPT_VERSION:
-            if (strcmp(optarg, "2") == 0 || strcmp(optarg, "3") == 0) {
-                version = (unsigned)(optarg[0] - '0');
-            } else {
-                cli_errorf("--version takes 2 or 3, not '%s' (version 1 is only read)", optarg);
-                return usage_error();
-            }
+            if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0)
+                return cli_usage_error(usage_text, "--version takes 2 or 3, not '%s' (version 1 "
+                                       "is only read)", optarg);
+            version = (unsigned)(optarg[0] - '0');
             break;
         case OPT_THREADS:
             threads = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || threads < 0 || threads > 1024) {
-                cli_errorf("--threads takes a number from 0 to 1024, not '%s'", optarg);
-                return usage_error();
-            }
+            if (*optarg == '\0' || *end != '\0' || threads < 0 || threads > 1024)
+                return cli_usage_error(usage_text, "--threads takes a number from 0 to 1024, "
+                                       "not '%s'", optarg);
             break;
         case OPT_INPUT_ENDIAN:
             if (cli_open_option(CLI_OPT_ENDIAN, optarg, &flags) <= 0)
-                return usage_error();
+                return cli_usage_error(usage_text, NULL);
             break;
-        default:
-            if (cli_open_option(c, optarg, &flags) <= 0)
-                return usage_error();
+        default: break;
         }
     }
-    if (optind != argc - 1) {
-        cli_errorf(optind >= argc ? "convert: no input file" : "convert: one input file only");
-        return usage_error();
-    }
-    if (out == NULL) {
-        cli_errorf("convert: give the output file with -o OUT");
-        return usage_error();
-    }
-    if (endian < 0 && version == 0) {
-        cli_errorf("convert: nothing to change: give --endian and/or --version");
-        return usage_error();
-    }
+    if (c == CLI_DONE)
+        return status;
+    if (cli_operands(argc, 1, usage_text) != 0)
+        return CLI_USAGE;
+    if (out == NULL)
+        return cli_usage_error(usage_text, "give the output file with -o OUT");
+    if (endian < 0 && version == 0)
+        return cli_usage_error(usage_text, "nothing to change: give --endian and/or --version");
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? n : 1;
@@ -183,26 +154,35 @@ int cmd_convert(int argc, char **argv) {
     opt.version = version;
     opt.endian = endian;
     opt.threads = (unsigned)threads;
-    int last = -1;
-    int tty = isatty(STDERR_FILENO);
-    if (tty) {
-        opt.progress = show_progress;
-        opt.progress_user = &last;
-    }
+    cli_progress bar;
+    cli_progress_attach(&bar, "converting", f, &opt);
     if (gguf_file_shard_count(f) > 1) {
         int status = convert_set(f, in, out, &opt);
-        if (tty && last >= 0)
-            fputc('\n', stderr);
+        cli_progress_end(&bar);
         gguf_file_free(f);
         return status;
     }
     gguf_error err;
     gguf_error_clear(&err);
     int rc = gguf_file_save(f, out, &opt, &err);
-    if (tty && last >= 0)
-        fputc('\n', stderr);
+    cli_progress_end(&bar);
     if (rc != 0)
         cli_report(out, &err); /* the error names the input when it is about the input */
+    if (rc == 0 && verbose) {
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+            gguf_tensor_info t;
+            gguf_tensor_get(&t, f, i);
+            bytes += t.nbytes == UINT64_MAX ? 0 : t.nbytes;
+        }
+        double s = cli_now() - bar.start;
+        fprintf(stderr, "%s: GGUF v%u, %s-endian, %zu tensors (%.1f MiB) converted by %ld "
+                "thread%s in %.2f s\n", out, version ? version : gguf_file_version(f),
+                (endian >= 0 ? endian : (int)gguf_file_endian(f)) == GGUF_ENDIAN_BIG ? "big"
+                                                                               : "little",
+                gguf_tensor_count(f), (double)bytes / 1048576.0, threads,
+                threads == 1 ? "" : "s", s);
+    }
     gguf_file_free(f);
     return rc == 0 ? CLI_OK : CLI_BAD;
 }

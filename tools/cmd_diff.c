@@ -921,6 +921,7 @@ int cmd_diff(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS; /* a shard: the whole split set */
     int status = CLI_OK, c;
     opts o = {0, 0, 0, 2, DEFAULT_MAX_ELEMS};
+    cli_stdout_status = 2; /* a write error is trouble, as diff's */
     while ((c = cli_getopt(argc, argv, "hq", longopts, usage_text, &flags, &status)) >= 0) {
         uint64_t n;
         switch (c) {

@@ -10,38 +10,110 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit set FILE KEY VALUE [--type T | --json | --file] [EDITS] [OPTIONS]\n"
-    "       gguf-edit rm FILE KEY... [EDITS] [OPTIONS]\n"
-    "       gguf-edit rename FILE OLD NEW [EDITS] [OPTIONS]\n"
-    "       gguf-edit realign FILE ALIGN [EDITS] [OPTIONS]\n"
-    "       gguf-edit edit FILE [EDITS] [OPTIONS]\n"
-    "       gguf-edit reserve FILE SIZE [OPTIONS]\n"
-    "An existing key keeps its place and its type (--type changes it); a new key goes at the end,\n"
-    "typed from its text (true/false: BOOL, integers: INT32 or INT64, decimals: FLOAT32, else\n"
-    "STRING) unless --type says otherwise.\n"
-    "  --type T           value type: u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str, or array\n"
-    "  --json             VALUE is a JSON array (element type kept, or --type's, or inferred)\n"
-    "  --file             VALUE is the path of a file holding the string (chat templates)\n"
-    "EDITS, applied in order after the command's own:\n"
-    "  --set KEY[:TYPE]=VALUE   --set-json KEY[:ELEMTYPE]=JSON   --set-file KEY=PATH\n"
-    "  --rm KEY   --rename OLD=NEW   --realign N   --rename-tensor OLD=NEW   --rm-tensor NAME\n"
-    "  --edits PATH       operations from a file, one per line: set KEY[:TYPE] VALUE,\n"
-    "                     set-json KEY JSON, set-file KEY PATH, rm KEY, rename OLD NEW,\n"
-    "                     realign N, rename-tensor OLD NEW, rm-tensor NAME ('#' comments)\n"
-    "OPTIONS:\n"
-    "  -o, --output OUT   write the result to OUT instead of changing FILE\n"
-    "  --force            write even what ggml would refuse (say, alignment 48)\n"
-    "  --no-in-place      always rewrite the whole file\n"
-    "  --reserve SIZE     keep SIZE bytes (K, M, G) of room in the header, so that later edits fit\n"
-    "                     in place (the libgguf.padding key; on ext4 and XFS growing it inserts\n"
-    "                     blocks in place, elsewhere the file is rewritten once)\n"
-    "  -v, --verbose      say how the file was written and what was checked\n" CLI_OPEN_HELP;
+/* The help of each verb: its usage line and what it does, then the groups of options it takes
+ * (the man page's sections name the same groups). */
+#define SET_HELP                                                                                  \
+    "usage: gguf-edit set FILE KEY VALUE [--type T] [--json] [--file] [EDITS] [OPTIONS]\n"         \
+    "Sets KEY to VALUE. An existing key keeps its place and its type (--type changes it); a new\n"  \
+    "key goes at the end, typed from its text (true/false: BOOL, integers: INT32 or INT64,\n"       \
+    "decimals: FLOAT32, else STRING) unless --type says otherwise. An ARRAY value is JSON.\n"       \
+    "  --type T           value type: u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str, or array\n" \
+    "                     (with --json: the element type)\n"                                      \
+    "  --json             VALUE is a JSON array (element type kept, or --type's, or inferred)\n"  \
+    "  --file             VALUE is the path of a file whose text is the value, less the one\n"    \
+    "                     newline that ends it (as get prints it); typed like any VALUE\n"
+#define RM_HELP                                                                                   \
+    "usage: gguf-edit rm FILE KEY... [EDITS] [OPTIONS]\n"                                          \
+    "Removes the keys.\n"
+#define RENAME_HELP                                                                               \
+    "usage: gguf-edit rename FILE OLD NEW [EDITS] [OPTIONS]\n"                                     \
+    "Renames key OLD to NEW; its value, type and place are kept.\n"
+#define REALIGN_HELP                                                                              \
+    "usage: gguf-edit realign FILE ALIGN [EDITS] [OPTIONS]\n"                                      \
+    "Sets general.alignment to ALIGN (a power of two; --force for other multiples of 8) and\n"     \
+    "lays the tensor data out again.\n"
+#define EDIT_HELP                                                                                 \
+    "usage: gguf-edit edit FILE [EDITS] [OPTIONS]\n"                                               \
+    "Applies the EDITS in order, in one run: one write, one check.\n"
+#define RESERVE_HELP                                                                              \
+    "usage: gguf-edit reserve FILE SIZE [OPTIONS]\n"                                               \
+    "Keeps SIZE bytes (K, M, G) of room in the header (the libgguf.padding key), so that later\n"  \
+    "edits are written in place. On ext4 and XFS growing it inserts blocks in place; elsewhere\n"   \
+    "the file is rewritten once.\n"
+#define EDITS_HELP                                                                                \
+    "EDITS, applied in order after the command's own:\n"                                           \
+    "  --set KEY[:TYPE]=VALUE          set a value (as set; TYPE as --type)\n"                    \
+    "  --set-json KEY[:ELEMTYPE]=JSON  set an array from JSON (as set --json)\n"                  \
+    "  --set-file KEY[:TYPE]=PATH      set a value from a file's text (as set --file)\n"          \
+    "  --set-json-file KEY[:ELEMTYPE]=PATH  set an array from a JSON file (as set --json --file)\n" \
+    "  --rm KEY                        remove a key\n"                                            \
+    "  --rename OLD=NEW                rename a key\n"                                            \
+    "  --realign N                     change the alignment (as realign)\n"                       \
+    "  --rename-tensor OLD=NEW         rename a tensor\n"                                         \
+    "  --rm-tensor NAME                remove a tensor\n"                                         \
+    "  --edits PATH                    operations from a file, one per line: set KEY[:TYPE] VALUE\n" \
+    "                                  (VALUE: the rest of the line), set-json KEY JSON, set-file\n" \
+    "                                  KEY PATH, set-json-file KEY PATH, rm KEY, rename OLD NEW,\n" \
+    "                                  realign N, rename-tensor OLD NEW, rm-tensor NAME ('#'\n"   \
+    "                                  comments)\n"
+#define WRITE_HELP                                                                                \
+    "OPTIONS:\n"                                                                                   \
+    "  -o, --output OUT   write the result to OUT instead of changing FILE\n"                     \
+    "  --force            write even what ggml would refuse (say, alignment 48)\n"                \
+    "  --no-in-place      always rewrite the whole file\n"                                        \
+    "  -v, --verbose      say how the file was written and what was checked\n"
+#define RESERVE_OPTION_HELP                                                                       \
+    "  --reserve SIZE     also keep SIZE bytes of room in the header (as reserve)\n"
+
+static const char set_help[] = SET_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
+static const char rm_help[] = RM_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
+static const char rename_help[] =
+    RENAME_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
+static const char realign_help[] =
+    REALIGN_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
+static const char edit_help[] = EDIT_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
+static const char reserve_help[] = RESERVE_HELP WRITE_HELP CLI_OPEN_HELP;
 
 enum {
-    OPT_TYPE = 2000, OPT_JSON, OPT_FILE, OPT_SET, OPT_SET_JSON, OPT_SET_FILE, OPT_RM, OPT_RENAME,
-    OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE, OPT_NO_IN_PLACE,
-    OPT_RESERVE
+    OPT_TYPE = 2000, OPT_JSON, OPT_FILE, OPT_SET, OPT_SET_JSON, OPT_SET_FILE, OPT_SET_JSON_FILE,
+    OPT_RM, OPT_RENAME, OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE,
+    OPT_NO_IN_PLACE, OPT_RESERVE
+};
+
+/* The verbs, and which of them take which options. */
+enum { V_SET = 1, V_RM = 2, V_RENAME = 4, V_REALIGN = 8, V_EDIT = 16, V_RESERVE = 32 };
+#define V_EDITS (V_SET | V_RM | V_RENAME | V_REALIGN | V_EDIT)
+
+static const struct {
+    const char *verb;
+    unsigned bit;
+    const char *help;
+} verbs[] = {
+    {"set", V_SET, set_help},         {"rm", V_RM, rm_help},
+    {"rename", V_RENAME, rename_help}, {"realign", V_REALIGN, realign_help},
+    {"edit", V_EDIT, edit_help},      {"reserve", V_RESERVE, reserve_help},
+};
+
+/* Options that only some verbs take (the others take every verb's). */
+static const struct {
+    int opt;
+    unsigned verbs;
+    const char *name;
+} only_for[] = {
+    {OPT_TYPE, V_SET, "--type"},
+    {OPT_JSON, V_SET, "--json"},
+    {OPT_FILE, V_SET, "--file"},
+    {OPT_SET, V_EDITS, "--set"},
+    {OPT_SET_JSON, V_EDITS, "--set-json"},
+    {OPT_SET_FILE, V_EDITS, "--set-file"},
+    {OPT_SET_JSON_FILE, V_EDITS, "--set-json-file"},
+    {OPT_RM, V_EDITS, "--rm"},
+    {OPT_RENAME, V_EDITS, "--rename"},
+    {OPT_REALIGN, V_EDITS, "--realign"},
+    {OPT_RENAME_TENSOR, V_EDITS, "--rename-tensor"},
+    {OPT_RM_TENSOR, V_EDITS, "--rm-tensor"},
+    {OPT_EDITS, V_EDITS, "--edits"},
+    {OPT_RESERVE, V_EDITS, "--reserve"},
 };
 
 typedef struct counter {
@@ -60,18 +132,17 @@ static void print_warning(void *user, const char *message, uint64_t offset) {
 }
 
 /* The first operation, from the verb's positional arguments. */
-static int verb_ops(edit_list *l, const char *verb, int argc, char **argv, int vtype,
+static int verb_ops(edit_list *l, unsigned verb, int argc, char **argv, int vtype,
                     enum edit_kind set_kind, uint64_t *reserve) {
-    if (strcmp(verb, "edit") == 0)
-        return argc == 0 ? 0 : -1;
-    if (strcmp(verb, "reserve") == 0)
+    switch (verb) {
+    case V_EDIT: return argc == 0 ? 0 : -1;
+    case V_RESERVE:
         return argc == 1 && cli_parse_size(argv[0], "reserve", reserve) == 0 ? 0 : -1;
-    if (strcmp(verb, "set") == 0)
-        return argc == 2 ? edits_add(l, set_kind, argv[0], argv[1], vtype) : -1;
-    if (strcmp(verb, "rename") == 0)
-        return argc == 2 ? edits_add(l, EDIT_RENAME, argv[0], argv[1], -1) : -1;
-    if (strcmp(verb, "realign") == 0)
-        return argc == 1 ? edits_add(l, EDIT_REALIGN, NULL, argv[0], -1) : -1;
+    case V_SET: return argc == 2 ? edits_add(l, set_kind, argv[0], argv[1], vtype) : -1;
+    case V_RENAME: return argc == 2 ? edits_add(l, EDIT_RENAME, argv[0], argv[1], -1) : -1;
+    case V_REALIGN: return argc == 1 ? edits_add(l, EDIT_REALIGN, NULL, argv[0], -1) : -1;
+    default: break;
+    }
     if (argc == 0)
         return -1;
     for (int i = 0; i < argc; i++) { /* rm */
@@ -91,9 +162,13 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
     struct stat a, b;
     int same = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
                                a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    cli_progress bar; /* for a rewrite of the whole file */
+    cli_progress_attach(&bar, "writing", f, &opt);
     if (same) {
         gguf_update_result res;
-        if (gguf_file_update(f, path, &opt, &res, &err) != 0) {
+        int rc = gguf_file_update(f, path, &opt, &res, &err);
+        cli_progress_end(&bar);
+        if (rc != 0) {
             cli_report(path, &err);
             return CLI_BAD;
         }
@@ -120,7 +195,9 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
         return CLI_OK;
     }
     opt.verify = 1;
-    if (gguf_file_save(f, out, &opt, &err) != 0) {
+    int rc = gguf_file_save(f, out, &opt, &err);
+    cli_progress_end(&bar);
+    if (rc != 0) {
         cli_report(out, &err);
         return CLI_BAD;
     }
@@ -194,12 +271,20 @@ static int split_target(char **target, const char *path, unsigned flags, const e
     return rc;
 }
 
+/* What set's value flags make of VALUE: text, JSON, from a file or not. */
+static enum edit_kind set_kind_of(int json, int file) {
+    if (file)
+        return json ? EDIT_SET_JSON_FILE : EDIT_SET_FILE;
+    return json ? EDIT_SET_JSON : EDIT_SET;
+}
+
 int cmd_edit(int argc, char **argv) {
     static const struct option longopts[] = {
         {"type", required_argument, NULL, OPT_TYPE}, {"json", no_argument, NULL, OPT_JSON},
         {"file", no_argument, NULL, OPT_FILE}, {"set", required_argument, NULL, OPT_SET},
         {"set-json", required_argument, NULL, OPT_SET_JSON},
         {"set-file", required_argument, NULL, OPT_SET_FILE},
+        {"set-json-file", required_argument, NULL, OPT_SET_JSON_FILE},
         {"rm", required_argument, NULL, OPT_RM}, {"rename", required_argument, NULL, OPT_RENAME},
         {"realign", required_argument, NULL, OPT_REALIGN},
         {"rename-tensor", required_argument, NULL, OPT_RENAME_TENSOR},
@@ -209,26 +294,55 @@ int cmd_edit(int argc, char **argv) {
         {"reserve", required_argument, NULL, OPT_RESERVE},
         {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    const char *verb = argv[0], *out = NULL;
+    unsigned verb = V_EDIT;
+    const char *help = edit_help;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if (strcmp(argv[0], verbs[i].verb) == 0) {
+            verb = verbs[i].bit;
+            help = verbs[i].help;
+        }
+    }
+    const char *out = NULL, *type_arg = NULL;
     edit_list extra = {0};
     unsigned flags = CLI_READ_FLAGS;
-    int vtype = -1, force = 0, in_place = 1, verbose = 0, c, bad = 0;
+    int vtype = -1, force = 0, in_place = 1, verbose = 0, json = 0, file = 0, c, bad = 0;
+    int status = CLI_OK;
     uint64_t reserve = 0;
-    enum edit_kind set_kind = EDIT_SET;
-    while (!bad && (c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+    while (!bad && (c = cli_getopt(argc, argv, "o:vh", longopts, help, &flags, &status)) >= 0) {
+        for (size_t i = 0; i < sizeof only_for / sizeof only_for[0]; i++) {
+            if (only_for[i].opt == c && !(only_for[i].verbs & verb)) {
+                edits_free(&extra);
+                if (only_for[i].verbs == V_SET)
+                    return cli_usage_error(help, "option '%s' is for set only (in other edits: "
+                                           "--set KEY:TYPE=VALUE, --set-json, --set-file)",
+                                           only_for[i].name);
+                return cli_usage_error(help, "option '%s' is not one of %s's (run edits with "
+                                       "'gguf-edit edit')", only_for[i].name, argv[0]);
+            }
+        }
         switch (c) {
         case OPT_TYPE:
+            if (type_arg != NULL && gguf_vtype_parse(optarg) != gguf_vtype_parse(type_arg)) {
+                edits_free(&extra);
+                return cli_usage_error(help, "--type given twice ('%s', then '%s'): give one",
+                                       type_arg, optarg);
+            }
+            type_arg = optarg;
             vtype = gguf_vtype_parse(optarg);
             if (vtype < 0) {
-                cli_errorf("unknown value type '%s'", optarg);
-                bad = 1;
+                edits_free(&extra);
+                return cli_usage_error(help, "unknown value type '%s' (u8 i8 u16 i16 u32 i32 "
+                                       "u64 i64 f32 f64 bool str array)", optarg);
             }
             break;
-        case OPT_JSON: set_kind = EDIT_SET_JSON; break;
-        case OPT_FILE: set_kind = EDIT_SET_FILE; break;
+        case OPT_JSON: json = 1; break;
+        case OPT_FILE: file = 1; break;
         case OPT_SET: bad = edits_add_pair(&extra, EDIT_SET, optarg) != 0; break;
         case OPT_SET_JSON: bad = edits_add_pair(&extra, EDIT_SET_JSON, optarg) != 0; break;
         case OPT_SET_FILE: bad = edits_add_pair(&extra, EDIT_SET_FILE, optarg) != 0; break;
+        case OPT_SET_JSON_FILE:
+            bad = edits_add_pair(&extra, EDIT_SET_JSON_FILE, optarg) != 0;
+            break;
         case OPT_RENAME: bad = edits_add_pair(&extra, EDIT_RENAME, optarg) != 0; break;
         case OPT_RENAME_TENSOR: bad = edits_add_pair(&extra, EDIT_RENAME_TENSOR, optarg) != 0; break;
         case OPT_RM: bad = edits_add(&extra, EDIT_RM, optarg, NULL, -1) != 0; break;
@@ -240,24 +354,33 @@ int cmd_edit(int argc, char **argv) {
         case OPT_RESERVE: bad = cli_parse_size(optarg, "--reserve", &reserve) != 0; break;
         case 'o': out = optarg; break;
         case 'v': verbose = 1; break;
-        case 'h': fputs(usage_text, stdout); edits_free(&extra); return CLI_OK;
-        default: bad = cli_open_option(c, optarg, &flags) <= 0; break;
+        default: break;
         }
     }
+    if (!bad && c == CLI_DONE) {
+        edits_free(&extra);
+        return status;
+    }
     edit_list ops = {0};
-    if (!bad && (optind >= argc ||
-                 verb_ops(&ops, verb, argc - optind - 1, argv + optind + 1, vtype, set_kind,
-                          &reserve) != 0))
-        bad = 1;
-    for (size_t i = 0; !bad && i < extra.n; i++) {
+    const char *why = NULL;
+    if (!bad && optind >= argc)
+        why = "missing operand";
+    else if (!bad && verb_ops(&ops, verb, argc - optind - 1, argv + optind + 1, vtype,
+                              set_kind_of(json, file), &reserve) != 0)
+        why = argc - optind - 1 < (verb == V_SET || verb == V_RENAME ? 2 : 1) ? "missing operand"
+                                                                           : "too many operands";
+    for (size_t i = 0; !bad && why == NULL && i < extra.n; i++) {
         const edit_op *e = &extra.ops[i];
         bad = edits_add(&ops, e->kind, e->key, e->value, e->vtype) != 0;
     }
     edits_free(&extra);
-    if (bad || (ops.n == 0 && !(strcmp(verb, "reserve") == 0 && reserve > 0))) {
+    if (!bad && why == NULL && ops.n == 0 && !(verb == V_RESERVE && reserve > 0))
+        why = "nothing to do: give edits";
+    if (bad || why != NULL) {
         edits_free(&ops);
-        fputs(usage_text, stderr);
-        return CLI_USAGE;
+        if (why != NULL)
+            return cli_usage_error(help, "%s", why);
+        return cli_usage_error(help, NULL);
     }
     const char *path = argv[optind];
     char *target = NULL;

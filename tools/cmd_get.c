@@ -7,9 +7,11 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit get FILE KEY [--json]\n"
-    "Prints the value: strings as they are, numbers in decimal, arrays one element per line.\n"
-    "Exit status 1 when the key does not exist.\n"
+    "usage: gguf-edit get FILE KEY [--json] [OPTIONS]\n"
+    "Prints the value and a newline (as git config --get and jq -r do): strings as they are,\n"
+    "numbers in decimal, arrays one element per line. 'set FILE KEY PATH --file' drops that\n"
+    "one newline again, so get > PATH, an edit, and set --file give the string back unchanged.\n"
+    "Exit status 1 when the key does not exist. A truncated download is read with a warning.\n"
     "  --json             the value as JSON\n" CLI_OPEN_HELP;
 
 static void print_plain(const gguf_value *v) {
@@ -52,7 +54,7 @@ int cmd_get(int argc, char **argv) {
     if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
     const char *path = argv[optind], *key = argv[optind + 1];
-    gguf_file *f = cli_open(path, flags);
+    gguf_file *f = cli_open_partial(path, flags);
     if (f == NULL)
         return CLI_BAD;
     int64_t i = gguf_kv_find(f, key);
@@ -67,7 +69,5 @@ int cmd_get(int argc, char **argv) {
         print_plain(gguf_kv_value(f, (size_t)i));
     }
     gguf_file_free(f);
-    if (fflush(stdout) != 0)
-        rc = CLI_BAD;
     return rc;
 }

@@ -18,10 +18,8 @@ int cmd_recover(int argc, char **argv) {
         if (c == CLI_DONE)
             return status;
     }
-    if (optind >= argc) {
-        fputs(usage_text, stderr);
+    if (cli_operands_min(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    }
     int rc = CLI_OK;
     for (int i = optind; i < argc; i++) {
         gguf_error err;

@@ -311,44 +311,6 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
     return 0;
 }
 
-/* ---- progress on a terminal: tensors and bytes ---- */
-
-typedef struct progress_state {
-    uint64_t *ends;   /* cumulative sizes of the output tensors */
-    size_t n;
-    int last_permille;
-    double start;
-    int shown;
-} progress_state;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void show_progress(void *user, uint64_t done, uint64_t total) {
-    progress_state *ps = user;
-    int permille = total ? (int)(done * 1000 / total) : 1000;
-    if (permille == ps->last_permille)
-        return;
-    ps->last_permille = permille;
-    size_t t = 0;
-    while (t < ps->n && ps->ends[t] <= done)
-        t++;
-    char bar[31];
-    int fill = permille * 30 / 1000;
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : ' ';
-    bar[30] = '\0';
-    double el = now_s() - ps->start;
-    fprintf(stderr, "\rrequant [%s] %3d%%  tensor %zu/%zu  %.1f/%.1f MiB  %.0fs ", bar,
-            permille / 10, t < ps->n ? t + 1 : ps->n, ps->n, done / 1048576.0, total / 1048576.0,
-            el);
-    fflush(stderr);
-    ps->shown = 1;
-}
-
 /* ---- --dry-run: the plan, with sizes before and after, as llama-quantize prints them ---- */
 
 static double mib(uint64_t b) {
@@ -477,7 +439,7 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
         fell += ch[i].fallback != 0;
     }
     gguf_requant *rq = NULL;
-    progress_state ps = {.last_permille = -1, .start = now_s()};
+    double start = cli_now();
     if (gguf_requant_prepare(&rq, f, &a->ro, &err) != 0) {
         cli_report(in, &err);
         return CLI_BAD;
@@ -485,33 +447,19 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
     gguf_write_options wo = {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_PACKED,
                              .fill = gguf_requant_fill, .fill_user = rq};
     n = gguf_tensor_count(f); /* without pruned tensors */
-    if (isatty(STDERR_FILENO) && (ps.ends = malloc((n ? n : 1) * sizeof *ps.ends)) != NULL) {
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n; i++) {
-            gguf_tensor_info ti;
-            gguf_tensor_get(&ti, f, i);
-            sum += ti.nbytes;
-            ps.ends[i] = sum;
-        }
-        ps.n = n;
-        wo.progress = show_progress;
-        wo.progress_user = &ps;
-    }
+    cli_progress bar;
+    cli_progress_attach(&bar, "requant", f, &wo);
     int rc = CLI_OK;
     if (keep_split ? save_shards(f, rq, a->out, &wo, &err) != 0
                    : gguf_file_save(f, a->out, &wo, &err) != 0) {
-        if (ps.shown)
-            fputc('\n', stderr);
-        ps.shown = 0;
+        cli_progress_end(&bar);
         /* data problems are the input's; I/O errors name the output */
         cli_report(err.code == GGUF_EIO && (keep_split || strstr(err.message, a->out)) ? a->out
                                                                                      : in,
                    &err);
         rc = CLI_BAD;
     }
-    if (ps.shown)
-        fputc('\n', stderr);
-    free(ps.ends);
+    cli_progress_end(&bar);
     gguf_requant_free(rq);
     if (rc == CLI_OK && a->verbose) {
         uint64_t out_bytes = 0;
@@ -522,7 +470,7 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
         }
         fprintf(stderr, "%s: %s, %zu tensors (%zu converted, %zu fell back to another type), "
                 "tensor data %.2f MiB -> %.2f MiB, %.1f s\n", a->out, a->type_name, n, converted,
-                fell, mib(in_bytes), mib(out_bytes), now_s() - ps.start);
+                fell, mib(in_bytes), mib(out_bytes), cli_now() - start);
     }
     return rc;
 }

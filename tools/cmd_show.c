@@ -1,24 +1,50 @@
-/* gguf-edit show: the header, the metadata and the tensors, as text for people or as one JSON
- * document for scripts. */
+/* gguf-edit show: the header, the metadata and the tensors of one file or several, as text for
+ * people, as JSON for scripts, or as a Markdown summary. A truncated download still shows its
+ * header (with a warning). */
 #include "cli.h"
 #include "commands.h"
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TEXT_ARRAY_ELEMS 8
+#define MD_ARRAY_ELEMS 8
+#define MD_STRING_BYTES 64
 
 static const char usage_text[] =
-    "usage: gguf-edit show FILE [--json] [--kv|--tensors]\n"
+    "usage: gguf-edit show FILE... [--json|--markdown] [--kv|--tensors] [OPTIONS]\n"
+    "Prints each FILE's header, metadata and tensors. With several files each is labelled\n"
+    "(text: the first line names the file; JSON: an array of documents with a \"file\" member).\n"
+    "A file cut short inside its tensor data (a truncated download) is shown with a warning.\n"
     "  --json             one JSON document (see README) instead of text\n"
+    "  --markdown         a Markdown summary: key and tensor tables, tensors grouped by layer\n"
     "  --kv               metadata only\n"
     "  --tensors          tensors only\n" CLI_OPEN_HELP;
 
-static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tensors) {
-    fprintf(out, "{\"version\":%u,\"endian\":\"%s\",\"alignment\":%u,\"data_offset\":%" PRIu64,
+enum { OPT_JSON = 'j', OPT_KV = 'k', OPT_TENSORS = 't', OPT_MARKDOWN = 2000 };
+
+typedef struct what {
+    int kv, tensors;
+} what;
+
+/* ---- JSON ---- */
+
+static void show_json(FILE *out, const char *label, const gguf_file *f, what w) {
+    putc('{', out);
+    if (label != NULL) {
+        fputs("\"file\":", out);
+        cli_json_str(out, label, strlen(label));
+        putc(',', out);
+    }
+    fprintf(out, "\"version\":%u,\"endian\":\"%s\",\"alignment\":%u,\"data_offset\":%" PRIu64,
             gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
             gguf_file_alignment(f), gguf_file_data_offset(f));
+    int partial = gguf_file_data_end(f) > gguf_file_size(f);
+    if (partial)
+        fprintf(out, ",\"partial\":{\"file_size\":%" PRIu64 ",\"data_end\":%" PRIu64 "}",
+                gguf_file_size(f), gguf_file_data_end(f));
     if (gguf_file_shard_count(f) > 1) {
         /* a split set: its shards, numbered from 1 as in their names */
         fputs(",\n\"shards\":[", out);
@@ -32,7 +58,7 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
         }
         fputs("]", out);
     }
-    if (want_kv) {
+    if (w.kv) {
         fputs(",\n\"kv\":[", out);
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;
@@ -50,7 +76,7 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
         }
         fputs("]", out);
     }
-    if (want_tensors) {
+    if (w.tensors) {
         fputs(",\n\"tensors\":[", out);
         for (size_t i = 0; i < gguf_tensor_count(f); i++) {
             gguf_tensor_info t;
@@ -69,15 +95,18 @@ static void show_json(FILE *out, const gguf_file *f, int want_kv, int want_tenso
                 fprintf(out, "%" PRIu64, t.nbytes);
             if (gguf_file_shard_count(f) > 1)
                 fprintf(out, ",\"shard\":%" PRIu32, gguf_tensor_shard(f, i) + 1);
+            if (partial && t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes)
+                fprintf(out, ",\"present\":%" PRIu64, gguf_tensor_bytes_present(f, i));
             putc('}', out);
         }
         fputs("]", out);
     }
-    fputs("}\n", out);
+    putc('}', out);
 }
 
-static void show_text(FILE *out, const char *path, const gguf_file *f, int want_kv,
-                      int want_tensors) {
+/* ---- text ---- */
+
+static void show_text(FILE *out, const char *path, const gguf_file *f, what w) {
     cli_text_escape(out, path, strlen(path), 0);
     fprintf(out, ": GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %"
             PRIu64 "%s\n",
@@ -93,7 +122,7 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, int want_
         fprintf(out, ": %zu tensors, data at byte %" PRIu64 ", %" PRIu64 " bytes\n",
                 gguf_tensor_count(s), gguf_file_data_offset(s), gguf_file_size(s));
     }
-    if (want_kv) {
+    if (w.kv) {
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;
             const char *key = gguf_kv_key(f, i, &klen);
@@ -108,7 +137,7 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, int want_
             putc('\n', out);
         }
     }
-    if (want_tensors) {
+    if (w.tensors) {
         for (size_t i = 0; i < gguf_tensor_count(f); i++) {
             gguf_tensor_info t;
             char tbuf[32];
@@ -125,36 +154,289 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, int want_
                 fprintf(out, " size %" PRIu64, t.nbytes);
             if (n_shards > 1)
                 fprintf(out, " shard %" PRIu32, gguf_tensor_shard(f, i) + 1);
+            if (t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes)
+                fprintf(out, " (only %" PRIu64 " bytes in the file)", gguf_tensor_bytes_present(f, i));
             putc('\n', out);
         }
     }
 }
 
+/* ---- Markdown ---- */
+
+/* Text inside a table cell: control bytes escaped as \n, \t, \xNN and '|' as \| (GitHub's
+ * tables split cells at '|' even inside code). */
+static void md_escape(FILE *out, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '|')
+            fputs("\\|", out);
+        else if (c == '\n')
+            fputs("\\n", out);
+        else if (c == '\t')
+            fputs("\\t", out);
+        else if (c == '\r')
+            fputs("\\r", out);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%c%c", hex[c >> 4], hex[c & 15]);
+        else
+            putc(c, out);
+    }
+}
+
+/* A string as inline code: fenced by one backtick more than its longest run of them, with a
+ * space inside the fence when it starts or ends with one; cut after `max` bytes (at a UTF-8
+ * character's start). */
+static void md_code(FILE *out, const char *s, size_t n, size_t max) {
+    int cut = 0;
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    size_t run = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    int pad = n > 0 && (s[0] == '`' || s[n - 1] == '`');
+    for (size_t i = 0; i <= longest; i++)
+        putc('`', out);
+    if (pad)
+        putc(' ', out);
+    md_escape(out, s, n);
+    if (pad)
+        putc(' ', out);
+    for (size_t i = 0; i <= longest; i++)
+        putc('`', out);
+    if (cut)
+        fputs("...", out);
+}
+
+static void md_scalar(FILE *out, const gguf_value *v, size_t max) {
+    const char *s;
+    uint64_t len;
+    if (gguf_value_type(v) == GGUF_VTYPE_STRING && gguf_value_get_str(&s, &len, v, NULL) == 0)
+        md_code(out, s, (size_t)len, max);
+    else if (gguf_value_type(v) == GGUF_VTYPE_ARRAY)
+        fprintf(out, "[%" PRIu64 " elements]", gguf_value_count(v));
+    else
+        cli_json_value(out, v);
+}
+
+static void md_value(FILE *out, const gguf_value *v) {
+    if (gguf_value_type(v) != GGUF_VTYPE_ARRAY) {
+        md_scalar(out, v, MD_STRING_BYTES);
+        return;
+    }
+    gguf_value_iter it;
+    gguf_value e;
+    gguf_value_iter_init(&it, v);
+    unsigned shown = 0;
+    while (shown < MD_ARRAY_ELEMS && gguf_value_iter_next(&it, &e)) {
+        fputs(shown++ ? ", " : "", out);
+        md_scalar(out, &e, MD_STRING_BYTES / 2);
+    }
+    if (gguf_value_count(v) > shown)
+        fputs(", ...", out);
+}
+
+/* The group a tensor belongs to: "blk.N" (or "enc.blk.N", "dec.blk.N") for a layer's tensors,
+ * else "base". Its length goes to *len. */
+static const char *tensor_group(const gguf_tensor_info *t, size_t *len) {
+    const char *n = t->name;
+    size_t at = 0;
+    if (t->name_len > 4 && (strncmp(n, "enc.", 4) == 0 || strncmp(n, "dec.", 4) == 0))
+        at = 4;
+    if (t->name_len > at + 4 && strncmp(n + at, "blk.", 4) == 0) {
+        size_t end = at + 4;
+        while (end < t->name_len && n[end] >= '0' && n[end] <= '9')
+            end++;
+        if (end > at + 4) {
+            *len = end;
+            return n;
+        }
+    }
+    *len = 4;
+    return "base";
+}
+
+static uint64_t tensor_elements(const gguf_tensor_info *t) {
+    uint64_t e = 1;
+    for (uint32_t d = 0; d < t->n_dims; d++)
+        e *= t->dims[d];
+    return e;
+}
+
+/* The table of group g's tensors (gid[i] == g). */
+static void md_tensor_rows(FILE *out, const gguf_file *f, const size_t *gid, size_t g) {
+    fputs("| # | Name | Type | Shape | Elements | Bytes |\n"
+          "|--:|:-----|:-----|:------|---------:|------:|\n", out);
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        char tb[32];
+        if (gid[i] != g)
+            continue;
+        gguf_tensor_get(&t, f, i);
+        fprintf(out, "| %zu | ", i + 1);
+        md_code(out, t.name, t.name_len, SIZE_MAX);
+        fprintf(out, " | %s | ", cli_dtype_name(t.type, tb, sizeof tb));
+        for (uint32_t d = 0; d < t.n_dims; d++)
+            fprintf(out, "%s%" PRIu64, d ? " x " : "", t.dims[d]);
+        fprintf(out, " | %" PRIu64 " | ", tensor_elements(&t));
+        if (t.nbytes == UINT64_MAX)
+            fputs("? |\n", out);
+        else
+            fprintf(out, "%" PRIu64 " |\n", t.nbytes);
+    }
+}
+
+/* Numbers each tensor's group (gid[i]) in the order groups first appear; returns the count.
+ * Groups are found from the last one seen: a layer's tensors usually come together. */
+static size_t number_groups(const gguf_file *f, size_t *gid, size_t *first) {
+    size_t groups = 0;
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        size_t len;
+        gguf_tensor_get(&t, f, i);
+        const char *g = tensor_group(&t, &len);
+        size_t k = groups;
+        while (k > 0) {
+            gguf_tensor_info u;
+            size_t ulen;
+            gguf_tensor_get(&u, f, first[k - 1]);
+            const char *ug = tensor_group(&u, &ulen);
+            if (ulen == len && memcmp(ug, g, len) == 0)
+                break;
+            k--;
+        }
+        if (k == 0) {
+            first[groups++] = i;
+            gid[i] = groups - 1;
+        } else {
+            gid[i] = k - 1;
+        }
+    }
+    return groups;
+}
+
+static void show_markdown(FILE *out, const char *path, const gguf_file *f, what w) {
+    size_t n = gguf_tensor_count(f);
+    uint64_t elements = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        elements += tensor_elements(&t);
+        bytes += t.nbytes == UINT64_MAX ? 0 : t.nbytes;
+    }
+    fputs("# ", out);
+    md_escape(out, path, strlen(path));
+    fprintf(out, "\n\nGGUF v%u, %s-endian, alignment %u, data at byte %" PRIu64 ": %zu keys, "
+            "%zu tensors of %" PRIu64 " elements in %" PRIu64 " bytes.\n",
+            gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
+            gguf_file_alignment(f), gguf_file_data_offset(f), gguf_kv_count(f), n, elements,
+            bytes);
+    if (gguf_file_data_end(f) > gguf_file_size(f))
+        fprintf(out, "\n**The file is cut short:** it ends at byte %" PRIu64 " of %" PRIu64 ".\n",
+                gguf_file_size(f), gguf_file_data_end(f));
+    if (w.kv) {
+        fprintf(out, "\n## Metadata\n\n| # | Key | Type | Count | Value |\n"
+                     "|--:|:----|:-----|------:|:------|\n");
+        for (size_t i = 0; i < gguf_kv_count(f); i++) {
+            size_t klen;
+            const char *key = gguf_kv_key(f, i, &klen);
+            const gguf_value *v = gguf_kv_value(f, i);
+            fprintf(out, "| %zu | ", i + 1);
+            md_code(out, key, klen, SIZE_MAX);
+            if (gguf_value_type(v) == GGUF_VTYPE_ARRAY)
+                fprintf(out, " | [%s] | %" PRIu64 " | ", cli_vtype_name(gguf_value_elem_type(v)),
+                        gguf_value_count(v));
+            else
+                fprintf(out, " | %s | 1 | ", cli_vtype_name(gguf_value_type(v)));
+            md_value(out, v);
+            fputs(" |\n", out);
+        }
+    }
+    if (w.tensors && n > 0) {
+        fprintf(out, "\n## Tensors\n");
+        /* one table per group, in the order the groups first appear */
+        size_t *gid = malloc(2 * n * sizeof *gid);
+        if (gid == NULL) {
+            fputs("\n(out of memory)\n", out);
+            return;
+        }
+        size_t *first = gid + n;
+        size_t groups = number_groups(f, gid, first);
+        for (size_t g = 0; g < groups; g++) {
+            gguf_tensor_info t;
+            size_t glen, count = 0;
+            uint64_t ge = 0, gb = 0;
+            for (size_t i = first[g]; i < n; i++) {
+                if (gid[i] != g)
+                    continue;
+                gguf_tensor_get(&t, f, i);
+                count++;
+                ge += tensor_elements(&t);
+                gb += t.nbytes == UINT64_MAX ? 0 : t.nbytes;
+            }
+            gguf_tensor_get(&t, f, first[g]);
+            const char *name = tensor_group(&t, &glen);
+            fputs("\n### ", out);
+            md_escape(out, name, glen);
+            fprintf(out, ": %zu tensor%s, %" PRIu64 " elements, %" PRIu64 " bytes\n\n", count,
+                    count == 1 ? "" : "s", ge, gb);
+            md_tensor_rows(out, f, gid, g);
+        }
+        free(gid);
+    }
+}
+
 int cmd_show(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"kv", no_argument, NULL, 'k'},
-        {"tensors", no_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int json = 0, only_kv = 0, only_tensors = 0, status = CLI_OK, c;
+        {"json", no_argument, NULL, OPT_JSON}, {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"kv", no_argument, NULL, OPT_KV}, {"tensors", no_argument, NULL, OPT_TENSORS},
+        {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int json = 0, markdown = 0, only_kv = 0, only_tensors = 0, status = CLI_OK, c;
     unsigned flags = CLI_READ_FLAGS;
     while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
-        json |= c == 'j';
-        only_kv |= c == 'k';
-        only_tensors |= c == 't';
+        json |= c == OPT_JSON;
+        markdown |= c == OPT_MARKDOWN;
+        only_kv |= c == OPT_KV;
+        only_tensors |= c == OPT_TENSORS;
     }
     if (c == CLI_DONE)
         return status;
-    if (cli_operands(argc, 1, usage_text) != 0)
+    if (json && markdown)
+        return cli_usage_error(usage_text, "--json and --markdown: choose one");
+    if (cli_operands_min(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    const char *path = argv[optind];
-    gguf_file *f = cli_open(path, flags);
-    if (f == NULL)
-        return CLI_BAD;
-    int want_kv = !only_tensors || only_kv, want_tensors = !only_kv || only_tensors;
+    what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors};
+    int several = argc - optind > 1, rc = CLI_OK, shown = 0;
+    if (json && several)
+        putchar('[');
+    for (int k = optind; k < argc; k++) {
+        const char *path = argv[k];
+        gguf_file *f = cli_open_partial(path, flags);
+        if (f == NULL) {
+            rc = CLI_BAD;
+            continue;
+        }
+        if (json) {
+            fputs(shown ? ",\n" : "", stdout);
+            show_json(stdout, several ? path : NULL, f, w);
+        } else {
+            fputs(shown ? "\n" : "", stdout);
+            if (markdown)
+                show_markdown(stdout, path, f, w);
+            else
+                show_text(stdout, path, f, w);
+        }
+        shown++;
+        gguf_file_free(f);
+    }
     if (json)
-        show_json(stdout, f, want_kv, want_tensors);
-    else
-        show_text(stdout, path, f, want_kv, want_tensors);
-    gguf_file_free(f);
-    return fflush(stdout) == 0 ? CLI_OK : CLI_BAD;
+        fputs(several ? "]\n" : shown ? "\n" : "", stdout);
+    return rc;
 }

@@ -10,7 +10,10 @@
 static const char usage_text[] =
     "usage: gguf-edit tensor FILE NAME [--f32] [-o OUT]\n"
     "Writes tensor NAME's raw bytes (as stored), or with --f32 its values as little-endian f32\n"
-    "(dequantized; big-endian files are converted first), to OUT or standard output ('-').\n" CLI_OPEN_HELP;
+    "(dequantized; big-endian files are converted first), to OUT or standard output ('-').\n"
+    "A truncated download is read with a warning: its whole tensors can be taken out.\n"
+    "  --f32              the values as little-endian f32\n"
+    "  -o, --output OUT   write to OUT instead of standard output\n" CLI_OPEN_HELP;
 
 #define CHUNK_BLOCKS 65536
 
@@ -49,7 +52,7 @@ int cmd_tensor(int argc, char **argv) {
     if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
     const char *path = argv[optind], *name = argv[optind + 1];
-    gguf_file *f = cli_open(path, flags);
+    gguf_file *f = cli_open_partial(path, flags);
     if (f == NULL)
         return CLI_BAD;
     int64_t i = gguf_tensor_find(f, name);
@@ -101,7 +104,8 @@ int cmd_tensor(int argc, char **argv) {
         if (f32)
             to_little_endian(vals, n / block * elems);
         if ((f32 ? emit(out, vals, n / block * elems * sizeof *vals) : emit(out, buf, n)) != 0) {
-            cli_errorf("%s: write failed: %m", out_path ? out_path : "standard output");
+            if (out != stdout) /* standard output's errors are told at exit */
+                cli_errorf("%s: write failed: %m", out_path);
             rc = CLI_BAD;
         }
         at += n;
@@ -112,7 +116,7 @@ int cmd_tensor(int argc, char **argv) {
         cli_errorf("%s: write failed: %m", out_path);
         rc = CLI_BAD;
     }
-    if (out == stdout && fflush(stdout) != 0)
+    if (out == stdout && cli_flush_stdout() != 0)
         rc = CLI_BAD;
     gguf_file_free(f);
     return rc;

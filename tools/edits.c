@@ -54,7 +54,8 @@ int edits_add_pair(edit_list *l, enum edit_kind kind, const char *arg) {
     if (key == NULL)
         return -1;
     int vtype = -1;
-    if (kind == EDIT_SET || kind == EDIT_SET_JSON)
+    if (kind == EDIT_SET || kind == EDIT_SET_JSON || kind == EDIT_SET_FILE ||
+        kind == EDIT_SET_JSON_FILE)
         split_type(key, &vtype);
     int rc = edits_add(l, kind, key, eq + 1, vtype);
     free(key);
@@ -70,6 +71,7 @@ static const struct {
     {"set-file", EDIT_SET_FILE, 2}, {"rm", EDIT_RM, 1},
     {"rename", EDIT_RENAME, 2},   {"realign", EDIT_REALIGN, 1},
     {"rename-tensor", EDIT_RENAME_TENSOR, 2}, {"rm-tensor", EDIT_RM_TENSOR, 1},
+    {"set-json-file", EDIT_SET_JSON_FILE, 2},
 };
 
 int edits_load(edit_list *l, const char *path) {
@@ -120,7 +122,8 @@ int edits_load(edit_list *l, const char *path) {
             break;
         }
         int vtype = -1;
-        if (verbs[v].kind == EDIT_SET || verbs[v].kind == EDIT_SET_JSON)
+        if (verbs[v].kind == EDIT_SET || verbs[v].kind == EDIT_SET_JSON ||
+            verbs[v].kind == EDIT_SET_FILE || verbs[v].kind == EDIT_SET_JSON_FILE)
             split_type(name, &vtype);
         /* realign takes its number as the name */
         rc = verbs[v].kind == EDIT_REALIGN ? edits_add(l, EDIT_REALIGN, NULL, name, -1)
@@ -142,7 +145,9 @@ void edits_free(edit_list *l) {
 }
 
 /* The type a new key gets from its text: BOOL, INT32/INT64/UINT64, FLOAT32, else STRING. */
-static int infer_type(const char *text) {
+static int infer_type(const char *text, size_t len) {
+    if (memchr(text, '\0', len) != NULL)
+        return GGUF_VTYPE_STRING;
     if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)
         return GGUF_VTYPE_BOOL;
     char *end;
@@ -160,6 +165,7 @@ static int infer_type(const char *text) {
     return GGUF_VTYPE_STRING;
 }
 
+/* A file's contents, NUL-terminated (for the number parsers; *len does not count it). */
 static char *read_text_file(const char *path, size_t *len) {
     FILE *fp = fopen(path, "rb");
     if (fp == NULL)
@@ -167,7 +173,7 @@ static char *read_text_file(const char *path, size_t *len) {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf != NULL) {
-        if (n == cap) {
+        if (n + 1 >= cap) {
             char *grown = realloc(buf, cap *= 2);
             if (grown == NULL) {
                 free(buf);
@@ -176,16 +182,18 @@ static char *read_text_file(const char *path, size_t *len) {
             }
             buf = grown;
         }
-        size_t got = fread(buf + n, 1, cap - n, fp);
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
         if (got == 0)
             break;
         n += got;
     }
-    if (ferror(fp)) {
+    if (buf != NULL && ferror(fp)) {
         free(buf);
         buf = NULL;
     }
     fclose(fp);
+    if (buf != NULL)
+        buf[n] = '\0';
     *len = n;
     return buf;
 }
@@ -195,39 +203,50 @@ static int apply_set(gguf_file *f, const edit_op *op, gguf_error *err) {
     const gguf_value *old = at >= 0 ? gguf_kv_value(f, (size_t)at) : NULL;
     int vtype = op->vtype;
     uint32_t elem = GGUF_VTYPE_COUNT;
-    if (op->kind == EDIT_SET_FILE) {
-        size_t len;
-        char *text = read_text_file(op->value, &len);
-        if (text == NULL) {
-            snprintf(err->message, sizeof err->message, "%s: %s", op->value, strerror(errno));
+    const char *text = op->value;
+    size_t len = strlen(text);
+    char *owned = NULL;
+    int json = op->kind == EDIT_SET_JSON || op->kind == EDIT_SET_JSON_FILE;
+    if (op->kind == EDIT_SET_FILE || op->kind == EDIT_SET_JSON_FILE) {
+        /* the file's text, less the one newline that ends it (get prints one; editors save
+         * one): then the same as a VALUE given on the command line */
+        owned = read_text_file(op->value, &len);
+        if (owned == NULL) {
+            snprintf(err->message, sizeof err->message, "%s: %s", op->value,
+                     errno ? strerror(errno) : "out of memory");
             err->code = GGUF_EIO;
             return GGUF_EIO;
         }
-        int rc = gguf_kv_set_str(f, op->key, text, len, err);
-        free(text);
-        return rc;
+        if (len > 0 && owned[len - 1] == '\n')
+            owned[--len] = '\0';
+        text = owned;
     }
-    if (op->kind == EDIT_SET_JSON) {
-        /* --set-json: an array; KEY:TYPE gives the element type */
+    int rc;
+    if (json) {
+        /* an array; KEY:TYPE or --type gives the element type */
         if (vtype >= 0)
             elem = (uint32_t)vtype;
         else if (old != NULL && gguf_value_type(old) == GGUF_VTYPE_ARRAY)
             elem = gguf_value_elem_type(old);
-        return gguf_kv_set_text(f, op->key, GGUF_VTYPE_ARRAY, elem, op->value, strlen(op->value),
-                                err);
+        rc = gguf_kv_set_text(f, op->key, GGUF_VTYPE_ARRAY, elem, text, len, err);
+    } else {
+        if (vtype < 0)
+            vtype = old != NULL ? (int)gguf_value_type(old) : infer_type(text, len);
+        if (vtype == GGUF_VTYPE_ARRAY && old != NULL &&
+            gguf_value_type(old) == GGUF_VTYPE_ARRAY)
+            elem = gguf_value_elem_type(old);
+        rc = gguf_kv_set_text(f, op->key, (uint32_t)vtype, elem, text, len, err);
     }
-    if (vtype < 0)
-        vtype = old != NULL ? (int)gguf_value_type(old) : infer_type(op->value);
-    if (vtype == GGUF_VTYPE_ARRAY && old != NULL)
-        elem = gguf_value_elem_type(old);
-    return gguf_kv_set_text(f, op->key, (uint32_t)vtype, elem, op->value, strlen(op->value), err);
+    free(owned);
+    return rc;
 }
 
 static int apply_one(gguf_file *f, const edit_op *op, gguf_error *err) {
     switch (op->kind) {
     case EDIT_SET:
     case EDIT_SET_JSON:
-    case EDIT_SET_FILE: return apply_set(f, op, err);
+    case EDIT_SET_FILE:
+    case EDIT_SET_JSON_FILE: return apply_set(f, op, err);
     case EDIT_RM: return gguf_kv_remove(f, op->key, err);
     case EDIT_RENAME: return gguf_kv_rename(f, op->key, op->value, err);
     case EDIT_RENAME_TENSOR: return gguf_tensor_rename(f, op->key, op->value, err);
@@ -250,7 +269,7 @@ static int apply_one(gguf_file *f, const edit_op *op, gguf_error *err) {
 
 static const char *describe(const edit_op *op, char *buf, size_t n) {
     static const char *names[] = {"set", "set-json", "set-file", "rm", "rename", "realign",
-                                  "rename-tensor", "rm-tensor"};
+                                  "rename-tensor", "rm-tensor", "set-json-file"};
     snprintf(buf, n, "%s %s%s%s", names[op->kind], op->key ? op->key : "",
              op->key && op->value && op->kind != EDIT_SET_JSON ? " " : "",
              op->value && op->kind != EDIT_SET_JSON ? op->value : "");

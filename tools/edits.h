@@ -7,14 +7,16 @@
 #include <stddef.h>
 
 enum edit_kind {
-    EDIT_SET,           /* key, value as text; type: the key's, --type's, or inferred */
-    EDIT_SET_JSON,      /* key, JSON array text */
-    EDIT_SET_FILE,      /* key, path of a file whose bytes become a STRING */
+    EDIT_SET,           /* key, value as text; type: --type's, the key's, or inferred */
+    EDIT_SET_JSON,      /* key, JSON array text; vtype: the element type */
+    EDIT_SET_FILE,      /* as EDIT_SET, the text being the contents of the file named by value,
+                           less the one newline that ends it (as get prints it) */
     EDIT_RM,            /* key */
     EDIT_RENAME,        /* key -> value */
     EDIT_REALIGN,       /* value: the new alignment */
     EDIT_RENAME_TENSOR, /* key -> value */
-    EDIT_RM_TENSOR      /* key */
+    EDIT_RM_TENSOR,     /* key */
+    EDIT_SET_JSON_FILE  /* as EDIT_SET_JSON, the JSON read from a file as EDIT_SET_FILE */
 };
 
 typedef struct edit_op {

@@ -24,6 +24,7 @@
 
 static const char usage_text[] =
     "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n"
+    "       gguf-catalog --help | --version\n"
     "\n"
     "commands:\n"
     "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
@@ -120,23 +121,12 @@ enum {
  * (*status 0) or an option was bad (*status 2). */
 static int next_option(int argc, char **argv, const char *shortopts,
                        const struct option *longopts, const char *usage, int *status) {
+    unsigned no_open_flags = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-        if (c == OPT_DB) {
-            db_path = optarg;
-            continue;
-        }
-        if (c == 'h') {
-            fputs(usage, stdout);
-            *status = CLI_OK;
-            return CLI_DONE;
-        }
-        if (c == '?' || c == ':') {
-            fputs(usage, stderr);
-            *status = CLI_USAGE;
-            return CLI_DONE;
-        }
-        return c;
+        int c = cli_getopt(argc, argv, shortopts, longopts, usage, &no_open_flags, status);
+        if (c != OPT_DB)
+            return c;
+        db_path = optarg;
     }
 }
 
@@ -630,19 +620,6 @@ static const struct {
     {"verify", cmd_verify}, {"prune", cmd_prune}, {"path", cmd_path},
 };
 
-/* What was written to standard output must have reached it: a full disk, a closed pipe or
- * /dev/full is an error, named. */
-static int close_stdout(int status) {
-    int failed = ferror(stdout) != 0;
-    errno = 0;
-    if (fclose(stdout) != 0)
-        failed = 1;
-    if (!failed)
-        return status;
-    cli_errorf("standard output: %s", errno != 0 ? strerror(errno) : "write error");
-    return status == CLI_USAGE ? CLI_USAGE : CLI_BAD;
-}
-
 static int run(int argc, char **argv) {
     static const struct option longopts[] = {
         {"version", no_argument, NULL, OPT_VERSION}, COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
@@ -655,7 +632,7 @@ static int run(int argc, char **argv) {
             fputs(usage_text, stderr);
             return CLI_USAGE;
         }
-        printf("gguf-catalog (libgguf) %s\n", PACKAGE_VERSION);
+        cli_print_version();
         return CLI_OK;
     }
     if (optind >= argc) {
@@ -678,11 +655,19 @@ static int run(int argc, char **argv) {
             return commands[i].run(subc, sub);
         }
     }
-    cli_errorf("unknown command '%s' (try 'gguf-catalog --help')", argv[optind]);
-    return CLI_USAGE;
+    const char *verbs[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        verbs[i] = commands[i].verb;
+    const char *s = cli_suggest(argv[optind], verbs, sizeof verbs / sizeof verbs[0]);
+    if (s != NULL)
+        return cli_usage_error("usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n",
+                               "unknown command '%s' (did you mean '%s'?)", argv[optind], s);
+    return cli_usage_error("usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n",
+                           "unknown command '%s'", argv[optind]);
 }
 
 int main(int argc, char **argv) {
     cli_prog = "gguf-catalog";
-    return close_stdout(run(argc, argv));
+    atexit(cli_close_stdout);
+    return run(argc, argv);
 }

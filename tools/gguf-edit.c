@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -10,7 +11,7 @@ static const struct {
     int (*run)(int, char **);
     const char *summary;
 } commands[] = {
-    {"show", cmd_show, "show FILE [--json] [--kv|--tensors]   print header, metadata, tensors"},
+    {"show", cmd_show, "show FILE... [--json|--markdown] [--kv|--tensors]  print header, metadata, tensors"},
     {"copy", cmd_copy, "copy FILE OUT                        read and write back (byte-identical)"},
     {"get", cmd_get, "get FILE KEY [--json]                 print one value (arrays: one element per line)"},
     {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)"},
@@ -20,7 +21,7 @@ static const struct {
     {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)"},
     {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place"},
     {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]      one tensor's raw bytes, or its values as f32"},
-    {"hash", cmd_hash, "hash FILE [--json]                    crc32 of every tensor and of the header"},
+    {"hash", cmd_hash, "hash FILE... [--json]                 crc32 of every tensor and of the header"},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
@@ -29,28 +30,101 @@ static const struct {
     {"split", cmd_split, "split IN PREFIX [--max-tensors N|--max-size N(M|G)] write a split set (= llama-gguf-split)"},
     {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]    merge a split set into one file (= llama-gguf-split)"},
 };
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const char short_usage[] = "usage: gguf-edit COMMAND [ARGS]\n";
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: gguf-edit COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "usage: gguf-edit COMMAND [ARGS]\n"
+                 "       gguf-edit --help | --version | --list WHAT\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %s\n", commands[i].summary);
-    fprintf(out, "\n'gguf-edit COMMAND --help' describes each command.\n"
+    fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
+                 "'gguf-edit --list WHAT' lists commands, types (tensor types), presets (requant's)\n"
+                 "or value-types (set --type's), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
+/* --list WHAT: names for scripts and shell completion, one per line. */
+static int list(const char *what) {
+    static const char *const value_types[] = {"u8", "i8", "u16", "i16", "u32", "i32", "u64",
+                                              "i64", "f32", "f64", "bool", "str", "array"};
+    if (strcmp(what, "commands") == 0) {
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            puts(commands[i].verb);
+    } else if (strcmp(what, "types") == 0) {
+        for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++) {
+            if (gguf_dtype_name(t) != NULL)
+                puts(gguf_dtype_name(t));
+        }
+    } else if (strcmp(what, "presets") == 0) {
+        for (uint32_t t = 0; t < GGUF_REQUANT_FTYPE_COUNT; t++) {
+            if (gguf_requant_ftype_name(t) != NULL)
+                puts(gguf_requant_ftype_name(t));
+        }
+        puts("COPY");
+    } else if (strcmp(what, "value-types") == 0) {
+        for (size_t i = 0; i < sizeof value_types / sizeof value_types[0]; i++)
+            puts(value_types[i]);
+    } else {
+        static const char *const lists[] = {"commands", "types", "presets", "value-types"};
+        const char *s = cli_suggest(what, lists, sizeof lists / sizeof lists[0]);
+        cli_errorf("--list takes commands, types, presets or value-types, not '%s'%s%s%s", what,
+                   s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
         return CLI_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    return CLI_OK;
+}
+
+int main(int argc, char **argv) {
+    atexit(cli_close_stdout);
+    if (argc < 2)
+        return cli_usage_error(short_usage, "no command given");
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 ||
+        (strcmp(first, "help") == 0 && argc == 2)) {
         usage(stdout);
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[1], commands[i].verb) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        cli_print_version();
+        return CLI_OK;
     }
-    cli_errorf("unknown command '%s' (try 'gguf-edit --help')", argv[1]);
-    return CLI_USAGE;
+    if (strcmp(first, "--list") == 0 || strncmp(first, "--list=", 7) == 0) {
+        const char *what = first[6] == '=' ? first + 7 : argc > 2 ? argv[2] : NULL;
+        if (what == NULL)
+            return cli_usage_error(short_usage, "--list needs an argument: commands, types, "
+                                                "presets or value-types");
+        return list(what);
+    }
+    /* "help COMMAND" is "COMMAND --help" */
+    char *help_argv[4];
+    if (strcmp(first, "help") == 0) {
+        help_argv[0] = argv[0];
+        help_argv[1] = argv[2];
+        help_argv[2] = (char *)"--help";
+        help_argv[3] = NULL;
+        argv = help_argv;
+        argc = 3;
+        first = argv[1];
+    }
+    const char *verbs[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(first, commands[i].verb) == 0) {
+            cli_verb = commands[i].verb;
+            return commands[i].run(argc - 1, argv + 1);
+        }
+        verbs[i] = commands[i].verb;
+    }
+    if (first[0] == '-') {
+        static const char *const opts[] = {"--help", "--version", "--list"};
+        const char *s = cli_suggest(first, opts, sizeof opts / sizeof opts[0]);
+        if (s != NULL)
+            return cli_usage_error(short_usage, "unknown option '%s' (did you mean '%s'?)", first, s);
+        return cli_usage_error(short_usage, "unknown option '%s'", first);
+    }
+    const char *s = cli_suggest(first, verbs, N_COMMANDS);
+    if (s != NULL)
+        return cli_usage_error(short_usage, "unknown command '%s' (did you mean '%s'?)", first, s);
+    return cli_usage_error(short_usage, "unknown command '%s'", first);
 }

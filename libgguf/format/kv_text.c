@@ -15,11 +15,13 @@ typedef struct number {
     double d;         /* value as a double */
 } number;
 
-static int parse_number(number *out, const char *s, size_t len, gguf_error *err) {
+/* tn: the type that needs the number, for messages ("UINT32"). */
+static int parse_number(number *out, const char *s, size_t len, const char *tn, gguf_error *err) {
     char buf[128];
     if (len == 0 || len >= sizeof buf)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "'%.*s' is not a number",
-                          (int)(len < 64 ? len : 64), s);
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "'%.*s' is not a number, as %s needs", (int)(len < 64 ? len : 64), s,
+                          tn);
     memcpy(buf, s, len);
     buf[len] = '\0';
     number n = {0};
@@ -34,12 +36,13 @@ static int parse_number(number *out, const char *s, size_t len, gguf_error *err)
         n.u = strtoull(digits, &end, 0);
         if (*end != '\0' || end == digits || errno == ERANGE || digits[0] == '-' || digits[0] == '+')
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                              "'%s' is not an integer (or is beyond 64 bits)", buf);
+                              "'%s' is not an integer of at most 64 bits, as %s needs", buf, tn);
         n.d = n.negative ? -(double)n.u : (double)n.u;
     } else {
         n.d = strtod(buf, &end);
         if (*end != '\0' || end == buf)
-            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "'%s' is not a number", buf);
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "'%s' is not a number, as %s needs", buf, tn);
     }
     *out = n;
     return 0;
@@ -115,7 +118,7 @@ static int parse_scalar(uint8_t out[8], uint32_t type, const char *s, size_t len
     if (type == GGUF_VTYPE_BOOL)
         return parse_bool(out, s, len, err);
     number n;
-    int rc = parse_number(&n, s, len, err);
+    int rc = parse_number(&n, s, len, gguf_vtype_name(type), err);
     return rc ? rc : fit(out, type, &n, s, len, err);
 }
 
@@ -299,7 +302,7 @@ static uint32_t infer(const token *toks, size_t n) {
     uint32_t t = GGUF_VTYPE_I32;
     for (size_t i = 0; i < n; i++) {
         number num;
-        if (toks[i].kind != 'n' || parse_number(&num, toks[i].s, toks[i].len, NULL) != 0)
+        if (toks[i].kind != 'n' || parse_number(&num, toks[i].s, toks[i].len, "a number", NULL) != 0)
             return GGUF_VTYPE_I32; /* encoding reports the bad element */
         if (!num.is_int)
             return GGUF_VTYPE_F32;
