@@ -40,13 +40,43 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %s\n", commands[i].summary);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
-                 "'gguf-edit --list WHAT' lists commands, types (tensor types), presets (requant's)\n"
-                 "or value-types (set --type's), one per line.\n"
+                 "'gguf-edit --list WHAT' lists commands, types (tensor types), presets (requant's),\n"
+                 "value-types (set --type's), or a file's keys or tensors (keys FILE, tensors\n"
+                 "FILE), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
+/* --list keys|tensors FILE: a file's key or tensor names, as they are, one per line (a
+ * truncated download's too; nothing on stderr about it: this serves completion). */
+static int list_names(const char *what, const char *path) {
+    gguf_file *f = NULL;
+    if (path == NULL)
+        return cli_usage_error(short_usage, "--list %s needs a FILE", what);
+    if (gguf_file_open(&f, path, GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES,
+                       NULL) != 0)
+        return CLI_BAD;
+    int keys = strcmp(what, "keys") == 0;
+    size_t n = keys ? gguf_kv_count(f) : gguf_tensor_count(f);
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info t;
+        size_t len = 0;
+        const char *name = keys ? gguf_kv_key(f, i, &len) : NULL;
+        if (!keys) {
+            gguf_tensor_get(&t, f, i);
+            name = t.name;
+            len = t.name_len;
+        }
+        fwrite(name, 1, len, stdout);
+        putchar('\n');
+    }
+    gguf_file_free(f);
+    return CLI_OK;
+}
+
 /* --list WHAT: names for scripts and shell completion, one per line. */
-static int list(const char *what) {
+static int list(const char *what, const char *file) {
+    if (strcmp(what, "keys") == 0 || strcmp(what, "tensors") == 0)
+        return list_names(what, file);
     static const char *const value_types[] = {"u8", "i8", "u16", "i16", "u32", "i32", "u64",
                                               "i64", "f32", "f64", "bool", "str", "array"};
     if (strcmp(what, "commands") == 0) {
@@ -67,9 +97,11 @@ static int list(const char *what) {
         for (size_t i = 0; i < sizeof value_types / sizeof value_types[0]; i++)
             puts(value_types[i]);
     } else {
-        static const char *const lists[] = {"commands", "types", "presets", "value-types"};
+        static const char *const lists[] = {"commands", "types", "presets", "value-types",
+                                            "keys", "tensors"};
         const char *s = cli_suggest(what, lists, sizeof lists / sizeof lists[0]);
-        cli_errorf("--list takes commands, types, presets or value-types, not '%s'%s%s%s", what,
+        cli_errorf("--list takes commands, types, presets, value-types, keys FILE or tensors "
+                   "FILE, not '%s'%s%s%s", what,
                    s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
         return CLI_USAGE;
     }
@@ -91,11 +123,12 @@ int main(int argc, char **argv) {
         return CLI_OK;
     }
     if (strcmp(first, "--list") == 0 || strncmp(first, "--list=", 7) == 0) {
+        int at = first[6] == '=' ? 2 : 3; /* where FILE is */
         const char *what = first[6] == '=' ? first + 7 : argc > 2 ? argv[2] : NULL;
         if (what == NULL)
             return cli_usage_error(short_usage, "--list needs an argument: commands, types, "
-                                                "presets or value-types");
-        return list(what);
+                                                "presets, value-types, keys FILE or tensors FILE");
+        return list(what, argc > at ? argv[at] : NULL);
     }
     /* "help COMMAND" is "COMMAND --help" */
     char *help_argv[4];

@@ -1,0 +1,247 @@
+# bash completion for gguf-edit and gguf-catalog                          -*- shell-script -*-
+#
+# Everything is asked of the tool itself, so that completion follows the tool as it grows:
+#   commands            gguf-edit --list commands; gguf-catalog --help's "commands:" block
+#   a command's options its --help: the lines "  --opt", "  -o, --opt ARG" (ARG: it takes one)
+#   its operands        the usage line of its --help: FILE, A, B, OUT, PATH... are files,
+#                       KEY and OLD the keys of the file on the line, NAME its tensors, TYPE
+#                       requant's presets and tensor types
+#   option values       --opt a|b|c in the --help text; --type: gguf-edit --list value-types;
+#                       tensor types: gguf-edit --list types; keys: gguf-edit --list keys FILE
+# Needs no bash-completion helpers (uses them when loaded).
+
+# The --help text of "TOOL CMD", cached per command line word.
+_gguf_help() {
+    local tool=$1 cmd=$2 var
+    var="_gguf_help_cache_${tool//[^a-z]/_}_${cmd//[^a-z]/_}"
+    if [[ -z ${!var+set} ]]; then
+        printf -v "$var" '%s' "$("$tool" "$cmd" --help 2>/dev/null)"
+    fi
+    printf '%s\n' "${!var}"
+}
+
+# The long options a --help text defines, one per line ("--json").
+_gguf_options() {
+    sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p'
+}
+
+# Whether option $2 of a --help text ($1) takes an argument: "  --opt ARG".
+_gguf_takes_arg() {
+    grep -qE "^  (-[A-Za-z0-9], )?$2[ =][^ ]" <<<"$1" ||
+        { [[ $2 == -? ]] && grep -qE "^  $2, --[a-z0-9-]+[ =][^ ]" <<<"$1"; }
+}
+
+# The placeholders of a command's usage line, in order: "FILE KEY VALUE", "FILE...";
+# optional ones ("[PATH...]") too, options and their arguments not.
+_gguf_operands() {
+    local line=$1 verb=$2 word skip=0 depth=0 out=()
+    line=${line#*" $verb"}
+    for word in $line; do
+        if ((depth)); then [[ $word == *\] ]] && depth=0; continue; fi
+        if [[ $word == \[* && $word != *\] ]]; then depth=1; continue; fi
+        if ((skip)); then skip=0; continue; fi
+        case $word in
+            -?) skip=1; continue ;; # "-o OUT"
+            -* | *\|*) continue ;;
+        esac
+        word=${word#[}; word=${word%]}
+        case $word in OPTIONS | EDITS | ARGS) continue ;; esac
+        [[ $word =~ ^[A-Z][A-Z0-9_]*(\.\.\.)?$ ]] && out+=("$word")
+    done
+    printf '%s\n' "${out[@]}"
+}
+
+_gguf_files() {
+    local cur=$1 only_gguf=$2 IFS=$'\n'
+    compopt -o filenames 2>/dev/null
+    if [[ $only_gguf == 1 ]]; then
+        COMPREPLY+=($(compgen -f -X '!*.gguf' -- "$cur") $(compgen -d -- "$cur"))
+    else
+        COMPREPLY+=($(compgen -f -- "$cur"))
+    fi
+}
+
+# A file named on the line, ~ expanded, when it is a readable regular file.
+_gguf_local() {
+    local f=$1
+    [[ $f == "~/"* ]] && f=$HOME/${f#"~/"}
+    [[ -f $f && -r $f ]] && printf '%s\n' "$f"
+}
+
+_gguf_names() { # tool, keys|tensors, file, cur
+    local file IFS=$'\n'
+    file=$(_gguf_local "$3") || return
+    [[ -n $file ]] || return
+    COMPREPLY+=($(compgen -W "$("$1" --list "$2" "$file" 2>/dev/null)" -- "$4"))
+}
+
+# words[] and cword: COMP_WORDS with the pieces bash cut at '=' and ':' (COMP_WORDBREAKS)
+# joined again, so that "--tensor-type attn_v=Q4" and "KEY:u32" are one word each.
+_gguf_join_words() {
+    local line=$COMP_LINE i w pos=0 lead rest
+    words=()
+    cword=0
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        w=${COMP_WORDS[i]}
+        rest=${line:pos}
+        if [[ -z $w ]]; then
+            lead=$rest
+        else
+            lead=${rest%%"$w"*}
+        fi
+        if ((i > 0)) && [[ -z $lead ]] &&
+            [[ $w == [=:]* || ${words[${#words[@]}-1]} == *[=:] ]]; then
+            words[${#words[@]}-1]+=$w
+        else
+            words+=("$w")
+        fi
+        pos=$((pos + ${#lead} + ${#w}))
+        ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+    done
+}
+
+# Candidates for a word that holds '=' or ':': bash replaces only what follows the last one.
+_gguf_trim() {
+    local cur=$1 pre
+    [[ $cur == *[=:]* && ${COMP_WORDBREAKS-} == *[=:]* ]] || return
+    pre=${cur%"${cur##*[=:]}"}
+    COMPREPLY=("${COMPREPLY[@]#"$pre"}")
+}
+
+# KEY[:TYPE]=VALUE style arguments: keys (or tensors) before '=', after ':' value types,
+# after '=' files when `after` is "files".
+_gguf_pair() { # edit, keys|tensors, file, cur, after
+    local edit=$1 what=$2 file=$3 cur=$4 after=$5 IFS=$'\n'
+    if [[ $cur == *=* ]]; then
+        if [[ $after == files ]]; then
+            local pre=${cur%%=*}= f
+            compopt -o filenames 2>/dev/null
+            for f in $(compgen -f -- "${cur#*=}"); do COMPREPLY+=("$pre$f"); done
+        fi
+    elif [[ $cur == *:* && $what == keys ]]; then
+        COMPREPLY=($(compgen -P "${cur%%:*}:" -W "$("$edit" --list value-types 2>/dev/null)" -- "${cur#*:}"))
+        compopt -o nospace 2>/dev/null # '=' comes next
+    else
+        _gguf_names "$edit" "$what" "$file" "$cur"
+        compopt -o nospace 2>/dev/null
+    fi
+}
+
+_gguf_edit() {
+    local tool=$1 words cword
+    _gguf_join_words
+    local cur=${words[cword]} prev=${words[cword-1]}
+    local cmd= cmd_at=0 i w IFS=$' \t\n'
+    COMPREPLY=()
+    local catalog=0
+    [[ ${tool##*/} == gguf-catalog* ]] && catalog=1
+
+    # the command: the first word that is not an option (gguf-catalog: after --db PATH)
+    for ((i = 1; i < cword; i++)); do
+        w=${words[i]}
+        if ((catalog)) && [[ $w == --db ]]; then ((i++)); continue; fi
+        if ((!catalog)) && [[ $w == --list ]]; then ((i++)); continue; fi
+        [[ $w == -* ]] && continue
+        cmd=$w cmd_at=$i
+        break
+    done
+    if [[ -z $cmd ]]; then
+        if ((catalog)) && [[ $prev == --db ]]; then _gguf_files "$cur" 0; return; fi
+        if ((!catalog)) && [[ $prev == --list ]]; then
+            COMPREPLY=($(compgen -W "commands types presets value-types keys tensors" -- "$cur"))
+            return
+        fi
+        if ((!catalog)) && ((cword >= 2)) && [[ ${words[cword-2]} == --list ]]; then
+            [[ $prev == keys || $prev == tensors ]] && _gguf_files "$cur" 1
+            return
+        fi
+        local commands
+        if ((catalog)); then
+            commands=$("$tool" --help 2>/dev/null | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\).*/\1/p')
+            COMPREPLY=($(compgen -W "$commands --db --help --version" -- "$cur"))
+        else
+            commands=$("$tool" --list commands 2>/dev/null)
+            COMPREPLY=($(compgen -W "$commands help --help --version --list" -- "$cur"))
+        fi
+        return
+    fi
+    if [[ $cmd == help ]]; then
+        ((cword == cmd_at + 1)) &&
+            COMPREPLY=($(compgen -W "$("$tool" --list commands 2>/dev/null)" -- "$cur"))
+        return
+    fi
+
+    local help
+    help=$(_gguf_help "$tool" "$cmd")
+    local edit="$tool"
+    ((catalog)) && edit=${tool%gguf-catalog}gguf-edit
+    [[ $edit == gguf-edit || -x $edit ]] || edit=gguf-edit
+
+    # the operands before the cursor, and the first one (the file, for keys and tensors)
+    local operands=() first=
+    for ((i = cmd_at + 1; i < cword; i++)); do
+        w=${words[i]}
+        if [[ $w == -* ]]; then
+            [[ $w != *=* ]] && _gguf_takes_arg "$help" "$w" && ((i++))
+            continue
+        fi
+        operands+=("$w")
+    done
+    first=${operands[0]}
+
+    # the value of an option
+    if [[ $prev == -* && $prev != *=* ]] && _gguf_takes_arg "$help" "$prev"; then
+        local alts
+        alts=$(grep -oE -- "$prev [a-z0-9]+(\|[a-z0-9]+)+" <<<"$help" | head -n 1)
+        if [[ -n $alts ]]; then
+            alts=${alts#* }
+            COMPREPLY=($(compgen -W "${alts//|/ }" -- "$cur"))
+            return
+        fi
+        case $prev in
+            --type) COMPREPLY=($(compgen -W "$("$edit" --list value-types 2>/dev/null)" -- "$cur")) ;;
+            --endian | --input-endian) COMPREPLY=($(compgen -W "little big" -- "$cur")) ;;
+            --output-tensor-type | --token-embedding-type)
+                COMPREPLY=($(compgen -W "$("$edit" --list types 2>/dev/null)" -- "$cur")) ;;
+            --rm) _gguf_names "$edit" keys "$first" "$cur" ;;
+            --set | --set-json | --rename) _gguf_pair "$edit" keys "$first" "$cur" none ;;
+            --set-file | --set-json-file) _gguf_pair "$edit" keys "$first" "$cur" files ;;
+            --rm-tensor) _gguf_names "$edit" tensors "$first" "$cur" ;;
+            --rename-tensor) _gguf_pair "$edit" tensors "$first" "$cur" none ;;
+            --tensor-type)
+                if [[ $cur == *=* ]]; then
+                    COMPREPLY=($(compgen -P "${cur%%=*}=" -W "$("$edit" --list types 2>/dev/null)" -- "${cur#*=}"))
+                fi ;;
+            --threads | --reserve | --realign | --array-max | --timeout | --retries | \
+                --max-tensors | --max-size | --header) ;;
+            *) _gguf_files "$cur" 0 ;;
+        esac
+        _gguf_trim "$cur"
+        return
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_gguf_options <<<"$help") --help" -- "$cur"))
+        return
+    fi
+
+    # an operand: what the usage line calls it
+    local usage places n=${#operands[@]} place=
+    usage=$(grep -m1 -E "^(usage: |       )[^ ]+ .*$cmd( |$)" <<<"$help")
+    mapfile -t places < <(_gguf_operands "$usage" "$cmd")
+    if ((n < ${#places[@]})); then
+        place=${places[n]}
+    elif ((${#places[@]} > 0)) && [[ ${places[${#places[@]}-1]} == *... ]]; then
+        place=${places[${#places[@]}-1]}
+    fi
+    case ${place%...} in
+        FILE | A | B | IN | FIRST | SHARD) _gguf_files "$cur" 1 ;;
+        OUT | PATH | PREFIX | DIR) _gguf_files "$cur" 0 ;;
+        KEY | OLD) _gguf_names "$edit" keys "$first" "$cur" ;;
+        NAME) _gguf_names "$edit" tensors "$first" "$cur" ;;
+        TYPE) COMPREPLY=($(compgen -W "$("$edit" --list presets 2>/dev/null) $("$edit" --list types 2>/dev/null)" -- "$cur")) ;;
+    esac
+    _gguf_trim "$cur"
+}
+
+_gguf_edit_complete() { _gguf_edit "$1"; }
+complete -F _gguf_edit_complete gguf-edit gguf-catalog
