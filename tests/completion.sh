@@ -33,7 +33,7 @@ COMP_POINT=${#line}
 _gguf_edit_complete "${COMP_WORDS[0]}" 2>/dev/null
 printf '%s\n' "${COMPREPLY[@]}" | sort -u
 EOF
-cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/model.gguf"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/model.gguf" && chmod u+w "$TMP/model.gguf"
 "$EDIT" edit "$TMP/model.gguf" --set general.name=x --set llama.context_length:u32=8 > /dev/null 2>&1
 mkdir -p "$TMP/dir"
 : > "$TMP/dir/notes.txt"
