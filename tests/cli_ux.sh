@@ -6,7 +6,7 @@
 # hash, truncated downloads still show their header, show --markdown.
 . "$(dirname "$0")/cli_lib.sh"
 
-CATALOG="$top_builddir/tools/gguf-catalog"
+CATALOG="$CATALOG_TOOL"
 M="$TMP/m.gguf"
 kv_line() { "$EDIT" show --kv "$M" | grep "^$1 "; }
 # a model-like file: a UINT32 context length, a string array of tokens, a chat template

@@ -9,6 +9,18 @@ if ! command -v bash >/dev/null 2>&1; then
     exit 77
 fi
 SCRIPT="$top_srcdir/completion/gguf-edit.bash"
+ZSH_DIR="$top_srcdir/completion"
+BINDIR="${GGUF_BINDIR:-$top_builddir/tools}"
+if [ -n "${GGUF_BINDIR:-}" ]; then # an installation: its files, where they belong
+    SCRIPT="$GGUF_BINDIR/../share/bash-completion/completions/gguf-edit"
+    ZSH_DIR="$GGUF_BINDIR/../share/zsh/site-functions"
+    [ -f "$SCRIPT" ] && ok || fail "no $SCRIPT"
+    [ -f "$ZSH_DIR/_gguf-edit" ] && ok || fail "no $ZSH_DIR/_gguf-edit"
+    if [ -x "$CATALOG_TOOL" ]; then
+        cmp -s "$SCRIPT" "$GGUF_BINDIR/../share/bash-completion/completions/gguf-catalog" && ok ||
+            fail "the bash completion of gguf-catalog is not gguf-edit's"
+    fi
+fi
 cat > "$TMP/complete.bash" <<'EOF'
 # complete.bash SCRIPT LINE: the candidates for LINE (the cursor at its end), one per line;
 # the words cut as readline cuts them: at blanks, and around '=' and ':' (COMP_WORDBREAKS)
@@ -41,7 +53,7 @@ cp "$TMP/model.gguf" "$TMP/dir/other.gguf"
 
 # candidates LINE: prints them on one line
 candidates() {
-    (cd "$TMP" && PATH="$top_builddir/tools:$PATH" bash "$TMP/complete.bash" "$SCRIPT" "$1") | tr '\n' ' ' | sed 's/ $//'
+    (cd "$TMP" && PATH="$BINDIR:$PATH" bash "$TMP/complete.bash" "$SCRIPT" "$1") | tr '\n' ' ' | sed 's/ $//'
 }
 # is LINE WANT: exactly these candidates
 is() {
@@ -102,7 +114,7 @@ is "gguf-edit requant model.gguf Q8_0 --tensor-type attn_v=IQ4_" "IQ4_NL IQ4_XS"
 has "gguf-edit requant model.gguf Q4_K" Q4_K Q4_K_M Q4_K_S
 is "gguf-edit requant model.gguf IQ4_" "IQ4_NL IQ4_XS"
 # gguf-catalog
-if [ -x "$top_builddir/tools/gguf-catalog" ]; then
+if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog qu" "query"
     has "gguf-catalog " index query verify prune path --db --version
     is "gguf-catalog query x --format " "csv json table"
@@ -115,10 +127,10 @@ fi
 
 # zsh: the function parses, and an interactive zsh completes a few lines with it
 if command -v zsh >/dev/null 2>&1; then
-    zsh -n "$top_srcdir/completion/_gguf-edit" && ok || fail "_gguf-edit does not parse"
+    zsh -n "$ZSH_DIR/_gguf-edit" && ok || fail "_gguf-edit does not parse"
     zsh_has() {
-        PATH="$top_builddir/tools:$PATH" python3 "$top_srcdir/tests/complete_zsh.py" \
-            "$top_srcdir/completion" "$TMP" "$@" > "$TMP/zsh.out" 2>&1 && ok ||
+        PATH="$BINDIR:$PATH" python3 "$top_srcdir/tests/complete_zsh.py" \
+            "$ZSH_DIR" "$TMP" "$@" > "$TMP/zsh.out" 2>&1 && ok ||
             fail "zsh: $(cat "$TMP/zsh.out")"
     }
     zsh_has "gguf-edit get model.gguf gen" general.architecture general.name

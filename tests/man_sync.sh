@@ -5,7 +5,7 @@
 # SCHEMA section names exactly the tables, views and columns of a catalog the tool builds.
 . "$(dirname "$0")/cli_lib.sh"
 
-CATALOG="$top_builddir/tools/gguf-catalog"
+CATALOG="$CATALOG_TOOL"
 DOC="$top_srcdir/doc"
 SYNC="$top_srcdir/tests/man_sync.py"
 if ! command -v python3 >/dev/null 2>&1; then
@@ -32,6 +32,18 @@ if command -v man >/dev/null 2>&1 && man -l "$DOC/gguf-edit.1" >/dev/null 2>&1; 
     done
 else
     skip "man -l is not available here"
+fi
+
+# ---- installed pages (GGUF_BINDIR: the tests run against an installation) ----
+if [ -n "${GGUF_BINDIR:-}" ]; then
+    for page in man1/gguf-edit.1 man3/libgguf.3; do
+        inst="$GGUF_BINDIR/../share/man/$page"
+        cmp -s "$inst" "$DOC/${page#*/}" && ok || fail "$inst is not doc/${page#*/}"
+        if command -v man >/dev/null 2>&1; then
+            MANWIDTH=80 man -l "$inst" > "$TMP/out" 2> "$TMP/err"
+            [ ! -s "$TMP/err" ] && [ -s "$TMP/out" ] && ok || fail "man -l $inst: $(head -3 "$TMP/err")"
+        fi
+    done
 fi
 
 # ---- the version in each page's title is the tools' ----
