@@ -298,6 +298,59 @@ START_TEST(proof_catches_corrupted_tensor_bytes) {
     if (fd >= 0)
         close(fd);
     free(bytes);
+/* The progress callback's done never passes its total, and ends equal to it: for every layout
+ * (kept with gaps between tensors and bytes after the last, packed, byte-swapped) and every
+ * kind of output (a file, memory). */
+typedef struct progress_seen {
+    uint64_t done, total;
+    int calls, over;
+} progress_seen;
+
+static void note_progress(void *user, uint64_t done, uint64_t total) {
+    progress_seen *p = user;
+    p->over |= done > total;
+    p->done = done;
+    p->total = total;
+    p->calls++;
+}
+
+START_TEST(progress_ends_at_its_total) {
+    static const char *const files[] = {"golden/hand/gaps_and_trailer.gguf",
+                                        "golden/hand/le_v3_two_tensors.gguf",
+                                        "golden/hand/be_v3_scalars.gguf"};
+    make_dir();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out.gguf", dir);
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        for (int mode = 0; mode < 6; mode++) {
+            gguf_file *f = open_golden(files[k]);
+            gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+            progress_seen seen = {0};
+            opt.progress = note_progress;
+            opt.progress_user = &seen;
+            if (mode / 2 == 1)
+                opt.layout = GGUF_LAYOUT_PACKED;
+            if (mode / 2 == 2)
+                opt.endian = gguf_file_endian(f) == GGUF_ENDIAN_BIG ? GGUF_ENDIAN_LITTLE
+                                                                    : GGUF_ENDIAN_BIG;
+            gguf_error err;
+            gguf_error_clear(&err);
+            if (mode % 2 == 0) {
+                ck_assert_int_eq(gguf_file_save(f, out, &opt, &err), 0);
+            } else {
+                void *mem = NULL;
+                size_t len;
+                ck_assert_int_eq(gguf_file_write_memory(&mem, &len, f, &opt, &err), 0);
+                free(mem);
+            }
+            ck_assert_msg(seen.calls > 0, "%s mode %d: no progress", files[k], mode);
+            ck_assert_msg(!seen.over && seen.done == seen.total,
+                          "%s mode %d: done %llu of %llu (over: %d)", files[k], mode,
+                          (unsigned long long)seen.done, (unsigned long long)seen.total,
+                          seen.over);
+            gguf_file_free(f);
+        }
+    }
     remove_dir();
 }
 END_TEST
@@ -313,6 +366,7 @@ int main(void) {
     tcase_add_test(tc, v2_output_reads_back_the_same);
     tcase_add_test(tc, header_only_files_match_the_reference_big_endian_converter);
     tcase_add_test(tc, proof_catches_corrupted_tensor_bytes);
+    tcase_add_test(tc, progress_ends_at_its_total);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

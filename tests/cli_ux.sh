@@ -124,6 +124,34 @@ grep -q " $cpus thread" "$TMP/err" && ok || fail "convert's default threads (wan
 expect_status 0 "$EDIT" convert -v "$M" --endian big --threads 1 -o "$TMP/be.gguf"
 grep -q " 1 thread" "$TMP/err" && ok || fail "convert --threads 1: $(cat "$TMP/err")"
 
+# ---- one progress bar: on a terminal only ----
+expect_status 0 "$EDIT" convert "$M" --endian big -o "$TMP/be.gguf"
+[ ! -s "$TMP/err" ] && ok || fail "convert piped: stderr not quiet: $(od -c "$TMP/err" | head -3)"
+expect_status 0 "$EDIT" copy "$M" -o "$TMP/copy.gguf"
+[ ! -s "$TMP/err" ] && ok || fail "copy piped: stderr not quiet"
+if command -v python3 >/dev/null 2>&1; then
+    for cmd in "convert $M --endian big -o $TMP/be2.gguf|converting" "copy $M -o $TMP/copy6.gguf|copying"; do
+        python3 - "$EDIT" "${cmd%|*}" "${cmd#*|}" <<'PY' && ok || fail "no progress bar on a terminal: $cmd"
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.run([sys.argv[1]] + sys.argv[2].split(), stderr=slave, stdout=subprocess.DEVNULL)
+os.close(slave)
+out = b''
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+text = out.decode(errors='replace')
+assert p.returncode == 0, p.returncode
+assert sys.argv[3] + ' [' in text and '100%' in text and text.endswith('\r\x1b[K'), repr(text)
+PY
+    done
+fi
+
 # ---- --version, did you mean, short usage ----
 expect_status 0 "$EDIT" --version
 grep -q '^gguf-edit (libgguf) [0-9]' "$TMP/out" && ok || fail "--version: $(cat "$TMP/out")"

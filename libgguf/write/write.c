@@ -449,8 +449,14 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
         rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
     if (rc != 0)
         return rc;
-    for (size_t i = 0; i < f->n_tensors; i++)
-        o->total += f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ? 0 : f->tensors[i].nbytes;
+    /* what progress() will count: the tensors of a packed layout (not the zeros between
+     * them), else the whole data region as it is copied, gaps and trailing bytes included */
+    if (p->packed) {
+        for (size_t i = 0; i < f->n_tensors; i++)
+            o->total += f->tensors[i].nbytes == GGUF_NBYTES_UNKNOWN ? 0 : f->tensors[i].nbytes;
+    } else {
+        o->total = f->size - f->data_offset;
+    }
     /* a conversion buffer: CHUNK bytes, or one row of a filled tensor if that is more */
     size_t buf_size = p->swap ? CHUNK : 0;
     for (size_t i = 0; i < f->n_tensors; i++) {
