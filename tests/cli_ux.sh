@@ -111,6 +111,12 @@ else
     skip "/dev/full is not writable here"
 fi
 
+# a closed standard output: an error for what writes to it, none for what does not
+"$EDIT" show "$M" >&- 2> "$TMP/err"
+[ $? -eq 1 ] && grep -q "standard output: Bad file descriptor" "$TMP/err" && ok || fail "show >&-: $(cat "$TMP/err")"
+cp "$M" "$TMP/closed.gguf"
+"$EDIT" set "$TMP/closed.gguf" general.name closed >&- 2> "$TMP/err" && ok || fail "set >&- failed: $(cat "$TMP/err")"
+
 # ---- copy -o, convert's threads ----
 expect_status 0 "$EDIT" copy "$M" -o "$TMP/copy.gguf"
 cmp -s "$M" "$TMP/copy.gguf" && ok || fail "copy -o"

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,20 +295,16 @@ int cli_flush_stdout(void) {
 }
 
 void cli_close_stdout(void) {
+    int before = errno; /* the last failure's reason, when a write failed and nothing since */
+    int pending = __fpending(stdout) != 0;
+    int earlier = ferror(stdout);
+    int closed = fclose(stdout) == 0;
     int e = errno;
-    int failed = ferror(stdout);
-    if (fflush(stdout) != 0) {
-        failed = 1;
-        e = errno;
-    } else if (stdout_errno != 0) {
-        e = stdout_errno;
-    }
-    if (fclose(stdout) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    if (!failed)
+    /* a closed descriptor is no error when nothing was written to it (gguf-edit set ... >&-) */
+    if (!earlier && (closed || (!pending && e == EBADF)))
         return;
+    if (closed)
+        e = stdout_errno != 0 ? stdout_errno : before;
     fprintf(stderr, "%s: standard output: %s\n", cli_prog, e != 0 ? strerror(e) : "write error");
     _exit(cli_stdout_status);
 }

@@ -11,8 +11,8 @@ static const struct {
     int (*run)(int, char **);
     const char *summary;
 } commands[] = {
-    {"show", cmd_show, "show FILE... [--json|--markdown] [--kv|--tensors]  print header, metadata, tensors"},
-    {"copy", cmd_copy, "copy FILE OUT                        read and write back (byte-identical)"},
+    {"show", cmd_show, "show FILE... [--json|--markdown]      print header, metadata, tensors"},
+    {"copy", cmd_copy, "copy FILE OUT                         read and write back (byte-identical)"},
     {"get", cmd_get, "get FILE KEY [--json]                 print one value (arrays: one element per line)"},
     {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)"},
     {"rm", cmd_edit, "rm FILE KEY... [-o OUT]               remove keys"},
