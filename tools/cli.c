@@ -1,4 +1,5 @@
 /* Shared tool glue: errors, open options, JSON and text rendering of metadata values. */
+#define _GNU_SOURCE /* clock_gettime, __fpending */
 #include "config.h"
 #include "cli.h"
 

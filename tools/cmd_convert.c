@@ -157,10 +157,10 @@ int cmd_convert(int argc, char **argv) {
     cli_progress bar;
     cli_progress_attach(&bar, "converting", f, &opt);
     if (gguf_file_shard_count(f) > 1) {
-        int status = convert_set(f, in, out, &opt);
+        int set_status = convert_set(f, in, out, &opt);
         cli_progress_end(&bar);
         gguf_file_free(f);
-        return status;
+        return set_status;
     }
     gguf_error err;
     gguf_error_clear(&err);
