@@ -298,6 +298,9 @@ START_TEST(proof_catches_corrupted_tensor_bytes) {
     if (fd >= 0)
         close(fd);
     free(bytes);
+}
+END_TEST
+
 /* The progress callback's done never passes its total, and ends equal to it: for every layout
  * (kept with gaps between tensors and bytes after the last, packed, byte-swapped) and every
  * kind of output (a file, memory). */
