@@ -200,7 +200,8 @@ enum gguf_open_flags {
  * (see "Split sets"): GGUF_ENOTFOUND names the missing shards, GGUF_ECORRUPT a duplicated
  * shard, shards of two different sets, a tensor in two shards, or split.no / split.count
  * disagreeing with the names; GGUF_EINVAL a file with split.count > 1 that is not named as a
- * shard.
+ * shard. An http:// or https:// URL is read as gguf_file_open_ex reads it with default options
+ * (a shard's siblings are then URLs too).
  * Returns 0 and sets *out, or an error naming the file, the byte offset and the key or tensor. */
 GGUF_API int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err);
 
@@ -216,6 +217,77 @@ GGUF_API int gguf_file_new(gguf_file **out, uint32_t version, enum gguf_endian e
 
 /* Releases a file and everything borrowed from it. NULL is allowed. */
 GGUF_API void gguf_file_free(gguf_file *f);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Remote files and standard input                                                            */
+/*
+ * gguf_file_open_ex opens a local path or an http:// or https:// URL. A URL is read with HTTP
+ * range requests (libcurl; see gguf_http_available): the first asks for 64 KiB, each later one
+ * only for bytes not yet read, growing geometrically but never past where the header ends at
+ * least (as far as the bytes read so far tell) plus 64 KiB, so opening a 40 GB model fetches
+ * its header and a little more, never its tensor data. Tensor reads then fetch exactly the
+ * bytes asked for (a tensor read in order is streamed in one request); small reads are kept
+ * for the life of the gguf_file. Redirects are followed (up to 10, http and https only); the
+ * caller's headers go to the URL's own host, not to the hosts it redirects to. A 5xx or 429
+ * answer, a dropped connection or a stalled transfer is retried with a growing delay (a
+ * transfer cut short resumes where it stopped). Every response must be the same file: when
+ * its ETag (or Last-Modified) changes while it is read, the read fails with GGUF_EIO. A server
+ * that ignores Range (it answers 200 with the whole file) is read whole only up to
+ * whole_limit bytes, else refused. Errors name the URL (gguf_error.path), the HTTP status and
+ * the byte range. A gguf_file read from a URL cannot be saved or updated over its URL.
+ */
+
+/* Called now and then while a URL is read: bytes fetched so far in this open, and the size of
+ * the file. */
+typedef void (*gguf_fetch_progress_fn)(uint64_t fetched, uint64_t size, void *user);
+
+/* Options of gguf_file_open_ex and gguf_file_open_fd. Zero is the default of every field, so
+ * `gguf_open_options o = {0};` or GGUF_OPEN_OPTIONS_INIT, then designated fields, keeps working
+ * when fields are added (always at the end). */
+typedef struct gguf_open_options {
+    unsigned flags;            /* gguf_open_flags */
+    /* "Name: value" lines sent with each request to the URL's host, e.g. "Authorization:
+     * Bearer TOKEN" for a gated model; a NULL-terminated array, or NULL */
+    const char *const *headers;
+    int offline;               /* non-zero: never touch the network (a URL fails, GGUF_EIO) */
+    unsigned timeout_s;        /* give up connecting, or waiting for the next byte, after this
+                                  many seconds (0: 30) */
+    int retries;               /* attempts after the first one of a request that failed in a
+                                  way worth retrying (0: 4; negative: none) */
+    unsigned retry_delay_ms;   /* delay before the first retry, doubled for each next one (0:
+                                  500); a Retry-After from the server (up to 60 s) wins */
+    uint64_t whole_limit;      /* a server that ignores Range: read the whole file if it has
+                                  at most this many bytes (0: 64 MiB), else GGUF_EUNSUPPORTED */
+    gguf_fetch_progress_fn progress;
+    void *progress_user;
+    uint64_t keep_bytes;       /* gguf_file_open_fd on a pipe: bytes kept in memory (0: all) */
+} gguf_open_options;
+
+#define GGUF_OPEN_OPTIONS_INIT { 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+
+/* 1 when s is an http:// or https:// URL (the scheme in any case), else 0. */
+GGUF_API int gguf_path_is_url(const char *s);
+/* 1 when this build reads URLs (configure found libcurl), 0 when not: a URL then fails with
+ * GGUF_EUNSUPPORTED ("built without HTTP support"). */
+GGUF_API int gguf_http_available(void);
+
+/* gguf_file_open with options (opt NULL: the defaults), for a path or a URL. Besides the
+ * errors of gguf_file_open: GGUF_EIO for a URL that cannot be fetched (the message names the
+ * HTTP status or the network error), GGUF_EUNSUPPORTED for a URL in a build without libcurl
+ * or from a server that ignores Range (see whole_limit), GGUF_EIO with opt->offline. */
+GGUF_API int gguf_file_open_ex(gguf_file **out, const char *path_or_url,
+                               const gguf_open_options *opt, gguf_error *err);
+
+/* Opens what a file descriptor reads (the caller keeps fd: it is not closed). A regular file is
+ * read as gguf_file_open reads a path. A pipe, socket or terminal is read once, in order, to
+ * its end (so that its size is known): its first opt->keep_bytes bytes are kept in memory (all
+ * when 0), and a later read of a byte past them fails with GGUF_EIO. name (NULL: "standard
+ * input") is the name errors give. */
+GGUF_API int gguf_file_open_fd(gguf_file **out, int fd, const char *name,
+                               const gguf_open_options *opt, gguf_error *err);
+
+/* 1 when f reads its bytes from a URL, else 0. */
+GGUF_API int gguf_file_is_remote(const gguf_file *f);
 
 /* ------------------------------------------------------------------------------------------ */
 /* The header                                                                                  */

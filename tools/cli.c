@@ -10,7 +10,9 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio_ext.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +37,177 @@ void cli_errorf(const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+/* ---- URL options ---- */
+
+#define CLI_MAX_HEADERS 32
+static const char *http_headers[CLI_MAX_HEADERS]; /* from --header */
+static size_t n_http_headers;
+static gguf_open_options http_opts = GGUF_OPEN_OPTIONS_INIT; /* all but flags and headers */
+
+/* A size with an optional K, M or G (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out) {
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end != '\0' || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int url_option(int opt, const char *arg) {
+    char *end;
+    long v;
+    switch (opt) {
+    case CLI_OPT_HEADER:
+        if (strchr(arg, ':') == NULL || arg[0] == ':' || strpbrk(arg, "\r\n") != NULL) {
+            cli_errorf("--header takes one line 'NAME: VALUE', not '%s'", arg);
+            return -1;
+        }
+        if (n_http_headers == CLI_MAX_HEADERS) {
+            cli_errorf("at most %d --header options", CLI_MAX_HEADERS);
+            return -1;
+        }
+        http_headers[n_http_headers++] = arg;
+        return 1;
+    case CLI_OPT_OFFLINE: http_opts.offline = 1; return 1;
+    case CLI_OPT_TIMEOUT:
+        v = strtol(arg, &end, 10);
+        if (*arg == '\0' || *end != '\0' || v < 1 || v > 86400) {
+            cli_errorf("--timeout takes seconds from 1 to 86400, not '%s'", arg);
+            return -1;
+        }
+        http_opts.timeout_s = (unsigned)v;
+        return 1;
+    case CLI_OPT_RETRIES:
+        v = strtol(arg, &end, 10);
+        if (*arg == '\0' || *end != '\0' || v < 0 || v > 100) {
+            cli_errorf("--retries takes a number from 0 to 100, not '%s'", arg);
+            return -1;
+        }
+        http_opts.retries = v == 0 ? -1 : (int)v;
+        return 1;
+    case CLI_OPT_WHOLE_LIMIT:
+        if (parse_size(arg, &http_opts.whole_limit) != 0 || http_opts.whole_limit == 0) {
+            cli_errorf("--whole-limit takes a size in bytes (K, M, G allowed), not '%s'", arg);
+            return -1;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* huggingface.co and hf.co, and their subdomains: where $HF_TOKEN may go, and nowhere else */
+static int hub_host(const char *url) {
+    const char *h = strstr(url, "://");
+    if (h == NULL)
+        return 0;
+    h += 3;
+    size_t n = strcspn(h, "/?#");
+    const char *at = memchr(h, '@', n);
+    if (at != NULL) {
+        n -= (size_t)(at + 1 - h);
+        h = at + 1;
+    }
+    const char *colon = memchr(h, ':', n);
+    if (colon != NULL)
+        n = (size_t)(colon - h);
+    static const char *const hubs[] = {"huggingface.co", "hf.co"};
+    for (size_t i = 0; i < sizeof hubs / sizeof hubs[0]; i++) {
+        size_t k = strlen(hubs[i]);
+        if (n == k && strncasecmp(h, hubs[i], k) == 0)
+            return 1;
+        if (n > k && h[n - k - 1] == '.' && strncasecmp(h + n - k, hubs[i], k) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* the progress line for long reads of a URL, on a terminal */
+static int progress_shown;
+static double progress_last;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_clear(void) {
+    if (progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = 0;
+    }
+}
+
+static void show_fetch(uint64_t fetched, uint64_t size, void *user) {
+    const char *url = user;
+    double t = now_s();
+    if (fetched < ((uint64_t)4 << 20) || t - progress_last < 0.2)
+        return; /* short reads need no progress line */
+    progress_last = t;
+    if (!progress_shown)
+        atexit(progress_clear);
+    progress_shown = 1;
+    fprintf(stderr, "\r\033[K%s: %s: %.1f of %.1f MiB fetched", cli_prog, url,
+            (double)fetched / 1048576.0, (double)size / 1048576.0);
+}
+
+const gguf_open_options *cli_open_options(const char *path, unsigned flags) {
+    static gguf_open_options opt;
+    static const char *headers[CLI_MAX_HEADERS + 3];
+    static char *bearer;
+    size_t n = 0;
+    int auth = 0;
+    for (size_t i = 0; i < n_http_headers; i++) {
+        headers[n++] = http_headers[i];
+        auth |= strncasecmp(http_headers[i], "Authorization:", 14) == 0;
+    }
+    const char *env = getenv("GGUF_HTTP_HEADER");
+    if (env != NULL && env[0] != '\0' && strchr(env, ':') != NULL) {
+        headers[n++] = env;
+        auth |= strncasecmp(env, "Authorization:", 14) == 0;
+    }
+    const char *token = getenv("HF_TOKEN");
+    if (!auth && token != NULL && token[0] != '\0' && hub_host(path)) {
+        free(bearer);
+        size_t len = strlen(token) + 32;
+        bearer = malloc(len);
+        if (bearer != NULL) {
+            snprintf(bearer, len, "Authorization: Bearer %s", token);
+            headers[n++] = bearer;
+        }
+    }
+    headers[n] = NULL;
+    opt = http_opts;
+    opt.flags = flags;
+    opt.headers = n > 0 ? headers : NULL;
+    if (isatty(STDERR_FILENO)) {
+        opt.progress = show_fetch;
+        opt.progress_user = (void *)path;
+    }
+    return &opt;
+}
+
+int cli_refuse_url_output(const char *path) {
+    if (!gguf_path_is_url(path))
+        return CLI_OK;
+    cli_errorf("%s: a URL cannot be written: give a local path", path);
+    return CLI_BAD;
+}
+
 int cli_open_option(int opt, const char *arg, unsigned *flags) {
+    int url = url_option(opt, arg);
+    if (url != 0)
+        return url;
     switch (opt) {
     case CLI_OPT_LENIENT: *flags |= GGUF_OPEN_LENIENT; return 1;
     case CLI_OPT_UNKNOWN_TYPES: *flags |= GGUF_OPEN_UNKNOWN_TYPES; return 1;
@@ -325,6 +497,11 @@ void cli_note_journal(const char *path) {
 }
 
 int cli_recover(const char *path) {
+    if (gguf_path_is_url(path) || strcmp(path, "-") == 0) {
+        cli_errorf("%s: %s cannot be edited in place: write the edited file to a local path "
+                   "with -o OUT", path, strcmp(path, "-") == 0 ? "standard input" : "a URL");
+        return CLI_BAD;
+    }
     gguf_error err;
     gguf_error_clear(&err);
     int recovered = 0;
@@ -337,32 +514,68 @@ int cli_recover(const char *path) {
     return CLI_OK;
 }
 
-gguf_file *cli_open(const char *path, unsigned flags) {
+#define STDIN_HEADER_KEEP ((uint64_t)256 << 20)
+
+int cli_open_err(gguf_file **out, const char *path, unsigned flags, int header_only,
+                 gguf_error *err) {
+    gguf_open_options opt = *cli_open_options(path, flags);
+    int rc;
+    *out = NULL;
+    if (strcmp(path, "-") == 0) {
+        opt.keep_bytes = header_only ? STDIN_HEADER_KEEP : 0;
+        rc = gguf_file_open_fd(out, STDIN_FILENO, "standard input", &opt, err);
+    } else {
+        rc = gguf_file_open_ex(out, path, &opt, err);
+    }
+    progress_clear();
+    if (rc == 0 && strcmp(path, "-") != 0 && !gguf_path_is_url(path))
+        cli_note_journal(path);
+    return rc;
+}
+
+static gguf_file *open_any(const char *path, unsigned flags, uint64_t stdin_keep) {
     gguf_file *f = NULL;
     gguf_error err;
     gguf_error_clear(&err);
-    if (gguf_file_open(&f, path, flags, &err) != 0) {
+    int rc = cli_open_err(&f, path, flags, stdin_keep != 0, &err);
+    if (rc != 0) {
         cli_report(path, &err);
+        if (rc == GGUF_EIO && strstr(err.message, "HTTP 401") != NULL &&
+            strstr(err.message, "no Authorization") != NULL)
+            cli_errorf("a gated model? give a token: --header 'Authorization: Bearer TOKEN'%s",
+                       hub_host(path) ? " or HF_TOKEN" : "");
         return NULL;
     }
-    cli_note_journal(path);
     return f;
 }
 
-gguf_file *cli_open_partial(const char *path, unsigned flags) {
-    gguf_file *f = cli_open(path, flags | GGUF_OPEN_PARTIAL);
+/* The warning for a file cut short inside its tensor data (GGUF_OPEN_PARTIAL). */
+static gguf_file *warn_if_cut(const char *path, gguf_file *f) {
     if (f == NULL || gguf_file_data_end(f) <= gguf_file_size(f))
         return f;
     size_t cut = 0, n = gguf_tensor_count(f);
     for (size_t i = 0; i < n; i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
-        cut += t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes;
+        cut += t.nbytes != GGUF_NBYTES_UNKNOWN && gguf_tensor_bytes_present(f, i) < t.nbytes;
     }
     fprintf(stderr, "%s: %s: warning: the file is cut short (a truncated download?): it ends at "
             "byte %" PRIu64 " of %" PRIu64 "; %zu of %zu tensors lack bytes\n", cli_prog, path,
             gguf_file_size(f), gguf_file_data_end(f), cut, n);
     return f;
+}
+
+gguf_file *cli_open_partial(const char *path, unsigned flags, int header_only) {
+    return warn_if_cut(path, open_any(path, flags | GGUF_OPEN_PARTIAL,
+                                      header_only ? STDIN_HEADER_KEEP : 0));
+}
+
+gguf_file *cli_open(const char *path, unsigned flags) {
+    return open_any(path, flags, 0);
+}
+
+gguf_file *cli_open_header(const char *path, unsigned flags) {
+    return open_any(path, flags, STDIN_HEADER_KEEP);
 }
 
 /* ---- JSON: the library's writer, into one reused buffer ---- */

@@ -17,22 +17,40 @@ void cli_report(const char *path, const gguf_error *err);
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Options every command that opens a file accepts: --lenient, --endian little|big,
- * --unknown-types, --no-mmap, --one-file. Returns 1 if `opt` was one of them (flags updated),
- * 0 if not, and -1 on a bad value. */
-enum { CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
-       CLI_OPT_ONE_FILE };
+ * --unknown-types, --no-mmap, --one-file, and for URLs --header, --offline, --timeout,
+ * --retries, --whole-limit (kept for cli_open). Returns 1 if `opt` was one of them (flags
+ * updated), 0 if not, and -1 on a bad value. */
+enum {
+    CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
+    CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
+    CLI_OPT_WHOLE_LIMIT
+};
 #define CLI_OPEN_LONG_OPTIONS                                                                   \
     {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
         {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
         {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},                                        \
-        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
+        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE},                                      \
+        {"header", required_argument, NULL, CLI_OPT_HEADER},                                    \
+        {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
+        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
+        {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
+        {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
 #define CLI_OPEN_HELP                                                                           \
     "  --lenient          accept duplicate keys and tensor names (to repair them)\n"           \
     "  --endian ORDER     read the file as 'little' or 'big' endian instead of detecting it\n" \
     "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
-    "  --no-mmap          read the file into memory instead of mapping it\n"                 \
-    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"
+    "  --no-mmap          read the file into memory instead of mapping it\n"                   \
+    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"   \
+    "FILE may be '-' (standard input) or an http:// or https:// URL (read with range requests):\n" \
+    "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable), e.g.\n"        \
+    "                     'Authorization: Bearer TOKEN' for a gated model; also taken from\n"  \
+    "                     $GGUF_HTTP_HEADER, and $HF_TOKEN for huggingface.co URLs\n"          \
+    "  --offline          never touch the network (a URL is refused)\n"                        \
+    "  --timeout SECS     give up connecting or waiting for data after SECS (default 30)\n"    \
+    "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
+    "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"  \
+    "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
 /* Commands that read a model start from these flags: a shard opens its whole split set
  * (--one-file clears GGUF_OPEN_SPLIT_SET). */
 #define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)
@@ -101,13 +119,28 @@ void cli_progress_end(cli_progress *p);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
-/* Opens path with the flags, printing the error. Returns NULL on failure. Reading never
- * changes anything: a journal of an interrupted edit beside the file is only reported. */
+/* Opens path with the flags and the URL options given, printing the error. Returns NULL on
+ * failure. Reading never changes anything: a journal of an interrupted edit beside the file
+ * is only reported. path may be a URL, or "-" for standard input (kept whole in memory, for
+ * commands that read tensor data). */
 gguf_file *cli_open(const char *path, unsigned flags);
 /* cli_open for commands that show what a file holds: a file cut short inside its tensor data
  * (a truncated download) opens too (GGUF_OPEN_PARTIAL), with a warning on stderr saying where
- * it ends and how many tensors lack bytes. */
-gguf_file *cli_open_partial(const char *path, unsigned flags);
+ * it ends and how many tensors lack bytes. header_only: as cli_open_header for standard input. */
+gguf_file *cli_open_partial(const char *path, unsigned flags, int header_only);
+/* The same for commands that read the header only: of a pipe on standard input only the first
+ * 256 MiB are kept (the rest is read to learn the size, and dropped). */
+gguf_file *cli_open_header(const char *path, unsigned flags);
+/* cli_open without printing: the library's code and error, for commands that report a file
+ * they cannot read in their own output (verify). */
+int cli_open_err(gguf_file **out, const char *path, unsigned flags, int header_only,
+                 gguf_error *err);
+/* The options cli_open gives the library for path (headers from --header, $GGUF_HTTP_HEADER,
+ * and $HF_TOKEN for a huggingface.co URL without an Authorization header of its own). The
+ * returned struct and its header array live until the next call. */
+const gguf_open_options *cli_open_options(const char *path, unsigned flags);
+/* Refuses (message printed, CLI_BAD) an output path that is a URL; CLI_OK otherwise. */
+int cli_refuse_url_output(const char *path);
 /* Says on stderr when a journal lies beside path (pending, or one recover would refuse). */
 void cli_note_journal(const char *path);
 /* An editor's first step: finishes an interrupted edit of path (gguf_file_recover), saying so.

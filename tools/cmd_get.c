@@ -54,7 +54,7 @@ int cmd_get(int argc, char **argv) {
     if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
     const char *path = argv[optind], *key = argv[optind + 1];
-    gguf_file *f = cli_open_partial(path, flags);
+    gguf_file *f = cli_open_partial(path, flags, 1);
     if (f == NULL)
         return CLI_BAD;
     int64_t i = gguf_kv_find(f, key);

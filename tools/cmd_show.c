@@ -418,7 +418,7 @@ int cmd_show(int argc, char **argv) {
         putchar('[');
     for (int k = optind; k < argc; k++) {
         const char *path = argv[k];
-        gguf_file *f = cli_open_partial(path, flags);
+        gguf_file *f = cli_open_partial(path, flags, 1);
         if (f == NULL) {
             rc = CLI_BAD;
             continue;

@@ -52,7 +52,9 @@ int cmd_tensor(int argc, char **argv) {
     if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
     const char *path = argv[optind], *name = argv[optind + 1];
-    gguf_file *f = cli_open_partial(path, flags);
+    if (out_path != NULL && cli_refuse_url_output(out_path) != CLI_OK)
+        return CLI_BAD;
+    gguf_file *f = cli_open_partial(path, flags, 0);
     if (f == NULL)
         return CLI_BAD;
     int64_t i = gguf_tensor_find(f, name);

@@ -105,7 +105,7 @@ static int model_open(model *m, const char *path, unsigned flags, report *r) {
     gguf_error err;
     gguf_error_clear(&err);
     gguf_file *f = NULL;
-    if (gguf_file_open(&f, path, flags, &err) != 0) {
+    if (cli_open_err(&f, path, flags, 1, &err) != 0) {
         cli_report(path, &err); /* on stderr, as every command says a file cannot be read */
         char msg[GGUF_ERROR_MESSAGE_MAX + GGUF_ERROR_PATH_MAX + 8];
         if (err.path[0] != '\0' && strcmp(err.path, path) != 0)
@@ -122,7 +122,6 @@ static int model_open(model *m, const char *path, unsigned flags, report *r) {
         m->n = 1;
         return 0;
     }
-    cli_note_journal(path);
     size_t n = gguf_file_shard_count(f);
     m->paths = calloc(n ? n : 1, sizeof *m->paths);
     if (m->paths == NULL) {

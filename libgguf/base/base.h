@@ -110,13 +110,19 @@ static inline void gguf__store64(uint8_t *p, uint64_t v, bool big) {
 /* The cursor walks len bytes of input, of which the first `held` are in memory at base (a
  * header read in pieces: held < len). A read past len is a truncated input; a read inside len
  * but past held records in `need` how many bytes would let it succeed, so that the reader can
- * fetch more and parse again. Either way the read fails without moving. */
+ * fetch more and parse again. Either way the read fails without moving. The parser keeps in
+ * `owed` the fewest bytes that what it has already read promises after the current item (the
+ * length fields of the array elements still to come, the smallest possible remaining entries);
+ * a failed read records in `floor` need + owed: the input cannot end its structure before
+ * that, so a reader paying per byte may fetch up to there without reading past it. */
 typedef struct gguf__cursor {
     const uint8_t *base;
     uint64_t len;  /* bytes of input in all */
     uint64_t held; /* bytes of it in memory, <= len */
     uint64_t pos;
     uint64_t need; /* 0, or the held bytes a failed read needed */
+    uint64_t owed; /* bytes the structure promises after the current item (a lower bound) */
+    uint64_t floor; /* 0, or need + owed at the failed read: where the structure ends at least */
     bool big;      /* numbers are big-endian */
     bool wide;     /* lengths and counts are u64 (v2+), else u32 (v1) */
 } gguf__cursor;
@@ -135,6 +141,8 @@ GGUF_HIDDEN bool gguf__cursor_bytes(gguf__cursor *c, uint64_t n, const uint8_t *
 GGUF_HIDDEN int gguf__io_write(int fd, const void *buf, uint64_t n);
 GGUF_HIDDEN int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off);
 GGUF_HIDDEN int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off);
+/* One read() of at most n bytes from a pipe or socket: *got is 0 at the end of input. */
+GGUF_HIDDEN int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got);
 /* Copies n bytes from in at off to the current position of out: copy_file_range, else a buffer. */
 GGUF_HIDDEN int gguf__io_copy(int in, uint64_t off, int out, uint64_t n);
 GGUF_HIDDEN int gguf__io_fsync(int fd);

@@ -10,6 +10,11 @@ static bool have(gguf__cursor *c, uint64_t n) {
         uint64_t need = c->pos + n;
         if (need > c->need)
             c->need = need;
+        /* owed never exceeds what remains of len (the parser checked every count), but stay
+         * safe: a floor past len is len */
+        uint64_t floor = c->len - need < c->owed ? c->len : need + c->owed;
+        if (floor > c->floor)
+            c->floor = floor;
         return false;
     }
     return true;

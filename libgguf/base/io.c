@@ -186,6 +186,21 @@ int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off) {
     return 0;
 }
 
+/* traced and failed as op 's' (a sequential read) */
+int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got) {
+    for (;;) {
+        if (fault('s'))
+            return -1;
+        ssize_t r = read(fd, buf, n > MAX_IO ? MAX_IO : n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        *got = (size_t)r;
+        return 0;
+    }
+}
+
 #define COPY_BUF ((size_t)4 << 20)
 
 int gguf__io_copy(int in, uint64_t off, int out, uint64_t n) {

@@ -15,6 +15,8 @@ int gguf_file_journal(int *state, const char *path, gguf_error *why) {
     if (state == NULL || path == NULL)
         return gguf__fail(why, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
     *state = GGUF_JOURNAL_NONE;
+    if (gguf__source_is_url(path))
+        return 0; /* nothing is ever journaled beside a URL */
     struct stat st;
     char *jpath = gguf__journal_path(path);
     if (jpath == NULL)
@@ -88,6 +90,12 @@ int gguf_file_recover(const char *path, int *recovered, gguf_error *err) {
         *recovered = 0;
     if (path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
+    if (gguf__source_is_url(path)) {
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "a URL has no journal to recover: only local files are edited");
+        gguf__fail_path(err, path);
+        return GGUF_EINVAL;
+    }
     /* the file a symbolic link names is the one edits change, and its journal is beside it */
     char *real = realpath(path, NULL);
     if (real == NULL) {

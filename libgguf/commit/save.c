@@ -220,5 +220,11 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
                    gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
+    if (gguf__source_is_url(path)) {
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "a URL cannot be written: save to a local path");
+        gguf__fail_path(err, path);
+        return GGUF_EINVAL;
+    }
     return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, NULL, err);
 }

@@ -119,6 +119,13 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
     int complete = gguf__file_complete(f, err);
     if (complete != 0)
         return complete;
+    if (gguf__source_is_url(path) || (f->src != NULL && f->src->kind == GGUF__SOURCE_HTTP)) {
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "a file read from a URL cannot be edited in place: save the edited file "
+                   "to a local path");
+        gguf__fail_path(err, path);
+        return GGUF_EINVAL;
+    }
     gguf_update_result r = {0};
     /* edit the file a symbolic link points to, and keep the link */
     char *real = realpath(path, NULL);

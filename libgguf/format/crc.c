@@ -26,6 +26,8 @@ int gguf__crc_range(uint32_t *crc, const gguf_file *f, uint64_t start, uint64_t 
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint64_t done = 0;
     int rc = 0;
+    if (f->src != NULL && len > CRC_CHUNK)
+        gguf__source_will_read(f->src, start, len, true); /* one request for a remote file */
     while (rc == 0 && done < len) {
         size_t want = len - done < CRC_CHUNK ? (size_t)(len - done) : CRC_CHUNK;
         rc = gguf__file_read(f, buf, want, start + done, err);

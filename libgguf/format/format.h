@@ -67,6 +67,9 @@ struct gguf_file {
     bool must_pack; /* an edit moved tensor data (removal, realignment): write packed */
     bool partial;   /* GGUF_OPEN_PARTIAL, and tensor data runs past the end of the source */
     uint64_t head_need; /* set by a parse that ran out of header bytes: how many it needs */
+    /* and where the header ends at least, from what the parse read (>= head_need): a reader
+     * can fetch up to there without ever reading tensor data */
+    uint64_t head_floor;
     /* a split set opened as one model (shards.c): each shard parsed as a file of its own (the
      * view borrows the metadata of shards[0], and src reads all of them as one), and the files
      * beside them named like shards of the set that do not belong to it (for lint) */

@@ -63,10 +63,15 @@ static int parse_from_source(gguf_file *f, gguf_error *err) {
                 f->head_len = f->data_offset;
             return rc;
         }
-        /* ran out of held bytes inside the file: read more and parse again */
+        /* ran out of held bytes inside the file: read more and parse again. Reads at least
+         * double (few requests), but a source that pays per byte reads no further than
+         * read_ahead past where the header ends at least (so never much tensor data) */
         gguf__file_clear(f);
-        uint64_t next = have * 2 > f->head_need ? have * 2 : f->head_need;
-        want = next < have ? f->size : next; /* (overflow) */
+        uint64_t next = have * 2 < have ? f->size : have * 2;
+        uint64_t ahead = f->src->read_ahead;
+        if (ahead != 0 && f->head_floor < f->size - ahead && next > f->head_floor + ahead)
+            next = f->head_floor + ahead;
+        want = next > f->head_need ? next : f->head_need;
     }
 }
 
@@ -93,6 +98,36 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     }
     *out = f;
     return 0;
+}
+
+int gguf_file_open_fd(gguf_file **out, int fd, const char *name, const gguf_open_options *opt,
+                      gguf_error *err) {
+    if (out == NULL || fd < 0)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file descriptor given");
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    if (opt == NULL)
+        opt = &none;
+    if (name == NULL)
+        name = "standard input";
+    gguf__source *src;
+    int rc = gguf__source_open_fd(&src, fd, name, opt->flags, opt->keep_bytes, err);
+    if (rc != 0) {
+        gguf__fail_path(err, name);
+        return rc;
+    }
+    return gguf__open_source(out, src, opt->flags, err);
+}
+
+int gguf_path_is_url(const char *s) {
+    return gguf__source_is_url(s);
+}
+
+int gguf_http_available(void) {
+    return gguf__source_http_built();
+}
+
+int gguf_file_is_remote(const gguf_file *f) {
+    return f != NULL && f->src != NULL && f->src->kind == GGUF__SOURCE_HTTP;
 }
 
 int gguf_file_open_memory(gguf_file **out, const void *data, size_t size, int copy,

@@ -15,6 +15,16 @@ static bool valid_version(uint32_t v) {
     return v >= 1 && v <= 3;
 }
 
+/* The smallest possible entries: a key of one byte with a one-byte value; a tensor info with
+ * an empty name and no dims. */
+static uint64_t kv_min_bytes(const gguf__cursor *c) {
+    return (c->wide ? 8 : 4) + 1 + 4 + 1;
+}
+
+static uint64_t ti_min_bytes(const gguf__cursor *c) {
+    return (c->wide ? 8 : 4) + 4 + 4 + 8;
+}
+
 static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint64_t *n_kv,
                         gguf_error *err) {
     if (f->size == 0)
@@ -57,10 +67,8 @@ static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint
     if (!gguf__cursor_len(c, n_kv))
         return gguf__fail(err, GGUF_ETRUNC, c->pos, "file ends inside the key/value count at byte %llu",
                           (unsigned long long)c->pos);
-    /* smallest possible entries: a key of one byte with a one-byte value; a tensor info with an
-     * empty name and no dims */
+    uint64_t kv_min = kv_min_bytes(c), ti_min = ti_min_bytes(c);
     uint64_t w = c->wide ? 8 : 4;
-    uint64_t kv_min = w + 1 + 4 + 1, ti_min = w + 4 + 4 + 8;
     const uint64_t tensor_count_at = 8, kv_count_at = 8 + w;
     if (*n_kv > gguf__cursor_remain(c) / kv_min)
         return gguf__fail(err, GGUF_ECORRUPT, kv_count_at,
@@ -77,7 +85,8 @@ static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint
 
 /* ---- key/value pairs ---- */
 
-static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *err) {
+static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, uint64_t n_tensors,
+                    gguf_error *err) {
     f->kv = gguf__calloc((size_t)n_kv, sizeof *f->kv);
     if (f->kv == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for %llu keys",
@@ -87,9 +96,14 @@ static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, gguf_error *er
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = 0;
     char q[QUOTE_MAX];
+    /* what the entries after entry i owe at least (see gguf__cursor); the products cannot
+     * overflow, as parse_header checked both counts against the bytes that remain */
+    uint64_t tensors_owe = n_tensors * ti_min_bytes(c);
     for (uint64_t i = 0; i < n_kv && rc == 0; i++) {
         gguf__kv *kv = &f->kv[i];
         uint64_t start = c->pos, klen;
+        c->owed = (n_kv - i - 1) * kv_min_bytes(c);
+        c->owed = c->len - c->owed < tensors_owe ? c->len : c->owed + tensors_owe;
         const uint8_t *kp;
         if (!gguf__cursor_len(c, &klen)) {
             rc = gguf__fail(err, GGUF_ETRUNC, start,
@@ -347,6 +361,7 @@ static int parse_tensors(gguf_file *f, gguf__cursor *c, uint64_t n_tensors, gguf
     int rc = 0;
     for (uint64_t i = 0; i < n_tensors && rc == 0; i++) {
         gguf__tensor *t = &f->tensors[i];
+        c->owed = (n_tensors - i - 1) * ti_min_bytes(c);
         rc = parse_tensor(f, c, i, t, err);
         if (rc != 0)
             break;
@@ -374,13 +389,15 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     f->partial = false;
     int rc = parse_header(f, &c, &n_tensors, &n_kv, err);
     if (rc == 0)
-        rc = parse_kv(f, &c, n_kv, err);
+        rc = parse_kv(f, &c, n_kv, n_tensors, err);
     if (rc == 0)
         rc = parse_alignment(f, err);
     if (rc == 0)
         rc = parse_tensors(f, &c, n_tensors, err);
+    c.owed = 0;
     if (c.need > f->head_need)
         f->head_need = c.need;
+    f->head_floor = c.floor > f->head_need ? c.floor : f->head_need;
     if (rc != 0)
         return rc;
     f->header_end = c.pos;
@@ -401,7 +418,7 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     /* the padding before the data is part of the header: a write keeps its bytes */
     /* (a partial file may end inside the padding) */
     if (f->head_len < f->data_offset && f->head_len < f->size) {
-        f->head_need = f->data_offset;
+        f->head_need = f->head_floor = f->data_offset;
         return gguf__fail(err, GGUF_ETRUNC, c.pos, "the padding is not held in memory");
     }
     return check_layout(f, err);

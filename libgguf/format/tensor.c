@@ -101,7 +101,13 @@ int gguf_tensor_read(void *buf, const gguf_file *f, size_t i, uint64_t offset, s
                           (unsigned long long)offset, (unsigned long long)(offset + len), i,
                           (unsigned long long)t->nbytes);
     int rc = gguf__tensor_present(f, i, offset, len, err);
-    return rc != 0 ? rc : gguf__file_read(f, buf, len, t->src_offset + offset, err);
+    if (rc != 0)
+        return rc;
+    /* the rest of the tensor may well be read next: a remote source streams it in one
+     * request if the next read continues this one */
+    if (f->src != NULL && len < t->nbytes - offset)
+        gguf__source_will_read(f->src, t->src_offset + offset, t->nbytes - offset, false);
+    return gguf__file_read(f, buf, len, t->src_offset + offset, err);
 }
 
 /* ---- edits ---- */

@@ -159,15 +159,22 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
         }
         c->pos = pos;
     }
+    /* while element i is read, the elements after it owe at least min bytes each (their
+     * length fields): a reader fetching in pieces learns where the array ends at least */
+    uint64_t outer = c->owed;
     for (; i < count; i++) {
         gguf__path sub = {path, NULL, 0, i};
+        uint64_t rest = (count - i - 1) * min; /* cannot overflow: count * min <= remain */
+        c->owed = c->len - rest < outer ? c->len : outer + rest;
         int rc = elem == GGUF_VTYPE_STRING ? skip_string(c, &sub, err)
                                            : skip_array(c, depth + 1, &sub, err);
         if (rc != 0) {
+            c->owed = outer;
             c->pos = start;
             return rc;
         }
     }
+    c->owed = outer;
     return 0;
 }
 

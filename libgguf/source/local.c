@@ -42,6 +42,11 @@ int gguf__source_open_path(gguf__source **out, const char *path, unsigned flags,
     if (fd < 0)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot open: %s",
                           strerror(errno));
+    return gguf__source_adopt_fd(out, fd, path, flags, err);
+}
+
+int gguf__source_adopt_fd(gguf__source **out, int fd, const char *path, unsigned flags,
+                          gguf_error *err) {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -66,6 +71,7 @@ int gguf__source_open_path(gguf__source **out, const char *path, unsigned flags,
     }
     *s = (gguf__source){
         .ops = &local_ops,
+        .kind = GGUF__SOURCE_LOCAL,
         .name = name,
         .size = (uint64_t)st.st_size,
         .fd = fd,

@@ -2,6 +2,7 @@
 #include "source/source.h"
 
 #include <string.h>
+#include <strings.h>
 
 int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off, gguf_error *err) {
     if (off > s->size || len > s->size - off)
@@ -18,12 +19,24 @@ int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off, gguf
     return s->ops->read(s, buf, len, off, err);
 }
 
+void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t len, bool certain) {
+    if (s != NULL && s->mem == NULL && s->ops->will_read != NULL)
+        s->ops->will_read(s, off, len, certain);
+}
+
+bool gguf__source_is_url(const char *name) {
+    return name != NULL &&
+           (strncasecmp(name, "http://", 7) == 0 || strncasecmp(name, "https://", 8) == 0);
+}
+
 void gguf__source_free(gguf__source *s) {
     if (s == NULL)
         return;
     if (s->ops != NULL && s->ops->close != NULL)
         s->ops->close(s);
     gguf__free(s->name);
+    gguf__free(s->etag);
+    gguf__free(s->last_modified);
     gguf__free(s);
 }
 
@@ -51,6 +64,7 @@ int gguf__source_open_memory(gguf__source **out, const void *data, size_t size, 
         memcpy(c, data, size);
     *s = (gguf__source){
         .ops = &memory_ops,
+        .kind = GGUF__SOURCE_MEMORY,
         .name = n,
         .size = size,
         .mem = c != NULL ? c : size > 0 ? data : (const uint8_t *)"",

@@ -1,6 +1,7 @@
 /* The source layer: where a file's bytes come from. A local file (read with pread, mapped for
- * gguf_tensor_data), a memory buffer; the reader asks a source for byte ranges and never writes
- * through it. Stands on base/. Not installed. */
+ * gguf_tensor_data), a memory buffer, a pipe read once (stream.c), an HTTP(S) URL read with
+ * range requests (http.c, the only file that knows libcurl); the reader asks a source for byte
+ * ranges and never writes through it. Stands on base/. Not installed. */
 #ifndef LIBGGUF_SOURCE_H
 #define LIBGGUF_SOURCE_H
 
@@ -14,13 +15,29 @@ typedef struct gguf__source_ops {
     int (*read)(gguf__source *s, void *buf, size_t len, uint64_t off, gguf_error *err);
     /* Releases what the source holds (not the struct). */
     void (*close)(gguf__source *s);
+    /* Optional: the caller will read [off, off+len) next, in order, in several reads (certain:
+     * all of it; else only perhaps), so a source that pays per request may fetch it in one. */
+    void (*will_read)(gguf__source *s, uint64_t off, uint64_t len, bool certain);
 } gguf__source_ops;
+
+enum gguf__source_kind {
+    GGUF__SOURCE_LOCAL = 0,
+    GGUF__SOURCE_MEMORY = 1,
+    GGUF__SOURCE_STREAM = 2, /* a pipe, read once */
+    GGUF__SOURCE_HTTP = 3
+};
 
 struct gguf__source {
     const gguf__source_ops *ops;
     char *name;          /* the path (or URL) given, for messages */
     uint64_t size;       /* bytes in the source when opened */
     uint64_t first_read; /* how many bytes the reader asks for first (0: its default) */
+    /* a source that pays per byte: how far past the least end of the header (as the parse
+     * knows it) the reader may read while it grows its reads; 0: no limit, reads double */
+    uint64_t read_ahead;
+    enum gguf__source_kind kind;
+    /* a URL: what the server said the file is, for a catalog's cheap re-check ("" if not) */
+    char *etag, *last_modified;
     /* every byte in memory that cannot change or vanish (the caller's buffer, a copy), or NULL */
     const uint8_t *mem;
     /* a local file: its descriptor (for kernel copies), its mapping (or NULL), and what it was
@@ -41,6 +58,28 @@ GGUF_HIDDEN int gguf__source_open_path(gguf__source **out, const char *path, uns
 /* Wraps bytes in memory (copied when copy is set). name may be NULL. */
 GGUF_HIDDEN int gguf__source_open_memory(gguf__source **out, const void *data, size_t size,
                                          bool copy, const char *name, gguf_error *err);
+/* Opens an http:// or https:// URL (http.c): one request for its first bytes tells its size.
+ * Fails with GGUF_EUNSUPPORTED in a build without libcurl. opt may be NULL. */
+GGUF_HIDDEN int gguf__source_open_url(gguf__source **out, const char *url,
+                                      const gguf_open_options *opt, gguf_error *err);
+/* 1 when name is an http:// or https:// URL. */
+GGUF_HIDDEN bool gguf__source_is_url(const char *name);
+GGUF_HIDDEN bool gguf__source_http_built(void);
+
+/* Opens what fd reads (stream.c): a regular file as gguf__source_open_path would (on a
+ * duplicate of fd), anything else read once to its end, keeping its first `keep` bytes (0:
+ * all). */
+GGUF_HIDDEN int gguf__source_open_fd(gguf__source **out, int fd, const char *name,
+                                     unsigned flags, uint64_t keep, gguf_error *err);
+/* local.c: a local source over an open descriptor of a regular file (taken over: closed on
+ * failure too), named name. */
+GGUF_HIDDEN int gguf__source_adopt_fd(gguf__source **out, int fd, const char *name,
+                                      unsigned flags, gguf_error *err);
+
+/* Tells the source what the caller reads next (see gguf__source_ops.will_read). */
+GGUF_HIDDEN void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t len,
+                                        bool certain);
+
 /* Reads [off, off+len) into buf; fails with GGUF_EIO (naming the source and the range) when
  * the bytes are not all there. */
 GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off,

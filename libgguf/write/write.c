@@ -307,6 +307,8 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
         uint8_t *buf = gguf__malloc(n < CHUNK ? (size_t)n : CHUNK);
         if (buf == NULL)
             return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        if (src != NULL && n > CHUNK) /* a remote source fetches the range in one request */
+            gguf__source_will_read(f->src, start, n, true);
         for (uint64_t at = start; rc == 0 && at < end;) {
             size_t k = end - at < CHUNK ? (size_t)(end - at) : CHUNK;
             rc = gguf__file_read(f, buf, k, at, err);

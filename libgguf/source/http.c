@@ -1,0 +1,936 @@
+/* An http:// or https:// URL, read with range requests through libcurl: the one file of the
+ * library that knows libcurl (configure --without-curl leaves only the "not built" answer).
+ *
+ * Requests. Opening asks for bytes 0..64 KiB-1: the answer's Content-Range tells the file's
+ * size, and most headers fit. Each later read asks for exactly the bytes it lacks; the reader
+ * (format/open.c) grows its header reads geometrically but never past the parse's least end of
+ * the header plus read_ahead (64 KiB), so the bytes a header-only command downloads are at most
+ * the header plus 64 KiB. A read that continues the previous one inside a range the caller
+ * announced (gguf__source_will_read: the rest of a tensor, a checksum's span) becomes one
+ * streamed request for the whole range, pulled as the caller reads: the transfer is paused
+ * while the caller's buffer is full, so memory stays bounded. Small exact reads are kept for
+ * the life of the source, so that nothing is fetched twice.
+ *
+ * Failures. An answer 5xx, 429 or 408, a dropped connection, a transfer that stalls longer
+ * than the timeout, or one that ends before its range does, is retried after a delay that
+ * doubles each time (a Retry-After up to 60 s wins), resuming at the first byte not yet
+ * received; bytes received reset the count. Every answer must be the same file as the first
+ * one: same size, same ETag (or Last-Modified when there is no ETag). A server that ignores
+ * Range (HTTP 200 with the whole file) is read whole only up to whole_limit bytes.
+ *
+ * Security. Only http and https, for the URL and its redirects. The caller's headers
+ * (Authorization for gated models) go to the URL's host only: libcurl does not forward an
+ * Authorization header to another host a redirect leads to (a hub's CDN, whose signed URL
+ * needs none). Header lines with a CR or LF are refused. */
+#include "config.h"
+#define _GNU_SOURCE
+#include "source/source.h"
+
+#include <strings.h>
+
+#ifndef GGUF_HAVE_CURL
+
+bool gguf__source_http_built(void) {
+    return false;
+}
+
+int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_options *opt,
+                          gguf_error *err) {
+    (void)out;
+    (void)url;
+    (void)opt;
+    return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                      "built without HTTP support (configure found no libcurl): cannot read a URL");
+}
+
+#else /* GGUF_HAVE_CURL */
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FIRST_REQUEST ((uint64_t)64 << 10)
+#define READ_AHEAD ((uint64_t)64 << 10)
+#define CACHE_MAX ((uint64_t)64 << 20)       /* bytes of exact reads kept */
+#define WHOLE_LIMIT ((uint64_t)64 << 20)
+#define TIMEOUT_S 30u
+#define RETRIES 4
+#define RETRY_DELAY_MS 500u
+#define RETRY_AFTER_MAX_S 60u
+#define BACKOFF_MAX_MS 30000u
+#define PROGRESS_STEP ((uint64_t)1 << 20)
+#define MAX_REDIRECTS 10L
+
+typedef struct segment {
+    uint64_t off, len;
+    uint8_t *bytes;
+} segment;
+
+/* What the current answer said in its header lines (reset at each status line: a redirect's
+ * answer comes first). */
+typedef struct response {
+    char reason[64];
+    bool has_range, total_known, has_length;
+    uint64_t range_first, range_last, range_total, length;
+    char etag[256];
+    char last_modified[64];
+    unsigned retry_after;
+} response;
+
+typedef struct http {
+    gguf__source *src;
+    char *url;
+    /* where the first answer came from after redirects: later requests go there directly,
+     * without the caller's headers when it is another host (a hub's CDN); NULL: the URL */
+    char *direct;
+    bool direct_foreign;
+    long status;
+    struct curl_slist *headers;
+    bool sent_auth;
+    CURLM *multi;
+    CURL *easy;
+    char curl_err[CURL_ERROR_SIZE];
+    unsigned timeout_s, retry_delay_ms;
+    int retries;
+    uint64_t whole_limit;
+    gguf_fetch_progress_fn progress;
+    void *progress_user;
+    uint64_t progress_at;
+    bool size_known;
+
+    /* the transfer: bytes [net, end) still to come from the network; the consumer has taken
+     * everything before pos; bytes [pos, net) are in the stash or the destination */
+    bool active, done, paused, checked;
+    CURLcode result;
+    uint64_t start, end, net, pos;
+    response resp;
+    int verdict;    /* 0, or the GGUF_E* code the answer earned (t_err says why) */
+    bool retryable; /* ... and whether asking again may help */
+    gguf_error t_err;
+    uint8_t *dst;
+    size_t dst_len, dst_cap;
+    uint8_t *stash;
+    size_t stash_at, stash_len, stash_cap;
+    bool discard;   /* the answer's body is not file bytes (a 416's page) */
+    bool whole;     /* the server sent the whole file: it goes to whole_buf */
+    bool whole_sized; /* ... with a Content-Length (whole_cap) */
+    uint8_t *whole_buf;
+    uint64_t whole_len, whole_cap;
+
+    uint64_t hint_start, hint_end, last_end;
+    bool hint_certain;
+    segment *segs;
+    size_t n_segs, cap_segs;
+    uint64_t cached;
+    uint64_t requests, fetched;
+} http;
+
+/* ---- once per process ---- */
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static CURLcode init_result;
+
+static void init_curl(void) {
+    init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+bool gguf__source_http_built(void) {
+    return true;
+}
+
+/* ---- errors ---- */
+
+static int fail_url(http *h, gguf_error *err, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int fail_url(http *h, gguf_error *err, int code, uint64_t off, const char *fmt, ...) {
+    char msg[GGUF_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gguf__fail(err, code, off, "%s", msg);
+    gguf__fail_path(err, h->url);
+    return code;
+}
+
+/* The answer's verdict, recorded while libcurl is inside a callback. */
+static bool judge(http *h, int code, bool retryable, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool judge(http *h, int code, bool retryable, const char *fmt, ...) {
+    char msg[GGUF_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gguf_error_clear(&h->t_err);
+    gguf__fail(&h->t_err, code, GGUF_ERROR_NO_OFFSET, "%s", msg);
+    h->verdict = code;
+    h->retryable = retryable;
+    return false;
+}
+
+/* ---- the cache of exact reads ---- */
+
+static size_t cache_take(const http *h, uint8_t *buf, size_t len, uint64_t off) {
+    size_t done = 0;
+    for (size_t i = 0; i < h->n_segs && done < len; i++) {
+        const segment *g = &h->segs[i];
+        uint64_t at = off + done;
+        if (at < g->off || at >= g->off + g->len)
+            continue;
+        uint64_t k = g->off + g->len - at;
+        if (k > len - done)
+            k = len - done;
+        memcpy(buf + done, g->bytes + (at - g->off), (size_t)k);
+        done += (size_t)k;
+        i = (size_t)-1; /* the next bytes may lie in an earlier segment */
+    }
+    return done;
+}
+
+/* Keeps [off, off+len) when there is room; appends to the segment it continues. Best effort:
+ * a read that cannot be kept is fetched again when asked for again. */
+static void cache_put(http *h, const uint8_t *bytes, size_t len, uint64_t off) {
+    if (len == 0 || h->cached + len > CACHE_MAX)
+        return;
+    for (size_t i = 0; i < h->n_segs; i++) {
+        segment *g = &h->segs[i];
+        if (g->off + g->len != off)
+            continue;
+        uint8_t *p = gguf__realloc(g->bytes, (size_t)(g->len + len));
+        if (p == NULL)
+            return;
+        memcpy(p + g->len, bytes, len);
+        g->bytes = p;
+        g->len += len;
+        h->cached += len;
+        return;
+    }
+    if (h->n_segs == h->cap_segs) {
+        size_t cap = h->cap_segs ? h->cap_segs * 2 : 8;
+        segment *s = gguf__realloc(h->segs, cap * sizeof *s);
+        if (s == NULL)
+            return;
+        h->segs = s;
+        h->cap_segs = cap;
+    }
+    uint8_t *p = gguf__malloc(len);
+    if (p == NULL)
+        return;
+    memcpy(p, bytes, len);
+    h->segs[h->n_segs++] = (segment){off, len, p};
+    h->cached += len;
+}
+
+/* ---- answers: header lines and body bytes ---- */
+
+static bool header_is(const char *line, size_t n, const char *name, const char **value,
+                      size_t *vlen) {
+    size_t k = strlen(name);
+    if (n <= k || strncasecmp(line, name, k) != 0 || line[k] != ':')
+        return false;
+    const char *v = line + k + 1, *e = line + n;
+    while (v < e && (*v == ' ' || *v == '\t'))
+        v++;
+    while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    *value = v;
+    *vlen = (size_t)(e - v);
+    return true;
+}
+
+static bool parse_u64(const char **p, const char *e, uint64_t *out) {
+    const char *s = *p;
+    uint64_t v = 0;
+    if (s == e || *s < '0' || *s > '9')
+        return false;
+    while (s < e && *s >= '0' && *s <= '9') {
+        if (!gguf__mul_u64(&v, v, 10) || !gguf__add_u64(&v, v, (uint64_t)(*s - '0')))
+            return false;
+        s++;
+    }
+    *p = s;
+    *out = v;
+    return true;
+}
+
+static void copy_value(char *dst, size_t cap, const char *v, size_t n) {
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
+static size_t on_header(char *line, size_t size, size_t count, void *user) {
+    http *h = user;
+    size_t n = size * count;
+    response *r = &h->resp;
+    const char *v;
+    size_t vn;
+    if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+        memset(r, 0, sizeof *r);
+        const char *p = memchr(line, ' ', n);
+        if (p != NULL && (size_t)(p - line) + 5 < n) {
+            const char *reason = p + 5, *e = line + n;
+            while (e > reason && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' '))
+                e--;
+            if (e > reason)
+                copy_value(r->reason, sizeof r->reason, reason, (size_t)(e - reason));
+        }
+    } else if (header_is(line, n, "Content-Range", &v, &vn)) {
+        /* bytes FIRST-LAST/TOTAL, or bytes * /TOTAL (416), TOTAL possibly "*" */
+        const char *p = v, *e = v + vn;
+        if (vn > 6 && strncasecmp(p, "bytes ", 6) == 0) {
+            p += 6;
+            if (p < e && *p == '*') {
+                p++;
+            } else if (parse_u64(&p, e, &r->range_first) && p < e && *p == '-' && ++p &&
+                       parse_u64(&p, e, &r->range_last) && r->range_last >= r->range_first) {
+                r->has_range = true;
+            }
+            if (p < e && *p == '/' && ++p < e && *p != '*' && parse_u64(&p, e, &r->range_total))
+                r->total_known = true;
+        }
+    } else if (header_is(line, n, "Content-Length", &v, &vn)) {
+        const char *p = v;
+        r->has_length = parse_u64(&p, v + vn, &r->length);
+    } else if (header_is(line, n, "ETag", &v, &vn)) {
+        copy_value(r->etag, sizeof r->etag, v, vn);
+    } else if (header_is(line, n, "Last-Modified", &v, &vn)) {
+        copy_value(r->last_modified, sizeof r->last_modified, v, vn);
+    } else if (header_is(line, n, "Retry-After", &v, &vn)) {
+        const char *p = v;
+        uint64_t s;
+        if (parse_u64(&p, v + vn, &s)) /* an HTTP date is not worth parsing: seconds only */
+            r->retry_after = s > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S : (unsigned)s;
+    }
+    return n;
+}
+
+static char *dup_text(const char *s) {
+    return s[0] != '\0' ? gguf__strdup(s) : NULL;
+}
+
+/* Is this answer the file the first answer was? Same size, same ETag, else same
+ * Last-Modified. The first answer sets what the later ones must match. */
+static bool same_file(http *h, uint64_t total) {
+    const response *r = &h->resp;
+    gguf__source *s = h->src;
+    if (!h->size_known) {
+        s->size = total;
+        h->size_known = true;
+        s->etag = dup_text(r->etag);
+        s->last_modified = dup_text(r->last_modified);
+        return true;
+    }
+    if (total != s->size)
+        return judge(h, GGUF_EIO, false,
+                     "the file changed on the server while it was read: %llu bytes now, "
+                     "%llu when opened", (unsigned long long)total,
+                     (unsigned long long)s->size);
+    if (s->etag != NULL && r->etag[0] != '\0' && strcmp(s->etag, r->etag) != 0)
+        return judge(h, GGUF_EIO, false,
+                     "the file changed on the server while it was read: ETag %s now, %s when "
+                     "opened", r->etag, s->etag);
+    if (s->etag == NULL && s->last_modified != NULL && r->last_modified[0] != '\0' &&
+        strcmp(s->last_modified, r->last_modified) != 0)
+        return judge(h, GGUF_EIO, false,
+                     "the file changed on the server while it was read: Last-Modified %s "
+                     "now, %s when opened", r->last_modified, s->last_modified);
+    return true;
+}
+
+/* scheme, host and port of a URL, for comparing origins; NULL when it cannot be parsed */
+static char *origin(const char *url) {
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
+    if (u != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+        size_t n = strlen(scheme) + strlen(host) + strlen(port) + 8;
+        if ((out = gguf__malloc(n)) != NULL)
+            snprintf(out, n, "%s://%s:%s", scheme, host, port);
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return out;
+}
+
+/* After a first good answer: remembers where the redirects led, for the next requests. */
+static void note_direct(http *h) {
+    char *eff = NULL;
+    if (h->direct != NULL || curl_easy_getinfo(h->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK ||
+        eff == NULL || strcmp(eff, h->url) == 0)
+        return;
+    char *a = origin(h->url), *b = origin(eff);
+    if (a != NULL && b != NULL && (h->direct = gguf__strdup(eff)) != NULL)
+        h->direct_foreign = strcmp(a, b) != 0;
+    gguf__free(a);
+    gguf__free(b);
+}
+
+/* Checks the answer once its header lines are in (at its first body byte, or at its end when
+ * it has none). Records a verdict and returns false when the transfer must stop. */
+static bool check_response(http *h) {
+    h->checked = true;
+    long status = 0;
+    curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+    h->status = status;
+    if (status == 200 || status == 206)
+        note_direct(h);
+    const response *r = &h->resp;
+    if (status == 206) {
+        if (!r->has_range)
+            return judge(h, GGUF_EIO, false, "HTTP 206 without a usable Content-Range");
+        if (r->range_first != h->net)
+            return judge(h, GGUF_EIO, false, "asked for bytes from %llu, got bytes from %llu",
+                         (unsigned long long)h->net, (unsigned long long)r->range_first);
+        if (!r->total_known && !h->size_known)
+            return judge(h, GGUF_EUNSUPPORTED, false,
+                         "the server does not tell the file's size (Content-Range: .../*)");
+        if (!same_file(h, r->total_known ? r->range_total : h->src->size))
+            return false;
+        if (h->end > h->src->size)
+            h->end = h->src->size;
+        return true;
+    }
+    if (status == 200) {
+        uint64_t len = r->has_length ? r->length : 0;
+        if (h->size_known && h->net == 0 && r->has_length && len == h->src->size &&
+            h->end == len)
+            return same_file(h, len); /* the whole file, which is what was asked */
+        if (h->size_known || h->net != 0)
+            return judge(h, GGUF_EIO, false,
+                         "the server answered a request for bytes %llu..%llu with the whole "
+                         "file (HTTP 200), after answering ranges before",
+                         (unsigned long long)h->net, (unsigned long long)h->end);
+        if (r->has_length && len > h->whole_limit)
+            return judge(h, GGUF_EUNSUPPORTED, false,
+                         "the server ignores Range requests (HTTP 200 with the whole file, "
+                         "%llu bytes): refused rather than download all of it (the limit is "
+                         "%llu bytes)", (unsigned long long)len,
+                         (unsigned long long)h->whole_limit);
+        h->whole = true;
+        h->whole_sized = r->has_length;
+        h->whole_cap = r->has_length ? len : 0;
+        if (h->whole_cap > 0 && (h->whole_buf = gguf__malloc((size_t)h->whole_cap)) == NULL)
+            return judge(h, GGUF_ENOMEM, false, "out of memory for %llu bytes",
+                         (unsigned long long)len);
+        return true;
+    }
+    if (status == 416) {
+        if (!h->size_known && r->total_known && r->range_total == 0) {
+            h->end = 0; /* an empty file: nothing to ask for */
+            h->discard = true;
+            return same_file(h, 0);
+        }
+        return judge(h, GGUF_EIO, false, "HTTP 416 %s for bytes %llu..%llu%s", r->reason,
+                     (unsigned long long)h->net, (unsigned long long)h->end,
+                     h->size_known ? ": the file shrank on the server" : "");
+    }
+    bool retry = status >= 500 || status == 429 || status == 408;
+    const char *why = "";
+    if (status == 401 || status == 403)
+        why = h->sent_auth ? " (the Authorization header sent was refused)"
+                           : " (no Authorization header was sent)";
+    if (status >= 300 && status < 400)
+        why = " (a redirect without a usable Location, or more than 10 redirects)";
+    return judge(h, GGUF_EIO, retry, "HTTP %ld%s%s%s for bytes %llu..%llu", status,
+                 r->reason[0] ? " " : "", r->reason, why, (unsigned long long)h->net,
+                 (unsigned long long)h->end);
+}
+
+static void tell_progress(http *h) {
+    if (h->progress != NULL && h->fetched - h->progress_at >= PROGRESS_STEP) {
+        h->progress_at = h->fetched;
+        h->progress(h->fetched, h->src->size, h->progress_user);
+    }
+}
+
+static size_t on_body(char *data, size_t size, size_t count, void *user) {
+    http *h = user;
+    size_t n = size * count;
+    if (!h->checked && !check_response(h))
+        return 0; /* stops the transfer: the verdict says why */
+    if (h->verdict != 0)
+        return 0;
+    if (h->discard)
+        return n;
+    if (h->whole) {
+        uint64_t cap = h->whole_sized ? h->whole_cap : h->whole_limit;
+        if (n > cap - h->whole_len) {
+            if (h->whole_sized)
+                judge(h, GGUF_EIO, false, "the server sent more than its Content-Length");
+            else
+                judge(h, GGUF_EUNSUPPORTED, false,
+                      "the server ignores Range requests (HTTP 200 with the whole file, of "
+                      "unknown length) and sent more than the limit of %llu bytes",
+                      (unsigned long long)h->whole_limit);
+            return 0;
+        }
+        if (h->whole_len + n > h->whole_cap) { /* no Content-Length: grow */
+            uint64_t c = h->whole_cap ? h->whole_cap * 2 : FIRST_REQUEST;
+            while (c < h->whole_len + n)
+                c *= 2;
+            if (c > h->whole_limit)
+                c = h->whole_limit;
+            uint8_t *p = gguf__realloc(h->whole_buf, (size_t)c);
+            if (p == NULL) {
+                judge(h, GGUF_ENOMEM, false, "out of memory");
+                return 0;
+            }
+            h->whole_buf = p;
+            h->whole_cap = c;
+        }
+        memcpy(h->whole_buf + h->whole_len, data, n);
+        h->whole_len += n;
+        h->fetched += n;
+        tell_progress(h);
+        return n;
+    }
+    if (n > h->end - h->net) {
+        judge(h, GGUF_EIO, false, "the server sent more bytes than the range asked for");
+        return 0;
+    }
+    if (h->dst_len == h->dst_cap) {
+        h->paused = true;
+        return CURL_WRITEFUNC_PAUSE; /* libcurl keeps the bytes and offers them again */
+    }
+    size_t k = h->dst_cap - h->dst_len < n ? h->dst_cap - h->dst_len : n;
+    memcpy(h->dst + h->dst_len, data, k);
+    h->dst_len += k;
+    if (k < n) { /* the stash is empty whenever the destination takes bytes */
+        if (h->stash_cap < n - k) {
+            uint8_t *p = gguf__realloc(h->stash, n - k);
+            if (p == NULL) {
+                judge(h, GGUF_ENOMEM, false, "out of memory");
+                return 0;
+            }
+            h->stash = p;
+            h->stash_cap = n - k;
+        }
+        memcpy(h->stash, data + k, n - k);
+        h->stash_at = 0;
+        h->stash_len = n - k;
+    }
+    h->net += n;
+    h->fetched += n;
+    tell_progress(h);
+    return n;
+}
+
+/* ---- transfers ---- */
+
+static void transfer_stop(http *h) {
+    if (h->active)
+        curl_multi_remove_handle(h->multi, h->easy);
+    h->active = h->done = h->paused = false;
+    h->stash_len = h->stash_at = 0;
+}
+
+/* Asks for [net, end) (end 0: the size is unknown, ask for FIRST_REQUEST bytes). */
+static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) {
+    transfer_stop(h);
+    char range[64];
+    snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)net,
+             (unsigned long long)(end - 1));
+    h->net = h->pos = net;
+    h->end = end;
+    h->checked = false;
+    h->discard = false;
+    h->verdict = 0;
+    h->retryable = false;
+    h->result = CURLE_OK;
+    h->status = 0;
+    h->curl_err[0] = '\0';
+    memset(&h->resp, 0, sizeof h->resp);
+    curl_easy_setopt(h->easy, CURLOPT_RANGE, range);
+    curl_easy_setopt(h->easy, CURLOPT_URL, h->direct != NULL ? h->direct : h->url);
+    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER,
+                     h->direct != NULL && h->direct_foreign ? NULL : h->headers);
+    CURLMcode mc = curl_multi_add_handle(h->multi, h->easy);
+    if (mc != CURLM_OK)
+        return fail_url(h, err, GGUF_EIO, net, "cannot start a request: %s",
+                        curl_multi_strerror(mc));
+    h->active = true;
+    h->requests++;
+    return 0;
+}
+
+/* Runs libcurl until the destination is full or the transfer ended. */
+static int pump(http *h, gguf_error *err) {
+    int running = 0;
+    CURLMcode mc = curl_multi_perform(h->multi, &running);
+    if (mc != CURLM_OK)
+        return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s", curl_multi_strerror(mc));
+    CURLMsg *m;
+    int queued;
+    while ((m = curl_multi_info_read(h->multi, &queued)) != NULL) {
+        if (m->msg == CURLMSG_DONE) {
+            h->done = true;
+            h->result = m->data.result;
+        }
+    }
+    if (!h->done && h->dst_len < h->dst_cap) {
+        mc = curl_multi_poll(h->multi, NULL, 0, 1000, NULL);
+        if (mc != CURLM_OK)
+            return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
+                            curl_multi_strerror(mc));
+    }
+    return 0;
+}
+
+static bool curl_retryable(CURLcode c) {
+    switch (c) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR: return true;
+    default: return false;
+    }
+}
+
+static void sleep_ms(unsigned ms) {
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* The transfer ended: 0 when it delivered all of its range, 1 when it is worth asking again
+ * for what is missing (the reason in *why), or an error. */
+static int transfer_outcome(http *h, gguf_error *why) {
+    gguf_error_clear(why);
+    if (h->result == CURLE_OK && !h->checked)
+        check_response(h); /* an answer without a body */
+    if (h->verdict != 0) {
+        *why = h->t_err;
+        return h->retryable ? 1 : h->verdict;
+    }
+    if (h->result != CURLE_OK) {
+        gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s after %llu of bytes %llu..%llu (%s)",
+                   h->result == CURLE_OPERATION_TIMEDOUT ? "timed out" : "the transfer failed",
+                   (unsigned long long)(h->net - h->start), (unsigned long long)h->start,
+                   (unsigned long long)h->end,
+                   h->curl_err[0] ? h->curl_err : curl_easy_strerror(h->result));
+        return curl_retryable(h->result) ? 1 : GGUF_EIO;
+    }
+    if (!h->whole && h->net < h->end) {
+        gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                   "the connection ended after %llu of bytes %llu..%llu",
+                   (unsigned long long)(h->net - h->start), (unsigned long long)h->start,
+                   (unsigned long long)h->end);
+        return 1;
+    }
+    return 0;
+}
+
+/* Fills buf with up to len bytes of the transfer from its position on (fewer only when the
+ * file ends first); *got says how many. Retries what fails in a way worth retrying. */
+static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err) {
+    size_t filled = 0;
+    int attempts = 0;
+    *got = 0;
+    for (;;) {
+        if (h->stash_len > 0) {
+            size_t k = h->stash_len < len - filled ? h->stash_len : len - filled;
+            memcpy(buf + filled, h->stash + h->stash_at, k);
+            h->stash_at += k;
+            h->stash_len -= k;
+            filled += k;
+        }
+        uint64_t avail = h->end - (h->pos + filled); /* what the transfer may still bring */
+        if (filled == len || (h->done && h->verdict == 0 && h->result == CURLE_OK &&
+                              h->net == h->end && h->stash_len == 0) || avail == 0)
+            break;
+        h->dst = buf + filled;
+        h->dst_len = 0;
+        h->dst_cap = len - filled < avail ? len - filled : (size_t)avail;
+        if (h->paused) {
+            h->paused = false;
+            curl_easy_pause(h->easy, CURLPAUSE_CONT); /* may deliver bytes at once */
+        }
+        int rc = 0;
+        while (rc == 0 && !h->done && h->dst_len < h->dst_cap)
+            rc = pump(h, err);
+        filled += h->dst_len;
+        h->dst = NULL;
+        h->dst_len = h->dst_cap = 0;
+        if (rc != 0)
+            return rc;
+        if (!h->done)
+            continue;
+        gguf_error why;
+        int outcome = transfer_outcome(h, &why);
+        if (outcome == 0 && h->whole)
+            break; /* the whole file is in whole_buf */
+        if (outcome == 0)
+            continue; /* the range is complete: the stash holds the rest of it */
+        if (h->direct != NULL && outcome < 0 && h->status >= 400 && h->status < 500 &&
+            h->status != 416 && !h->whole) {
+            /* the place the redirects led to refuses now (a signed URL that expired): ask
+             * the URL itself again, which redirects afresh */
+            gguf__free(h->direct);
+            h->direct = NULL;
+            h->direct_foreign = false;
+            outcome = 1;
+            attempts--;
+        }
+        if (outcome < 0 || h->whole) {
+            h->active = false;
+            curl_multi_remove_handle(h->multi, h->easy);
+            if (err != NULL && err->code == 0)
+                *err = why;
+            gguf__fail_path(err, h->url);
+            return outcome < 0 ? outcome : GGUF_EIO;
+        }
+        /* worth asking again, for the bytes not received yet */
+        bool progressed = h->net > h->start;
+        attempts = progressed ? 1 : attempts + 1;
+        if (h->retries >= 0 && attempts > h->retries) {
+            h->active = false;
+            curl_multi_remove_handle(h->multi, h->easy);
+            if (err != NULL && err->code == 0) {
+                *err = why;
+                size_t n = strlen(err->message);
+                snprintf(err->message + n, sizeof err->message - n, " (after %d attempt%s)",
+                         h->retries + 1, h->retries == 0 ? "" : "s");
+            }
+            gguf__fail_path(err, h->url);
+            return why.code ? why.code : GGUF_EIO;
+        }
+        unsigned delay = h->retry_delay_ms;
+        for (int i = 1; i < attempts && delay < BACKOFF_MAX_MS; i++)
+            delay *= 2;
+        if (delay > BACKOFF_MAX_MS)
+            delay = BACKOFF_MAX_MS;
+        if (h->resp.retry_after > 0 && h->resp.retry_after * 1000u > delay)
+            delay = h->resp.retry_after * 1000u;
+        sleep_ms(delay);
+        /* resume at the first byte not received; the stash (bytes before it) stays */
+        uint64_t pos = h->pos, end = h->end;
+        uint8_t *stash = h->stash;
+        size_t stash_at = h->stash_at, stash_len = h->stash_len;
+        rc = transfer_start(h, h->net, end, err);
+        h->pos = pos;
+        h->stash = stash;
+        h->stash_at = stash_at;
+        h->stash_len = stash_len;
+        if (rc != 0)
+            return rc;
+    }
+    h->pos += filled;
+    *got = filled;
+    return 0;
+}
+
+/* ---- the source ---- */
+
+static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_error *err) {
+    http *h = s->impl;
+    uint8_t *buf = out;
+    size_t done = cache_take(h, buf, len, off);
+    if (done == len) {
+        h->last_end = off + len;
+        return 0;
+    }
+    uint64_t at = off + done;
+    size_t rest = len - done;
+    bool streamed = false;
+    if (!(h->active && h->pos == at && h->end >= at + rest)) {
+        uint64_t end = at + rest;
+        /* a read that continues the previous one inside an announced range streams the rest
+         * of the range in one request */
+        if (h->hint_end > end && at >= h->hint_start && (h->hint_certain || at == h->last_end))
+            end = h->hint_end;
+        int rc = transfer_start(h, at, end, err);
+        if (rc != 0)
+            return rc;
+    }
+    streamed = h->end > at + rest;
+    size_t got;
+    int rc = pull(h, buf + done, rest, &got, err);
+    if (rc == 0 && got < rest)
+        rc = fail_url(h, err, GGUF_EIO, at + got, "the file ended at byte %llu, before byte %llu",
+                      (unsigned long long)(at + got), (unsigned long long)(at + rest));
+    if (rc != 0) {
+        transfer_stop(h);
+        return rc;
+    }
+    if (h->active && h->done && h->stash_len == 0)
+        transfer_stop(h); /* the range is complete: its connection goes back to the pool */
+    if (!streamed)
+        cache_put(h, buf + done, rest, at);
+    h->last_end = off + len;
+    if (h->progress != NULL && h->fetched != h->progress_at) {
+        h->progress_at = h->fetched;
+        h->progress(h->fetched, s->size, h->progress_user);
+    }
+    return 0;
+}
+
+static void http_will_read(gguf__source *s, uint64_t off, uint64_t len, bool certain) {
+    http *h = s->impl;
+    h->hint_start = off;
+    h->hint_end = off + len <= s->size ? off + len : s->size;
+    h->hint_certain = certain;
+}
+
+static void http_close(gguf__source *s) {
+    http *h = s->impl;
+    if (h == NULL)
+        return;
+    transfer_stop(h);
+    if (h->easy != NULL)
+        curl_easy_cleanup(h->easy);
+    if (h->multi != NULL)
+        curl_multi_cleanup(h->multi);
+    curl_slist_free_all(h->headers);
+    gguf__free(h->direct);
+    for (size_t i = 0; i < h->n_segs; i++)
+        gguf__free(h->segs[i].bytes);
+    gguf__free(h->segs);
+    gguf__free(h->stash);
+    gguf__free(h->whole_buf);
+    gguf__free(h);
+}
+
+static const gguf__source_ops http_ops = {
+    .read = http_read, .close = http_close, .will_read = http_will_read};
+
+/* The caller's header lines: "Name: value", no CR or LF (which would smuggle in a request). */
+static int add_headers(http *h, const char *const *lines, gguf_error *err) {
+    for (size_t i = 0; lines != NULL && lines[i] != NULL; i++) {
+        const char *l = lines[i], *colon = strchr(l, ':');
+        if (colon == NULL || colon == l || strpbrk(l, "\r\n") != NULL)
+            return fail_url(h, err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                            "header %zu is not one line 'Name: value'", i + 1);
+        if ((size_t)(colon - l) == 13 && strncasecmp(l, "Authorization", 13) == 0)
+            h->sent_auth = true;
+        struct curl_slist *n = curl_slist_append(h->headers, l);
+        if (n == NULL)
+            return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        h->headers = n;
+    }
+    return 0;
+}
+
+static int setup_easy(http *h, gguf_error *err) {
+    CURL *e = h->easy;
+    bool ok = true;
+    ok &= curl_easy_setopt(e, CURLOPT_URL, h->url) == CURLE_OK;
+#if LIBCURL_VERSION_NUM >= 0x075500
+    ok &= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK;
+#else
+    ok &= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ==
+          CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS,
+                           (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) == CURLE_OK;
+#endif
+    ok &= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_MAXREDIRS, MAX_REDIRECTS) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->timeout_s) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->timeout_s) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_USERAGENT, "libgguf/" PACKAGE_VERSION) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_HEADERDATA, h) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_WRITEDATA, h) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->curl_err) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_PRIVATE, h) == CURLE_OK;
+    if (h->headers != NULL)
+        ok &= curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->headers) == CURLE_OK;
+    if (!ok)
+        return fail_url(h, err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                        "this libcurl lacks an option libgguf needs");
+    return 0;
+}
+
+int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_options *opt,
+                          gguf_error *err) {
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    if (opt == NULL)
+        opt = &none;
+    if (opt->offline)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                          "offline: a URL is not fetched");
+    pthread_once(&init_once, init_curl);
+    if (init_result != CURLE_OK)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
+                          curl_easy_strerror(init_result));
+    gguf__source *s = gguf__calloc(1, sizeof *s);
+    http *h = gguf__calloc(1, sizeof *h);
+    char *name = gguf__strdup(url);
+    if (s == NULL || h == NULL || name == NULL) {
+        gguf__free(s);
+        gguf__free(h);
+        gguf__free(name);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    *s = (gguf__source){.ops = &http_ops, .kind = GGUF__SOURCE_HTTP, .name = name, .fd = -1,
+                        .impl = h};
+    *h = (http){
+        .src = s,
+        .url = name,
+        .timeout_s = opt->timeout_s ? opt->timeout_s : TIMEOUT_S,
+        .retries = opt->retries == 0 ? RETRIES : opt->retries < 0 ? 0 : opt->retries,
+        .retry_delay_ms = opt->retry_delay_ms ? opt->retry_delay_ms : RETRY_DELAY_MS,
+        .whole_limit = opt->whole_limit ? opt->whole_limit : WHOLE_LIMIT,
+        .progress = opt->progress,
+        .progress_user = opt->progress_user,
+    };
+    int rc = add_headers(h, opt->headers, err);
+    if (rc == 0 && ((h->multi = curl_multi_init()) == NULL || (h->easy = curl_easy_init()) == NULL))
+        rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "libcurl: out of memory");
+    if (rc == 0)
+        rc = setup_easy(h, err);
+    uint8_t *first = rc == 0 ? gguf__malloc(FIRST_REQUEST) : NULL;
+    if (rc == 0 && first == NULL)
+        rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    size_t got = 0;
+    if (rc == 0)
+        rc = transfer_start(h, 0, FIRST_REQUEST, err);
+    if (rc == 0)
+        rc = pull(h, first, FIRST_REQUEST, &got, err);
+    if (rc == 0 && h->whole) {
+        /* the server ignores Range and sent the whole file (at most whole_limit bytes) */
+        s->size = h->whole_len;
+        s->mem = h->whole_buf != NULL ? h->whole_buf : (const uint8_t *)"";
+        h->size_known = true;
+    } else if (rc == 0) {
+        cache_put(h, first, got, 0);
+        s->first_read = got;
+        s->read_ahead = READ_AHEAD;
+        h->last_end = got;
+        if (got < s->size && got < FIRST_REQUEST)
+            rc = fail_url(h, err, GGUF_EIO, got, "the first answer ended at byte %llu of %llu",
+                          (unsigned long long)got, (unsigned long long)s->size);
+    }
+    gguf__free(first);
+    transfer_stop(h);
+    if (rc != 0) {
+        gguf__source_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+#endif /* GGUF_HAVE_CURL */
