@@ -1,0 +1,340 @@
+#!/bin/bash
+# gguf-edit on http:// URLs, against a real HTTP server started here on 127.0.0.1 (nginx, else
+# lighttpd; GGUF_TEST_HTTPD=nginx|lighttpd picks one), and a misbehaving one of our own
+# (tests/http_server.py: 503s, dropped connections, a server that hangs, a file that changes).
+# What a URL gives must be what the local file gives: every corpus file's show --json, verify,
+# get, hash, tensor, diff. The server's access log shows what was fetched: a header-only
+# command gets at most the header plus 64 KiB of body, and tensor reads get exactly the bytes
+# asked for. Skips (77) without the corpus, without libcurl in this build, or without a server.
+. "$(dirname "$0")/cli_lib.sh"
+
+have_corpus || { echo "SKIP: ../shared/corpus is absent"; exit 77; }
+if "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support"; then
+    echo "SKIP: this build has no libcurl (configure --without-curl)"; exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+httpd=${GGUF_TEST_HTTPD:-}
+if [ -z "$httpd" ]; then
+    for d in nginx lighttpd; do
+        if command -v $d >/dev/null || [ -x /usr/sbin/$d ]; then httpd=$d; break; fi
+    done
+fi
+[ -n "$httpd" ] || { echo "SKIP: neither nginx nor lighttpd is installed"; exit 77; }
+HTTPD=$(command -v $httpd || echo /usr/sbin/$httpd)
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# waits until something answers on 127.0.0.1:$1
+wait_port() {
+    for _ in $(seq 50); do
+        (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+mkdir -p "$TMP/srv/logs" "$TMP/srv/tmp" "$TMP/big" "$TMP/o"
+LOG="$TMP/srv/logs/access.log"
+AUTH='Basic dGVzdDpzZXNhbWU=' # test:sesame
+run_as_root=""
+[ "$(id -u)" = 0 ] && run_as_root=1
+
+start_nginx() {
+    cat >"$TMP/srv/nginx.conf" <<EOF
+${run_as_root:+user root;}
+worker_processes 1;
+daemon on;
+pid $TMP/srv/httpd.pid;
+error_log $TMP/srv/logs/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $TMP/srv/tmp;
+  proxy_temp_path $TMP/srv/tmp;
+  fastcgi_temp_path $TMP/srv/tmp;
+  uwsgi_temp_path $TMP/srv/tmp;
+  scgi_temp_path $TMP/srv/tmp;
+  log_format bytes '\$uri \$status \$bytes_sent \$body_bytes_sent "\$http_range" "\$http_authorization"';
+  server {
+    listen 127.0.0.1:$PORT;
+    access_log $LOG bytes;
+    location /files/ { alias $CORPUS/; }
+    location /big/ { alias $TMP/big/; }
+    location /moved/ { rewrite ^/moved/(.*)\$ /files/\$1 redirect; }
+    location /private/ {
+      if (\$http_authorization != "$AUTH") { return 401; }
+      alias $CORPUS/;
+    }
+    location /norange/ { max_ranges 0; alias $CORPUS/; }
+    location /norangebig/ { max_ranges 0; alias $TMP/big/; }
+  }
+}
+EOF
+    "$HTTPD" -p "$TMP/srv" -e "$TMP/srv/logs/error.log" -c "$TMP/srv/nginx.conf" 2>"$TMP/srv/start.err"
+}
+stop_nginx() { "$HTTPD" -p "$TMP/srv" -e "$TMP/srv/logs/error.log" -c "$TMP/srv/nginx.conf" -s stop 2>/dev/null; }
+
+start_lighttpd() {
+    printf 'test:sesame\n' >"$TMP/srv/users"
+    cat >"$TMP/srv/lighttpd.conf" <<EOF
+server.modules = ("mod_access", "mod_alias", "mod_redirect", "mod_auth", "mod_authn_file", "mod_accesslog")
+server.document-root = "$TMP/srv"
+server.bind = "127.0.0.1"
+server.port = $PORT
+server.pid-file = "$TMP/srv/httpd.pid"
+server.errorlog = "$TMP/srv/logs/error.log"
+accesslog.filename = "$LOG"
+accesslog.format = "%U %s %O %b \"%{Range}i\" \"%{Authorization}i\""
+alias.url = ("/files/" => "$CORPUS/", "/big/" => "$TMP/big/", "/private/" => "$CORPUS/",
+             "/norange/" => "$CORPUS/", "/norangebig/" => "$TMP/big/")
+url.redirect = ("^/moved/(.*)\$" => "/files/\$1")
+url.redirect-code = 302
+auth.backend = "plain"
+auth.backend.plain.userfile = "$TMP/srv/users"
+\$HTTP["url"] =~ "^/private/" {
+  auth.require = ("" => ("method" => "basic", "realm" => "test", "require" => "valid-user"))
+}
+\$HTTP["url"] =~ "^/norange" { server.range-requests = "disable" }
+EOF
+    "$HTTPD" -f "$TMP/srv/lighttpd.conf" 2>"$TMP/srv/start.err"
+}
+stop_lighttpd() { [ -f "$TMP/srv/httpd.pid" ] && kill "$(cat "$TMP/srv/httpd.pid")" 2>/dev/null; }
+
+started=""
+for _ in 1 2 3; do
+    PORT=$(free_port)
+    if start_$httpd && wait_port "$PORT"; then started=1; break; fi
+done
+[ -n "$started" ] || { echo "SKIP: $httpd would not start: $(head -c 300 "$TMP/srv/start.err")"; exit 77; }
+PY_PID=""
+cleanup() {
+    stop_$httpd
+    [ -n "$PY_PID" ] && kill "$PY_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+python3 "$top_srcdir/tests/http_server.py" "$CORPUS" "$TMP/srv/pyport" "$TMP/srv/py.log" 2>/dev/null &
+PY_PID=$!
+for _ in $(seq 50); do [ -f "$TMP/srv/pyport" ] && break; sleep 0.1; done
+PY="http://127.0.0.1:$(cat "$TMP/srv/pyport")"
+wait_port "$(cat "$TMP/srv/pyport")" || { fail "tests/http_server.py did not start"; finish; exit; }
+U="http://127.0.0.1:$PORT"
+echo "server: $httpd on $U, misbehaving server on $PY"
+
+# body bytes, bytes sent and requests in the access log (lines of one URI path when given)
+log_sum() { awk -v p="${1:-}" 'p == "" || $1 == p { b += $4; s += $3; n++ } END { printf "%d %d %d\n", b, s, n }' "$LOG"; }
+clear_log() { : >"$LOG"; }
+
+# runs a command on a URL and on the local file; stdout, stderr (with the URL written as the
+# local path) and exit status must be the same
+same() { # same LABEL URL LOCAL CMD ARGS... (the word @ in ARGS stands for the file)
+    label=$1 url=$2 local=$3; shift 3
+    a=() b=()
+    for x in "$@"; do
+        if [ "$x" = @ ]; then a+=("$url"); b+=("$local"); else a+=("$x"); b+=("$x"); fi
+    done
+    "$EDIT" "${a[@]}" >"$TMP/u.out" 2>"$TMP/u.err"; su=$?
+    "$EDIT" "${b[@]}" >"$TMP/l.out" 2>"$TMP/l.err"; sl=$?
+    sed -i "s|$url|$local|g" "$TMP/u.out" "$TMP/u.err"
+    if [ $su -eq $sl ] && cmp -s "$TMP/u.out" "$TMP/l.out" && cmp -s "$TMP/u.err" "$TMP/l.err"; then
+        ok
+    else
+        fail "$label: URL gives status $su, local $sl: $(diff "$TMP/u.out" "$TMP/l.out" | head -3) $(diff "$TMP/u.err" "$TMP/l.err" | head -3)"
+    fi
+}
+
+# ---- every corpus file: show --json by URL equals the local one; bytes fetched ----
+echo "header bytes fetched by 'show --json URL' (body bytes <= header + 64 KiB):"
+printf '%-58s %10s %10s %10s %9s\n' file header body sent requests
+files=$(cd "$CORPUS" && find . -name '*.gguf' | sed 's|^\./||' | sort)
+for rel in $files; do
+    clear_log
+    same "show --json $rel" "$U/files/$rel" "$CORPUS/$rel" show --json @
+    size=$(stat -c %s "$CORPUS/$rel")
+    head_end=$(sed -n 's/^{"version":[0-9]*,"endian":"[a-z]*","alignment":[0-9]*,"data_offset":\([0-9]*\).*/\1/p' "$TMP/l.out")
+    read -r body sent reqs <<<"$(log_sum)"
+    if [ -n "$head_end" ]; then
+        printf '%-58s %10d %10d %10d %9d\n' "$rel" "$head_end" "$body" "$sent" "$reqs"
+        limit=$((head_end + 65536)); [ $limit -gt "$size" ] && limit=$size
+        # the bytes of each response's own header lines are what one request costs
+        overhead=$((sent - body))
+        if [ "$body" -le "$limit" ] && [ "$sent" -le $((limit + overhead)) ]; then ok; else
+            fail "$rel: fetched $body body bytes for a header of $head_end bytes (limit $limit)"; fi
+        # requests grow by doubling: a few per doubling of the header, never one per piece
+        doublings=$(awk -v h="$head_end" 'BEGIN { d = 0; for (x = 65536; x < h; x *= 2) d++; print d }')
+        if [ "$reqs" -le $((2 + 3 * doublings)) ]; then ok; else
+            fail "$rel: $reqs requests for a header of $head_end bytes ($doublings doublings)"; fi
+    fi
+done
+
+MODEL=models/tiny-llama-e256-Q4_K_M.gguf
+VOCAB=real/ggml-vocab-llama-spm.gguf
+
+# ---- other header-only commands, and tensor data ----
+for rel in $MODEL $VOCAB synth/tiny_llama.gguf be/ggml-vocab-llama-spm.be.gguf v1v2/v2_ggml-vocab-bert-bge.gguf; do
+    same "verify $rel" "$U/files/$rel" "$CORPUS/$rel" verify @
+    same "show $rel" "$U/files/$rel" "$CORPUS/$rel" show @
+    same "get $rel" "$U/files/$rel" "$CORPUS/$rel" get @ general.architecture
+    same "get --json $rel" "$U/files/$rel" "$CORPUS/$rel" get --json @ tokenizer.ggml.tokens
+    clear_log
+    same "hash $rel" "$U/files/$rel" "$CORPUS/$rel" hash --json @
+done
+same "diff" "$U/files/$VOCAB" "$CORPUS/$VOCAB" diff @ "$CORPUS/real/ggml-vocab-llama-bpe.gguf"
+"$EDIT" diff "$U/files/$MODEL" "$U/files/$MODEL" >"$TMP/o/d" 2>&1
+[ $? -eq 0 ] && [ ! -s "$TMP/o/d" ] && ok || fail "diff of a URL with itself: $(head -3 "$TMP/o/d")"
+
+# the byte ranges the log shows were fetched: each byte at most once (their sum is the size of
+# their union), and none outside the header fetch and the ranges asked for
+ranges_check() { # ranges_check LABEL HEADER_FETCH_END START:END...
+    python3 - "$LOG" "$@" <<'PYEOF'
+import re, sys
+log, label, head = sys.argv[1], sys.argv[2], int(sys.argv[3])
+wanted = [tuple(map(int, a.split(":"))) for a in sys.argv[4:]]
+got = []
+for line in open(log):
+    f = line.split()
+    m = re.match(r'^"bytes=(\d+)-(\d+)"$', f[4])
+    if m and int(f[3]) > 0:
+        got.append((int(m.group(1)), int(m.group(1)) + int(f[3])))
+got.sort()
+total = sum(b - a for a, b in got)
+union, end = 0, 0
+for a, b in got:
+    if b > end:
+        union += b - max(a, end)
+        end = b
+allowed = [(0, head)] + wanted
+stray = [r for r in got if not any(a <= r[0] and r[1] <= b for a, b in allowed)]
+missing = [w for w in wanted if not any(a <= w[0] and w[1] <= b for a, b in
+           [(x, y) for x, y in got] + [(0, head)])]
+# a wanted range may come in several pieces: check its bytes are covered
+def covered(w):
+    at = w[0]
+    for a, b in sorted(got + [(0, head)]):
+        if a <= at < b:
+            at = b
+    return at >= w[1]
+bad = [w for w in wanted if not covered(w)]
+if total != union or stray or bad:
+    print("%s: fetched %d bytes in ranges whose union is %d; outside what was asked: %s; "
+          "not fetched: %s" % (label, total, union, stray[:3], bad[:3]))
+    sys.exit(1)
+PYEOF
+}
+show_json=$("$EDIT" show --json "$CORPUS/$MODEL")
+head_end=$(echo "$show_json" | sed -n 's/.*"data_offset":\([0-9]*\).*/\1/p' | head -1)
+clear_log
+"$EDIT" show "$U/files/$MODEL" >/dev/null
+head_fetch=$(python3 -c 'import re,sys; print(max(int(m.group(1)) + 1 for m in re.finditer(r"bytes=\d+-(\d+)", open(sys.argv[1]).read())))' "$LOG")
+tensor_range() { # tensor_range NAME: START:END in the file
+    echo "$show_json" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=[t for t in d["tensors"] if t["name"]==sys.argv[1]][0]; print("%d:%d" % (d["data_offset"]+t["offset"], d["data_offset"]+t["offset"]+t["size"]))' "$1"
+}
+all_tensors=$(echo "$show_json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%d:%d" % (d["data_offset"]+t["offset"], d["data_offset"]+t["offset"]+t["size"]) for t in d["tensors"]))')
+clear_log
+"$EDIT" hash "$U/files/$MODEL" >/dev/null
+ranges_check "hash" "$head_fetch" $all_tensors && ok || fail "hash fetched other bytes than the header and the tensors"
+
+# tensor NAME fetches that tensor's bytes and no other
+for name in output.weight blk.0.attn_norm.weight token_embd.weight; do
+    clear_log
+    "$EDIT" tensor "$U/files/$MODEL" "$name" -o "$TMP/o/t.url" 2>"$TMP/err"
+    "$EDIT" tensor "$CORPUS/$MODEL" "$name" -o "$TMP/o/t.local"
+    cmp -s "$TMP/o/t.url" "$TMP/o/t.local" && ok || fail "tensor $name by URL differs: $(head -c 300 "$TMP/err")"
+    ranges_check "tensor $name" "$head_fetch" "$(tensor_range "$name")" && ok || fail "tensor $name fetched other bytes"
+    "$EDIT" tensor --f32 "$U/files/$MODEL" "$name" | cmp -s - <("$EDIT" tensor --f32 "$CORPUS/$MODEL" "$name") \
+        && ok || fail "tensor --f32 $name by URL differs"
+done
+
+# ---- a redirect (302): followed; later requests go where it led ----
+clear_log
+same "redirect" "$U/moved/$MODEL" "$CORPUS/$MODEL" show --json @
+grep -q "^/moved/$MODEL 302" "$LOG" && ok || fail "no 302 in the log"
+[ "$(grep -c "^/moved/" "$LOG")" -eq 1 ] && ok || fail "each request went through the redirect: $(grep -c "^/moved/" "$LOG")"
+
+# ---- authorization: 401 without the header, 200 with it (--header or $GGUF_HTTP_HEADER);
+# $HF_TOKEN goes to huggingface.co only, never to this server ----
+expect_status 1 "$EDIT" show "$U/private/$MODEL"
+grep -q "HTTP 401" "$TMP/err" && grep -q "no Authorization header was sent" "$TMP/err" && grep -q "$U/private/$MODEL" "$TMP/err" \
+    && ok || fail "401 message: $(cat "$TMP/err")"
+same "auth --header" "$U/private/$MODEL" "$CORPUS/$MODEL" show --json --header "Authorization: $AUTH" @
+GGUF_HTTP_HEADER="Authorization: $AUTH" same "auth GGUF_HTTP_HEADER" "$U/private/$MODEL" "$CORPUS/$MODEL" show --json @
+clear_log
+HF_TOKEN=secret-token expect_status 1 "$EDIT" show "$U/private/$MODEL"
+grep -q "secret-token" "$LOG" && fail "HF_TOKEN was sent to a host that is not huggingface.co" || ok
+expect_status 1 "$EDIT" show --header "Authorization: Basic d3Jvbmc6d3Jvbmc=" "$U/private/$MODEL"
+grep -q "HTTP 401.*the Authorization header sent was refused" "$TMP/err" && ok || fail "refused header: $(cat "$TMP/err")"
+
+# ---- a server that ignores Range: read whole up to --whole-limit, else refused, never the
+# whole file silently ----
+same "no ranges, small file" "$U/norange/$VOCAB" "$CORPUS/$VOCAB" show --json @
+cp "$CORPUS/$MODEL" "$TMP/big/padded.gguf"
+truncate -s 256M "$TMP/big/padded.gguf" # tensor data lies inside; 240 MiB of zeros after it
+clear_log
+expect_status 1 "$EDIT" show "$U/norangebig/padded.gguf"
+grep -q "ignores Range requests" "$TMP/err" && grep -q "refused rather than download" "$TMP/err" \
+    && ok || fail "ignoring Range: $(cat "$TMP/err")"
+read -r body sent reqs <<<"$(log_sum)"
+[ "$sent" -lt $((128 << 20)) ] && ok || fail "a server ignoring Range sent $sent bytes before the refusal"
+expect_status 1 "$EDIT" show --whole-limit 1M "$U/norange/$MODEL"
+grep -q "the limit is 1048576 bytes" "$TMP/err" && ok || fail "--whole-limit: $(cat "$TMP/err")"
+same "padded file with ranges" "$U/big/padded.gguf" "$TMP/big/padded.gguf" show --json @
+
+# ---- 503 then 200; 503 for good; a dropped connection; a server that hangs; a file that
+# changes while it is read; an answer cut short ----
+pylog() { grep -c "^$1 $2 " "$TMP/srv/py.log"; }
+same "503 then 200" "$PY/fail503/2/$MODEL" "$CORPUS/$MODEL" show --json @
+[ "$(pylog "/fail503/2/$MODEL" 503)" -eq 2 ] && ok || fail "503 then 200: $(pylog "/fail503/2/$MODEL" 503) 503s"
+same "503 with Retry-After" "$PY/fail503ra/1/$VOCAB" "$CORPUS/$VOCAB" show --json @
+expect_status 1 "$EDIT" show --retries 1 "$PY/fail503/9/$MODEL"
+grep -q "HTTP 503 Service Unavailable.*(after 2 attempts)" "$TMP/err" && grep -q "$PY/fail503/9/$MODEL" "$TMP/err" \
+    && ok || fail "503 for good: $(cat "$TMP/err")"
+same "dropped mid-header" "$PY/drop/1000/$MODEL" "$CORPUS/$MODEL" show --json @
+grep -q "^/drop/1000/$MODEL 206 bytes=0-65535 1000$" "$TMP/srv/py.log" && grep -q "^/drop/1000/$MODEL 206 bytes=1000-65535 " "$TMP/srv/py.log" \
+    && ok || fail "the dropped transfer did not resume at byte 1000: $(grep drop "$TMP/srv/py.log" | head -3)"
+same "dropped mid-tensor" "$PY/drop/300000/$MODEL" "$CORPUS/$MODEL" hash @
+same "cut short" "$PY/short/$MODEL" "$CORPUS/$MODEL" show --json @
+t0=$(date +%s)
+expect_status 1 "$EDIT" show --timeout 1 --retries 0 "$PY/hang/$MODEL"
+t1=$(date +%s)
+grep -q "timed out" "$TMP/err" && [ $((t1 - t0)) -lt 10 ] && ok || fail "hang: $((t1 - t0)) s: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" show "$PY/changing/$MODEL"
+grep -q 'changed on the server while it was read: ETag' "$TMP/err" && ok || fail "changing file: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" show "$U/files/no-such-file.gguf"
+grep -q "HTTP 404 Not Found" "$TMP/err" && ok || fail "404: $(cat "$TMP/err")"
+
+# ---- --offline never touches the network ----
+clear_log
+expect_status 1 "$EDIT" show --offline "$U/files/$MODEL"
+grep -q "offline" "$TMP/err" && [ ! -s "$LOG" ] && ok || fail "--offline: $(cat "$TMP/err"); log: $(head -2 "$LOG")"
+
+# ---- edits: a URL is never edited; -o to a local file is a download with the edit ----
+expect_status 1 "$EDIT" set "$U/files/$MODEL" general.name x
+grep -q "a URL cannot be edited in place" "$TMP/err" && ok || fail "set URL: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" realign "$U/files/$MODEL" 64
+expect_status 1 "$EDIT" recover "$U/files/$MODEL"
+expect_status 1 "$EDIT" convert "$CORPUS/$MODEL" --endian big -o "$U/files/x.gguf"
+grep -q "a URL cannot be written" "$TMP/err" && ok || fail "convert -o URL: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" tensor "$CORPUS/$MODEL" output.weight -o "$U/files/x.bin"
+expect_status 1 "$EDIT" copy "$CORPUS/$MODEL" "$U/files/x.gguf"
+expect_status 0 "$EDIT" set "$U/files/$MODEL" general.name remote -o "$TMP/o/edited.gguf"
+expect_status 0 "$EDIT" set "$CORPUS/$MODEL" general.name remote -o "$TMP/o/edited.local.gguf"
+cmp -s "$TMP/o/edited.gguf" "$TMP/o/edited.local.gguf" && ok || fail "set URL -o OUT differs from the local edit"
+expect_status 0 "$EDIT" copy "$U/files/$MODEL" "$TMP/o/copy.gguf"
+cmp -s "$TMP/o/copy.gguf" "$CORPUS/$MODEL" && ok || fail "copy URL OUT is not the file"
+
+# ---- standard input: '-' ----
+"$EDIT" show --json - <"$CORPUS/$MODEL" >"$TMP/o/a" && "$EDIT" show --json "$CORPUS/$MODEL" >"$TMP/o/b"
+cmp -s "$TMP/o/a" "$TMP/o/b" && ok || fail "show --json - < file"
+cat "$CORPUS/$MODEL" | "$EDIT" show --json - >"$TMP/o/a"
+cmp -s "$TMP/o/a" "$TMP/o/b" && ok || fail "show --json - from a pipe"
+cat "$CORPUS/$MODEL" | "$EDIT" hash - >"$TMP/o/a" && "$EDIT" hash "$CORPUS/$MODEL" >"$TMP/o/b"
+cmp -s "$TMP/o/a" "$TMP/o/b" && ok || fail "hash - from a pipe"
+cat "$CORPUS/$MODEL" | "$EDIT" tensor - output.weight | cmp -s - <("$EDIT" tensor "$CORPUS/$MODEL" output.weight) \
+    && ok || fail "tensor - from a pipe"
+: | "$EDIT" show - >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "standard input: .*empty file" "$TMP/err" && ok || fail "empty pipe: $(cat "$TMP/err")"
+cat "$CORPUS/$MODEL" | "$EDIT" set - general.name x >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "standard input cannot be edited in place" "$TMP/err" && ok || fail "set -: $(cat "$TMP/err")"
+
+finish
