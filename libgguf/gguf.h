@@ -286,6 +286,19 @@ GGUF_API int gguf_file_open_ex(gguf_file **out, const char *path_or_url,
 GGUF_API int gguf_file_open_fd(gguf_file **out, int fd, const char *name,
                                const gguf_open_options *opt, gguf_error *err);
 
+/* Called by gguf_file_open_many once per path, in the order they finish: f is the caller's
+ * (free it with gguf_file_free), or NULL and err says why (err->path names the path). */
+typedef void (*gguf_open_many_fn)(void *user, size_t i, gguf_file *f, const gguf_error *err);
+
+/* Opens many paths and URLs: the URLs all at once, with at most max_parallel transfers in
+ * flight (0: 16) over one pool of connections, each read as gguf_file_open_ex reads one (the
+ * same requests, retries and checks); the local paths one after the other, first. Returns 0
+ * once every path was reported to done, or an error of the whole call (libcurl cannot start,
+ * out of memory), after which paths not reported yet never are. */
+GGUF_API int gguf_file_open_many(const char *const *paths, size_t n,
+                                 const gguf_open_options *opt, unsigned max_parallel,
+                                 gguf_open_many_fn done, void *user, gguf_error *err);
+
 /* 1 when f reads its bytes from a URL, else 0. */
 GGUF_API int gguf_file_is_remote(const gguf_file *f);
 

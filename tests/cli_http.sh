@@ -303,6 +303,25 @@ grep -q 'changed on the server while it was read: ETag' "$TMP/err" && ok || fail
 expect_status 1 "$EDIT" show "$U/files/no-such-file.gguf"
 grep -q "HTTP 404 Not Found" "$TMP/err" && ok || fail "404: $(cat "$TMP/err")"
 
+# ---- many at once (gguf_file_open_many): every corpus file by URL, in parallel, reads as it
+# does locally; retries and failures stay with their own URL ----
+OPEN_MANY="$top_builddir/tests/open_many"
+urls=() locals=()
+for rel in $files; do urls+=("$U/files/$rel"); locals+=("$CORPUS/$rel"); done
+"$OPEN_MANY" --parallel 8 "${urls[@]}" | sed "s|$U/files/|$CORPUS/|" >"$TMP/o/many.url"
+"$OPEN_MANY" "${locals[@]}" >"$TMP/o/many.local"
+cmp -s "$TMP/o/many.url" "$TMP/o/many.local" && ok || fail "open_many of the corpus by URL: $(diff "$TMP/o/many.url" "$TMP/o/many.local" | head -5)"
+"$OPEN_MANY" --parallel 3 "$PY/fail503/3/$MODEL" "$PY/drop/5000/$VOCAB" "$PY/changing/$MODEL" "$CORPUS/$VOCAB" \
+    "$U/files/no-such.gguf" "$U/moved/$VOCAB" >"$TMP/o/many.mixed"
+"$OPEN_MANY" "$CORPUS/$MODEL" "$CORPUS/$VOCAB" >"$TMP/o/many.ref"
+ref_model=$(sed -n 1p "$TMP/o/many.ref" | cut -d' ' -f2-) ref_vocab=$(sed -n 2p "$TMP/o/many.ref" | cut -d' ' -f2-)
+[ "$(sed -n 1p "$TMP/o/many.mixed" | cut -d' ' -f2-)" = "$ref_model" ] && ok || fail "open_many after two 503s: $(sed -n 1p "$TMP/o/many.mixed")"
+[ "$(sed -n 2p "$TMP/o/many.mixed" | cut -d' ' -f2-)" = "$ref_vocab" ] && ok || fail "open_many after a dropped connection: $(sed -n 2p "$TMP/o/many.mixed")"
+sed -n 3p "$TMP/o/many.mixed" | grep -q "error: the file changed on the server" && ok || fail "open_many of a changing file: $(sed -n 3p "$TMP/o/many.mixed")"
+[ "$(sed -n 4p "$TMP/o/many.mixed" | cut -d' ' -f2-)" = "$ref_vocab" ] && ok || fail "open_many of a local path: $(sed -n 4p "$TMP/o/many.mixed")"
+sed -n 5p "$TMP/o/many.mixed" | grep -q "error: HTTP 404" && ok || fail "open_many of a missing URL: $(sed -n 5p "$TMP/o/many.mixed")"
+[ "$(sed -n 6p "$TMP/o/many.mixed" | cut -d' ' -f2-)" = "$ref_vocab" ] && ok || fail "open_many through a redirect: $(sed -n 6p "$TMP/o/many.mixed")"
+
 # ---- --offline never touches the network ----
 clear_log
 expect_status 1 "$EDIT" show --offline "$U/files/$MODEL"

@@ -84,6 +84,19 @@ struct gguf_file {
 GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
                                   uint64_t file_size, unsigned flags, gguf_error *err);
 /* open.c: parses the file a source holds; takes the source (freed on failure too). */
+/* open.c: one step of reading a header from f->src in growing pieces (f->size set, f->head_len
+ * bytes held): holds `want` bytes and parses; 0 parsed, 1 with *next the bytes to hold next,
+ * or an error. gguf__file_new makes an empty gguf_file with flags. */
+GGUF_HIDDEN int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err);
+GGUF_HIDDEN gguf_file *gguf__file_new(unsigned flags);
+/* many.c: opens many URLs at once (gguf__source_fetch_many), each parsed as its bytes arrive:
+ * done gets each file (the callee's) or NULL with unchanged (a 304 for an item's validators)
+ * or err. Local paths among the items are opened one by one. */
+typedef void (*gguf__open_many_fn)(void *user, size_t i, gguf_file *f, bool unchanged,
+                                   const gguf_error *err);
+GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
+                                unsigned max_parallel, gguf__open_many_fn done, void *user,
+                                gguf_error *err);
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
 /* shards.c: the split keys of a file: split.no, split.count, split.tensors.count (each -1

@@ -28,51 +28,68 @@ int gguf__file_read(const gguf_file *f, void *buf, size_t len, uint64_t off, ggu
     return gguf__source_read(f->src, buf, len, off, err);
 }
 
-/* Reads the header from a source that is not in memory: the first FIRST_READ bytes (or what
- * the source suggests), then more, keeping what was read, until the parse is satisfied. */
+/* One step of reading a header from a source that is not in memory: holds its first `want`
+ * bytes (reading those not held yet) and parses them. Returns 0 when the header is parsed, 1
+ * with *next = how many bytes to hold for the next step when the parse ran out of them, or an
+ * error. Reads at least double (few requests), but a source that pays per byte reads no
+ * further than read_ahead past where the header ends at least (so never much tensor data). */
+int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err) {
+    uint64_t have = f->head_len;
+    *next = 0;
+    if (want > f->size)
+        want = f->size;
+    if (want < have)
+        want = have;
+    if (want > SIZE_MAX)
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                          "a header of %llu bytes does not fit in memory",
+                          (unsigned long long)want);
+    uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
+    if (head == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                          "out of memory for a header of %llu bytes", (unsigned long long)want);
+    f->head_owned = head;
+    f->head = head;
+    int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
+    if (rc != 0)
+        return rc;
+    have = want;
+    f->head_len = have;
+    gguf_error sub;
+    gguf_error_clear(&sub);
+    rc = gguf__parse(f, &sub);
+    if (rc == 0 || f->head_need <= have || have == f->size) {
+        if (rc != 0 && err != NULL && err->code == 0)
+            *err = sub;
+        /* what was read past the header is not kept for later: tensor bytes are read when
+         * asked for, as they are then */
+        if (rc == 0 && f->head_len > f->data_offset)
+            f->head_len = f->data_offset;
+        return rc;
+    }
+    /* ran out of held bytes inside the file: read more and parse again */
+    gguf__file_clear(f);
+    uint64_t grow = have * 2 < have ? f->size : have * 2;
+    uint64_t ahead = f->src->read_ahead;
+    if (ahead != 0 && f->head_floor < f->size - ahead && grow > f->head_floor + ahead)
+        grow = f->head_floor + ahead;
+    *next = grow > f->head_need ? grow : f->head_need;
+    return 1;
+}
+
+/* Reads the header from a source that is not in memory: the first first_read bytes (or
+ * FIRST_READ), then more, keeping what was read, until the parse is satisfied. */
 static int parse_from_source(gguf_file *f, gguf_error *err) {
     uint64_t want = f->src->first_read ? f->src->first_read : FIRST_READ;
-    uint64_t have = 0;
     for (;;) {
-        if (want > f->size)
-            want = f->size;
-        if (want > SIZE_MAX)
-            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
-                              "a header of %llu bytes does not fit in memory",
-                              (unsigned long long)want);
-        uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
-        if (head == NULL)
-            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
-                              "out of memory for a header of %llu bytes", (unsigned long long)want);
-        f->head_owned = head;
-        f->head = head;
-        int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
-        if (rc != 0)
+        int rc = gguf__open_step(f, want, &want, err);
+        if (rc != 1)
             return rc;
-        have = want;
-        f->head_len = have;
-        gguf_error sub;
-        gguf_error_clear(&sub);
-        rc = gguf__parse(f, &sub);
-        if (rc == 0 || f->head_need <= have || have == f->size) {
-            if (rc != 0 && err != NULL && err->code == 0)
-                *err = sub;
-            /* what was read past the header is not kept for later: tensor bytes are read
-             * when asked for, as they are then */
-            if (rc == 0 && f->head_len > f->data_offset)
-                f->head_len = f->data_offset;
-            return rc;
-        }
-        /* ran out of held bytes inside the file: read more and parse again. Reads at least
-         * double (few requests), but a source that pays per byte reads no further than
-         * read_ahead past where the header ends at least (so never much tensor data) */
-        gguf__file_clear(f);
-        uint64_t next = have * 2 < have ? f->size : have * 2;
-        uint64_t ahead = f->src->read_ahead;
-        if (ahead != 0 && f->head_floor < f->size - ahead && next > f->head_floor + ahead)
-            next = f->head_floor + ahead;
-        want = next > f->head_need ? next : f->head_need;
     }
+}
+
+gguf_file *gguf__file_new(unsigned flags) {
+    return new_file(flags);
 }
 
 int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_error *err) {

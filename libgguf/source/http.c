@@ -43,6 +43,23 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
                       "built without HTTP support (configure found no libcurl): cannot read a URL");
 }
 
+int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
+                            unsigned max_conns, gguf__fetch_more_fn more,
+                            gguf__fetch_done_fn done, void *user, gguf_error *err) {
+    (void)opt;
+    (void)max_conns;
+    (void)more;
+    (void)err;
+    for (size_t i = 0; i < n; i++) {
+        gguf_error e;
+        gguf_error_clear(&e);
+        gguf__source_open_url(NULL, items[i].url, NULL, &e);
+        gguf__fail_path(&e, items[i].url);
+        done(user, i, NULL, false, &e);
+    }
+    return 0;
+}
+
 #else /* GGUF_HAVE_CURL */
 
 #include <curl/curl.h>
@@ -92,8 +109,12 @@ typedef struct http {
     long status;
     struct curl_slist *headers;
     bool sent_auth;
-    CURLM *multi;
+    CURLM *multi;   /* this source's own */
+    CURLM *batch;   /* while a batch drives it (gguf__source_fetch_many): the batch's */
+    size_t batch_index;
     CURL *easy;
+    struct curl_slist *cond; /* headers + If-None-Match/If-Modified-Since, first request only */
+    bool not_modified;       /* the answer was 304: what the caller knew still holds */
     char curl_err[CURL_ERROR_SIZE];
     unsigned timeout_s, retry_delay_ms;
     int retries;
@@ -428,6 +449,12 @@ static bool check_response(http *h) {
                          (unsigned long long)len);
         return true;
     }
+    if (status == 304 && h->cond != NULL && !h->size_known) {
+        h->not_modified = true; /* what the caller knew (ETag, Last-Modified) still holds */
+        h->discard = true;
+        h->end = h->net;
+        return true;
+    }
     if (status == 416) {
         if (!h->size_known && r->total_known && r->range_total == 0) {
             h->end = 0; /* an empty file: nothing to ask for */
@@ -531,9 +558,13 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
 
 /* ---- transfers ---- */
 
+static CURLM *multi_of(const http *h) {
+    return h->batch != NULL ? h->batch : h->multi;
+}
+
 static void transfer_stop(http *h) {
     if (h->active)
-        curl_multi_remove_handle(h->multi, h->easy);
+        curl_multi_remove_handle(multi_of(h), h->easy);
     h->active = h->done = h->paused = false;
     h->stash_len = h->stash_at = 0;
 }
@@ -544,7 +575,7 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
     char range[64];
     snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)net,
              (unsigned long long)(end - 1));
-    h->net = h->pos = net;
+    h->start = h->net = h->pos = net;
     h->end = end;
     h->checked = false;
     h->discard = false;
@@ -556,9 +587,12 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
     memset(&h->resp, 0, sizeof h->resp);
     curl_easy_setopt(h->easy, CURLOPT_RANGE, range);
     curl_easy_setopt(h->easy, CURLOPT_URL, h->direct != NULL ? h->direct : h->url);
-    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER,
-                     h->direct != NULL && h->direct_foreign ? NULL : h->headers);
-    CURLMcode mc = curl_multi_add_handle(h->multi, h->easy);
+    struct curl_slist *headers = h->direct != NULL && h->direct_foreign ? NULL : h->headers;
+    if (h->cond != NULL && !h->size_known)
+        headers = h->cond;
+    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, headers);
+    h->not_modified = false;
+    CURLMcode mc = curl_multi_add_handle(multi_of(h), h->easy);
     if (mc != CURLM_OK)
         return fail_url(h, err, GGUF_EIO, net, "cannot start a request: %s",
                         curl_multi_strerror(mc));
@@ -570,19 +604,19 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
 /* Runs libcurl until the destination is full or the transfer ended. */
 static int pump(http *h, gguf_error *err) {
     int running = 0;
-    CURLMcode mc = curl_multi_perform(h->multi, &running);
+    CURLMcode mc = curl_multi_perform(multi_of(h), &running);
     if (mc != CURLM_OK)
         return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s", curl_multi_strerror(mc));
     CURLMsg *m;
     int queued;
-    while ((m = curl_multi_info_read(h->multi, &queued)) != NULL) {
+    while ((m = curl_multi_info_read(multi_of(h), &queued)) != NULL) {
         if (m->msg == CURLMSG_DONE) {
             h->done = true;
             h->result = m->data.result;
         }
     }
     if (!h->done && h->dst_len < h->dst_cap) {
-        mc = curl_multi_poll(h->multi, NULL, 0, 1000, NULL);
+        mc = curl_multi_poll(multi_of(h), NULL, 0, 1000, NULL);
         if (mc != CURLM_OK)
             return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
                             curl_multi_strerror(mc));
@@ -609,6 +643,18 @@ static void sleep_ms(unsigned ms) {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+/* How long to wait before attempt number `attempts` + 1. */
+static unsigned retry_delay(const http *h, int attempts) {
+    unsigned delay = h->retry_delay_ms;
+    for (int i = 1; i < attempts && delay < BACKOFF_MAX_MS; i++)
+        delay *= 2;
+    if (delay > BACKOFF_MAX_MS)
+        delay = BACKOFF_MAX_MS;
+    if (h->resp.retry_after > 0 && h->resp.retry_after * 1000u > delay)
+        delay = h->resp.retry_after * 1000u;
+    return delay;
 }
 
 /* The transfer ended: 0 when it delivered all of its range, 1 when it is worth asking again
@@ -691,8 +737,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             attempts--;
         }
         if (outcome < 0 || h->whole) {
-            h->active = false;
-            curl_multi_remove_handle(h->multi, h->easy);
+            transfer_stop(h);
             if (err != NULL && err->code == 0)
                 *err = why;
             gguf__fail_path(err, h->url);
@@ -702,8 +747,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
         bool progressed = h->net > h->start;
         attempts = progressed ? 1 : attempts + 1;
         if (h->retries >= 0 && attempts > h->retries) {
-            h->active = false;
-            curl_multi_remove_handle(h->multi, h->easy);
+            transfer_stop(h);
             if (err != NULL && err->code == 0) {
                 *err = why;
                 size_t n = strlen(err->message);
@@ -713,14 +757,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             gguf__fail_path(err, h->url);
             return why.code ? why.code : GGUF_EIO;
         }
-        unsigned delay = h->retry_delay_ms;
-        for (int i = 1; i < attempts && delay < BACKOFF_MAX_MS; i++)
-            delay *= 2;
-        if (delay > BACKOFF_MAX_MS)
-            delay = BACKOFF_MAX_MS;
-        if (h->resp.retry_after > 0 && h->resp.retry_after * 1000u > delay)
-            delay = h->resp.retry_after * 1000u;
-        sleep_ms(delay);
+        sleep_ms(retry_delay(h, attempts));
         /* resume at the first byte not received; the stash (bytes before it) stays */
         uint64_t pos = h->pos, end = h->end;
         uint8_t *stash = h->stash;
@@ -751,6 +788,10 @@ static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_
     uint64_t at = off + done;
     size_t rest = len - done;
     bool streamed = false;
+    if (h->batch != NULL) /* a batch fetches; its consumer reads only what was kept */
+        return fail_url(h, err, GGUF_EIO, at, "bytes %llu..%llu were not kept (more than %llu "
+                        "bytes of header?)", (unsigned long long)at,
+                        (unsigned long long)(at + rest), (unsigned long long)CACHE_MAX);
     if (!(h->active && h->pos == at && h->end >= at + rest)) {
         uint64_t end = at + rest;
         /* a read that continues the previous one inside an announced range streams the rest
@@ -800,6 +841,7 @@ static void http_close(gguf__source *s) {
     if (h->multi != NULL)
         curl_multi_cleanup(h->multi);
     curl_slist_free_all(h->headers);
+    curl_slist_free_all(h->cond);
     gguf__free(h->direct);
     for (size_t i = 0; i < h->n_segs; i++)
         gguf__free(h->segs[i].bytes);
@@ -863,14 +905,11 @@ static int setup_easy(http *h, gguf_error *err) {
     return 0;
 }
 
-int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_options *opt,
-                          gguf_error *err) {
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
+/* A source for url, its options set, no request made yet. */
+static int new_http(gguf__source **out, http **out_h, const char *url,
+                    const gguf_open_options *opt, gguf_error *err) {
     if (opt->offline)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
-                          "offline: a URL is not fetched");
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "offline: a URL is not fetched");
     pthread_once(&init_once, init_curl);
     if (init_result != CURLE_OK)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
@@ -901,28 +940,53 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
         rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "libcurl: out of memory");
     if (rc == 0)
         rc = setup_easy(h, err);
-    uint8_t *first = rc == 0 ? gguf__malloc(FIRST_REQUEST) : NULL;
-    if (rc == 0 && first == NULL)
+    if (rc != 0) {
+        gguf__source_free(s);
+        return rc;
+    }
+    *out = s;
+    *out_h = h;
+    return 0;
+}
+
+/* The first answer is in (got bytes from 0 in first): the size is known; the bytes are kept. */
+static int first_done(http *h, const uint8_t *first, size_t got, gguf_error *err) {
+    gguf__source *s = h->src;
+    if (h->whole) {
+        /* the server ignores Range and sent the whole file (at most whole_limit bytes) */
+        s->size = h->whole_len;
+        s->mem = h->whole_buf != NULL ? h->whole_buf : (const uint8_t *)"";
+        h->size_known = true;
+        return 0;
+    }
+    cache_put(h, first, got, 0);
+    s->first_read = got;
+    s->read_ahead = READ_AHEAD;
+    h->last_end = got;
+    if (got < s->size && got < FIRST_REQUEST)
+        return fail_url(h, err, GGUF_EIO, got, "the first answer ended at byte %llu of %llu",
+                        (unsigned long long)got, (unsigned long long)s->size);
+    return 0;
+}
+
+int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_options *opt,
+                          gguf_error *err) {
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    gguf__source *s;
+    http *h;
+    int rc = new_http(&s, &h, url, opt != NULL ? opt : &none, err);
+    if (rc != 0)
+        return rc;
+    uint8_t *first = gguf__malloc(FIRST_REQUEST);
+    if (first == NULL)
         rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     size_t got = 0;
     if (rc == 0)
         rc = transfer_start(h, 0, FIRST_REQUEST, err);
     if (rc == 0)
         rc = pull(h, first, FIRST_REQUEST, &got, err);
-    if (rc == 0 && h->whole) {
-        /* the server ignores Range and sent the whole file (at most whole_limit bytes) */
-        s->size = h->whole_len;
-        s->mem = h->whole_buf != NULL ? h->whole_buf : (const uint8_t *)"";
-        h->size_known = true;
-    } else if (rc == 0) {
-        cache_put(h, first, got, 0);
-        s->first_read = got;
-        s->read_ahead = READ_AHEAD;
-        h->last_end = got;
-        if (got < s->size && got < FIRST_REQUEST)
-            rc = fail_url(h, err, GGUF_EIO, got, "the first answer ended at byte %llu of %llu",
-                          (unsigned long long)got, (unsigned long long)s->size);
-    }
+    if (rc == 0)
+        rc = first_done(h, first, got, err);
     gguf__free(first);
     transfer_stop(h);
     if (rc != 0) {
@@ -931,6 +995,274 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
     }
     *out = s;
     return 0;
+}
+
+/* ---- many URLs at once ----
+ * One libcurl multi handle drives up to max_conns transfers. Each item goes through the same
+ * steps as one open: the first request, then the ranges its consumer asks for, each into a
+ * buffer of exactly its size; a failure worth retrying waits (without blocking the others)
+ * and resumes where the bytes stopped. */
+
+typedef struct slot {
+    gguf__source *src;
+    http *h;
+    uint8_t *buf;
+    int attempts;
+    double retry_at; /* monotonic seconds; 0 while a transfer runs */
+    bool first;
+} slot;
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Starts the range [from, to) of slot k into a fresh buffer. */
+static int slot_fetch(slot *k, uint64_t from, uint64_t to, gguf_error *err) {
+    http *h = k->h;
+    uint8_t *b = gguf__realloc(k->buf, (size_t)(to - from));
+    if (b == NULL)
+        return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    k->buf = b;
+    h->dst = b;
+    h->dst_len = 0;
+    h->dst_cap = (size_t)(to - from);
+    k->attempts = 0;
+    return transfer_start(h, from, to, err);
+}
+
+/* Appends "name: value" (name NULL: value is the whole line) to *list; false when memory ran
+ * out (the list is left as it was). */
+static bool append_header(struct curl_slist **list, const char *name, const char *value) {
+    size_t n = (name != NULL ? strlen(name) + 2 : 0) + strlen(value) + 1;
+    char *line = gguf__malloc(n);
+    if (line == NULL)
+        return false;
+    snprintf(line, n, "%s%s%s", name != NULL ? name : "", name != NULL ? ": " : "", value);
+    struct curl_slist *r = curl_slist_append(*list, line);
+    gguf__free(line);
+    if (r != NULL)
+        *list = r;
+    return r != NULL;
+}
+
+static int slot_open(slot *k, const gguf__fetch *item, const gguf_open_options *opt,
+                     CURLM *batch, size_t index, gguf_error *err) {
+    gguf_open_options o = *opt;
+    o.progress = NULL; /* a batch reports per item, through its callbacks */
+    int rc = new_http(&k->src, &k->h, item->url, &o, err);
+    if (rc != 0)
+        return rc;
+    http *h = k->h;
+    h->batch = batch;
+    h->batch_index = index;
+    if ((item->etag != NULL && item->etag[0]) ||
+        (item->last_modified != NULL && item->last_modified[0])) {
+        bool ok = true;
+        for (struct curl_slist *l = h->headers; ok && l != NULL; l = l->next)
+            ok = append_header(&h->cond, NULL, l->data);
+        if (ok && item->etag != NULL && item->etag[0])
+            ok = append_header(&h->cond, "If-None-Match", item->etag);
+        else if (ok && item->last_modified != NULL && item->last_modified[0])
+            ok = append_header(&h->cond, "If-Modified-Since", item->last_modified);
+        if (!ok)
+            return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    k->first = true;
+    return slot_fetch(k, 0, FIRST_REQUEST, err);
+}
+
+static void slot_release(slot *k) {
+    if (k->h != NULL) {
+        transfer_stop(k->h);
+        k->h->batch = NULL;
+        k->h->dst = NULL;
+        k->h->dst_len = k->h->dst_cap = 0;
+    }
+    gguf__free(k->buf);
+    k->buf = NULL;
+}
+
+/* Slot k's transfer ended: retry it, ask the consumer for more, or finish the item. Returns
+ * true when the item is finished (done called). */
+static bool slot_ended(slot *k, size_t i, gguf__fetch_more_fn more, gguf__fetch_done_fn done,
+                       void *user) {
+    http *h = k->h;
+    gguf_error why;
+    int outcome = transfer_outcome(h, &why);
+    uint64_t start = h->start;
+    size_t got = h->dst_len;
+    if (outcome == 1) {
+        k->attempts = h->net > h->start ? 1 : k->attempts + 1;
+        if (k->attempts <= h->retries) {
+            transfer_stop(h);
+            k->retry_at = mono_s() + retry_delay(h, k->attempts) / 1000.0;
+            return false;
+        }
+        size_t n = strlen(why.message);
+        snprintf(why.message + n, sizeof why.message - n, " (after %d attempt%s)",
+                 h->retries + 1, h->retries == 0 ? "" : "s");
+    }
+    if (outcome != 0) {
+        gguf__fail_path(&why, h->url);
+        slot_release(k);
+        gguf__source_free(k->src);
+        k->src = NULL;
+        k->h = NULL;
+        done(user, i, NULL, false, &why);
+        return true;
+    }
+    transfer_stop(h);
+    gguf_error_clear(&why);
+    int rc = 0;
+    uint64_t have = start + got, next = 0;
+    if (h->not_modified) {
+        slot_release(k);
+        gguf__source_free(k->src);
+        k->src = NULL;
+        k->h = NULL;
+        done(user, i, NULL, true, NULL);
+        return true;
+    }
+    if (k->first) {
+        k->first = false;
+        rc = first_done(h, k->buf, got, &why);
+        have = got;
+    } else {
+        cache_put(h, k->buf, got, start);
+    }
+    if (rc == 0 && !h->whole)
+        rc = more(user, i, k->src, have, &next, &why);
+    if (rc == 0 && next > have)
+        rc = slot_fetch(k, have, next, &why);
+    if (rc == 0 && next > have)
+        return false; /* the next range is on its way */
+    if (rc != 0)
+        gguf__fail_path(&why, h->url);
+    slot_release(k);
+    gguf__source *src = k->src;
+    k->src = NULL;
+    k->h = NULL;
+    if (rc != 0) {
+        gguf__source_free(src);
+        src = NULL;
+    }
+    done(user, i, src, false, rc != 0 ? &why : NULL);
+    return true;
+}
+
+int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
+                            unsigned max_conns, gguf__fetch_more_fn more,
+                            gguf__fetch_done_fn done, void *user, gguf_error *err) {
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    if (opt == NULL)
+        opt = &none;
+    if (max_conns == 0)
+        max_conns = 1;
+    if (n == 0)
+        return 0;
+    pthread_once(&init_once, init_curl);
+    if (init_result != CURLE_OK)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
+                          curl_easy_strerror(init_result));
+    CURLM *m = curl_multi_init();
+    slot *slots = gguf__calloc(n, sizeof *slots);
+    if (m == NULL || slots == NULL) {
+        if (m != NULL)
+            curl_multi_cleanup(m);
+        gguf__free(slots);
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
+    size_t next_item = 0, running = 0, finished = 0;
+    int rc = 0;
+    while (rc == 0 && finished < n) {
+        bool busy = false; /* something changed: run libcurl again before waiting */
+        while (running < max_conns && next_item < n) {
+            busy = true;
+            size_t i = next_item++;
+            gguf_error e;
+            gguf_error_clear(&e);
+            if (slot_open(&slots[i], &items[i], opt, m, i, &e) != 0) {
+                gguf__fail_path(&e, items[i].url);
+                if (slots[i].src != NULL) {
+                    slot_release(&slots[i]);
+                    gguf__source_free(slots[i].src);
+                    slots[i] = (slot){0};
+                }
+                done(user, i, NULL, false, &e);
+                finished++;
+            } else {
+                running++;
+            }
+        }
+        double now = mono_s(), wake = now + 1.0;
+        for (size_t i = 0; i < next_item; i++) {
+            slot *k = &slots[i];
+            if (k->h == NULL || k->retry_at == 0)
+                continue;
+            if (k->retry_at > now) {
+                if (k->retry_at < wake)
+                    wake = k->retry_at;
+                continue;
+            }
+            k->retry_at = 0;
+            busy = true;
+            gguf_error e;
+            gguf_error_clear(&e);
+            /* resume at the first byte not received, into the same buffer */
+            if (transfer_start(k->h, k->h->net, k->h->end, &e) != 0) {
+                slot_release(k);
+                gguf__source_free(k->src);
+                *k = (slot){0};
+                done(user, i, NULL, false, &e);
+                finished++;
+                running--;
+            }
+        }
+        int still = 0;
+        CURLMcode mc = curl_multi_perform(m, &still);
+        if (mc != CURLM_OK) {
+            rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
+                            curl_multi_strerror(mc));
+            break;
+        }
+        CURLMsg *msg;
+        int queued;
+        while ((msg = curl_multi_info_read(m, &queued)) != NULL) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            http *h = NULL;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
+            if (h == NULL)
+                continue;
+            size_t i = h->batch_index;
+            h->done = true;
+            h->result = msg->data.result;
+            busy = true;
+            if (slot_ended(&slots[i], i, more, done, user)) {
+                finished++;
+                running--;
+            }
+        }
+        if (finished < n && !busy) {
+            int ms = (int)((wake - mono_s()) * 1000.0);
+            mc = curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms, NULL);
+            if (mc != CURLM_OK)
+                rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
+                                curl_multi_strerror(mc));
+        }
+    }
+    for (size_t i = 0; i < n; i++) { /* only after a failure of the batch itself */
+        if (slots[i].src != NULL) {
+            slot_release(&slots[i]);
+            gguf__source_free(slots[i].src);
+        }
+    }
+    gguf__free(slots);
+    curl_multi_cleanup(m);
+    return rc;
 }
 
 #endif /* GGUF_HAVE_CURL */

@@ -29,6 +29,18 @@ bool gguf__source_is_url(const char *name) {
            (strncasecmp(name, "http://", 7) == 0 || strncasecmp(name, "https://", 8) == 0);
 }
 
+int gguf__source_open_name(gguf__source **out, const char *name, const gguf_open_options *opt,
+                           gguf_error *err) {
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    if (opt == NULL)
+        opt = &none;
+    int rc = gguf__source_is_url(name) ? gguf__source_open_url(out, name, opt, err)
+                                       : gguf__source_open_path(out, name, opt->flags, err);
+    if (rc != 0)
+        gguf__fail_path(err, name);
+    return rc;
+}
+
 void gguf__source_free(gguf__source *s) {
     if (s == NULL)
         return;

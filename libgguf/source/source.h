@@ -62,6 +62,36 @@ GGUF_HIDDEN int gguf__source_open_memory(gguf__source **out, const void *data, s
  * Fails with GGUF_EUNSUPPORTED in a build without libcurl. opt may be NULL. */
 GGUF_HIDDEN int gguf__source_open_url(gguf__source **out, const char *url,
                                       const gguf_open_options *opt, gguf_error *err);
+/* Many URLs at once (http.c), for a catalog of a hub's files: each item goes through what
+ * gguf__source_open_url does, then through the ranges its consumer asks for, with at most
+ * max_conns transfers at a time over one libcurl multi handle, so that thousands of headers
+ * are fetched in parallel without a thread each. */
+typedef struct gguf__fetch {
+    const char *url;
+    /* what the caller knew of the file (NULL or "": nothing): the first request is then
+     * conditional, and an answer 304 Not Modified finishes the item at once (unchanged) */
+    const char *etag, *last_modified;
+} gguf__fetch;
+/* The consumer of item i's bytes: the source has [0, have) read and kept; *next is set to the
+ * end of the bytes it needs next (0 or <= have: it has enough). Returns 0 or a GGUF_E* code
+ * (err filled), which finishes the item with that error. */
+typedef int (*gguf__fetch_more_fn)(void *user, size_t i, gguf__source *src, uint64_t have,
+                                   uint64_t *next, gguf_error *err);
+/* Called once per item, in the order items finish: src (now the callee's) when its bytes are
+ * in; src NULL with unchanged set for a 304; src NULL with err (naming the URL) on failure. */
+typedef void (*gguf__fetch_done_fn)(void *user, size_t i, gguf__source *src, bool unchanged,
+                                    const gguf_error *err);
+/* Returns 0 once every item is finished, or an error of the batch itself (libcurl cannot start,
+ * out of memory) after which items not yet finished are never reported. Without libcurl every
+ * item finishes with GGUF_EUNSUPPORTED. */
+GGUF_HIDDEN int gguf__source_fetch_many(const gguf__fetch *items, size_t n,
+                                        const gguf_open_options *opt, unsigned max_conns,
+                                        gguf__fetch_more_fn more, gguf__fetch_done_fn done,
+                                        void *user, gguf_error *err);
+/* Opens a name: a URL as gguf__source_open_url does, anything else as a local path. This is how
+ * a layer above finds a file by name (the shards of a split set beside a URL are URLs). */
+GGUF_HIDDEN int gguf__source_open_name(gguf__source **out, const char *name,
+                                       const gguf_open_options *opt, gguf_error *err);
 /* 1 when name is an http:// or https:// URL. */
 GGUF_HIDDEN bool gguf__source_is_url(const char *name);
 GGUF_HIDDEN bool gguf__source_http_built(void);
