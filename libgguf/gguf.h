@@ -239,11 +239,10 @@ GGUF_API void gguf_file_free(gguf_file *f);
 
 /* Called now and then while a URL is read: bytes fetched so far in this open, and the size of
  * the file. */
-typedef void (*gguf_fetch_progress_fn)(uint64_t fetched, uint64_t size, void *user);
+typedef void (*gguf_fetch_progress_fn)(void *user, uint64_t fetched, uint64_t size);
 
-/* Options of gguf_file_open_ex and gguf_file_open_fd. Zero is the default of every field, so
- * `gguf_open_options o = {0};` or GGUF_OPEN_OPTIONS_INIT, then designated fields, keeps working
- * when fields are added (always at the end). */
+/* Options of gguf_file_open_ex and gguf_file_open_fd. Zero is the default of every field:
+ * start from GGUF_OPEN_OPTIONS_INIT and set fields by name. */
 typedef struct gguf_open_options {
     unsigned flags;            /* gguf_open_flags */
     /* "Name: value" lines sent with each request to the URL's host, e.g. "Authorization:
@@ -263,7 +262,8 @@ typedef struct gguf_open_options {
     uint64_t keep_bytes;       /* gguf_file_open_fd on a pipe: bytes kept in memory (0: all) */
 } gguf_open_options;
 
-#define GGUF_OPEN_OPTIONS_INIT { 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+/* Every field not named is 0 / NULL: the defaults. */
+#define GGUF_OPEN_OPTIONS_INIT {.flags = 0}
 
 /* 1 when s is an http:// or https:// URL (the scheme in any case), else 0. */
 GGUF_API int gguf_path_is_url(const char *s);

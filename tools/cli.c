@@ -148,7 +148,7 @@ static void progress_clear(void) {
     }
 }
 
-static void show_fetch(uint64_t fetched, uint64_t size, void *user) {
+static void show_fetch(void *user, uint64_t fetched, uint64_t size) {
     const char *url = user;
     double t = now_s();
     if (fetched < ((uint64_t)4 << 20) || t - progress_last < 0.2)

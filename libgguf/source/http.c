@@ -480,7 +480,7 @@ static bool check_response(http *h) {
 static void tell_progress(http *h) {
     if (h->progress != NULL && h->fetched - h->progress_at >= PROGRESS_STEP) {
         h->progress_at = h->fetched;
-        h->progress(h->fetched, h->src->size, h->progress_user);
+        h->progress(h->progress_user, h->fetched, h->src->size);
     }
 }
 
@@ -819,7 +819,7 @@ static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_
     h->last_end = off + len;
     if (h->progress != NULL && h->fetched != h->progress_at) {
         h->progress_at = h->fetched;
-        h->progress(h->fetched, s->size, h->progress_user);
+        h->progress(h->progress_user, h->fetched, s->size);
     }
     return 0;
 }
