@@ -2,7 +2,6 @@
 #include "source/source.h"
 
 #include <string.h>
-#include <strings.h>
 
 int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off, gguf_error *err) {
     if (off > s->size || len > s->size - off)
@@ -22,23 +21,6 @@ int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off, gguf
 void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t len, bool certain) {
     if (s != NULL && s->mem == NULL && s->ops->will_read != NULL)
         s->ops->will_read(s, off, len, certain);
-}
-
-bool gguf__source_is_url(const char *name) {
-    return name != NULL &&
-           (strncasecmp(name, "http://", 7) == 0 || strncasecmp(name, "https://", 8) == 0);
-}
-
-int gguf__source_open_name(gguf__source **out, const char *name, const gguf_open_options *opt,
-                           gguf_error *err) {
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
-    int rc = gguf__source_is_url(name) ? gguf__source_open_url(out, name, opt, err)
-                                       : gguf__source_open_path(out, name, opt->flags, err);
-    if (rc != 0)
-        gguf__fail_path(err, name);
-    return rc;
 }
 
 void gguf__source_free(gguf__source *s) {
