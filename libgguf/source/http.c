@@ -569,7 +569,8 @@ static void transfer_stop(http *h) {
     h->stash_len = h->stash_at = 0;
 }
 
-/* Asks for [net, end) (end 0: the size is unknown, ask for FIRST_REQUEST bytes). */
+/* Asks for bytes [net, end) (end may pass the end of a file whose size is not known yet: the
+ * answer cuts it). */
 static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) {
     transfer_stop(h);
     char range[64];
