@@ -198,7 +198,11 @@ for rel in $MODEL $VOCAB synth/tiny_llama.gguf be/ggml-vocab-llama-spm.be.gguf v
     clear_log
     same "hash $rel" "$U/files/$rel" "$CORPUS/$rel" hash --json @
 done
-same "diff" "$U/files/$VOCAB" "$CORPUS/$VOCAB" diff @ "$CORPUS/real/ggml-vocab-llama-bpe.gguf"
+"$EDIT" diff "$U/files/$VOCAB" "$CORPUS/real/ggml-vocab-llama-bpe.gguf" >"$TMP/o/d.url" 2>"$TMP/o/d.err"; su=$?
+"$EDIT" diff "$CORPUS/$VOCAB" "$CORPUS/real/ggml-vocab-llama-bpe.gguf" >"$TMP/o/d.local"; sl=$?
+sed -i "s|$U/files/|$CORPUS/|g" "$TMP/o/d.url"
+[ $su -eq $sl ] && cmp -s "$TMP/o/d.url" "$TMP/o/d.local" && grep -q "tensor bytes are not compared with a URL" "$TMP/o/d.err" \
+    && ok || fail "diff URL FILE: status $su/$sl, $(diff "$TMP/o/d.url" "$TMP/o/d.local" | head -3)"
 "$EDIT" diff "$U/files/$MODEL" "$U/files/$MODEL" >"$TMP/o/d" 2>&1
 [ $? -eq 0 ] && [ ! -s "$TMP/o/d" ] && ok || fail "diff of a URL with itself: $(head -3 "$TMP/o/d")"
 

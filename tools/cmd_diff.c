@@ -45,6 +45,7 @@ typedef struct dctx {
     int trouble;    /* an error was printed */
     int first_json; /* no JSON element written yet in the current list */
     uint8_t *pa, *pb; /* byte comparison buffers */
+    int headers_only; /* tensor bytes are not compared (a URL) */
 } dctx;
 
 /* ---- lookups: the library's index (a name with a NUL byte cannot use it) ---- */
@@ -813,8 +814,8 @@ static void diff_tensors(dctx *d, vsummary *vsum) {
         if (same_layout) {
             if (x.nbytes == GGUF_NBYTES_UNKNOWN || y.nbytes == GGUF_NBYTES_UNKNOWN)
                 continue; /* unknown type: sizes unknown, nothing to compare */
-            if (d->o.quiet && d->n > 0)
-                continue; /* the answer is known */
+            if ((d->o.quiet && d->n > 0) || d->headers_only)
+                continue; /* the answer is known, or the bytes are not read */
             first = first_difference(d, i, (size_t)j, x.nbytes);
             if (first == UINT64_MAX)
                 break;
@@ -950,7 +951,7 @@ int cmd_diff(int argc, char **argv) {
         return 2;
     if (o.quiet)
         o.json = o.values = 0;
-    dctx d = {argv[optind], argv[optind + 1], NULL, NULL, o, 0, 0, 1, NULL, NULL};
+    dctx d = {argv[optind], argv[optind + 1], NULL, NULL, o, 0, 0, 1, NULL, NULL, 0};
     gguf_file *a = cli_open(d.path_a, flags);
     gguf_file *b = a ? cli_open(d.path_b, flags) : NULL;
     if (b == NULL) {
@@ -959,6 +960,10 @@ int cmd_diff(int argc, char **argv) {
     }
     d.a = a;
     d.b = b;
+    /* a URL is read for its header only: its tensor bytes would be the whole download */
+    d.headers_only = gguf_file_is_remote(a) || gguf_file_is_remote(b);
+    if (d.headers_only)
+        cli_errorf("note: tensor bytes are not compared with a URL (only the headers are read)");
     vsummary vsum;
     memset(&vsum, 0, sizeof vsum);
     if (o.json) {
