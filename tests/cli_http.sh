@@ -203,7 +203,7 @@ done
 sed -i "s|$U/files/|$CORPUS/|g" "$TMP/o/d.url"
 [ $su -eq $sl ] && cmp -s "$TMP/o/d.url" "$TMP/o/d.local" && grep -q "tensor bytes are not compared with a URL" "$TMP/o/d.err" \
     && ok || fail "diff URL FILE: status $su/$sl, $(diff "$TMP/o/d.url" "$TMP/o/d.local" | head -3)"
-"$EDIT" diff "$U/files/$MODEL" "$U/files/$MODEL" >"$TMP/o/d" 2>&1
+"$EDIT" diff "$U/files/$MODEL" "$U/files/$MODEL" >"$TMP/o/d" 2>/dev/null
 [ $? -eq 0 ] && [ ! -s "$TMP/o/d" ] && ok || fail "diff of a URL with itself: $(head -3 "$TMP/o/d")"
 
 # the byte ranges the log shows were fetched: each byte at most once (their sum is the size of
