@@ -1,11 +1,10 @@
 /* Shared tool glue: errors, open options, JSON and text rendering of metadata values. */
-#define _GNU_SOURCE /* clock_gettime, __fpending */
+#define _GNU_SOURCE /* clock_gettime, __fpending, strncasecmp */
 #include "config.h"
 #include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
