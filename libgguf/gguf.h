@@ -273,7 +273,7 @@ GGUF_API int gguf_http_available(void);
 
 /* gguf_file_open with options (opt NULL: the defaults), for a path or a URL. Besides the
  * errors of gguf_file_open: GGUF_EIO for a URL that cannot be fetched (the message names the
- * HTTP status or the network error), GGUF_EUNSUPPORTED for a URL in a build without libcurl
+ * HTTP status or the network error), GGUF_ENOTFOUND for a URL the server has not (404, 410), GGUF_EUNSUPPORTED for a URL in a build without libcurl
  * or from a server that ignores Range (see whole_limit), GGUF_EIO with opt->offline. */
 GGUF_API int gguf_file_open_ex(gguf_file **out, const char *path_or_url,
                                const gguf_open_options *opt, gguf_error *err);
@@ -343,8 +343,8 @@ GGUF_API size_t gguf_file_shard_count(const gguf_file *f);
 /* Shard k (from 0) as the file it is, or NULL when there is no such shard. For a single file,
  * shard 0 is f itself. Borrowed: valid until f is freed. */
 GGUF_API const gguf_file *gguf_file_shard(const gguf_file *f, size_t k);
-/* The path a file was opened from (a set's: its first shard's), or NULL for bytes in memory.
- * Borrowed: valid until f is freed. */
+/* The path or URL a file was opened from (a set's: its first shard's), or NULL for bytes in
+ * memory or read from a pipe. Borrowed: valid until f is freed. */
 GGUF_API const char *gguf_file_path(const gguf_file *f);
 /* The shard that holds tensor i (0 for a single file, and for tensors added by an edit). */
 GGUF_API uint32_t gguf_tensor_shard(const gguf_file *f, size_t i);

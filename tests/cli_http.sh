@@ -149,7 +149,7 @@ same() { # same LABEL URL LOCAL CMD ARGS... (the word @ in ARGS stands for the f
     done
     "$EDIT" "${a[@]}" >"$TMP/u.out" 2>"$TMP/u.err"; su=$?
     "$EDIT" "${b[@]}" >"$TMP/l.out" 2>"$TMP/l.err"; sl=$?
-    sed -i "s|$url|$local|g" "$TMP/u.out" "$TMP/u.err"
+    sed -i "s|$url|$local|g; ${SAME_SED:-}" "$TMP/u.out" "$TMP/u.err"
     if [ $su -eq $sl ] && cmp -s "$TMP/u.out" "$TMP/l.out" && cmp -s "$TMP/u.err" "$TMP/l.err"; then
         ok
     else
@@ -270,6 +270,23 @@ for name in output.weight blk.0.attn_norm.weight token_embd.weight; do
     "$EDIT" tensor --f32 "$U/files/$MODEL" "$name" | cmp -s - <("$EDIT" tensor --f32 "$CORPUS/$MODEL" "$name") \
         && ok || fail "tensor --f32 $name by URL differs"
 done
+
+# ---- a split set by the URL of any shard: its siblings are the same URL with the shard number
+# changed; a shard the server has not is a missing shard ----
+SAME_SED="s|$U/big/|$TMP/big/|g"
+mkdir -p "$TMP/big/split" "$TMP/big/gap"
+"$EDIT" split "$CORPUS/$MODEL" "$TMP/big/split/tiny" --max-tensors 8 >/dev/null
+cp "$TMP/big/split/tiny-00001-of-00003.gguf" "$TMP/big/split/tiny-00002-of-00003.gguf" "$TMP/big/gap/"
+for k in 1 2 3; do
+    shard="tiny-0000$k-of-00003.gguf"
+    same "split set by shard $k" "$U/big/split/$shard" "$TMP/big/split/$shard" show --json @
+done
+same "split set, hash" "$U/big/split/tiny-00002-of-00003.gguf" "$TMP/big/split/tiny-00002-of-00003.gguf" hash @
+same "split set, tensor" "$U/big/split/tiny-00003-of-00003.gguf" "$TMP/big/split/tiny-00003-of-00003.gguf" tensor @ output.weight
+same "split set, one file" "$U/big/split/tiny-00002-of-00003.gguf" "$TMP/big/split/tiny-00002-of-00003.gguf" show --one-file --json @
+same "split set, a shard missing" "$U/big/gap/tiny-00002-of-00003.gguf" "$TMP/big/gap/tiny-00002-of-00003.gguf" show @
+grep -q "split set of 3 shards: 1 missing: tiny-00003-of-00003.gguf" "$TMP/u.err" && ok || fail "missing shard by URL: $(cat "$TMP/u.err")"
+SAME_SED=""
 
 # ---- a redirect (302): followed; later requests go where it led ----
 clear_log

@@ -7,7 +7,9 @@
  * first shard's; no tensor name twice; the tensors add up to split.tensors.count), and a view
  * is built: the first shard's metadata, the tensors of all shards in shard order, each
  * remembering its shard, and one source reading every shard (source/set.c). Shards missing,
- * duplicated or from another set are named in the error. Nothing is written. */
+ * duplicated or from another set are named in the error. Nothing is written. A shard named by
+ * a URL has URLs for siblings (the same URL with the shard number changed), opened with the
+ * same options; a sibling the server does not have (404) is a missing shard. */
 #define _GNU_SOURCE
 #include "format/format.h"
 
@@ -63,6 +65,8 @@ typedef struct set_open {
     char *prefix;
     uint32_t count;
     unsigned flags;     /* for each shard: the caller's, without GGUF_OPEN_SPLIT_SET */
+    gguf_open_options opt; /* for each shard: the caller's, with those flags */
+    bool remote;        /* the shards are URLs */
     gguf_file **files;  /* count entries; NULL: not (yet) opened */
     char **paths;
 } set_open;
@@ -91,12 +95,21 @@ static int open_shards(set_open *s, gguf_error *err) {
         if (s->files[k] != NULL)
             continue;
         struct stat st;
-        if (stat(s->paths[k], &st) != 0 && errno == ENOENT) {
+        if (!s->remote && stat(s->paths[k], &st) != 0 && errno == ENOENT) {
             gguf__buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", base_name(s->paths[k]));
             continue;
         }
         gguf__source *src;
-        rc = gguf__source_open_path(&src, s->paths[k], s->flags, err);
+        gguf_error sub;
+        gguf_error_clear(&sub);
+        rc = gguf__source_open_name(&src, s->paths[k], &s->opt, &sub);
+        if (rc == GGUF_ENOTFOUND && s->remote) { /* the server has no such shard */
+            gguf__buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", base_name(s->paths[k]));
+            rc = 0;
+            continue;
+        }
+        if (rc != 0 && err != NULL && err->code == 0)
+            *err = sub;
         if (rc == 0)
             rc = gguf__open_source(&s->files[k], src, s->flags, err);
         if (rc != 0) {
@@ -286,7 +299,7 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
                         s->count, v->n_tensors - dups, (long long)expect);
         gguf__fail_path(err, s->paths[0]);
     }
-    if (rc == 0)
+    if (rc == 0 && !s->remote) /* a server lists no folder */
         rc = find_strays(v, s, err);
     gguf__free(parts);
     if (rc != 0) {
@@ -299,8 +312,11 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
 
 /* Opens the set `given` (already parsed from path) belongs to. Takes given. */
 static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_t no,
-                    uint32_t count, unsigned flags, gguf_error *err) {
-    set_open s = {.given = path, .count = count, .flags = flags & ~(unsigned)GGUF_OPEN_SPLIT_SET};
+                    uint32_t count, const gguf_open_options *opt, gguf_error *err) {
+    set_open s = {.given = path, .count = count, .opt = *opt,
+                  .flags = opt->flags & ~(unsigned)GGUF_OPEN_SPLIT_SET,
+                  .remote = gguf__source_is_url(path)};
+    s.opt.flags = s.flags;
     size_t prefix_len;
     uint32_t name_no, name_count;
     int rc = 0;
@@ -350,14 +366,23 @@ static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_
 }
 
 int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
+    gguf_open_options opt = GGUF_OPEN_OPTIONS_INIT;
+    opt.flags = flags;
+    return gguf_file_open_ex(out, path, &opt, err);
+}
+
+int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options *opt,
+                      gguf_error *err) {
     if (out == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
+    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
+    if (opt == NULL)
+        opt = &none;
+    unsigned flags = opt->flags;
     gguf__source *src;
-    int rc = gguf__source_open_path(&src, path, flags, err);
-    if (rc != 0) {
-        gguf__fail_path(err, path);
+    int rc = gguf__source_open_name(&src, path, opt, err);
+    if (rc != 0)
         return rc;
-    }
     gguf_file *f;
     rc = gguf__open_source(&f, src, flags & ~(unsigned)GGUF_OPEN_SPLIT_SET, err);
     if (rc != 0)
@@ -383,7 +408,7 @@ int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error
         gguf_file_free(f);
         return rc;
     }
-    return open_set(out, f, path, (uint32_t)no, (uint32_t)count, flags, err);
+    return open_set(out, f, path, (uint32_t)no, (uint32_t)count, opt, err);
 }
 
 /* ---- accessors ---- */
@@ -399,7 +424,8 @@ const gguf_file *gguf_file_shard(const gguf_file *f, size_t k) {
 }
 
 const char *gguf_file_path(const gguf_file *f) {
-    if (f->src == NULL || (f->src->fd < 0 && !gguf__source_is_set(f->src)))
+    if (f->src == NULL || (f->src->fd < 0 && !gguf__source_is_set(f->src) &&
+                           f->src->kind != GGUF__SOURCE_HTTP))
         return NULL;
     return f->src->name;
 }

@@ -472,7 +472,8 @@ static bool check_response(http *h) {
                            : " (no Authorization header was sent)";
     if (status >= 300 && status < 400)
         why = " (a redirect without a usable Location, or more than 10 redirects)";
-    return judge(h, GGUF_EIO, retry, "HTTP %ld%s%s%s for bytes %llu..%llu", status,
+    int code = status == 404 || status == 410 ? GGUF_ENOTFOUND : GGUF_EIO;
+    return judge(h, code, retry, "HTTP %ld%s%s%s for bytes %llu..%llu", status,
                  r->reason[0] ? " " : "", r->reason, why, (unsigned long long)h->net,
                  (unsigned long long)h->end);
 }

@@ -53,7 +53,16 @@ static void set_close(gguf__source *src) {
     gguf__free(s);
 }
 
-static const gguf__source_ops set_ops = {.read = set_read, .close = set_close};
+/* An announced range lies in one part: that part is told (a remote shard streams it). */
+static void set_will_read(gguf__source *src, uint64_t off, uint64_t len, bool certain) {
+    const set_impl *s = src->impl;
+    size_t k = part_of(s, off);
+    if (off < s->base[s->n] && len <= s->base[k + 1] - off)
+        gguf__source_will_read(s->parts[k], off - s->base[k], len, certain);
+}
+
+static const gguf__source_ops set_ops = {
+    .read = set_read, .close = set_close, .will_read = set_will_read};
 
 int gguf__source_open_set(gguf__source **out, gguf__source *const *parts, size_t n,
                           gguf_error *err) {
@@ -88,6 +97,7 @@ int gguf__source_open_set(gguf__source **out, gguf__source *const *parts, size_t
     *s = (set_impl){.n = n, .base = base, .parts = copy};
     *src = (gguf__source){
         .ops = &set_ops,
+        .kind = parts[0]->kind, /* a set of URLs is remote */
         .name = name,
         .size = base[n],
         .fd = -1,
