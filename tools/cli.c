@@ -130,34 +130,26 @@ static int hub_host(const char *url) {
     return 0;
 }
 
-/* the progress line for long reads of a URL, on a terminal */
-static int progress_shown;
-static double progress_last;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* the progress bar of long reads of a URL, on a terminal: cli_progress's, labelled with the URL */
+static void progress_draw(void *user, uint64_t done, uint64_t total);
+static cli_progress fetch_bar;
 
 static void progress_clear(void) {
-    if (progress_shown) {
-        fputs("\r\033[K", stderr);
-        progress_shown = 0;
-    }
+    cli_progress_end(&fetch_bar);
+    fetch_bar.label = NULL;
 }
 
 static void show_fetch(void *user, uint64_t fetched, uint64_t size) {
-    const char *url = user;
-    double t = now_s();
-    if (fetched < ((uint64_t)4 << 20) || t - progress_last < 0.2)
-        return; /* short reads need no progress line */
-    progress_last = t;
-    if (!progress_shown)
-        atexit(progress_clear);
-    progress_shown = 1;
-    fprintf(stderr, "\r\033[K%s: %s: %.1f of %.1f MiB fetched", cli_prog, url,
-            (double)fetched / 1048576.0, (double)size / 1048576.0);
+    if (fetched < ((uint64_t)4 << 20))
+        return; /* short reads need no progress bar */
+    if (fetch_bar.label != user) {
+        static int registered;
+        if (!registered)
+            atexit(progress_clear);
+        registered = 1;
+        fetch_bar = (cli_progress){.label = user, .last_permille = -1, .start = cli_now()};
+    }
+    progress_draw(&fetch_bar, fetched, size);
 }
 
 const gguf_open_options *cli_open_options(const char *path, unsigned flags) {

@@ -159,12 +159,6 @@ typedef struct progress {
     int shown;
 } progress;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress_clear(progress *p) {
     if (p->shown) {
         fputs("\r\033[K", stderr);
@@ -191,7 +185,7 @@ static void on_event(const gguf_catalog_event *ev, void *user) {
     default: break;
     }
     if (p->tty && !p->quiet) {
-        double t = now_s();
+        double t = cli_now();
         if (t - p->last >= 0.1) {
             p->last = t;
             p->shown = 1;
@@ -251,7 +245,7 @@ static int cmd_index(int argc, char **argv) {
     if (cat == NULL)
         return CLI_BAD;
     p.tty = isatty(2);
-    p.last = now_s();
+    p.last = cli_now();
     opt.on_event = on_event;
     opt.user = &p;
     gguf_catalog_stats st;
