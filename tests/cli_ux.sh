@@ -175,7 +175,7 @@ expect_status 2 "$EDIT" set "$M" k v --tpye u8
 grep -q "did you mean '--type'" "$TMP/err" && ok || fail "--tpye: $(cat "$TMP/err")"
 expect_status 2 "$EDIT" convert "$M" --endain big -o "$TMP/x.gguf"
 grep -q "did you mean '--endian'" "$TMP/err" && ok || fail "--endain: $(cat "$TMP/err")"
-for cmd in show get set rm rename realign edit reserve copy hash convert tensor diff verify recover; do
+for cmd in show get set rm rename realign edit reserve copy hash convert tensor diff verify recover requant split merge; do
     "$EDIT" $cmd > "$TMP/out" 2> "$TMP/err"
     st=$?
     [ "$st" -eq 2 ] && ok || fail "$cmd without operands exited $st"
@@ -185,6 +185,36 @@ for cmd in show get set rm rename realign edit reserve copy hash convert tensor 
     expect_status 0 "$EDIT" $cmd --help
     grep -q "^usage: gguf-edit $cmd " "$TMP/out" && ok || fail "$cmd --help: $(head -1 "$TMP/out")"
 done
+
+# the same for a bad option value and for too many operands
+for cmd in "requant $M Q4_K_M -o $TMP/x.gguf --threads x" "requant $M Q4_K_X -o $TMP/x.gguf" \
+    "requant $M $TMP/x.gguf Q4_K_M 2 extra" "verify --bogus $M" "diff $M $M $M"; do
+    # shellcheck disable=SC2086
+    "$EDIT" $cmd > "$TMP/out" 2> "$TMP/err"
+    st=$?
+    verb=${cmd%% *}
+    [ "$st" -eq 2 ] && ok || fail "$cmd exited $st"
+    [ "$(wc -l < "$TMP/err")" -le 5 ] && ok || fail "$cmd: usage error of $(wc -l < "$TMP/err") lines"
+    grep -q "^usage: gguf-edit $verb " "$TMP/err" && ok || fail "$cmd: no usage line: $(head -3 "$TMP/err")"
+    grep -q "^Try 'gguf-edit $verb --help' for more information" "$TMP/err" && ok || fail "$cmd: does not point to --help: $(cat "$TMP/err")"
+done
+# gguf-catalog: the same rule, per command, and without a command
+if [ -x "$CATALOG" ]; then
+    for cmd in "|" "index|index" "query|query SELECT\ 1 SELECT\ 2" "query|query --format xml SELECT\ 1" \
+        "query|query --timeout x SELECT\ 1" "index|index --array-max x $M" "schema|schema extra" \
+        "prune|prune extra" "path|path extra"; do
+        verb=${cmd%%|*}
+        eval "set -- ${cmd#*|}"
+        "$CATALOG" --db "$TMP/ux.db" "$@" > "$TMP/out" 2> "$TMP/err"
+        st=$?
+        [ "$st" -eq 2 ] && ok || fail "catalog $*: exited $st"
+        [ "$(wc -l < "$TMP/err")" -le 4 ] && ok || fail "catalog $*: usage error of $(wc -l < "$TMP/err") lines"
+        grep -q "^usage: gguf-catalog .*${verb:-COMMAND}" "$TMP/err" && ok || fail "catalog $*: no usage line: $(head -3 "$TMP/err")"
+        grep -q "^Try 'gguf-catalog ${verb:+$verb }--help' for more information" "$TMP/err" && ok ||
+            fail "catalog $*: does not point to --help: $(cat "$TMP/err")"
+    done
+    [ ! -e "$TMP/ux.db" ] && ok || fail "a usage error created a catalog"
+fi
 
 # ---- several files: show and hash ----
 A="$GOLDEN/hand/le_v3_two_tensors.gguf" B="$GOLDEN/hand/be_v3_scalars.gguf"

@@ -20,8 +20,7 @@
 
 static const char usage_text[] =
     "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
-    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n"
-    "(gguf-edit requant --help lists the types and the options)\n";
+    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n";
 
 static const char help_text[] =
     "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
@@ -283,7 +282,7 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
         threads = n == 3 ? ops[2] : NULL;
     } else if (n == 2) {
         gguf_requant_parse_type(&probe, ops[1], &err);
-        cli_errorf("requant: %s (see 'gguf-edit requant --help')", err.message);
+        cli_errorf("requant: %s", err.message);
         return -1;
     } else {
         if (a->out != NULL) {
@@ -303,7 +302,7 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
             return -1;
     }
     if (gguf_requant_parse_type(&a->ro, type, &err) != 0) {
-        cli_errorf("requant: %s (see 'gguf-edit requant --help')", err.message);
+        cli_errorf("requant: %s", err.message);
         return -1;
     }
     a->type_name = type;
@@ -622,8 +621,7 @@ int cmd_requant(int argc, char **argv) {
     }
     if (bad) {
         args_free(&a);
-        fputs(usage_text, stderr);
-        return CLI_USAGE;
+        return cli_usage_error(usage_text, NULL); /* the reason is printed already */
     }
     if (a.pure)
         a.ro.pure = 1;

@@ -230,10 +230,8 @@ int cmd_verify(int argc, char **argv) {
     }
     if (c == CLI_DONE)
         return status;
-    if (optind >= argc) {
-        fputs(usage_text, stderr);
+    if (cli_operands_min(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    }
     char **done = calloc((size_t)argc, sizeof *done);
     size_t n_done = 0, cap_done = (size_t)argc;
     int worst = CLI_OK, first = 1;

@@ -223,8 +223,8 @@ static int cmd_index(int argc, char **argv) {
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
             if (end == optarg || *end != '\0' || optarg[0] == '-' || errno != 0) {
-                cli_errorf("--array-max takes a number of elements, not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(index_usage,
+                                       "--array-max takes a number of elements, not '%s'", optarg);
             }
             opt.array_max = v;
             break;
@@ -233,14 +233,11 @@ static int cmd_index(int argc, char **argv) {
         default:
             if (cli_open_option(c, optarg, &opt.open_flags) > 0)
                 break;
-            fputs(index_usage, stderr);
-            return CLI_USAGE;
+            return cli_usage_error(index_usage, NULL);
         }
     }
-    if (optind >= argc) {
-        fputs(index_usage, stderr);
+    if (cli_operands_min(argc, 1, index_usage) != 0)
         return CLI_USAGE;
-    }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_DEFAULT);
     if (cat == NULL)
         return CLI_BAD;
@@ -355,33 +352,34 @@ static int cmd_query(int argc, char **argv) {
         case OPT_FORMAT:
             format = query_format_parse(optarg);
             if (format < 0) {
-                cli_errorf("--format takes table, csv, json or line, not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(query_usage,
+                                       "--format takes table, csv, json or line, not '%s'", optarg);
             }
             break;
         case OPT_TIMEOUT:
             timeout_ms = parse_seconds(optarg);
             if (timeout_ms < 0) {
-                cli_errorf("--timeout takes a number of seconds, not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(query_usage, "--timeout takes a number of seconds, not '%s'",
+                                       optarg);
             }
             break;
         case OPT_MAX_MEMORY:
             max_memory = parse_size(optarg);
             if (max_memory < 0) {
-                cli_errorf("--max-memory takes a size (like 512M or 2G), not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(query_usage,
+                                       "--max-memory takes a size (like 512M or 2G), not '%s'",
+                                       optarg);
             }
             break;
-        default: fputs(query_usage, stderr); return CLI_USAGE;
+        default: return cli_usage_error(query_usage, NULL);
         }
     }
     int from_stdin = optind == argc - 1 ? strcmp(argv[optind], "-") == 0
                                         : optind == argc && !isatty(0);
-    if (optind < argc - 1 || (optind == argc && !from_stdin)) {
-        fputs(query_usage, stderr);
-        return CLI_USAGE;
-    }
+    if (optind < argc - 1)
+        return cli_usage_error(query_usage, "too many operands (one SQL text, or '-')");
+    if (optind == argc && !from_stdin)
+        return cli_usage_error(query_usage, "no SQL given (and standard input is a terminal)");
     char *sql = from_stdin ? read_stdin() : argv[optind];
     if (sql == NULL)
         return CLI_BAD;
@@ -464,13 +462,10 @@ static int cmd_schema(int argc, char **argv) {
     while ((c = next_option(argc, argv, "h", longopts, schema_usage, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
-        fputs(schema_usage, stderr);
-        return CLI_USAGE;
+        return cli_usage_error(schema_usage, NULL);
     }
-    if (optind != argc) {
-        fputs(schema_usage, stderr);
+    if (cli_operands(argc, 0, schema_usage) != 0)
         return CLI_USAGE;
-    }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)
         return CLI_BAD;
@@ -513,8 +508,7 @@ static int cmd_verify(int argc, char **argv) {
     while ((c = next_option(argc, argv, "h", longopts, verify_usage, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
-        fputs(verify_usage, stderr);
-        return CLI_USAGE;
+        return cli_usage_error(verify_usage, NULL);
     }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)
@@ -554,16 +548,12 @@ static int cmd_prune(int argc, char **argv) {
     while ((c = next_option(argc, argv, "qh", longopts, prune_usage, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
-        if (c != 'q') {
-            fputs(prune_usage, stderr);
-            return CLI_USAGE;
-        }
+        if (c != 'q')
+            return cli_usage_error(prune_usage, NULL);
         quiet = 1;
     }
-    if (optind != argc) {
-        fputs(prune_usage, stderr);
+    if (cli_operands(argc, 0, prune_usage) != 0)
         return CLI_USAGE;
-    }
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_DEFAULT);
     if (cat == NULL)
         return CLI_BAD;
@@ -586,13 +576,10 @@ static int cmd_path(int argc, char **argv) {
     while ((c = next_option(argc, argv, "h", longopts, path_usage, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
-        fputs(path_usage, stderr);
-        return CLI_USAGE;
+        return cli_usage_error(path_usage, NULL);
     }
-    if (optind != argc) {
-        fputs(path_usage, stderr);
+    if (cli_operands(argc, 0, path_usage) != 0)
         return CLI_USAGE;
-    }
     if (db_path != NULL) {
         puts(db_path);
         return CLI_OK;
@@ -622,17 +609,13 @@ static int run(int argc, char **argv) {
     while ((c = next_option(argc, argv, "+h", longopts, usage_text, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
-        if (c != OPT_VERSION) {
-            fputs(usage_text, stderr);
-            return CLI_USAGE;
-        }
+        if (c != OPT_VERSION)
+            return cli_usage_error(usage_text, NULL);
         cli_print_version();
         return CLI_OK;
     }
-    if (optind >= argc) {
-        fputs(usage_text, stderr);
-        return CLI_USAGE;
-    }
+    if (optind >= argc)
+        return cli_usage_error("usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n", "no command given");
     if (strcmp(argv[optind], "help") == 0) {
         fputs(usage_text, stdout);
         return CLI_OK;
