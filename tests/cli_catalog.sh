@@ -320,4 +320,23 @@ if have_corpus; then
 else
     skip "the corpus: every file recorded" "no ../shared/corpus"
 fi
+# ---- the reading options reach the reader: --lenient catalogues a file with a duplicate key ----
+if have_python; then
+    python3 - "$TMP/dup.gguf" <<'PY'
+import struct, sys
+def s(x):
+    b = x.encode()
+    return struct.pack('<Q', len(b)) + b
+kv = b''.join(s(k) + struct.pack('<I', 8) + s(v) for k, v in
+              [('general.architecture', 'llama'), ('general.name', 'a'), ('general.name', 'b')])
+h = b'GGUF' + struct.pack('<IQQ', 3, 0, 3) + kv
+open(sys.argv[1], 'wb').write(h + bytes(-len(h) % 32))
+PY
+    expect_status 0 "$CATALOG" --db "$TMP/lenient.db" index "$TMP/dup.gguf"
+    grep -q "0 indexed, 0 unchanged, 1 refused" "$TMP/out" && ok || fail "a duplicate key indexed without --lenient: $(cat "$TMP/out")"
+    expect_status 0 "$CATALOG" --db "$TMP/lenient2.db" index --lenient "$TMP/dup.gguf"
+    grep -q "1 indexed" "$TMP/out" && ok || fail "index --lenient: $(cat "$TMP/out") $(cat "$TMP/err")"
+else
+    skip "index --lenient" "no python3"
+fi
 finish

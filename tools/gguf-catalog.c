@@ -116,14 +116,17 @@ enum {
 #define COMMON_LONG_OPTIONS                                                                     \
     {"db", required_argument, NULL, OPT_DB}, { "help", no_argument, NULL, 'h' }
 
-/* Parses a command's options with getopt_long: --db and --help here, the others returned one
- * by one (optarg set), -1 at the first operand; CLI_DONE when --help printed the usage
+/* Parses a command's options with getopt_long: --db and --help here, the reading options
+ * (index's --lenient, --endian, ...) into *open_flags when it is not NULL, the others returned
+ * one by one (optarg set), -1 at the first operand; CLI_DONE when --help printed the usage
  * (*status 0) or an option was bad (*status 2). */
 static int next_option(int argc, char **argv, const char *shortopts,
-                       const struct option *longopts, const char *usage, int *status) {
-    unsigned no_open_flags = 0;
+                       const struct option *longopts, const char *usage, unsigned *open_flags,
+                       int *status) {
+    unsigned unused = 0;
     for (;;) {
-        int c = cli_getopt(argc, argv, shortopts, longopts, usage, &no_open_flags, status);
+        int c = cli_getopt(argc, argv, shortopts, longopts, usage,
+                           open_flags != NULL ? open_flags : &unused, status);
         if (c != OPT_DB)
             return c;
         db_path = optarg;
@@ -211,7 +214,8 @@ static int cmd_index(int argc, char **argv) {
     progress p;
     memset(&p, 0, sizeof p);
     int c, status;
-    while ((c = next_option(argc, argv, "qh", longopts, index_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "qh", longopts, index_usage, &opt.open_flags, &status)) !=
+           -1) {
         switch (c) {
         case CLI_DONE: return status;
         case OPT_CRC: opt.flags |= GGUF_CATALOG_CRC; break;
@@ -230,10 +234,7 @@ static int cmd_index(int argc, char **argv) {
             break;
         }
         case 'q': p.quiet = 1; break;
-        default:
-            if (cli_open_option(c, optarg, &opt.open_flags) > 0)
-                break;
-            return cli_usage_error(index_usage, NULL);
+        default: return cli_usage_error(index_usage, NULL);
         }
     }
     if (cli_operands_min(argc, 1, index_usage) != 0)
@@ -346,7 +347,7 @@ static int cmd_query(int argc, char **argv) {
         {NULL, 0, NULL, 0}};
     int format = QUERY_TABLE, c, status;
     int64_t timeout_ms = DEFAULT_TIMEOUT_S * 1000, max_memory = parse_size(DEFAULT_MAX_MEMORY);
-    while ((c = next_option(argc, argv, "h", longopts, query_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "h", longopts, query_usage, NULL, &status)) != -1) {
         switch (c) {
         case CLI_DONE: return status;
         case OPT_FORMAT:
@@ -459,7 +460,7 @@ static int schema_row(size_t ncols, const char *const *names, const gguf_catalog
 static int cmd_schema(int argc, char **argv) {
     static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int c, status;
-    while ((c = next_option(argc, argv, "h", longopts, schema_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "h", longopts, schema_usage, NULL, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
         return cli_usage_error(schema_usage, NULL);
@@ -505,7 +506,7 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
 static int cmd_verify(int argc, char **argv) {
     static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int c, status;
-    while ((c = next_option(argc, argv, "h", longopts, verify_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "h", longopts, verify_usage, NULL, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
         return cli_usage_error(verify_usage, NULL);
@@ -545,7 +546,7 @@ static int cmd_prune(int argc, char **argv) {
     static const struct option longopts[] = {
         {"quiet", no_argument, NULL, 'q'}, COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int c, status, quiet = 0;
-    while ((c = next_option(argc, argv, "qh", longopts, prune_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "qh", longopts, prune_usage, NULL, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
         if (c != 'q')
@@ -573,7 +574,7 @@ static int cmd_prune(int argc, char **argv) {
 static int cmd_path(int argc, char **argv) {
     static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int c, status;
-    while ((c = next_option(argc, argv, "h", longopts, path_usage, &status)) != -1) {
+    while ((c = next_option(argc, argv, "h", longopts, path_usage, NULL, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
         return cli_usage_error(path_usage, NULL);
@@ -606,7 +607,7 @@ static int run(int argc, char **argv) {
         {"version", no_argument, NULL, OPT_VERSION}, COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     int c, status;
     /* options before the command only ("+": stop at the first non-option) */
-    while ((c = next_option(argc, argv, "+h", longopts, usage_text, &status)) != -1) {
+    while ((c = next_option(argc, argv, "+h", longopts, usage_text, NULL, &status)) != -1) {
         if (c == CLI_DONE)
             return status;
         if (c != OPT_VERSION)

@@ -20,15 +20,15 @@ static const struct {
     {"realign", cmd_edit, "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again"},
     {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)"},
     {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place"},
-    {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]      one tensor's raw bytes, or its values as f32"},
+    {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]     one tensor's raw bytes, or its values as f32"},
     {"hash", cmd_hash, "hash FILE... [--json]                 crc32 of every tensor and of the header"},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
     {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit"},
-    {"verify", cmd_verify, "verify FILE                          check structure and what llama.cpp refuses"},
-    {"split", cmd_split, "split IN PREFIX [--max-tensors N|--max-size N(M|G)] write a split set (= llama-gguf-split)"},
-    {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]    merge a split set into one file (= llama-gguf-split)"},
+    {"verify", cmd_verify, "verify FILE...                        check structure and what llama.cpp refuses"},
+    {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)"},
+    {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
