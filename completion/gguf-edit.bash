@@ -3,11 +3,16 @@
 # Everything is asked of the tool itself, so that completion follows the tool as it grows:
 #   commands            gguf-edit --list commands; gguf-catalog --help's "commands:" block
 #   a command's options its --help: the lines "  --opt", "  -o, --opt ARG" (ARG: it takes one)
-#   its operands        the usage line of its --help: FILE, A, B, OUT, PATH... are files,
+#   its operands        the usage lines of its --help: FILE, A, B, OUT, PATH... are files,
 #                       KEY and OLD the keys of the file on the line, NAME its tensors, TYPE
-#                       requant's presets and tensor types
-#   option values       --opt a|b|c in the --help text; --type: gguf-edit --list value-types;
-#                       tensor types: gguf-edit --list types; keys: gguf-edit --list keys FILE
+#                       requant's presets and tensor types. A command with several usage lines
+#                       ("FILE OUT TYPE", "FILE TYPE -o OUT") is completed by each line that
+#                       fits the operands typed so far: a TYPE operand is a type (a preset or
+#                       tensor type name, or a number), an operand in another place is not
+#                       (as llama-quantize tells its forms apart), and -o rules out OUT.
+#   option values       --opt a|b|c in the --help text (else in the tool's own --help);
+#                       --type: gguf-edit --list value-types; tensor types: gguf-edit --list
+#                       types; keys: gguf-edit --list keys FILE
 # Needs no bash-completion helpers (uses them when loaded).
 
 # The --help text of "TOOL CMD", cached per command line word.
@@ -49,6 +54,50 @@ _gguf_operands() {
         [[ $word =~ ^[A-Z][A-Z0-9_]*(\.\.\.)?$ ]] && out+=("$word")
     done
     printf '%s\n' "${out[@]}"
+}
+
+# Whether word $2 names a requant type: a preset or tensor type name (any case), or a
+# preset's number. $1 is gguf-edit.
+_gguf_is_type() {
+    [[ $2 =~ ^[0-9]+$ ]] && return 0
+    local t
+    for t in $("$1" --list presets 2>/dev/null) $("$1" --list types 2>/dev/null); do
+        [[ ${t^^} == "${2^^}" ]] && return 0
+    done
+    return 1
+}
+
+# The places (FILE, OUT, TYPE, ...) the next operand can fill: for each usage line of command
+# $2 that fits the operands typed so far ($5..., with -o given when $4 is 1), its place after
+# them. $1 is gguf-edit, $3 the usage lines.
+_gguf_places() {
+    local edit=$1 cmd=$2 usages=$3 has_o=$4 usage i p fit
+    shift 4
+    local -a ops=("$@") places
+    while IFS= read -r usage; do
+        [[ -n $usage ]] || continue
+        mapfile -t places < <(_gguf_operands "$usage" "$cmd")
+        fit=1
+        if ((has_o)) && [[ " ${places[*]} " == *" OUT "* ]]; then fit=0; fi
+        for ((i = 0; fit && i < ${#ops[@]}; i++)); do
+            p=${places[i]-}
+            [[ -z $p ]] && p=${places[${#places[@]}-1]-}
+            [[ $p == *... || $i -lt ${#places[@]} ]] || { fit=0; break; }
+            if [[ " ${places[*]} " == *" TYPE "* ]]; then
+                if [[ ${p%...} == TYPE ]]; then
+                    _gguf_is_type "$edit" "${ops[i]}" || fit=0
+                elif [[ ${p%...} != FILE ]]; then
+                    _gguf_is_type "$edit" "${ops[i]}" && fit=0
+                fi
+            fi
+        done
+        ((fit)) || continue
+        if ((${#ops[@]} < ${#places[@]})); then
+            printf '%s\n' "${places[${#ops[@]}]}"
+        elif ((${#places[@]} > 0)) && [[ ${places[${#places[@]}-1]} == *... ]]; then
+            printf '%s\n' "${places[${#places[@]}-1]}"
+        fi
+    done <<<"$usages"
 }
 
 _gguf_files() {
@@ -177,11 +226,13 @@ _gguf_edit() {
     ((catalog)) && edit=${tool%gguf-catalog}gguf-edit
     [[ $edit == gguf-edit || -x $edit ]] || edit=gguf-edit
 
-    # the operands before the cursor, and the first one (the file, for keys and tensors)
-    local operands=() first=
+    # the operands before the cursor, and the first one (the file, for keys and tensors);
+    # whether an output was given with -o
+    local operands=() first= has_o=0
     for ((i = cmd_at + 1; i < cword; i++)); do
         w=${words[i]}
         if [[ $w == -* ]]; then
+            [[ $w == -o || $w == --output || $w == --output=* || $w == -o?* ]] && has_o=1
             [[ $w != *=* ]] && _gguf_takes_arg "$help" "$w" && ((i++))
             continue
         fi
@@ -193,6 +244,9 @@ _gguf_edit() {
     if [[ $prev == -* && $prev != *=* ]] && _gguf_takes_arg "$help" "$prev"; then
         local alts
         alts=$(grep -oE -- "$prev [a-z0-9]+(\|[a-z0-9]+)+" <<<"$help" | head -n 1)
+        # else the tool's own --help, whose summary of the commands may list them
+        [[ -n $alts ]] ||
+            alts=$("$tool" --help 2>/dev/null | grep -oE -- "$prev [a-z0-9]+(\|[a-z0-9]+)+" | head -n 1)
         if [[ -n $alts ]]; then
             alts=${alts#* }
             COMPREPLY=($(compgen -W "${alts//|/ }" -- "$cur"))
@@ -212,8 +266,20 @@ _gguf_edit() {
                 if [[ $cur == *=* ]]; then
                     COMPREPLY=($(compgen -P "${cur%%=*}=" -W "$("$edit" --list types 2>/dev/null)" -- "${cur#*=}"))
                 fi ;;
+            --include-weights | --exclude-weights) _gguf_names "$edit" tensors "$first" "$cur" ;;
+            --override-kv) # KEY=TYPE:VALUE
+                if [[ $cur == *=*:* ]]; then
+                    :
+                elif [[ $cur == *=* ]]; then
+                    COMPREPLY=($(compgen -P "${cur%%=*}=" -S : -W "int float bool str" -- "${cur#*=}"))
+                    compopt -o nospace 2>/dev/null
+                else
+                    _gguf_names "$edit" keys "$first" "$cur"
+                    compopt -o nospace 2>/dev/null
+                fi ;;
             --threads | --reserve | --realign | --array-max | --timeout | --retries | \
-                --max-tensors | --max-size | --header) ;;
+                --max-tensors | --max-size | --header | --whole-limit | --max-elems | \
+                --max-buffer-size | --prune-layers | --max-memory) ;;
             *) _gguf_files "$cur" 0 ;;
         esac
         _gguf_trim "$cur"
@@ -224,22 +290,21 @@ _gguf_edit() {
         return
     fi
 
-    # an operand: what the usage line calls it
-    local usage places n=${#operands[@]} place=
-    usage=$(grep -m1 -E "^(usage: |       )[^ ]+ .*$cmd( |$)" <<<"$help")
-    mapfile -t places < <(_gguf_operands "$usage" "$cmd")
-    if ((n < ${#places[@]})); then
-        place=${places[n]}
-    elif ((${#places[@]} > 0)) && [[ ${places[${#places[@]}-1]} == *... ]]; then
-        place=${places[${#places[@]}-1]}
-    fi
-    case ${place%...} in
-        FILE | A | B | IN | FIRST | SHARD) _gguf_files "$cur" 1 ;;
-        OUT | PATH | PREFIX | DIR) _gguf_files "$cur" 0 ;;
-        KEY | OLD) _gguf_names "$edit" keys "$first" "$cur" ;;
-        NAME) _gguf_names "$edit" tensors "$first" "$cur" ;;
-        TYPE) COMPREPLY=($(compgen -W "$("$edit" --list presets 2>/dev/null) $("$edit" --list types 2>/dev/null)" -- "$cur")) ;;
-    esac
+    # an operand: what the usage lines call it (one place, or several when they differ)
+    local usages place types
+    usages=$(grep -E "^(usage: |       )[^ ]+ .*$cmd( |$)" <<<"$help")
+    for place in $(_gguf_places "$edit" "$cmd" "$usages" "$has_o" "${operands[@]}" | sort -u); do
+        case ${place%...} in
+            FILE | A | B | IN | FIRST | SHARD) _gguf_files "$cur" 1 ;;
+            OUT | PATH | PREFIX | OUTPREFIX | DIR) _gguf_files "$cur" 0 ;;
+            KEY | OLD) _gguf_names "$edit" keys "$first" "$cur" ;;
+            NAME) _gguf_names "$edit" tensors "$first" "$cur" ;;
+            TYPE)
+                types=$(printf '%s\n' $("$edit" --list presets 2>/dev/null) \
+                    $("$edit" --list types 2>/dev/null) | sort -u)
+                COMPREPLY+=($(compgen -W "$types" -- "$cur")) ;;
+        esac
+    done
     _gguf_trim "$cur"
 }
 

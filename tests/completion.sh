@@ -113,13 +113,39 @@ is "gguf-edit requant model.gguf Q8_0 --tensor-type attn_v=IQ4_" "IQ4_NL IQ4_XS"
 # requant's TYPE: presets and tensor types
 has "gguf-edit requant model.gguf Q4_K" Q4_K Q4_K_M Q4_K_S
 is "gguf-edit requant model.gguf IQ4_" "IQ4_NL IQ4_XS"
+# ... or OUT (FILE OUT TYPE [NTHREADS]), told apart as llama-quantize does: is it a type?
+has "gguf-edit requant model.gguf dir/" dir/notes.txt dir/other.gguf
+has "gguf-edit requant model.gguf out.gguf Q4_K" Q4_K Q4_K_M Q4_K_S
+is "gguf-edit requant model.gguf out.gguf IQ4_" "IQ4_NL IQ4_XS"
+is "gguf-edit requant model.gguf q4_k_m " ""
+is "gguf-edit requant model.gguf 15 " ""
+is "gguf-edit requant model.gguf out.gguf Q4_K_M " ""
+is "gguf-edit requant -o x.gguf model.gguf mod" ""
+is "gguf-edit requant model.gguf --output x.gguf IQ4_" "IQ4_NL IQ4_XS"
+is "gguf-edit requant model.gguf Q8_0 --include-weights " "a b"
+is "gguf-edit requant model.gguf Q8_0 --override-kv general.n" "general.name"
+is "gguf-edit requant model.gguf Q8_0 --override-kv general.name=" "bool: float: int: str:"
+is "gguf-edit requant model.gguf Q8_0 --max-buffer-size " ""
+# split and merge; verify's and diff's options; the reading options
+is "gguf-edit split model.gguf dir/" "dir/notes.txt dir/other.gguf"
+is "gguf-edit merge dir/" "dir/other.gguf"
+is "gguf-edit merge dir/other.gguf dir/" "dir/notes.txt dir/other.gguf"
+is "gguf-edit merge dir/other.gguf x --del" "--delete-splits"
+is "gguf-edit verify --st" "--structure"
+is "gguf-edit diff model.gguf model.gguf --va" "--values"
+is "gguf-edit diff model.gguf model.gguf --max-elems " ""
+is "gguf-edit show --one" "--one-file"
+is "gguf-edit show --whole-limit " ""
 # gguf-catalog
 if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog qu" "query"
     has "gguf-catalog " index query verify prune path --db --version
-    is "gguf-catalog query x --format " "csv json table"
+    is "gguf-catalog query x --format " "csv json line table"
     is "gguf-catalog --db x.db query x --format j" "json"
     has "gguf-catalog index --" --crc --follow-symlinks --quiet --lenient
+    is "gguf-catalog index --one" "--one-file"
+    is "gguf-catalog query x --max-memory " ""
+    is "gguf-catalog sc" "schema"
     is "gguf-catalog index dir/" "dir/notes.txt dir/other.gguf"
 else
     skip "gguf-catalog is not built: its completion was not tried"
@@ -136,6 +162,11 @@ if command -v zsh >/dev/null 2>&1; then
     zsh_has "gguf-edit get model.gguf gen" general.architecture general.name
     zsh_has "gguf-edit show --js" "--json"
     zsh_has "gguf-edit requant model.gguf IQ4_" IQ4_NL IQ4_XS
+    zsh_has "gguf-edit requant model.gguf out.gguf IQ4_" IQ4_NL IQ4_XS
+    zsh_has "gguf-edit requant model.gguf di" dir/
+    zsh_has "gguf-edit split model.gguf dir/" notes.txt other.gguf
+    zsh_has "gguf-edit requant model.gguf Q8_0 --include-weights " "a" "b"
+    [ -x "$CATALOG_TOOL" ] && zsh_has "gguf-catalog query x --format " csv json line table
     zsh_has "gguf-edit tensor model.gguf " "a" "b"
     zsh_has "gguf-edit set model.gguf k v --type u" u8 u16 u32 u64
 else
