@@ -188,7 +188,9 @@ done
 
 # the same for a bad option value and for too many operands
 for cmd in "requant $M Q4_K_M -o $TMP/x.gguf --threads x" "requant $M Q4_K_X -o $TMP/x.gguf" \
-    "requant $M $TMP/x.gguf Q4_K_M 2 extra" "verify --bogus $M" "diff $M $M $M"; do
+    "requant $M $TMP/x.gguf Q4_K_M 2 extra" "verify --bogus $M" "diff $M $M $M" \
+    "diff $M $M --threads 0" "split $M $TMP/x --max-tensors 0" "split $M $TMP/x --max-size 5K" \
+    "split $M $TMP/x --max-tensors 2 --max-size 5M"; do
     # shellcheck disable=SC2086
     "$EDIT" $cmd > "$TMP/out" 2> "$TMP/err"
     st=$?

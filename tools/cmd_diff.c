@@ -932,10 +932,9 @@ int cmd_diff(int argc, char **argv) {
         case OPT_THREADS:
         case OPT_MAX_ELEMS:
             if (parse_count(optarg, &n) != 0 || (c == OPT_THREADS && (n == 0 || n > 256))) {
-                cli_errorf("--%s takes a number%s, not '%s'",
-                           c == OPT_THREADS ? "threads" : "max-elems",
-                           c == OPT_THREADS ? " from 1 to 256" : "", optarg);
-                return 2;
+                return cli_usage_error(usage_text, "--%s takes a number%s, not '%s'",
+                                       c == OPT_THREADS ? "threads" : "max-elems",
+                                       c == OPT_THREADS ? " from 1 to 256" : "", optarg);
             }
             if (c == OPT_THREADS)
                 o.threads = (unsigned)n;

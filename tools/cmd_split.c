@@ -109,16 +109,17 @@ int cmd_split(int argc, char **argv) {
         case OPT_MAX_TENSORS:
             opt.max_tensors = strtoull(optarg, &end, 10);
             if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || opt.max_tensors == 0) {
-                cli_errorf("--max-tensors takes a number of at least 1, not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(split_usage,
+                                       "--max-tensors takes a number of at least 1, not '%s'",
+                                       optarg);
             }
             by_tensors = 1;
             break;
         case OPT_MAX_SIZE:
             if (parse_size(&opt.max_bytes, optarg) != 0) {
-                cli_errorf("--max-size takes N followed by M (megabytes) or G (gigabytes), "
-                           "like 500M or 4G, not '%s'", optarg);
-                return CLI_USAGE;
+                return cli_usage_error(split_usage,
+                                       "--max-size takes N followed by M (megabytes) or G "
+                                       "(gigabytes), like 500M or 4G, not '%s'", optarg);
             }
             opt.mode = GGUF_SPLIT_BY_SIZE;
             by_size = 1;
@@ -130,8 +131,7 @@ int cmd_split(int argc, char **argv) {
     if (c == CLI_DONE)
         return status;
     if (by_tensors && by_size) {
-        cli_errorf("split: --max-tensors or --max-size, not both");
-        return CLI_USAGE;
+        return cli_usage_error(split_usage, "--max-tensors or --max-size, not both");
     }
     if (cli_operands(argc, 2, split_usage) != 0)
         return CLI_USAGE;
