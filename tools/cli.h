@@ -17,31 +17,35 @@ void cli_report(const char *path, const gguf_error *err);
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Options every command that opens a file accepts: --lenient, --endian little|big,
- * --unknown-types, --no-mmap, --one-file, and for URLs --header, --offline, --timeout,
- * --retries, --whole-limit (kept for cli_open). Returns 1 if `opt` was one of them (flags
- * updated), 0 if not, and -1 on a bad value. */
+ * --unknown-types, --no-mmap, --one-file (the FILE ones), and for URLs --header, --offline,
+ * --timeout, --retries, --whole-limit (the URL ones, kept for cli_open; not for a command that
+ * reads local files only, such as gguf-catalog index). Returns 1 if `opt` was one of them
+ * (flags updated), 0 if not, and -1 on a bad value. */
 enum {
     CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
     CLI_OPT_WHOLE_LIMIT
 };
-#define CLI_OPEN_LONG_OPTIONS                                                                   \
+#define CLI_OPEN_FILE_LONG_OPTIONS                                                              \
     {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
         {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
         {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},                                        \
-        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE},                                      \
-        {"header", required_argument, NULL, CLI_OPT_HEADER},                                    \
+        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
+#define CLI_OPEN_URL_LONG_OPTIONS                                                               \
+    {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
         {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
         {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
         {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
-#define CLI_OPEN_HELP                                                                           \
+#define CLI_OPEN_LONG_OPTIONS CLI_OPEN_FILE_LONG_OPTIONS, CLI_OPEN_URL_LONG_OPTIONS
+#define CLI_OPEN_FILE_HELP                                                                      \
     "  --lenient          accept duplicate keys and tensor names (to repair them)\n"           \
     "  --endian ORDER     read the file as 'little' or 'big' endian instead of detecting it\n" \
     "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
     "  --no-mmap          read the file into memory instead of mapping it\n"                   \
-    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"   \
+    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"
+#define CLI_OPEN_URL_HELP                                                                       \
     "FILE may be '-' (standard input) or an http:// or https:// URL (read with range requests):\n" \
     "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable), e.g.\n"        \
     "                     'Authorization: Bearer TOKEN' for a gated model; also taken from\n"  \
@@ -51,6 +55,7 @@ enum {
     "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
     "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"  \
     "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
+#define CLI_OPEN_HELP CLI_OPEN_FILE_HELP CLI_OPEN_URL_HELP
 /* Commands that read a model start from these flags: a shard opens its whole split set
  * (--one-file clears GGUF_OPEN_SPLIT_SET). */
 #define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)

@@ -56,7 +56,9 @@ static const char index_usage[] =
     "  --force            re-read unchanged files too\n"
     "  --array-max N      store arrays of at most N elements as JSON in kv.text (1024)\n"
     "  -q, --quiet        no per-file messages, no progress\n"
-    "  --db PATH          the catalog\n" CLI_OPEN_HELP;
+    "  --db PATH          the catalog\n"
+    "PATH is a local file or folder. Files are read with these options (kept per file):\n"
+    CLI_OPEN_FILE_HELP;
 
 static const char query_usage[] =
     "usage: gguf-catalog [--db PATH] query [OPTIONS] [SQL|-]\n"
@@ -208,7 +210,7 @@ static int cmd_index(int argc, char **argv) {
         {"array-max", required_argument, NULL, OPT_ARRAY_MAX},
         {"quiet", no_argument, NULL, 'q'},
         COMMON_LONG_OPTIONS,
-        CLI_OPEN_LONG_OPTIONS,
+        CLI_OPEN_FILE_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
     progress p;
