@@ -28,7 +28,7 @@ static const char usage_text[] =
     "  --values           dequantize tensors in both files and compare their values: RMSE, max\n"
     "                     abs error, relative error (|A-B|/|A|), cosine similarity\n"
     "  --threads N        threads for --values (default: 2)\n"
-    "  --max-elems N      array elements and tensors listed per change (default 10; 0: all)\n"
+    "  --max-elems N      array elements listed per changed key (default 10; 0: all)\n"
     "Exit status (as diff's): 0 no differences, 1 differences, 2 trouble.\n" CLI_OPEN_HELP;
 
 typedef struct opts {
