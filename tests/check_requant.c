@@ -294,9 +294,9 @@ START_TEST(preset_names) {
     ck_assert_int_eq(gguf_requant_ftype_dtype(GGUF_REQUANT_IQ2_S), GGUF_DTYPE_IQ2_XS);
     gguf_requant_options c = opts("copy");
     ck_assert(c.copy);
-    /* plain types: pure, with the file type llama.cpp would report */
+    /* llama-quantize's aliases: Q4_K is Q4_K_M, with its mixture (not every tensor Q4_K) */
     gguf_requant_options q = opts("Q4_K");
-    ck_assert(q.pure);
+    ck_assert(!q.pure);
     ck_assert_int_eq(q.ftype, GGUF_REQUANT_Q4_K_M);
     ck_assert_int_eq(opts("q5_k").ftype, GGUF_REQUANT_Q5_K_M);
     ck_assert_int_eq(opts("Q3_K").ftype, GGUF_REQUANT_Q3_K_M);
@@ -563,7 +563,8 @@ START_TEST(overrides_and_pure) {
     gguf_file_free(f);
     free(buf);
     /* pure: every tensor that may change gets the type, output and embeddings too */
-    o = opts("Q4_K");
+    o = opts("Q4_K_M");
+    o.pure = 1;
     p = plan_spec(&s, &o, &f, &buf);
     TYPE_IS(p, "output.weight", GGUF_DTYPE_Q4_K);
     TYPE_IS(p, "token_embd.weight", GGUF_DTYPE_Q4_K);

@@ -75,13 +75,15 @@ expect_status 0 "$EDIT" requant "$M" Q4_K_M -o "$TMP/kept.gguf" --keep-order
   "$("$EDIT" show "$M" --tensors | awk 'NR > 1 { print $2 }')" ] && ok || fail "--keep-order order"
 [ "$(crcs_of "$TMP/kept.gguf")" = "$(crcs_of "$TMP/q4km.gguf")" ] && ok ||
     fail "--keep-order changed tensor bytes"
-# a plain type: every tensor that may change gets it; --pure does the same with a preset
+# Q5_K is llama-quantize's other name of Q5_K_M: the same file as the preset's
 expect_status 0 "$EDIT" requant "$M" Q5_K -o "$TMP/q5k.gguf"
-[ "$(types_of "$TMP/q5k.gguf" | awk '$2 != "F32" { print $2 }' | sort -u)" = Q5_K ] && ok ||
-    fail "plain Q5_K: $(types_of "$TMP/q5k.gguf" | awk '{ print $2 }' | sort -u | tr '\n' ' ')"
+expect_status 0 "$EDIT" requant "$M" Q5_K_M -o "$TMP/q5km.gguf"
+cmp -s "$TMP/q5k.gguf" "$TMP/q5km.gguf" && ok || fail "Q5_K is not Q5_K_M"
 [ "$("$EDIT" get "$TMP/q5k.gguf" general.file_type)" = 17 ] && ok || fail "Q5_K file_type"
+# --pure: every tensor that may change gets the preset's type
 expect_status 0 "$EDIT" requant "$M" Q5_K_M --pure -o "$TMP/q5kp.gguf"
-[ "$(crcs_of "$TMP/q5kp.gguf")" = "$(crcs_of "$TMP/q5k.gguf")" ] && ok || fail "--pure != Q5_K"
+[ "$(types_of "$TMP/q5kp.gguf" | awk '$2 != "F32" { print $2 }' | sort -u)" = Q5_K ] && ok ||
+    fail "Q5_K_M --pure: $(types_of "$TMP/q5kp.gguf" | awk '{ print $2 }' | sort -u | tr '\n' ' ')"
 # overrides: the first matching pattern wins, lower-cased as llama-quantize does
 expect_status 0 "$EDIT" requant "$M" Q4_K_M -o "$TMP/ov.gguf" --tensor-type 'ATTN_Q=Q8_0' \
     --tensor-type 'attn_=q5_0' --output-tensor-type q8_0 --token-embedding-type f16

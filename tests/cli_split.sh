@@ -103,6 +103,10 @@ rm -rf "$TMP/o"; mkdir "$TMP/o"
 # ---- 3. a split set read through any shard, by every reading command ----
 S1="$TMP/o/$(cd "$TMP/o" && ls | head -1)"; S2="$TMP/o/$(cd "$TMP/o" && ls | sed -n 2p)"
 "$EDIT" merge "$S1" "$TMP/merged.gguf" 2>/dev/null
+# merge reads the whole set: --one-file (one shard alone) is refused, and nothing is written
+expect_status 2 "$EDIT" merge --one-file "$S1" "$TMP/one.gguf"
+[ ! -e "$TMP/one.gguf" ] && grep -q "whole split set" "$TMP/err" && ok ||
+    fail "merge --one-file wrote one shard as the merged file: $(cat "$TMP/err")"
 [ "$("$EDIT" show --json "$S2" | grep -c '"shard":')" -eq "$("$EDIT" show --tensors --json "$G" | grep -c '"name":')" ] && ok ||
     fail "show through shard 2 does not list every tensor with its shard"
 "$EDIT" hash "$S2" | tail -n +2 >"$TMP/h1"; "$EDIT" hash "$TMP/merged.gguf" | tail -n +2 >"$TMP/h2"

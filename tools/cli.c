@@ -785,13 +785,18 @@ static void progress_draw(void *user, uint64_t done, uint64_t total) {
     p->shown = 1;
 }
 
+gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_file *f) {
+    *p = (cli_progress){.label = label, .f = f, .last_permille = -1, .start = cli_now()};
+    return isatty(STDERR_FILENO) ? progress_draw : NULL;
+}
+
 void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
                          gguf_write_options *opt) {
-    *p = (cli_progress){.label = label, .f = f, .last_permille = -1, .start = cli_now()};
-    if (!isatty(STDERR_FILENO))
-        return;
-    opt->progress = progress_draw;
-    opt->progress_user = p;
+    gguf_progress_fn fn = cli_progress_fn(p, label, f);
+    if (fn != NULL) {
+        opt->progress = fn;
+        opt->progress_user = p;
+    }
 }
 
 void cli_progress_end(cli_progress *p) {

@@ -120,6 +120,10 @@ typedef struct cli_progress {
 } cli_progress;
 void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
                          gguf_write_options *opt);
+/* The same bar for calls that take a progress callback of their own (split, merge): returns
+ * the callback to pass with p as its user pointer, or NULL when stderr is not a terminal. f may
+ * be NULL (no tensor count in the bar). */
+gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_file *f);
 void cli_progress_end(cli_progress *p);
 /* Seconds on a monotonic clock. */
 double cli_now(void);

@@ -44,16 +44,6 @@ static int parse_size(uint64_t *out, const char *s) {
     return 0;
 }
 
-static void show_progress(void *user, uint64_t done, uint64_t total) {
-    int *last = user;
-    int pct = total ? (int)(done * 100 / total) : 100;
-    if (pct != *last) {
-        fprintf(stderr, "\r%3d%%", pct);
-        fflush(stderr);
-        *last = pct;
-    }
-}
-
 static int dry_run_split(const gguf_file *f, const char *prefix, const gguf_split_options *opt) {
     size_t n = gguf_tensor_count(f);
     uint32_t *shard_of = malloc((n ? n : 1) * sizeof *shard_of);
@@ -143,17 +133,14 @@ int cmd_split(int argc, char **argv) {
     if (dry_run) {
         rc = dry_run_split(f, prefix, &opt);
     } else {
-        int last = -1;
-        if (isatty(STDERR_FILENO)) {
-            opt.progress = show_progress;
-            opt.progress_user = &last;
-        }
+        cli_progress bar;
+        opt.progress = cli_progress_fn(&bar, "split", f);
+        opt.progress_user = &bar;
         gguf_error err;
         gguf_error_clear(&err);
         uint32_t n = 0;
         rc = gguf_split_save(&n, f, prefix, &opt, &err) == 0 ? CLI_OK : CLI_BAD;
-        if (last >= 0)
-            fputc('\n', stderr);
+        cli_progress_end(&bar);
         if (rc != CLI_OK)
             cli_report(prefix, &err);
         else
@@ -178,17 +165,18 @@ int cmd_merge(int argc, char **argv) {
         return status;
     if (cli_operands(argc, 2, merge_usage) != 0)
         return CLI_USAGE;
+    if (!(flags & GGUF_OPEN_SPLIT_SET))
+        return cli_usage_error(merge_usage, "--one-file: a merge reads the whole split set");
     const char *in = argv[optind], *out = argv[optind + 1];
     gguf_error err;
     gguf_error_clear(&err);
-    int last = -1;
-    gguf_progress_fn progress = isatty(STDERR_FILENO) ? show_progress : NULL;
+    cli_progress bar;
     if (delete_splits && !dry_run) {
         /* the files say how far an earlier run got: the set is not opened whole here */
         gguf_split_merge_result res;
-        int rc = gguf_split_merge_delete(&res, in, out, progress, &last, &err);
-        if (last >= 0)
-            fputc('\n', stderr);
+        int rc = gguf_split_merge_delete(&res, in, out, cli_progress_fn(&bar, "merge", NULL),
+                                         &bar, &err);
+        cli_progress_end(&bar);
         if (rc != 0) {
             cli_report(in, &err);
             return CLI_BAD;
@@ -207,13 +195,13 @@ int cmd_merge(int argc, char **argv) {
             printf("%s: %zu tensors\n", gguf_file_path(s), gguf_tensor_count(s));
         }
         printf("-> %s: %zu tensors\n", out, gguf_tensor_count(f));
-    } else if (gguf_split_merge_save(f, out, progress, &last, &err) != 0) {
-        if (last >= 0)
-            fputc('\n', stderr);
-        cli_report(err.code == GGUF_EEXIST ? out : in, &err);
-        rc = CLI_BAD;
-    } else if (last >= 0) {
-        fputc('\n', stderr);
+    } else {
+        int failed = gguf_split_merge_save(f, out, cli_progress_fn(&bar, "merge", f), &bar, &err);
+        cli_progress_end(&bar);
+        if (failed) {
+            cli_report(err.code == GGUF_EEXIST ? out : in, &err);
+            rc = CLI_BAD;
+        }
     }
     gguf_file_free(f);
     return rc;

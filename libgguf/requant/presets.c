@@ -122,15 +122,25 @@ int gguf_requant_parse_type(gguf_requant_options *opt, const char *name, gguf_er
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "%s is not the number of a preset", name);
     }
-    int t = gguf_dtype_parse(name);
-    if (t >= 0 && (t == GGUF_DTYPE_F32 || ftype_of_dtype[t] != 0)) {
-        opt->ftype = ftype_of_dtype[t];
-        opt->copy = 0;
-        opt->pure = 1;
-        return 0;
+    /* llama-quantize's other names for three presets */
+    static const struct {
+        const char *name;
+        uint32_t ftype;
+    } aliases[] = {
+        {.name = "Q3_K", .ftype = GGUF_REQUANT_Q3_K_M},
+        {.name = "Q4_K", .ftype = GGUF_REQUANT_Q4_K_M},
+        {.name = "Q5_K", .ftype = GGUF_REQUANT_Q5_K_M},
+    };
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        if (name_eq_ci(name, aliases[i].name)) {
+            opt->ftype = aliases[i].ftype;
+            opt->copy = 0;
+            return 0;
+        }
     }
+    int t = gguf_dtype_parse(name);
     return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                      t >= 0 ? "'%s' is a tensor type no preset stores (no file type has it)"
+                      t >= 0 ? "'%s' is a tensor type, not a preset (no file type of llama.cpp's stores it)"
                              : "unknown type or preset '%s'",
                       name);
 }
