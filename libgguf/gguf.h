@@ -779,7 +779,8 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  * Schema version GGUF_CATALOG_SCHEMA_VERSION, kept in PRAGMA user_version (application_id is
  * 0x47475546, "GGUF"). Opening an older catalog read-write migrates it; a newer one is refused.
  *
- *   files     id, path (absolute), dev, ino, size, mtime_ns, version, endian ('little'|'big'),
+ *   files     id, path (absolute, or a URL), dev, ino, size, mtime_ns, version, endian
+ *             ('little'|'big'),
  *             alignment, data_offset, n_kv, n_tensors, header_crc32, open_flags, has_crc
  *             (1 when tensor crc32s were stored), indexed_at (unix seconds), and facts derived
  *             from the header: n_params (sum over tensors of the product of their dims),
@@ -792,6 +793,11 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             journal (NULL; 'pending': an interrupted in-place edit's journal lies beside the
  *             file, which gguf_file_recover would finish; 'refused': one it would refuse).
  *             Index and verify only look at journals: they never apply or remove one.
+ *             model (the path of the model the file belongs to: its own, or for a shard of a
+ *             split set the set's first shard's, PREFIX-00001-of-N.gguf), etag and
+ *             last_modified (a URL's ETag and Last-Modified, sent back as If-None-Match or
+ *             If-Modified-Since when it is indexed again; a URL has no dev and ino, and its
+ *             mtime_ns is its Last-Modified date, 0 when the server gave none)
  *   kv        file, position, key, type (the spec's name: 'UINT32', 'STRING', 'ARRAY', ...),
  *             elem_type and array_len (arrays), int (integers and bools), real (floats; NULL
  *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
@@ -801,26 +807,34 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             n_dims, ne0..ne3 (1 beyond n_dims), offset (relative to data_offset), nbytes
  *             (NULL when unknown), crc32 (NULL unless indexed with GGUF_CATALOG_CRC)
  *   errors    path, dev, ino, size, mtime_ns, code (a gguf_errcode), error (its
- *             gguf_strerror), offset (NULL: none), message, indexed_at, run, journal: files
- *             that could not be read, with the reader's message
+ *             gguf_strerror), offset (NULL: none), message, indexed_at, run, journal, scope,
+ *             shard: with scope 'file', a file (or URL) that could not be read, with the
+ *             reader's message (for a URL: the HTTP status or the network error); with scope
+ *             'set', a split set whose first shard is path and that does not open as one model
+ *             (a shard missing, refused, or from another set), shard naming the shard at fault
+ *             (from 1), as gguf_file_open with GGUF_OPEN_SPLIT_SET would say
  *   runs      id, kind ('index' or 'prune'), started_at, finished_at (unix seconds; NULL
  *             while running or when the run failed), paths (a JSON array of the absolute
- *             paths indexed), seen, indexed, unchanged, broken, skipped, walk_errors, removed
- *             (its gguf_catalog_stats). Rows stored before version 4 have NULL runs. The
+ *             paths indexed), seen, indexed, unchanged, broken, skipped, walk_errors, removed,
+ *             broken_sets (its gguf_catalog_stats). Rows stored before version 4 have NULL runs. The
  *             tensors that changed in the last index run:
  *               SELECT f.path, t.* FROM tensors t JOIN files f ON f.id = t.file WHERE
  *               f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')
  *   file_types  id, name: llama.cpp's general.file_type ids (15 'Q4_K_M', 32 'BF16', ...)
- *   models    (view) file, path, architecture, name, size_label, file_type, quant
- *             (dominant_type), context_length, embedding_length, block_count, n_params, bytes,
- *             tensor_bytes, split_no, split_count, split_complete (1 when every shard of the
- *             file's split set is in the catalog, 0 when one is missing, NULL when not split)
+ *   models    (view) one row per model: a file on its own, or a split set (the row of its
+ *             first shard, with the set's totals): file, path, architecture, name, size_label,
+ *             file_type, quant (the dominant type), context_length, embedding_length,
+ *             block_count, n_params, bytes, tensor_bytes, n_tensors (sums over the set's
+ *             shards), split_no, split_count, shards (the files catalogued for the model),
+ *             split_complete (1 when every shard of the set is catalogued and the set opens as
+ *             one model, 0 when not, NULL when not split). A set whose first shard is missing
+ *             or refused has no row: its errors row says why.
  *
  * The database runs in WAL mode with a busy timeout, so several processes may index, prune,
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 4
+#define GGUF_CATALOG_SCHEMA_VERSION 5
 
 typedef struct gguf_catalog gguf_catalog;
 
@@ -866,7 +880,9 @@ enum gguf_catalog_event_kind {
     GGUF_CATALOG_EV_BROKEN,       /* not GGUF, or refused by the reader: stored in errors */
     GGUF_CATALOG_EV_SKIPPED,      /* a symbolic link not followed, or a special file */
     GGUF_CATALOG_EV_WALK_ERROR,   /* an argument or folder that cannot be read (not stored) */
-    GGUF_CATALOG_EV_REMOVED       /* prune: the file no longer exists; its rows were dropped */
+    GGUF_CATALOG_EV_REMOVED,      /* prune: the file no longer exists; its rows were dropped */
+    GGUF_CATALOG_EV_SET_BROKEN    /* a split set does not open as one model (path: its first
+                                     shard; error: why, naming the shard): stored in errors */
 };
 
 typedef struct gguf_catalog_event {
@@ -883,6 +899,7 @@ typedef struct gguf_catalog_index_options {
     uint64_t array_max;             /* arrays of at most this many elements go in kv.text */
     gguf_catalog_event_fn on_event; /* may be NULL */
     void *user;
+    unsigned jobs;                  /* URLs: transfers at a time (0: 16) */
 } gguf_catalog_index_options;
 
 #define GGUF_CATALOG_INDEX_OPTIONS_INIT {.flags = 0, .open_flags = 0, .array_max = 1024}
@@ -895,26 +912,53 @@ typedef struct gguf_catalog_stats {
     uint64_t skipped;     /* symbolic links not followed, special files */
     uint64_t walk_errors; /* arguments or folders that could not be read */
     uint64_t removed;     /* rows of vanished files dropped (prune) */
+    uint64_t broken_sets; /* split sets that do not open as one model (in errors) */
 } gguf_catalog_stats;
 
-/* Adds or refreshes files: each path is a file (taken whatever its name) or a folder, walked
- * recursively for *.gguf files (every file with GGUF_CATALOG_ALL_FILES). Only headers are read,
- * unless GGUF_CATALOG_CRC. A file whose device, inode, size and mtime match its row is skipped
- * (with CRC, only when its crc32s are stored). Files the reader refuses go to the errors table
- * with its message and never stop the run; nor do unreadable folders (reported as
- * WALK_ERROR). Each file's rows change in one transaction. Fails (GGUF_EIO, GGUF_ENOMEM) only
- * when the catalog itself cannot be updated; files stored before the failure stay stored.
- * Every run leaves a row in runs (finished_at set when it succeeds). Special files (FIFOs,
- * devices) are skipped without being opened. A journal beside a file is recorded in
- * files.journal, never applied or removed.
+/* Adds or refreshes files: each path is a file (taken whatever its name), a folder, walked
+ * recursively for *.gguf files (every file with GGUF_CATALOG_ALL_FILES), or an http:// or
+ * https:// URL. Only headers are read, unless GGUF_CATALOG_CRC. A file whose device, inode,
+ * size and mtime match its row is skipped (with CRC, only when its crc32s are stored). Files
+ * the reader refuses go to the errors table with its message and never stop the run; nor do
+ * unreadable folders (reported as WALK_ERROR). Each file's rows change in one transaction.
+ * Fails (GGUF_EIO, GGUF_ENOMEM) only when the catalog itself cannot be updated; files stored
+ * before the failure stay stored. Every run leaves a row in runs (finished_at set when it
+ * succeeds). Special files (FIFOs, devices) are skipped without being opened. A journal beside
+ * a file is recorded in files.journal, never applied or removed.
+ *
+ * A file named like a shard of a split set (PREFIX-00002-of-00003.gguf) brings its whole set:
+ * every shard is stored as a file of its own, and the set is checked as gguf_file_open with
+ * GGUF_OPEN_SPLIT_SET checks it; a set that does not open as one model (a shard missing,
+ * refused, or from another set) gets an errors row of scope 'set' naming the shard (and a
+ * SET_BROKEN event), which goes once the set opens. The set is read again when any of its
+ * shards changed (or appeared, or vanished).
+ *
+ * URLs are read as gguf_file_open_many reads them: at most opt->jobs transfers at a time over
+ * one pool of connections, with the options of gguf_catalog_set_url_options. A URL stored
+ * with an ETag or Last-Modified is asked for again with one conditional request
+ * (If-None-Match, else If-Modified-Since): an answer 304 Not Modified skips it (UNCHANGED)
+ * without reading its header again. A URL that fails (HTTP 404, a 5xx after the retries, a
+ * network error) goes to the errors table with the message naming the URL and the HTTP
+ * status; a shard URL brings the URLs of its siblings (the same URL with the shard number
+ * changed; a sibling the server does not have is a missing shard). With the offline option
+ * URLs are not touched: each is SKIPPED and its rows stay as they are.
  * opt may be NULL (GGUF_CATALOG_INDEX_OPTIONS_INIT). stats (may be NULL) is filled on success. */
 GGUF_API int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat,
                                 const char *const *paths, size_t n_paths,
                                 const gguf_catalog_index_options *opt, gguf_error *err);
 
+/* How URLs are reached by later gguf_catalog_index and gguf_catalog_verify calls on cat: the
+ * headers (an Authorization for gated models), offline, timeout, retries and whole_limit of
+ * opt (its flags, progress and keep_bytes are not used). opt and the strings it points to are
+ * borrowed until the next call or gguf_catalog_close; NULL: the defaults. Fails with
+ * GGUF_EINVAL for a NULL catalog. */
+GGUF_API int gguf_catalog_set_url_options(gguf_catalog *cat, const gguf_open_options *opt,
+                                          gguf_error *err);
+
 /* Drops the rows (files, kv, tensors, errors) of files that no longer exist. stats->removed
  * counts them. on_event (may be NULL) hears a REMOVED event for each. The run leaves a row in
- * runs (kind 'prune'). */
+ * runs (kind 'prune'). URLs are left alone (index them again: one the server has no longer
+ * goes to errors). An errors row of a split set goes when no shard of the set is left. */
 GGUF_API int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat,
                                 gguf_catalog_event_fn on_event, void *user, gguf_error *err);
 
@@ -995,7 +1039,12 @@ typedef struct gguf_catalog_verify_stats {
  * GGUF_CATALOG_CRC, reading in large sequential chunks. A path that is no longer a regular
  * file (a FIFO, a folder) is reported CHANGED from its stat, without being opened. Every
  * problem goes to fn (may be NULL) and is counted in stats (may be NULL). Returns 0 when the
- * check ran, whatever it found. Journals beside files are left alone. */
+ * check ran, whatever it found. Journals beside files are left alone. A path selects the
+ * models at or below it with all their shards: every shard of a split set is checked, and a
+ * shard the catalog lacks is reported (MISSING when it is not there, CHANGED when it is but
+ * was never indexed). A URL is read again with the options of gguf_catalog_set_url_options
+ * (CHANGED when its size, ETag or Last-Modified differ; MISSING on HTTP 404); offline, URLs
+ * are not checked. */
 GGUF_API int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
                                  const char *const *paths, size_t n_paths,
                                  gguf_catalog_finding_fn fn, void *user, gguf_error *err);

@@ -405,6 +405,35 @@ static const char schema_v3[] =
     "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files) f;"
     "PRAGMA user_version = 3;";
 
+static const char schema_v4[] =
+    "CREATE TABLE runs ("
+    " id INTEGER PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " started_at INTEGER NOT NULL,"
+    " finished_at INTEGER,"
+    " paths TEXT,"
+    " seen INTEGER NOT NULL DEFAULT 0,"
+    " indexed INTEGER NOT NULL DEFAULT 0,"
+    " unchanged INTEGER NOT NULL DEFAULT 0,"
+    " broken INTEGER NOT NULL DEFAULT 0,"
+    " skipped INTEGER NOT NULL DEFAULT 0,"
+    " walk_errors INTEGER NOT NULL DEFAULT 0,"
+    " removed INTEGER NOT NULL DEFAULT 0);"
+    "ALTER TABLE files ADD COLUMN indexed_run INTEGER;"
+    "ALTER TABLE files ADD COLUMN changed_run INTEGER;"
+    "ALTER TABLE files ADD COLUMN journal TEXT;"
+    "ALTER TABLE errors ADD COLUMN run INTEGER;"
+    "ALTER TABLE errors ADD COLUMN journal TEXT;"
+    "CREATE INDEX files_changed_run ON files(changed_run);"
+    "PRAGMA user_version = 4;";
+
+/* a run, and a refused file it recorded (with a journal beside it) */
+static const char data_v4[] =
+    "INSERT INTO runs VALUES (1, 'index', 1700000003, 1700000004, '[\"/models\"]', 4, 0, 3, 1,"
+    " 0, 0, 0);"
+    "INSERT INTO errors VALUES ('/models/edited.gguf', 1, 5, 3, 4, -4, 'truncated file', 9,"
+    " 'cut short', 1700000003, 1, 'pending');";
+
 static const char data_v3[] =
     "INSERT INTO file_types VALUES (15, 'Q4_K_M');"
     "INSERT INTO errors VALUES ('/models/cut.gguf', 1, 3, 3, 4, -4, 'truncated file', 9,"
@@ -412,6 +441,7 @@ static const char data_v3[] =
 
 /* Checks that the catalog made from an old version holds the old rows, migrated. */
 static void check_migrated(gguf_catalog *cat, int from) {
+    int64_t n_errors = (from >= 2) + (from >= 3) + (from >= 4);
     ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 2);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM kv"), 7);
@@ -429,20 +459,40 @@ static void check_migrated(gguf_catalog *cat, int from) {
                                 " || '|' || m.split_complete FROM models m JOIN files f ON"
                                 " f.id = m.file WHERE m.file = 2"),
                      "/models/big|0|2|0");
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), (from >= 2) + (from >= 3));
-    /* version 4: no runs yet, old rows have none and no journal state */
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM runs"), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), n_errors);
+    /* version 4: no runs before it, old rows have none and no journal state */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM runs"), from >= 4);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE indexed_run IS NULL AND"
                                " changed_run IS NULL AND journal IS NULL"),
                      2);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE run IS NULL"),
                      (from >= 2) + (from >= 3));
+    if (from >= 4)
+        ck_assert_str_eq(qtext(cat, "SELECT run || '|' || journal FROM errors WHERE path ="
+                                    " '/models/edited.gguf'"),
+                         "1|pending");
+    /* version 5: every file is its own model (the shard is its set's first), old errors are
+     * files' errors, old runs broke no set; URL columns empty */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE model = path"), 2);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'file' AND shard IS"
+                               " NULL"),
+                     n_errors);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM runs WHERE broken_sets = 0"), from >= 4);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE etag IS NULL AND last_modified"
+                               " IS NULL"),
+                     2);
+    ck_assert_str_eq(qtext(cat, "SELECT n_tensors || '|' || shards || '|' || bytes FROM models"
+                                " WHERE file = 1"),
+                     "2|1|1000");
+    ck_assert_str_eq(qtext(cat, "SELECT n_tensors || '|' || shards || '|' || bytes FROM models"
+                                " WHERE file = 2"),
+                     "0|1|500");
 }
 
 START_TEST(migrates_from_every_older_version) {
-    static const char *const schemas[] = {schema_v1, schema_v2, schema_v3};
-    static const char *const data[] = {data_v1, data_v2, data_v3};
-    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 4); /* add the new old version here */
+    static const char *const schemas[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+    static const char *const data[] = {data_v1, data_v2, data_v3, data_v4};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 5); /* add the new old version here */
     make_dir();
     gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
     char *want = schema_of(fresh);
@@ -818,6 +868,7 @@ typedef struct findings {
     char tensor[16][64];
     uint32_t expected[16], actual[16];
     char message[16][600];
+    char path[16][512];
 } findings;
 
 static void on_finding(const gguf_catalog_finding *f, void *user) {
@@ -830,6 +881,7 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
     fs->expected[fs->n] = f->expected_crc;
     fs->actual[fs->n] = f->actual_crc;
     snprintf(fs->message[fs->n], sizeof fs->message[0], "%s", f->message);
+    snprintf(fs->path[fs->n], sizeof fs->path[0], "%s", f->path);
     fs->n++;
 }
 
@@ -1093,10 +1145,10 @@ START_TEST(queries_cannot_reach_outside_the_catalog) {
     /* what only reads runs: reporting PRAGMAs, also as table-valued functions */
     ck_assert_str_eq(qtext(cat, "SELECT group_concat(name, ' ') FROM pragma_table_info('runs')"),
                      "id kind started_at finished_at paths seen indexed unchanged broken skipped "
-                     "walk_errors removed");
+                     "walk_errors removed broken_sets");
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_index_list('kv')"), 3);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 16);
-    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 25);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 18);
+    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 28);
     ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
     ck_assert_int_eq(qint(cat, "SELECT sum(value) FROM json_each('[1,2,3]')"), 6);
     ck_assert_str_eq(qtext(cat, "SELECT upper(substr(hex(randomblob(4)), 1, 0)) || lower('A') ||"
@@ -1420,6 +1472,24 @@ END_TEST
 
 /* ---- split sets ---- */
 
+/* Shard `no` of a set of `count` (split.no, split.count, split.tensors.count = count) holding
+ * one F32 tensor of 4 elements named "t<tensor>", all bytes `fill`. */
+static void write_shard_t(const char *path, int no, int count, int tensor, uint8_t fill) {
+    char name[16];
+    snprintf(name, sizeof name, "t%d", tensor);
+    gb b;
+    gb_begin(&b, 3, 0, 1, 4);
+    gb_kv(&b, "general.architecture", GGUF_VTYPE_STRING), gb_str(&b, "llama");
+    gb_kv(&b, "split.no", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)no);
+    gb_kv(&b, "split.count", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)count);
+    gb_kv(&b, "split.tensors.count", GGUF_VTYPE_I32), gb_i32(&b, count);
+    gb_tensor(&b, name, 1, (const uint64_t[]){4}, GGUF_DTYPE_F32, 0);
+    gb_align(&b, 32);
+    gb_fill(&b, fill, 16);
+    write_bytes(path, b.p, b.len);
+    gb_free(&b);
+}
+
 static void write_shard(const char *path, int no, int count) {
     gb b;
     gb_begin(&b, 3, 0, 0, 3);
@@ -1430,7 +1500,30 @@ static void write_shard(const char *path, int no, int count) {
     gb_free(&b);
 }
 
-START_TEST(split_sets_know_when_a_shard_is_missing) {
+typedef struct set_events {
+    int broken;
+    char last[512];
+    char why[GGUF_ERROR_MESSAGE_MAX];
+} set_events;
+
+static void count_set_events(const gguf_catalog_event *ev, void *user) {
+    set_events *e = user;
+    if (ev->kind != GGUF_CATALOG_EV_SET_BROKEN)
+        return;
+    e->broken++;
+    snprintf(e->last, sizeof e->last, "%s", ev->path);
+    snprintf(e->why, sizeof e->why, "%s", ev->error->message);
+}
+
+/* The models view, one "name:split_no/split_count=split_complete" per row. */
+static const char *model_rows(gguf_catalog *cat) {
+    return qtext(cat, "SELECT group_concat(n || ':' || coalesce(split_no, '-') || '/' ||"
+                      " coalesce(split_count, '-') || '=' || coalesce(split_complete, '-'), ' ')"
+                      " FROM (SELECT replace(path, '%s/', '') AS n, * FROM models ORDER BY path)",
+                 at("s"));
+}
+
+START_TEST(split_sets_are_one_model) {
     make_dir();
     make_folder("s");
     write_shard(at("s/big-00001-of-00003.gguf"), 0, 3);
@@ -1438,25 +1531,162 @@ START_TEST(split_sets_know_when_a_shard_is_missing) {
     write_shard(at("s/ok-00001-of-00002.gguf"), 0, 2);
     write_shard(at("s/ok-00002-of-00002.gguf"), 1, 2);
     write_shard(at("s/lonely.gguf"), 0, 1);
+    write_shard(at("s/renamed.gguf"), 1, 3); /* a shard renamed: its set cannot be found */
+    for (int k = 0; k < 3; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "s/three-%05d-of-00003.gguf", k + 1);
+        write_shard_t(at(name), k, 3, k, (uint8_t)k);
+    }
     copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), at("s/plain.gguf"));
     gguf_catalog *cat = open_cat(at("c.db"), 0);
     gguf_catalog_stats st;
     DIR_PATH(sdir, "s");
     const char *paths[] = {sdir};
-    index_paths(&st, cat, paths, 1, 0);
-    ck_assert_str_eq(qtext(cat, "SELECT group_concat(n || ':' || coalesce(split_no, '-') || '/' ||"
-                                " coalesce(split_count, '-') || '=' || coalesce(split_complete,"
-                                " '-'), ' ') FROM (SELECT replace(path, '%s/', '') AS n, * FROM"
-                                " models ORDER BY path)",
+    set_events ev = {0};
+    gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+    opt.on_event = count_set_events;
+    opt.user = &ev;
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    /* one row per model: no row for a set's other shards; every shard is a file */
+    ck_assert_str_eq(model_rows(cat), "big-00001-of-00003.gguf:0/3=0 lonely.gguf:0/1=1 "
+                                      "ok-00001-of-00002.gguf:0/2=1 plain.gguf:-/-=- "
+                                      "renamed.gguf:1/3=0 three-00001-of-00003.gguf:0/3=1");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 10);
+    ck_assert_int_eq(st.seen, 10);
+    ck_assert_int_eq(st.indexed, 10);
+    ck_assert_int_eq(st.broken_sets, 2);
+    ck_assert_int_eq(ev.broken, 2);
+    /* the set's totals: every shard's bytes, tensors and parameters */
+    ck_assert_str_eq(qtext(cat, "SELECT n_tensors || '|' || shards || '|' || n_params || '|' ||"
+                                " tensor_bytes || '|' || quant || '|' || (bytes = (SELECT sum(size)"
+                                " FROM files WHERE path LIKE '%%/three-%%')) FROM models WHERE"
+                                " path LIKE '%%/three-00001-of-00003.gguf'"),
+                     "3|3|12|48|F32|1");
+    /* the missing shard is named by the set's errors row, on its first shard's path */
+    ck_assert_str_eq(qtext(cat, "SELECT replace(path, '%s/', '') || '|' || scope || '|' || shard"
+                                " || '|' || message FROM errors WHERE path LIKE '%%/big-%%'",
                            at("s")),
-                     "big-00001-of-00003.gguf:0/3=0 big-00003-of-00003.gguf:2/3=0 "
-                     "lonely.gguf:0/1=1 ok-00001-of-00002.gguf:0/2=1 ok-00002-of-00002.gguf:1/2=1 "
-                     "plain.gguf:-/-=-");
+                     "big-00001-of-00003.gguf|set|2|split set of 3 shards: 1 missing: "
+                     "big-00002-of-00003.gguf");
+    ck_assert_str_eq(qtext(cat, "SELECT shard || '|' || message FROM errors WHERE path LIKE"
+                                " '%%/renamed.gguf'"),
+                     "2|split.count is 3 but the name is not PREFIX-00002-of-00003.gguf, so the "
+                     "other shards cannot be found");
+    /* again: nothing changed, nothing is read, the verdict stays */
+    memset(&ev, 0, sizeof ev);
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_int_eq(st.unchanged, 10);
+    ck_assert_int_eq(st.indexed, 0);
+    ck_assert_int_eq(ev.broken, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'set'"), 2);
+    /* the missing shard comes: the set is whole, its error goes */
     write_shard(at("s/big-00002-of-00003.gguf"), 1, 3);
-    index_paths(&st, cat, paths, 1, 0);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM models WHERE split_complete = 0"), 0);
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(qint(cat, "SELECT split_complete FROM models WHERE path LIKE '%%/big-%%'"),
+                     1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE path LIKE '%%/big-%%'"), 0);
     ck_assert_str_eq(qtext(cat, "SELECT split_set FROM files WHERE path LIKE '%%big-00002%%'"),
                      at("s/big"));
+    ck_assert_str_eq(qtext(cat, "SELECT model FROM files WHERE path LIKE '%%big-00003%%'"),
+                     at("s/big-00001-of-00003.gguf"));
+    /* a shard replaced by another set's: the set's error names it, no model row for it */
+    write_shard_t(at("s/three-00002-of-00003.gguf"), 1, 4, 1, 9);
+    memset(&ev, 0, sizeof ev);
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_int_eq(st.indexed, 1);
+    ck_assert_int_eq(ev.broken, 1);
+    ck_assert_str_eq(ev.last, at("s/three-00001-of-00003.gguf"));
+    ck_assert_str_eq(qtext(cat, "SELECT shard || '|' || message FROM errors WHERE path LIKE"
+                                " '%%/three-%%'"),
+                     "2|shard 2 of 3 (three-00002-of-00003.gguf): split.count 4, but the set has "
+                     "3 shards: shards from two different sets");
+    ck_assert_int_eq(qint(cat, "SELECT split_complete FROM models WHERE path LIKE '%%/three-%%'"),
+                     0);
+    /* a copy of the first shard in the second's place: no second model row either */
+    copy_file(at("s/three-00001-of-00003.gguf"), at("s/three-00002-of-00003.gguf"));
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_str_eq(qtext(cat, "SELECT shard || '|' || message FROM errors WHERE path LIKE"
+                                " '%%/three-%%'"),
+                     "2|shard 2 of 3 (three-00002-of-00003.gguf): split.no 0: this file is a "
+                     "copy of shard 1, not shard 2 (a duplicated or misnamed shard)");
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM models WHERE path LIKE '%%/three-%%'"), 1);
+    /* a shard gone: its rows go with the next index run, and the set says so */
+    write_shard_t(at("s/three-00002-of-00003.gguf"), 1, 3, 1, 1);
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_int_eq(qint(cat, "SELECT split_complete FROM models WHERE path LIKE '%%/three-%%'"),
+                     1);
+    ck_assert_int_eq(unlink(at("s/three-00003-of-00003.gguf")), 0);
+    ck_assert_int_eq(gguf_catalog_index(&st, cat, paths, 1, &opt, NULL), 0);
+    ck_assert_int_eq(qint(cat, "SELECT shards FROM models WHERE path LIKE '%%/three-%%'"), 2);
+    ck_assert_str_eq(qtext(cat, "SELECT shard FROM errors WHERE path LIKE '%%/three-%%'"), "3");
+    /* a shard named on its own brings its set */
+    gguf_catalog_close(cat);
+    ck_assert_int_eq(unlink(at("c.db")), 0);
+    cat = open_cat(at("c.db"), 0);
+    DIR_PATH(second, "s/ok-00002-of-00002.gguf");
+    const char *one[] = {second};
+    index_paths(&st, cat, one, 1, 0);
+    ck_assert_int_eq(st.indexed, 2);
+    ck_assert_str_eq(model_rows(cat), "ok-00001-of-00002.gguf:0/2=1");
+    /* prune: a set's row goes with its last shard */
+    index_paths(&st, cat, paths, 1, 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'set'"), 2);
+    ck_assert_int_eq(unlink(at("s/three-00001-of-00003.gguf")), 0);
+    ck_assert_int_eq(gguf_catalog_prune(&st, cat, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'set'"), 2);
+    ck_assert_int_eq(unlink(at("s/three-00002-of-00003.gguf")), 0);
+    ck_assert_int_eq(gguf_catalog_prune(&st, cat, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'set'"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE path LIKE '%%/three-%%'"), 0);
+    gguf_catalog_close(cat);
+    remove_dir();
+}
+END_TEST
+
+/* verify walks every shard of a set: each one's bytes against its rows, and the shards the
+ * catalog lacks */
+START_TEST(verify_checks_every_shard) {
+    make_dir();
+    make_folder("s");
+    for (int k = 0; k < 3; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "s/m-%05d-of-00003.gguf", k + 1);
+        write_shard_t(at(name), k, 3, k, (uint8_t)(k + 1));
+    }
+    gguf_catalog *cat = open_cat(at("c.db"), 0);
+    DIR_PATH(sdir, "s");
+    DIR_PATH(first, "s/m-00001-of-00003.gguf");
+    const char *paths[] = {sdir};
+    index_paths(NULL, cat, paths, 1, GGUF_CATALOG_CRC);
+    findings fs;
+    gguf_catalog_verify_stats vs;
+    run_verify(&fs, &vs, cat, first); /* the model selects its shards */
+    ck_assert_int_eq(vs.files, 3);
+    ck_assert_int_eq(vs.tensors, 3);
+    ck_assert_int_eq(fs.n, 0);
+    /* shard 3's bytes rot (same size and mtime): found, naming the shard and the tensor */
+    flip_tensor_byte(at("s/m-00003-of-00003.gguf"), "t2", 1);
+    run_verify(&fs, &vs, cat, first);
+    ck_assert_int_eq(fs.n, 1);
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_CORRUPT);
+    ck_assert_str_eq(fs.path[0], at("s/m-00003-of-00003.gguf"));
+    ck_assert_str_eq(fs.tensor[0], "t2");
+    /* shard 2 missing when indexed, then there: reported either way */
+    ck_assert_int_eq(rename(at("s/m-00002-of-00003.gguf"), at("hold.gguf")), 0);
+    index_paths(NULL, cat, paths, 1, GGUF_CATALOG_CRC);
+    run_verify(&fs, &vs, cat, first);
+    ck_assert_int_eq(vs.missing, 1);
+    ck_assert_int_eq(vs.corrupt, 1);
+    ck_assert_int_eq(fs.n, 2); /* in path order */
+    ck_assert_str_eq(fs.path[0], at("s/m-00002-of-00003.gguf"));
+    ck_assert_int_eq(fs.problem[0], GGUF_CATALOG_MISSING);
+    ck_assert_msg(strstr(fs.message[0], "shard 2 of 3") != NULL, "%s", fs.message[0]);
+    ck_assert_str_eq(fs.path[1], at("s/m-00003-of-00003.gguf"));
+    ck_assert_int_eq(rename(at("hold.gguf"), at("s/m-00002-of-00003.gguf")), 0);
+    run_verify(&fs, &vs, cat, first);
+    ck_assert_int_eq(vs.missing, 0);
+    ck_assert_int_eq(vs.changed, 1);
     gguf_catalog_close(cat);
     remove_dir();
 }
@@ -1658,7 +1888,8 @@ int main(void) {
     tcase_add_test(tc, journals_are_recorded_not_applied);
     tcase_add_test(tc, fifos_are_never_opened);
     tcase_add_test(tc, concurrent_indexers_leave_a_consistent_catalog);
-    tcase_add_test(tc, split_sets_know_when_a_shard_is_missing);
+    tcase_add_test(tc, split_sets_are_one_model);
+    tcase_add_test(tc, verify_checks_every_shard);
     tcase_add_test(tc, array_max_limits_stored_arrays);
     tcase_add_test(tc, default_path_follows_xdg);
     tcase_add_test(tc, allocation_failures_fail_cleanly);

@@ -298,6 +298,16 @@ DB=$PDB
 [ "$(q "SELECT count(*) FROM files f WHERE n_kv != (SELECT count(*) FROM kv WHERE kv.file = f.id) OR n_tensors != (SELECT count(*) FROM tensors t WHERE t.file = f.id)")" = 0 ] && ok || fail "concurrent: rows do not match their files"
 [ "$(q "SELECT (SELECT count(*) FROM kv WHERE file NOT IN (SELECT id FROM files)) + (SELECT count(*) FROM tensors WHERE file NOT IN (SELECT id FROM files))")" = 0 ] && ok || fail "concurrent: orphan rows"
 
+# ---- the reading options reach the reader, and are kept per file: --lenient takes a file
+# with a duplicate key that is refused without it ----
+DB="$TMP/lenient.db"
+expect_status 0 "$CATALOG" --db "$DB" index -q "$GOLDEN/refuse/dup_key.gguf"
+[ "$(q "SELECT count(*) FROM errors WHERE message LIKE '%duplicates key%'")" = 1 ] && ok || fail "dup_key.gguf without --lenient: $(q "SELECT message FROM errors")"
+DB="$TMP/lenient2.db"
+expect_status 0 "$CATALOG" --db "$DB" index -q --lenient "$GOLDEN/refuse/dup_key.gguf"
+[ "$(q "SELECT count(*) || ' ' || (SELECT count(*) FROM errors) FROM files WHERE open_flags = 1")" = "1 0" ] && ok ||
+    fail "index --lenient: $(q "SELECT path, open_flags FROM files") $(q "SELECT message FROM errors")"
+
 # ---- the corpus: every file recorded, counts as gguf-edit show sees them ----
 if have_corpus; then
     DB="$TMP/corpus.db"

@@ -1,7 +1,7 @@
-/* gguf-catalog: a SQLite catalog of GGUF files on disk. `index` walks folders and stores every
- * file's header (keys, values, tensors), `query` runs read-only SQL on it (printed by
- * query_output.c), `schema` shows its tables, `verify` re-reads files against their stored
- * crc32s, `prune` forgets files that are gone. */
+/* gguf-catalog: a SQLite catalog of GGUF files on disk and on servers. `index` walks folders
+ * and fetches URLs, storing every file's header (keys, values, tensors), `query` runs read-only
+ * SQL on it (printed by query_output.c), `schema` shows its tables, `verify` re-reads files
+ * against their stored crc32s, `prune` forgets files that are gone. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,7 +27,7 @@ static const char usage_text[] =
     "       gguf-catalog --help | --version\n"
     "\n"
     "commands:\n"
-    "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
+    "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH|URL...\n"
     "                           add or refresh files (folders are walked for *.gguf)\n"
     "  query [--format table|csv|json|line] [SQL|-]\n"
     "                           run read-only SQL (SQL from standard input with - or none)\n"
@@ -43,13 +43,40 @@ static const char usage_text[] =
     "'gguf-catalog COMMAND --help' describes each command.\n"
     "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), 2 usage.\n";
 
+/* The URL options alone (verify takes no reading options: each file keeps its own). */
+#define URL_HELP                                                                                \
+    "URLs are read with:\n"                                                                      \
+    "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable); also taken from\n" \
+    "                     $GGUF_HTTP_HEADER (and by index from $HF_TOKEN when every URL\n"     \
+    "                     given is on huggingface.co)\n"                                       \
+    "  --offline          never touch the network (URLs are not checked)\n"                       \
+    "  --timeout SECS     give up connecting or waiting for data after SECS (default 30)\n"       \
+    "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
+    "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"     \
+    "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
+#define URL_LONG_OPTIONS                                                                        \
+    {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
+        {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
+        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
+        {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
+        {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
+
 static const char index_usage[] =
-    "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH...\n"
+    "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH|URL...\n"
+    "       gguf-catalog [--db PATH] index [OPTIONS] --urls FILE [PATH|URL...]\n"
     "Adds or refreshes files. Folders are walked recursively for *.gguf files; files named on\n"
     "the command line are taken whatever their name. Only headers are read. Files whose device,\n"
     "inode, size and mtime are unchanged are skipped. Files that are not GGUF or are broken go\n"
     "to the errors table with the reader's message. Each run is recorded in the runs table;\n"
     "journals of interrupted edits beside files are recorded (files.journal), never applied.\n"
+    "A shard of a split set brings its whole set, one model; a set that does not open as one\n"
+    "(a shard missing or from another set) goes to the errors table naming the shard.\n"
+    "http:// and https:// URLs are fetched in parallel (headers only, with range requests); one\n"
+    "indexed before is asked for again with one conditional request (its ETag or date), and\n"
+    "skipped when the server says it did not change.\n"
+    "  --urls FILE        index the URLs (or paths) in FILE too, one a line ('#' comments;\n"
+    "                     '-': standard input)\n"
+    "  --jobs N           URLs: fetch at most N at a time (default 16)\n"
     "  --crc              also store each tensor's crc32 (reads every byte) for verify\n"
     "  --follow-symlinks  follow symbolic links inside folders (not followed by default)\n"
     "  --all-files        take every file in folders, not only *.gguf\n"
@@ -83,11 +110,13 @@ static const char schema_usage[] =
     "  --db PATH          the catalog\n";
 
 static const char verify_usage[] =
-    "usage: gguf-catalog [--db PATH] verify [PATH...]\n"
+    "usage: gguf-catalog [--db PATH] verify [PATH|URL...]\n"
     "Re-reads catalogued files (all, or those at or below PATH) and reports files that are\n"
     "missing, changed, or corrupt, naming each tensor whose crc32 no longer matches (for files\n"
-    "indexed with --crc; the header's crc32 is checked for every file). Exit 1 if any.\n"
-    "  --db PATH          the catalog\n";
+    "indexed with --crc; the header's crc32 is checked for every file). Every shard of a split\n"
+    "set is checked, and shards the catalog lacks are reported. URLs are fetched again (a\n"
+    "changed ETag, date or size is a change). Exit 1 if any.\n"
+    "  --db PATH          the catalog\n" URL_HELP;
 
 static const char prune_usage[] =
     "usage: gguf-catalog [--db PATH] prune [-q]\n"
@@ -111,7 +140,9 @@ enum {
     OPT_FORMAT,
     OPT_TIMEOUT,
     OPT_MAX_MEMORY,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_URLS,
+    OPT_JOBS
 };
 
 /* The options every command takes: --db, --help. */
@@ -119,20 +150,43 @@ enum {
     {"db", required_argument, NULL, OPT_DB}, { "help", no_argument, NULL, 'h' }
 
 /* Parses a command's options with getopt_long: --db and --help here, the reading options
- * (index's --lenient, --endian, ...) into *open_flags when it is not NULL, the others returned
- * one by one (optarg set), -1 at the first operand; CLI_DONE when --help printed the usage
- * (*status 0) or an option was bad (*status 2). */
+ * into *open_flags (may be NULL when the command takes none) and the URL options for
+ * cli_open_options, the others returned one by one (optarg set), -1 at the first operand;
+ * CLI_DONE when --help printed the usage (*status 0) or an option was bad (*status 2). */
 static int next_option(int argc, char **argv, const char *shortopts,
                        const struct option *longopts, const char *usage, unsigned *open_flags,
                        int *status) {
-    unsigned unused = 0;
+    unsigned none = 0;
     for (;;) {
         int c = cli_getopt(argc, argv, shortopts, longopts, usage,
-                           open_flags != NULL ? open_flags : &unused, status);
+                           open_flags != NULL ? open_flags : &none, status);
         if (c != OPT_DB)
             return c;
         db_path = optarg;
     }
+}
+
+static size_t n_headers(const gguf_open_options *o) {
+    size_t n = 0;
+    while (o->headers != NULL && o->headers[n] != NULL)
+        n++;
+    return n;
+}
+
+/* The options URLs are read with: cli_open_options's, with $HF_TOKEN only when every URL is
+ * one it may go to (huggingface.co). Valid until the next cli_open_options. */
+static const gguf_open_options *url_options(char *const *args, size_t n) {
+    size_t plain = n_headers(cli_open_options("", 0));
+    const char *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!gguf_path_is_url(args[i]))
+            continue;
+        if (n_headers(cli_open_options(args[i], 0)) == plain)
+            return cli_open_options("", 0); /* a URL the token may not go to */
+        if (first == NULL)
+            first = args[i];
+    }
+    return cli_open_options(first != NULL ? first : "", 0);
 }
 
 static gguf_catalog *open_catalog(unsigned flags) {
@@ -159,7 +213,7 @@ static int fail(const gguf_error *err) {
 typedef struct progress {
     int quiet;
     int tty;
-    uint64_t files, indexed, unchanged, broken;
+    uint64_t files, indexed, unchanged, broken, offline;
     double last;
     int shown;
 } progress;
@@ -178,11 +232,14 @@ static void on_event(const gguf_catalog_event *ev, void *user) {
     case GGUF_CATALOG_EV_UNCHANGED: p->unchanged++, p->files++; break;
     case GGUF_CATALOG_EV_BROKEN:
         p->broken++, p->files++;
+        /* fall through */
+    case GGUF_CATALOG_EV_SET_BROKEN:
         if (!p->quiet) {
             progress_clear(p);
             cli_report(ev->path, ev->error);
         }
         break;
+    case GGUF_CATALOG_EV_SKIPPED: p->offline += gguf_path_is_url(ev->path) != 0; break;
     case GGUF_CATALOG_EV_WALK_ERROR:
         progress_clear(p);
         cli_errorf("%s", ev->error->message);
@@ -201,6 +258,77 @@ static void on_event(const gguf_catalog_event *ev, void *user) {
     }
 }
 
+/* The arguments of index: the operands, then the lines of --urls FILE. */
+typedef struct arg_list {
+    char **v;
+    size_t n, cap;
+    char **owned; /* the lines read (freed at the end) */
+    size_t n_owned;
+} arg_list;
+
+static int arg_add(arg_list *a, char *s, int owned) {
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 64;
+        char **p = realloc(a->v, cap * sizeof *p);
+        char **q = realloc(a->owned, cap * sizeof *q);
+        if (p != NULL)
+            a->v = p;
+        if (q != NULL)
+            a->owned = q;
+        if (p == NULL || q == NULL)
+            return -1;
+        a->cap = cap;
+    }
+    a->v[a->n++] = s;
+    if (owned)
+        a->owned[a->n_owned++] = s;
+    return 0;
+}
+
+static void arg_free(arg_list *a) {
+    for (size_t i = 0; i < a->n_owned; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->v);
+}
+
+/* One URL (or path) a line; blank lines and lines starting with '#' are skipped, and blanks
+ * around each line dropped. */
+static int read_url_list(arg_list *a, const char *file) {
+    FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+    if (in == NULL) {
+        cli_errorf("%s: %s", file, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    while (rc == 0 && (len = getline(&line, &cap, in)) >= 0) {
+        char *b = line, *e = line + len;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (b == e || *b == '#')
+            continue;
+        char *copy = strndup(b, (size_t)(e - b));
+        if (copy == NULL || arg_add(a, copy, 1) != 0) {
+            free(copy);
+            cli_errorf("out of memory");
+            rc = -1;
+        }
+    }
+    if (rc == 0 && ferror(in)) {
+        cli_errorf("%s: %s", file, strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    if (in != stdin)
+        fclose(in);
+    return rc;
+}
+
 static int cmd_index(int argc, char **argv) {
     static const struct option longopts[] = {
         {"crc", no_argument, NULL, OPT_CRC},
@@ -208,6 +336,8 @@ static int cmd_index(int argc, char **argv) {
         {"all-files", no_argument, NULL, OPT_ALL},
         {"force", no_argument, NULL, OPT_FORCE},
         {"array-max", required_argument, NULL, OPT_ARRAY_MAX},
+        {"urls", required_argument, NULL, OPT_URLS},
+        {"jobs", required_argument, NULL, OPT_JOBS},
         {"quiet", no_argument, NULL, 'q'},
         COMMON_LONG_OPTIONS,
         CLI_OPEN_FILE_LONG_OPTIONS,
@@ -215,9 +345,12 @@ static int cmd_index(int argc, char **argv) {
     gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
     progress p;
     memset(&p, 0, sizeof p);
+    arg_list args;
+    memset(&args, 0, sizeof args);
+    const char *url_file = NULL;
     int c, status;
-    while ((c = next_option(argc, argv, "qh", longopts, index_usage, &opt.open_flags, &status)) !=
-           -1) {
+    while ((c = next_option(argc, argv, "qh", longopts, index_usage, &opt.open_flags,
+                            &status)) != -1) {
         switch (c) {
         case CLI_DONE: return status;
         case OPT_CRC: opt.flags |= GGUF_CATALOG_CRC; break;
@@ -235,15 +368,37 @@ static int cmd_index(int argc, char **argv) {
             opt.array_max = v;
             break;
         }
+        case OPT_URLS: url_file = optarg; break;
+        case OPT_JOBS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || v < 1 || v > 1024) {
+                return cli_usage_error(index_usage, "--jobs takes a number from 1 to 1024, not '%s'",
+                                       optarg);
+            }
+            opt.jobs = (unsigned)v;
+            break;
+        }
         case 'q': p.quiet = 1; break;
         default: return cli_usage_error(index_usage, NULL);
         }
     }
-    if (cli_operands_min(argc, 1, index_usage) != 0)
-        return CLI_USAGE;
-    gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_DEFAULT);
-    if (cat == NULL)
+    if (optind >= argc && url_file == NULL)
+        return cli_usage_error(index_usage, "missing operand");
+    int rc = CLI_OK;
+    for (int i = optind; rc == CLI_OK && i < argc; i++) {
+        if (arg_add(&args, argv[i], 0) != 0) {
+            cli_errorf("out of memory");
+            rc = CLI_BAD;
+        }
+    }
+    if (rc == CLI_OK && url_file != NULL && read_url_list(&args, url_file) != 0)
+        rc = CLI_BAD;
+    gguf_catalog *cat = rc == CLI_OK ? open_catalog(GGUF_CATALOG_OPEN_DEFAULT) : NULL;
+    if (cat == NULL) {
+        arg_free(&args);
         return CLI_BAD;
+    }
     p.tty = isatty(2);
     p.last = cli_now();
     opt.on_event = on_event;
@@ -251,17 +406,25 @@ static int cmd_index(int argc, char **argv) {
     gguf_catalog_stats st;
     gguf_error err;
     gguf_error_clear(&err);
-    int rc = gguf_catalog_index(&st, cat, (const char *const *)argv + optind,
-                                (size_t)(argc - optind), &opt, &err);
+    int lrc = gguf_catalog_set_url_options(cat, url_options(args.v, args.n), &err);
+    if (lrc == 0)
+        lrc = gguf_catalog_index(&st, cat, (const char *const *)args.v, args.n, &opt, &err);
     progress_clear(&p);
     gguf_catalog_close(cat);
-    if (rc != 0)
+    arg_free(&args);
+    if (lrc != 0)
         return fail(&err);
     printf("%" PRIu64 " files: %" PRIu64 " indexed, %" PRIu64 " unchanged, %" PRIu64
            " refused (in the errors table)",
            st.seen, st.indexed, st.unchanged, st.broken);
-    if (st.skipped)
-        printf(", %" PRIu64 " links or special files skipped", st.skipped);
+    if (st.broken_sets)
+        printf(", %" PRIu64 " split set%s broken (in the errors table)", st.broken_sets,
+               st.broken_sets == 1 ? "" : "s");
+    if (st.skipped > p.offline)
+        printf(", %" PRIu64 " links or special files skipped", st.skipped - p.offline);
+    if (p.offline)
+        printf(", %" PRIu64 " URL%s not checked (--offline)", p.offline,
+               p.offline == 1 ? "" : "s");
     putchar('\n');
     return st.walk_errors ? CLI_BAD : CLI_OK;
 }
@@ -506,7 +669,8 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
 }
 
 static int cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, URL_LONG_OPTIONS,
+                                             {NULL, 0, NULL, 0}};
     int c, status;
     while ((c = next_option(argc, argv, "h", longopts, verify_usage, NULL, &status)) != -1) {
         if (c == CLI_DONE)
@@ -519,7 +683,10 @@ static int cmd_verify(int argc, char **argv) {
     gguf_catalog_verify_stats st;
     gguf_error err;
     gguf_error_clear(&err);
-    int rc = gguf_catalog_verify(&st, cat, (const char *const *)argv + optind,
+    /* the URLs it may fetch are the catalog's: $HF_TOKEN goes to none of them */
+    int rc = gguf_catalog_set_url_options(cat, cli_open_options("", 0), &err);
+    if (rc == 0)
+        rc = gguf_catalog_verify(&st, cat, (const char *const *)argv + optind,
                                  (size_t)(argc - optind), on_finding, NULL, &err);
     gguf_catalog_close(cat);
     if (rc != 0)

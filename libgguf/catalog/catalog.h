@@ -13,7 +13,10 @@
  *   walk.c     the folder walk (fts(3): sorted, loops and special files skipped)
  *   store.c    a file's rows: written, replaced, dropped; a refused file's error row
  *   runs.c     the runs table: one row per index or prune run
- *   index.c    gguf_catalog_index
+ *   index.c    gguf_catalog_index: the run, its arguments, the walk
+ *   index_file.c  one file in an index run: unchanged or read, stored or refused, counted
+ *   sets.c     split sets in an index run: every shard stored, the set checked as one model
+ *   remote.c   URLs in an index run: fetched in parallel, conditional requests
  *   prune.c    gguf_catalog_prune
  *   guard.c    what a query may do: the authorizer, read-only PRAGMAs, time and memory limits
  *   query.c    gguf_catalog_query
@@ -66,6 +69,7 @@ enum {
     GGUF__ST_FILE_UPDATE,
     GGUF__ST_FILE_DELETE,
     GGUF__ST_FILE_JOURNAL,
+    GGUF__ST_FILE_VALIDATORS,
     GGUF__ST_KV_DELETE,
     GGUF__ST_KV_INSERT,
     GGUF__ST_TENSOR_DELETE,
@@ -106,6 +110,7 @@ struct gguf_catalog {
     uint64_t timeout_ms; /* query limits (gguf_catalog_set_query_limits) */
     uint64_t max_memory;
     gguf__guard guard;
+    const gguf_open_options *url; /* gguf_catalog_set_url_options (borrowed), or NULL */
 };
 
 /* ---- db.c ---- */
@@ -145,15 +150,32 @@ GGUF_HIDDEN int gguf__catalog_check_readonly(sqlite3 *db, const char *path, gguf
 GGUF_HIDDEN int gguf__catalog_check_identity(gguf_catalog *cat, gguf_error *err);
 /* Length of path without a split tail "-00002-of-00005.gguf" (len when it has none). */
 GGUF_HIDDEN size_t gguf__catalog_split_set_len(const char *path, size_t len);
+/* The path of the model a file belongs to (gguf__malloc'd; NULL when memory ran out): for a
+ * file with split.count > 1 named like a shard, its set's first shard (PREFIX-00001-of-N.gguf,
+ * by the name), else the path itself. */
+GGUF_HIDDEN char *gguf__catalog_model_path(const char *path, int64_t split_count);
 /* The SQL functions the migrations call. */
 GGUF_HIDDEN void gguf__catalog_register_functions(sqlite3 *db);
 
 /* ---- values.c ---- */
 
+/* What tells, without reading it, that a file is the one stored: a local file's stat; for a
+ * URL its size and what the server said (ETag, Last-Modified, that date as mtime_ns; no dev
+ * and ino). */
+typedef struct gguf__file_id {
+    int has_stat; /* dev and ino are set: a local file */
+    int64_t dev, ino, size, mtime_ns;
+    const char *etag, *last_modified; /* a URL's, or NULL */
+} gguf__file_id;
+
+GGUF_HIDDEN void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s);
+/* dev, ino, size, mtime_ns at col..col+3 (dev and ino NULL for a URL; all NULL for id NULL). */
+GGUF_HIDDEN void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id);
+/* An HTTP date (Last-Modified: "Sun, 06 Nov 1994 08:49:37 GMT") in nanoseconds since the
+ * epoch; 0 when it is not one. */
+GGUF_HIDDEN int64_t gguf__catalog_http_time_ns(const char *date);
 /* Binds bytes as TEXT when they are UTF-8, else as a BLOB (comparisons stay bytewise). */
 GGUF_HIDDEN int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n);
-/* dev, ino, size, mtime_ns at col..col+3. */
-GGUF_HIDDEN void gguf__catalog_bind_stat(sqlite3_stmt *st, int col, const struct stat *s);
 /* Key i of f into the kv insert (columns 3..9: key, type, elem_type, array_len, int, real,
  * text); arrays of at most array_max elements as JSON, built in json. */
 GGUF_HIDDEN int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i,
@@ -182,8 +204,10 @@ typedef struct gguf__known_set {
     gguf__hashset index;
 } gguf__known_set;
 
-/* Reads the files and errors rows of the catalog. */
-GGUF_HIDDEN int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, gguf_error *err);
+/* Reads the files rows and the errors rows of refused files (sets 0), or the errors rows of
+ * split sets, by their model path (sets 1). */
+GGUF_HIDDEN int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets,
+                                 gguf_error *err);
 GGUF_HIDDEN gguf__known *gguf__known_find(const gguf__known_set *ks, const char *path);
 /* Adds an entry for path, or replaces the one there. Returns 0 or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__known_put(gguf__known_set *ks, const char *path, const gguf__known *k);
@@ -221,7 +245,7 @@ GGUF_HIDDEN int gguf__catalog_walk(const char *root, unsigned flags, gguf__walk_
 /* What is stored for one file. */
 typedef struct gguf__file_rows {
     const char *path;
-    const struct stat *st;
+    const gguf__file_id *id;
     const gguf_file *f;
     uint32_t header_crc;
     int with_crc;
@@ -232,20 +256,95 @@ typedef struct gguf__file_rows {
     int64_t run, now;
 } gguf__file_rows;
 
-/* Stores a parsed file, replacing its old rows (and an error row for its path). */
+/* Stores a parsed file, replacing its old rows (and the errors row of its path, scope 'file'). */
 GGUF_HIDDEN int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *json,
                                  gguf_error *err);
-/* Records a file the reader refused (or could not read), dropping its files rows. */
-GGUF_HIDDEN int gguf__store_error(gguf_catalog *cat, const char *path, const struct stat *s,
+/* Records a file the reader refused (or could not read), dropping its files rows. id may be
+ * NULL (nothing known of it). */
+GGUF_HIDDEN int gguf__store_error(gguf_catalog *cat, const char *path, const gguf__file_id *id,
                                   const gguf_error *fe, int journal, int64_t run, int64_t now,
                                   gguf_error *err);
+/* Records why the split set whose first shard is model does not open as one model (scope
+ * 'set'; shard: the shard it names, from 1, or 0), and forgets it once it does. */
+GGUF_HIDDEN int gguf__store_set_error(gguf_catalog *cat, const char *model, uint32_t shard,
+                                      const gguf_error *fe, int64_t run, int64_t now,
+                                      gguf_error *err);
+GGUF_HIDDEN int gguf__store_clear_set_error(gguf_catalog *cat, const char *model,
+                                            gguf_error *err);
+/* Drops every row of path (files, kv, tensors, its errors row of scope 'file'). */
+GGUF_HIDDEN int gguf__store_forget(gguf_catalog *cat, const char *path, gguf_error *err);
 /* Sets the journal column of path's row (files or errors). */
 GGUF_HIDDEN int gguf__store_journal(gguf_catalog *cat, const char *path, int is_error,
                                     int journal, gguf_error *err);
-/* Deletes a file's rows (files, kv, tensors) by id. */
+/* Deletes a file's rows (files, kv, tensors) by id, in the open transaction. */
 GGUF_HIDDEN int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err);
-/* Deletes the errors row of path. */
-GGUF_HIDDEN int gguf__store_drop_error(gguf_catalog *cat, const char *path, gguf_error *err);
+/* Deletes the errors row (path, scope: "file" or "set"), in the open transaction. */
+GGUF_HIDDEN int gguf__store_drop_error(gguf_catalog *cat, const char *path, const char *scope,
+                                       gguf_error *err);
+
+/* ---- an index run: index.c (the run, the walk), index_file.c (one file), sets.c (split
+ * sets), remote.c (URLs) ---- */
+
+typedef struct gguf__indexer {
+    gguf_catalog *cat;
+    gguf_catalog_index_options opt;
+    gguf_catalog_stats stats;
+    gguf__known_set known;      /* files and refused files, by path */
+    gguf__known_set set_errors; /* split sets recorded as broken, by model path */
+    gguf__known_set sets_done;  /* split sets handled in this run, by model path */
+    gguf__buf json;             /* scratch for array JSON */
+    uint32_t *crcs;             /* per tensor, with GGUF_CATALOG_CRC */
+    size_t crcs_cap;
+    int64_t now, run;
+} gguf__indexer;
+
+GGUF_HIDDEN void gguf__index_emit(gguf__indexer *x, int kind, const char *path,
+                                  const gguf_error *e);
+/* The open flags of every file: the caller's, each file on its own (a set is put together by
+ * the catalog). */
+GGUF_HIDDEN unsigned gguf__index_open_flags(const gguf__indexer *x);
+/* 1 when path's stored rows (k, may be NULL) are what reading it now would store: the same
+ * id, an error that would come again, crc32s stored when they are asked for. */
+GGUF_HIDDEN int gguf__index_unchanged(const gguf__indexer *x, const gguf__known *k,
+                                      const gguf__file_id *id);
+/* Stores what opening path gave: f (its tensors' crc32s read first when they are asked for;
+ * f stays the caller's), or the error fe when f is NULL. Counts and tells it. Returns 0, or
+ * the catalog's own failure. */
+GGUF_HIDDEN int gguf__index_store(gguf__indexer *x, const char *path, const gguf__file_id *id,
+                                  gguf_file *f, const gguf_error *fe, int journal,
+                                  gguf_error *err);
+/* Counts path as unchanged (and tells it). */
+GGUF_HIDDEN void gguf__index_unchanged_seen(gguf__indexer *x, const char *path);
+/* Remembers that model's set was handled in this run: 1 the first time, 0 after, < 0 out of
+ * memory. */
+GGUF_HIDDEN int gguf__index_set_first(gguf__indexer *x, const char *model);
+
+/* One local file (stat s; dir: its folder's names, or NULL): skipped when it is as stored and
+ * skip_unchanged, else opened on its own and stored unless it is as stored; counted and told.
+ * keep (may be NULL) receives the opened file (NULL when refused, fe_out (may be NULL) saying
+ * why), for its split set's check; without keep the file is freed. */
+GGUF_HIDDEN int gguf__index_local_file(gguf__indexer *x, const char *path, const struct stat *s,
+                                       const gguf__walk_dir *dir, int skip_unchanged,
+                                       gguf_file **keep, gguf_error *fe_out, gguf_error *err);
+/* sets.c: the split set of a local file named like a shard of count > 1 shards (dir: the
+ * names of its folder, or NULL): every shard stat'd, and unless all are as stored, read (each
+ * on its own), the changed ones stored, and the set's verdict recorded. */
+GGUF_HIDDEN int gguf__index_local_set(gguf__indexer *x, const char *path,
+                                      const gguf__walk_dir *dir, gguf_error *err);
+/* What the shards of a set gave: files[k] (NULL when missing or refused; taken), errs[k] the
+ * error of a refused one (code 0: missing). Records the verdict: no set (no shard says it is
+ * split), the set's errors row, or its removal. paths[k]: shard k's path or URL. */
+GGUF_HIDDEN int gguf__index_set_verdict(gguf__indexer *x, const char *model, char *const *paths,
+                                        gguf_file **files, const gguf_error *errs,
+                                        uint32_t count, gguf_error *err);
+/* sets.c: a file with split.count > 1 not named like a shard: the errors row of its set (its
+ * other shards cannot be found). */
+GGUF_HIDDEN int gguf__index_lone_shard(gguf__indexer *x, const char *path, const gguf_file *f,
+                                       gguf_error *err);
+
+/* remote.c: the URLs of an index run (and the siblings of shard URLs), fetched in parallel. */
+GGUF_HIDDEN int gguf__index_urls(gguf__indexer *x, char *const *urls, size_t n,
+                                 gguf_error *err);
 
 /* ---- runs.c ---- */
 

@@ -17,23 +17,26 @@
 #define FILE_COLUMNS                                                                            \
     "path, dev, ino, size, mtime_ns, version, endian, alignment, data_offset, n_kv, n_tensors, " \
     "header_crc32, open_flags, has_crc, indexed_at, n_params, tensor_bytes, dominant_type, "    \
-    "split_set, split_no, split_count, indexed_run, changed_run, journal"
+    "split_set, split_no, split_count, indexed_run, changed_run, journal, model, etag, "        \
+    "last_modified"
 
 static const char *const stmt_sql[GGUF__ST_COUNT] = {
     [GGUF__ST_FILE_OLD] = "SELECT id, size, header_crc32, has_crc, dev, ino, mtime_ns, changed_run "
                           "FROM files WHERE path = ?1",
     [GGUF__ST_FILE_INSERT] = "INSERT INTO files (" FILE_COLUMNS ") VALUES "
                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
     [GGUF__ST_FILE_UPDATE] = "UPDATE files SET path = ?1, dev = ?2, ino = ?3, size = ?4, "
                              "mtime_ns = ?5, version = ?6, endian = ?7, alignment = ?8, "
                              "data_offset = ?9, n_kv = ?10, n_tensors = ?11, header_crc32 = ?12, "
                              "open_flags = ?13, has_crc = ?14, indexed_at = ?15, n_params = ?16, "
                              "tensor_bytes = ?17, dominant_type = ?18, split_set = ?19, "
                              "split_no = ?20, split_count = ?21, indexed_run = ?22, "
-                             "changed_run = ?23, journal = ?24 WHERE id = ?25",
+                             "changed_run = ?23, journal = ?24, model = ?25, etag = ?26, "
+                             "last_modified = ?27 WHERE id = ?28",
     [GGUF__ST_FILE_DELETE] = "DELETE FROM files WHERE id = ?1",
     [GGUF__ST_FILE_JOURNAL] = "UPDATE files SET journal = ?2 WHERE path = ?1",
+    [GGUF__ST_FILE_VALIDATORS] = "SELECT etag, last_modified, size FROM files WHERE path = ?1",
     [GGUF__ST_KV_DELETE] = "DELETE FROM kv WHERE file = ?1",
     [GGUF__ST_KV_INSERT] = "INSERT INTO kv (file, position, key, type, elem_type, array_len, int, "
                            "real, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -42,11 +45,12 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
                                "ne0, ne1, ne2, ne3, offset, nbytes, crc32) VALUES "
                                "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     [GGUF__ST_TENSOR_CRCS] = "SELECT crc32 FROM tensors WHERE file = ?1 ORDER BY position",
-    [GGUF__ST_ERROR_DELETE] = "DELETE FROM errors WHERE path = ?1",
+    [GGUF__ST_ERROR_DELETE] = "DELETE FROM errors WHERE path = ?1 AND scope = ?2",
     [GGUF__ST_ERROR_UPSERT] = "INSERT OR REPLACE INTO errors (path, dev, ino, size, mtime_ns, "
-                              "code, error, offset, message, indexed_at, run, journal) VALUES "
-                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [GGUF__ST_ERROR_JOURNAL] = "UPDATE errors SET journal = ?2 WHERE path = ?1",
+                              "code, error, offset, message, indexed_at, run, journal, scope, "
+                              "shard) VALUES "
+                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [GGUF__ST_ERROR_JOURNAL] = "UPDATE errors SET journal = ?2 WHERE path = ?1 AND scope = 'file'",
 };
 
 int64_t gguf__catalog_now_ns(void) {

@@ -75,19 +75,23 @@ static int journal_state(const unsigned char *name) {
                                                       : GGUF_JOURNAL_REFUSED;
 }
 
-int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, gguf_error *err) {
+int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets, gguf_error *err) {
     int64_t rows = 0;
     if (gguf__catalog_query_int(cat->db,
-                                "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM errors)",
+                                sets ? "SELECT count(*) FROM errors WHERE scope = 'set'"
+                                     : "SELECT (SELECT count(*) FROM files) + (SELECT count(*)"
+                                       " FROM errors WHERE scope = 'file')",
                                 &rows) != SQLITE_OK)
         rows = 0;
     if (gguf__hashset_init(&ks->index, rows > 0 ? (size_t)rows : 64) != 0)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    static const char *const sql[2] = {
+    /* query 0 gives files (is_error 0), the others errors */
+    static const char *const sql[3] = {
         "SELECT path, dev, ino, size, mtime_ns, has_crc, 0, journal FROM files",
-        "SELECT path, dev, ino, size, mtime_ns, 0, code, journal FROM errors",
+        "SELECT path, dev, ino, size, mtime_ns, 0, code, journal FROM errors WHERE scope = 'file'",
+        "SELECT path, NULL, NULL, 0, 0, 0, code, NULL FROM errors WHERE scope = 'set'",
     };
-    for (int q = 0; q < 2; q++) {
+    for (int q = sets ? 2 : 0; q < (sets ? 3 : 2); q++) {
         sqlite3_stmt *st;
         int rc = sqlite3_prepare_v2(cat->db, sql[q], -1, &st, NULL);
         if (rc != SQLITE_OK)
@@ -102,8 +106,8 @@ int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, gguf_error *err) {
                 .size = sqlite3_column_int64(st, 3),
                 .mtime_ns = sqlite3_column_int64(st, 4),
                 .has_crc = (uint8_t)(sqlite3_column_int(st, 5) != 0),
-                .is_error = (uint8_t)q,
-                .retry = (uint8_t)(q == 1 && gguf__known_retry_code(sqlite3_column_int(st, 6))),
+                .is_error = (uint8_t)(q > 0),
+                .retry = (uint8_t)(q > 0 && gguf__known_retry_code(sqlite3_column_int(st, 6))),
                 .journal = (uint8_t)journal_state(sqlite3_column_text(st, 7)),
             };
             if (gguf__known_put(ks, path, &k) != 0) {

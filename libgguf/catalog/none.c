@@ -38,6 +38,12 @@ int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat, const char 
     return NOT_BUILT(err);
 }
 
+int gguf_catalog_set_url_options(gguf_catalog *cat, const gguf_open_options *opt,
+                                 gguf_error *err) {
+    (void)cat, (void)opt;
+    return NOT_BUILT(err);
+}
+
 int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalog_event_fn fn,
                        void *user, gguf_error *err) {
     (void)stats, (void)cat, (void)fn, (void)user;

@@ -1,6 +1,8 @@
 /* gguf_catalog_prune: the rows of files (and of refused files) whose path no longer exists are
- * dropped. The list is read first, with no lock held while each path is looked at; then the
- * rows go in small transactions. The run is recorded in runs. */
+ * dropped, and the errors row of a split set none of whose shards is left. URLs are left alone
+ * (an index run finds out what a server no longer has). The list is read first, with no lock
+ * held while each path is looked at; then the rows go in small transactions. The run is
+ * recorded in runs. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,9 +14,32 @@
 #include <errno.h>
 #include <string.h>
 
-/* Appends (id, path\0) for each row of sql whose path is gone. */
+static int path_gone(const char *path) {
+    struct stat sb;
+    return lstat(path, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* A split set's row goes with its last shard (by the names: PREFIX-0000k-of-N.gguf). */
+static int set_gone(const char *model) {
+    size_t prefix_len;
+    uint32_t count;
+    if (!gguf_split_parse_name(&prefix_len, NULL, &count, model))
+        return path_gone(model);
+    size_t size = prefix_len + 32;
+    char *prefix = gguf__strndup(model, prefix_len), *name = gguf__malloc(size);
+    int all_gone = prefix != NULL && name != NULL;
+    for (uint32_t k = 0; all_gone && k < count; k++) {
+        gguf_split_name(name, size, prefix, k, count);
+        all_gone = path_gone(name);
+    }
+    gguf__free(prefix);
+    gguf__free(name);
+    return all_gone;
+}
+
+/* Appends (id, path\0) for each row of sql whose path is gone (sets: each set's shards). */
 static int list_gone(gguf__buf *gone, size_t *n_gone, gguf_catalog *cat, const char *sql,
-                     gguf_error *err) {
+                     int sets, gguf_error *err) {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -22,8 +47,7 @@ static int list_gone(gguf__buf *gone, size_t *n_gone, gguf_catalog *cat, const c
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *path = (const char *)sqlite3_column_text(st, 1);
-        struct stat sb;
-        if (path == NULL || lstat(path, &sb) == 0 || (errno != ENOENT && errno != ENOTDIR))
+        if (path == NULL || gguf_path_is_url(path) || !(sets ? set_gone(path) : path_gone(path)))
             continue;
         gguf__buf_add(gone, &id, sizeof id);
         gguf__buf_add(gone, path, strlen(path) + 1);
@@ -46,12 +70,15 @@ int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalo
     memset(&s, 0, sizeof s);
     int64_t run = 0;
     rc = gguf__run_begin(&run, cat, "prune", NULL, 0, err);
-    static const char *const sql[2] = {"SELECT id, path FROM files ORDER BY path",
-                                       "SELECT 0, path FROM errors ORDER BY path"};
-    for (int q = 0; q < 2 && rc == 0; q++) {
+    static const char *const sql[3] = {
+        "SELECT id, path FROM files ORDER BY path",
+        "SELECT 0, path FROM errors WHERE scope = 'file' ORDER BY path",
+        "SELECT 0, path FROM errors WHERE scope = 'set' ORDER BY path"};
+    static const char *const scope[3] = {NULL, "file", "set"};
+    for (int q = 0; q < 3 && rc == 0; q++) {
         gguf__buf gone = {0};
         size_t n_gone = 0, off = 0;
-        rc = list_gone(&gone, &n_gone, cat, sql[q], err);
+        rc = list_gone(&gone, &n_gone, cat, sql[q], q == 2, err);
         for (size_t i = 0; i < n_gone && rc == 0; i++) {
             int64_t id;
             memcpy(&id, gone.data + off, sizeof id);
@@ -60,7 +87,7 @@ int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalo
             rc = gguf__catalog_txn_begin(cat, err);
             if (rc == 0)
                 rc = q == 0 ? gguf__store_drop_file(cat, id, err)
-                            : gguf__store_drop_error(cat, path, err);
+                            : gguf__store_drop_error(cat, path, scope[q], err);
             if (rc == 0)
                 rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
             if (rc == 0) {

@@ -64,17 +64,18 @@ int gguf__run_finish(gguf_catalog *cat, int64_t id, const gguf_catalog_stats *s,
         int src = sqlite3_prepare_v2(cat->db,
                                      "UPDATE runs SET finished_at = ?2, seen = ?3, indexed = ?4,"
                                      " unchanged = ?5, broken = ?6, skipped = ?7,"
-                                     " walk_errors = ?8, removed = ?9 WHERE id = ?1",
+                                     " walk_errors = ?8, removed = ?9, broken_sets = ?10"
+                                     " WHERE id = ?1",
                                      -1, &st, NULL);
         if (src != SQLITE_OK)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
     }
     if (rc == 0) {
-        const uint64_t counts[7] = {s->seen,    s->indexed,     s->unchanged, s->broken,
-                                    s->skipped, s->walk_errors, s->removed};
+        const uint64_t counts[8] = {s->seen,    s->indexed,     s->unchanged, s->broken,
+                                    s->skipped, s->walk_errors, s->removed,   s->broken_sets};
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < 8; i++)
             sqlite3_bind_int64(st, 3 + i, (sqlite3_int64)counts[i]);
         int src = sqlite3_step(st);
         if (src != SQLITE_DONE)

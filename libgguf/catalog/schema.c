@@ -12,6 +12,13 @@
  *            files.changed_run (the run that last read the file, and the one that last found it
  *            new or changed), errors.run; files.journal and errors.journal (a journal of an
  *            interrupted edit lies beside the file: 'pending' or 'refused').
+ * Version 5: split sets and URLs. files.model (the path of the model a file belongs to: its
+ *            own, or for a shard of a split set its first shard's), files.etag and
+ *            files.last_modified (what a server said of a URL, for conditional re-index
+ *            requests); errors.scope ('file': the file was refused; 'set': the split set whose
+ *            first shard is path does not open as one model) and errors.shard (the shard a set
+ *            error names), so that one path may have both; runs.broken_sets; the models view
+ *            lists one row per model, a split set's totals on its first shard's row.
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
@@ -170,8 +177,66 @@ static const char schema_v4[] =
     "CREATE INDEX files_changed_run ON files(changed_run);"
     "PRAGMA user_version = 4;";
 
+/* The errors table is rebuilt for its new primary key (path, scope). */
+static const char schema_v5[] =
+    "DROP VIEW models;"
+    "ALTER TABLE files ADD COLUMN model TEXT;"
+    "ALTER TABLE files ADD COLUMN etag TEXT;"
+    "ALTER TABLE files ADD COLUMN last_modified TEXT;"
+    "UPDATE files SET model = gguf__model_path(path, split_count);"
+    "CREATE INDEX files_model ON files(model);"
+    "CREATE TABLE errors_v5 ("
+    " path TEXT NOT NULL,"
+    " dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
+    " code INTEGER NOT NULL, error TEXT, offset INTEGER, message TEXT NOT NULL,"
+    " indexed_at INTEGER NOT NULL, run INTEGER, journal TEXT,"
+    " scope TEXT NOT NULL DEFAULT 'file',"
+    " shard INTEGER,"
+    " PRIMARY KEY (path, scope));"
+    "INSERT INTO errors_v5 (path, dev, ino, size, mtime_ns, code, error, offset, message,"
+    " indexed_at, run, journal) SELECT path, dev, ino, size, mtime_ns, code, error, offset,"
+    " message, indexed_at, run, journal FROM errors;"
+    "DROP TABLE errors;"
+    "ALTER TABLE errors_v5 RENAME TO errors;"
+    "ALTER TABLE runs ADD COLUMN broken_sets INTEGER NOT NULL DEFAULT 0;"
+    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label,"
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft"
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t"
+    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
+    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)"
+    "  LIMIT 1) ELSE f.dominant_type END AS quant,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')"
+    "  AS context_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')"
+    "  AS embedding_length,"
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')"
+    "  AS block_count,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.size END AS bytes,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors,"
+    " f.split_no AS split_no, f.split_count AS split_count,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
+    "  WHERE g.model = f.path) ELSE 1 END AS shards,"
+    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE"
+    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS"
+    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END"
+    "  AS split_complete"
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id"
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files"
+    "  WHERE model = path) f;"
+    "PRAGMA user_version = 5;";
+
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {schema_v1, schema_v2,
-                                                                     schema_v3, schema_v4};
+                                                                     schema_v3, schema_v4,
+                                                                     schema_v5};
 
 /* llama.cpp's enum llama_ftype (general.file_type), named like its quantize presets. */
 static const struct {
@@ -225,6 +290,21 @@ size_t gguf__catalog_split_set_len(const char *path, size_t len) {
     return len - tl;
 }
 
+char *gguf__catalog_model_path(const char *path, int64_t split_count) {
+    size_t prefix_len;
+    uint32_t count;
+    if (split_count <= 1 || !gguf_split_parse_name(&prefix_len, NULL, &count, path))
+        return gguf__strdup(path);
+    size_t size = prefix_len + 32;
+    char *prefix = gguf__strndup(path, prefix_len), *out = gguf__malloc(size);
+    if (prefix == NULL || out == NULL || gguf_split_name(out, size, prefix, 0, count) < 0) {
+        gguf__free(out);
+        out = NULL;
+    }
+    gguf__free(prefix);
+    return out;
+}
+
 /* SQL functions used by migrations (not by views: those stay readable by any SQLite). */
 static void sql_split_set(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     (void)argc;
@@ -235,6 +315,23 @@ static void sql_split_set(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     }
     size_t n = (size_t)sqlite3_value_bytes(argv[0]);
     sqlite3_result_text(ctx, p, (int)gguf__catalog_split_set_len(p, n), SQLITE_TRANSIENT);
+}
+
+static void sql_model_path(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    const char *p = (const char *)sqlite3_value_text(argv[0]);
+    if (p == NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    int64_t count = sqlite3_value_type(argv[1]) == SQLITE_NULL ? -1 : sqlite3_value_int64(argv[1]);
+    char *model = gguf__catalog_model_path(p, count);
+    if (model == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_text(ctx, model, -1, SQLITE_TRANSIENT);
+    gguf__free(model);
 }
 
 static void sql_dtype_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -260,6 +357,8 @@ void gguf__catalog_register_functions(sqlite3 *db) {
                             sql_split_set, NULL, NULL);
     sqlite3_create_function(db, "gguf__dtype_id", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
                             sql_dtype_id, NULL, NULL);
+    sqlite3_create_function(db, "gguf__model_path", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                            sql_model_path, NULL, NULL);
 }
 
 /* The identity of a database, read in one statement (one snapshot: another process may be

@@ -1,8 +1,9 @@
 /* A file's rows: the files row (with facts derived from the header for the models view), its
  * kv and tensors rows, written in one transaction of a batch and replacing the old ones; the
- * errors row of a file the reader refused; and dropping both. A file keeps the run that last
- * changed it (changed_run) unless its rows show it changed: new, another header or size, or
- * tensor crc32s that differ (or cannot be compared when its stat changed). */
+ * errors row of a file the reader refused, or of a split set that does not open as one model;
+ * and dropping them. A file keeps the run that last changed it (changed_run) unless its rows
+ * show it changed: new, another header or size, or tensor crc32s that differ (or cannot be
+ * compared when its stat, or a URL's date, changed). */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -97,12 +98,14 @@ int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err) {
     return 0;
 }
 
-int gguf__store_drop_error(gguf_catalog *cat, const char *path, gguf_error *err) {
+int gguf__store_drop_error(gguf_catalog *cat, const char *path, const char *scope,
+                           gguf_error *err) {
     sqlite3_stmt *st;
     int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_DELETE, err);
     if (rc != 0)
         return rc;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
     return gguf__catalog_step_done(cat, st, "dropping an error row", err);
 }
 
@@ -180,12 +183,12 @@ static int same_crcs(int *same, gguf_catalog *cat, int64_t id, const gguf__file_
 static int changed_run(int64_t *run, gguf_catalog *cat, const old_row *o, const gguf__file_rows *r,
                        gguf_error *err) {
     *run = r->run;
+    const gguf__file_id *id = r->id;
     if (o->id == 0 || !o->has_changed_run || !o->has_header_crc ||
-        (uint32_t)o->header_crc != r->header_crc || o->size != (int64_t)r->st->st_size)
+        (uint32_t)o->header_crc != r->header_crc || o->size != id->size)
         return 0;
-    int same_stat = o->dev == (int64_t)r->st->st_dev && o->ino == (int64_t)r->st->st_ino &&
-                    o->mtime_ns == gguf__catalog_mtime_ns(r->st);
-    int same = same_stat;
+    int same = o->dev == (id->has_stat ? id->dev : -1) &&
+               o->ino == (id->has_stat ? id->ino : -1) && o->mtime_ns == id->mtime_ns;
     if (o->has_crc && r->with_crc) {
         int rc = same_crcs(&same, cat, o->id, r, err);
         if (rc != 0)
@@ -198,13 +201,18 @@ static int changed_run(int64_t *run, gguf_catalog *cat, const old_row *o, const 
 
 /* ---- storing ---- */
 
-static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed, int64_t id) {
+/* Binds the files row; model is the model path (gguf__malloc'd, the caller's to free). */
+static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed, int64_t id,
+                     char **model) {
     derived d;
     derive(&d, r->f);
     size_t plen = strlen(r->path);
     const char *journal = gguf__catalog_journal_name(r->journal);
+    *model = gguf__catalog_model_path(r->path, d.has_split_count ? d.split_count : -1);
+    if (*model == NULL)
+        return GGUF_ENOMEM;
     sqlite3_bind_text(st, 1, r->path, (int)plen, SQLITE_STATIC);
-    gguf__catalog_bind_stat(st, 2, r->st);
+    gguf__catalog_bind_id(st, 2, r->id);
     sqlite3_bind_int(st, 6, (int)gguf_file_version(r->f));
     sqlite3_bind_text(st, 7, gguf_file_endian(r->f) == GGUF_ENDIAN_BIG ? "big" : "little", -1,
                       SQLITE_STATIC);
@@ -232,8 +240,13 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
     sqlite3_bind_int64(st, 23, changed);
     if (journal != NULL)
         sqlite3_bind_text(st, 24, journal, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 25, *model, -1, SQLITE_STATIC);
+    if (r->id->etag != NULL)
+        sqlite3_bind_text(st, 26, r->id->etag, -1, SQLITE_STATIC);
+    if (r->id->last_modified != NULL)
+        sqlite3_bind_text(st, 27, r->id->last_modified, -1, SQLITE_STATIC);
     if (id != 0)
-        sqlite3_bind_int64(st, 25, id);
+        sqlite3_bind_int64(st, 28, id);
     return 0;
 }
 
@@ -270,6 +283,7 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     old_row o;
     int64_t changed = 0, id = 0;
     sqlite3_stmt *st;
+    char *model = NULL;
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0)
         rc = read_old(&o, cat, r->path, err);
@@ -278,10 +292,11 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     if (rc == 0)
         rc = gguf__catalog_stmt(&st, cat, o.id != 0 ? GGUF__ST_FILE_UPDATE : GGUF__ST_FILE_INSERT,
                                 err);
-    if (rc == 0) {
-        bind_file(st, r, changed, o.id);
+    if (rc == 0 && bind_file(st, r, changed, o.id, &model) != 0)
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0)
         rc = gguf__catalog_step_done(cat, st, "storing a file", err);
-    }
+    gguf__free(model);
     if (rc == 0 && o.id == 0) {
         id = sqlite3_last_insert_rowid(cat->db);
     } else if (rc == 0) {
@@ -298,7 +313,7 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     if (rc == 0)
         rc = store_children(cat, id, r, json, err);
     if (rc == 0)
-        rc = gguf__store_drop_error(cat, r->path, err);
+        rc = gguf__store_drop_error(cat, r->path, "file", err);
     if (rc == 0)
         rc = gguf__catalog_txn_maybe_commit(cat, r->with_crc, err);
     if (rc != 0)
@@ -306,35 +321,84 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     return rc;
 }
 
-int gguf__store_error(gguf_catalog *cat, const char *path, const struct stat *s,
+/* The errors row (path, scope): fe's code, name, offset and message. */
+static int upsert_error(gguf_catalog *cat, const char *path, const char *scope,
+                        const gguf__file_id *id, const gguf_error *fe, int journal,
+                        uint32_t shard, int64_t run, int64_t now, gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_UPSERT, err);
+    if (rc != 0)
+        return rc;
+    int code = fe->code != 0 ? fe->code : GGUF_EIO;
+    const char *msg = fe->message[0] ? fe->message : gguf_strerror(code);
+    const char *jname = gguf__catalog_journal_name(journal);
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    gguf__catalog_bind_id(st, 2, id);
+    sqlite3_bind_int(st, 6, code);
+    sqlite3_bind_text(st, 7, gguf_strerror(code), -1, SQLITE_STATIC);
+    if (fe->offset != GGUF_ERROR_NO_OFFSET && fe->offset <= INT64_MAX)
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)fe->offset);
+    gguf__catalog_bind_bytes(st, 9, msg, strlen(msg));
+    sqlite3_bind_int64(st, 10, now);
+    sqlite3_bind_int64(st, 11, run);
+    if (jname != NULL)
+        sqlite3_bind_text(st, 12, jname, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, scope, -1, SQLITE_STATIC);
+    if (shard > 0)
+        sqlite3_bind_int64(st, 14, shard);
+    return gguf__catalog_step_done(cat, st, "recording an error", err);
+}
+
+int gguf__store_error(gguf_catalog *cat, const char *path, const gguf__file_id *id,
                       const gguf_error *fe, int journal, int64_t run, int64_t now,
                       gguf_error *err) {
     old_row o;
-    sqlite3_stmt *st;
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0)
         rc = read_old(&o, cat, path, err);
     if (rc == 0 && o.id != 0)
         rc = gguf__store_drop_file(cat, o.id, err);
     if (rc == 0)
-        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_UPSERT, err);
-    if (rc == 0) {
-        int code = fe->code != 0 ? fe->code : GGUF_EIO;
-        const char *msg = fe->message[0] ? fe->message : gguf_strerror(code);
-        const char *jname = gguf__catalog_journal_name(journal);
-        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-        gguf__catalog_bind_stat(st, 2, s);
-        sqlite3_bind_int(st, 6, code);
-        sqlite3_bind_text(st, 7, gguf_strerror(code), -1, SQLITE_STATIC);
-        if (fe->offset != GGUF_ERROR_NO_OFFSET && fe->offset <= INT64_MAX)
-            sqlite3_bind_int64(st, 8, (sqlite3_int64)fe->offset);
-        gguf__catalog_bind_bytes(st, 9, msg, strlen(msg));
-        sqlite3_bind_int64(st, 10, now);
-        sqlite3_bind_int64(st, 11, run);
-        if (jname != NULL)
-            sqlite3_bind_text(st, 12, jname, -1, SQLITE_STATIC);
-        rc = gguf__catalog_step_done(cat, st, "recording a file's error", err);
-    }
+        rc = upsert_error(cat, path, "file", id, fe, journal, 0, run, now, err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__store_set_error(gguf_catalog *cat, const char *model, uint32_t shard,
+                          const gguf_error *fe, int64_t run, int64_t now, gguf_error *err) {
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = upsert_error(cat, model, "set", NULL, fe, GGUF_JOURNAL_NONE, shard, run, now, err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__store_forget(gguf_catalog *cat, const char *path, gguf_error *err) {
+    old_row o;
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = read_old(&o, cat, path, err);
+    if (rc == 0 && o.id != 0)
+        rc = gguf__store_drop_file(cat, o.id, err);
+    if (rc == 0)
+        rc = gguf__store_drop_error(cat, path, "file", err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
+    if (rc != 0)
+        gguf__catalog_txn_rollback(cat);
+    return rc;
+}
+
+int gguf__store_clear_set_error(gguf_catalog *cat, const char *model, gguf_error *err) {
+    int rc = gguf__catalog_txn_begin(cat, err);
+    if (rc == 0)
+        rc = gguf__store_drop_error(cat, model, "set", err);
     if (rc == 0)
         rc = gguf__catalog_txn_maybe_commit(cat, 0, err);
     if (rc != 0)

@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n) {
     if (n > INT_MAX)
@@ -23,11 +25,31 @@ int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n)
     return sqlite3_bind_blob(st, col, s, (int)n, SQLITE_STATIC);
 }
 
-void gguf__catalog_bind_stat(sqlite3_stmt *st, int col, const struct stat *s) {
-    sqlite3_bind_int64(st, col, (sqlite3_int64)s->st_dev);
-    sqlite3_bind_int64(st, col + 1, (sqlite3_int64)s->st_ino);
-    sqlite3_bind_int64(st, col + 2, (sqlite3_int64)s->st_size);
-    sqlite3_bind_int64(st, col + 3, (sqlite3_int64)gguf__catalog_mtime_ns(s));
+void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s) {
+    *id = (gguf__file_id){.has_stat = 1, .dev = (int64_t)s->st_dev, .ino = (int64_t)s->st_ino,
+                          .size = (int64_t)s->st_size, .mtime_ns = gguf__catalog_mtime_ns(s)};
+}
+
+void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id) {
+    if (id == NULL)
+        return; /* all NULL */
+    if (id->has_stat) {
+        sqlite3_bind_int64(st, col, id->dev);
+        sqlite3_bind_int64(st, col + 1, id->ino);
+    }
+    sqlite3_bind_int64(st, col + 2, id->size);
+    sqlite3_bind_int64(st, col + 3, id->mtime_ns);
+}
+
+int64_t gguf__catalog_http_time_ns(const char *date) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = date != NULL ? strptime(date, "%a, %d %b %Y %H:%M:%S GMT", &tm) : NULL;
+    if (end == NULL || *end != '\0')
+        return 0;
+    time_t t = timegm(&tm);
+    return t == (time_t)-1 || t < 0 || (int64_t)t > INT64_MAX / 1000000000 ? 0
+                                                                           : (int64_t)t * 1000000000;
 }
 
 /* Columns of the kv insert. */

@@ -1,7 +1,10 @@
 /* gguf_catalog_verify: catalogued files re-read and compared with their rows (the header's
  * crc32 always, each tensor's crc32 when stored). The list is read first, and no statement is
  * open during the long reads. A path that is no longer a regular file is reported from its
- * stat and never opened (a FIFO would block a reader). */
+ * stat and never opened (a FIFO would block a reader). A URL is fetched again (its header, and
+ * its tensors when their crc32s are stored); what the server says of it (size, ETag,
+ * Last-Modified) tells whether it changed. A path selects models: a split set's every shard is
+ * checked, and its shards that have no row are reported. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -17,11 +20,13 @@
 #include <string.h>
 
 typedef struct vfile {
-    int64_t id, dev, ino, size, mtime_ns, header_crc;
+    int64_t id, dev, ino, size, mtime_ns, header_crc, split_count;
     int has_header_crc;
     unsigned open_flags;
     int has_crc;
     char *path;
+    char *model;
+    char *etag, *last_modified; /* a URL's, or NULL */
 } vfile;
 
 typedef struct vtensor {
@@ -230,27 +235,79 @@ static int not_there(verifier *v, const vfile *vf, struct stat *st) {
     return 0;
 }
 
-static int verify_file(verifier *v, const vfile *vf, gguf_error *err) {
+/* Opens a local file after its stat: changed says whether its stat differs from the row, how
+ * says how. Returns 1 when there is nothing to open (a finding was added). */
+static int open_local(gguf_file **f, int *changed, char *how, size_t how_size, verifier *v,
+                      const vfile *vf, gguf_error *fe) {
     struct stat st;
-    v->stats.files++;
     if (not_there(v, vf, &st))
-        return 0;
+        return 1;
     int64_t mtime = gguf__catalog_mtime_ns(&st);
-    int changed = !(vf->dev == (int64_t)st.st_dev && vf->ino == (int64_t)st.st_ino &&
-                    vf->size == (int64_t)st.st_size && vf->mtime_ns == mtime);
-    int problem = changed ? GGUF_CATALOG_CHANGED : GGUF_CATALOG_CORRUPT;
-    char how[160];
+    *changed = !(vf->dev == (int64_t)st.st_dev && vf->ino == (int64_t)st.st_ino &&
+                 vf->size == (int64_t)st.st_size && vf->mtime_ns == mtime);
     if (vf->size != (int64_t)st.st_size)
-        snprintf(how, sizeof how, "size %" PRId64 " -> %lld bytes", vf->size,
+        snprintf(how, how_size, "size %" PRId64 " -> %lld bytes", vf->size,
                  (long long)st.st_size);
     else if (vf->mtime_ns != mtime)
-        snprintf(how, sizeof how, "modified since it was indexed");
+        snprintf(how, how_size, "modified since it was indexed");
     else
-        snprintf(how, sizeof how, "replaced (another inode) since it was indexed");
+        snprintf(how, how_size, "replaced (another inode) since it was indexed");
+    if (gguf_file_open(f, vf->path, vf->open_flags, fe) != 0)
+        *f = NULL;
+    return 0;
+}
+
+static int differs(const char *stored, const char *now) {
+    return stored != NULL && now != NULL && strcmp(stored, now) != 0;
+}
+
+/* Fetches a URL's header: changed when the server's size, ETag (else Last-Modified) differ
+ * from the row's. Returns 1 when there is nothing to open (a finding was added). */
+static int open_url(gguf_file **f, int *changed, char *how, size_t how_size, verifier *v,
+                    const vfile *vf, gguf_error *fe) {
+    gguf_open_options o = GGUF_OPEN_OPTIONS_INIT;
+    if (v->cat->url != NULL)
+        o = *v->cat->url;
+    o.flags = vf->open_flags;
+    o.progress = NULL;
+    if (gguf_file_open_ex(f, vf->path, &o, fe) != 0) {
+        *f = NULL;
+        if (fe->code != GGUF_ENOTFOUND)
+            return 0;
+        v->stats.missing++;
+        add_finding(v, GGUF_CATALOG_MISSING, NULL, 0, 0, 0, "no longer on the server: %s",
+                    fe->message);
+        return 1;
+    }
+    const gguf__source *src = (*f)->src;
+    *changed = 1;
+    if ((int64_t)gguf_file_size(*f) != vf->size)
+        snprintf(how, how_size, "size %" PRId64 " -> %" PRIu64 " bytes", vf->size,
+                 gguf_file_size(*f));
+    else if (differs(vf->etag, src->etag))
+        snprintf(how, how_size, "ETag %s -> %s", vf->etag, src->etag);
+    else if (vf->etag == NULL && differs(vf->last_modified, src->last_modified))
+        snprintf(how, how_size, "Last-Modified %s -> %s", vf->last_modified,
+                 src->last_modified);
+    else
+        *changed = 0;
+    return 0;
+}
+
+static int verify_file(verifier *v, const vfile *vf, gguf_error *err) {
+    int remote = gguf_path_is_url(vf->path);
+    if (remote && v->cat->url != NULL && v->cat->url->offline)
+        return 0; /* offline: not checked */
+    v->stats.files++;
+    char how[600];
+    int changed = 0;
     gguf_file *f = NULL;
     gguf_error fe;
     gguf_error_clear(&fe);
-    if (gguf_file_open(&f, vf->path, vf->open_flags, &fe) != 0) {
+    if ((remote ? open_url : open_local)(&f, &changed, how, sizeof how, v, vf, &fe))
+        return 0;
+    int problem = changed ? GGUF_CATALOG_CHANGED : GGUF_CATALOG_CORRUPT;
+    if (f == NULL) {
         if (fe.code == GGUF_EIO || fe.code == GGUF_ENOMEM) {
             v->stats.unreadable++;
             add_finding(v, GGUF_CATALOG_UNREADABLE, NULL, 0, 0, 0, "%s", fe.message);
@@ -305,9 +362,20 @@ static int verify_file(verifier *v, const vfile *vf, gguf_error *err) {
 }
 
 static void free_vfiles(vfile *list, size_t n) {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         gguf__free(list[i].path);
+        gguf__free(list[i].model);
+        gguf__free(list[i].etag);
+        gguf__free(list[i].last_modified);
+    }
     gguf__free(list);
+}
+
+static char *dup_column(sqlite3_stmt *st, int col, int *nomem) {
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    char *copy = t != NULL ? gguf__strdup(t) : NULL;
+    *nomem |= t != NULL && copy == NULL;
+    return copy;
 }
 
 /* The catalogued files at or below the selected paths, in path order. */
@@ -319,13 +387,17 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
     int rc = 0;
     int src = sqlite3_prepare_v2(v->db,
                                  "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
-                                 "open_flags, has_crc FROM files ORDER BY path",
+                                 "open_flags, has_crc, model, etag, last_modified, split_count "
+                                 "FROM files ORDER BY path",
                                  -1, &st, NULL);
     if (src != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, src, v->cat->path, "reading the catalog");
     while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
         const char *path = (const char *)sqlite3_column_text(st, 1);
-        if (path == NULL || !gguf__catalog_path_selected(path, sel, n_sel))
+        const char *model = (const char *)sqlite3_column_text(st, 9);
+        /* a model selected is selected with all its shards */
+        if (path == NULL || (!gguf__catalog_path_selected(path, sel, n_sel) &&
+                             (model == NULL || !gguf__catalog_path_selected(model, sel, n_sel))))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -346,8 +418,15 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
         vf->header_crc = sqlite3_column_int64(st, 6);
         vf->open_flags = (unsigned)sqlite3_column_int64(st, 7);
         vf->has_crc = sqlite3_column_int(st, 8) != 0;
-        vf->path = gguf__strdup(path);
-        if (vf->path == NULL) {
+        vf->split_count = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1
+                                                                     : sqlite3_column_int64(st, 12);
+        int nomem = 0;
+        vf->path = dup_column(st, 1, &nomem);
+        vf->model = dup_column(st, 9, &nomem);
+        vf->etag = dup_column(st, 10, &nomem);
+        vf->last_modified = dup_column(st, 11, &nomem);
+        if (nomem) {
+            n++;
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             break;
         }
@@ -363,6 +442,62 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
     *out = list;
     *n_out = n;
     return 0;
+}
+
+/* 1 when the catalog has a files row for path. */
+static int has_row(int *out, verifier *v, const char *path, gguf_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(v->db, "SELECT count(*) FROM files WHERE path = ?1", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        *out = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+        rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : gguf__catalog_db_fail(err, v->db, rc, v->cat->path,
+                                                        "reading the catalog");
+}
+
+/* The shards of vf's split set that have no files row (once per set; local sets only: a URL's
+ * missing shard would take a request to tell). */
+static int check_set_shards(verifier *v, const vfile *vf, gguf__known_set *done,
+                            gguf_error *err) {
+    size_t prefix_len;
+    uint32_t count;
+    if (vf->split_count <= 1 || vf->model == NULL || gguf_path_is_url(vf->model) ||
+        !gguf_split_parse_name(&prefix_len, NULL, &count, vf->model) ||
+        gguf__known_find(done, vf->model) != NULL)
+        return 0;
+    gguf__known k = {0};
+    size_t size = prefix_len + 32;
+    char *prefix = gguf__strndup(vf->model, prefix_len), *name = gguf__malloc(size);
+    int rc = prefix == NULL || name == NULL || gguf__known_put(done, vf->model, &k) != 0
+                 ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
+                 : 0;
+    for (uint32_t i = 0; rc == 0 && i < count; i++) {
+        int there = 0;
+        gguf_split_name(name, size, prefix, i, count);
+        rc = has_row(&there, v, name, err);
+        if (rc != 0 || there)
+            continue;
+        struct stat st;
+        if (stat(name, &st) == 0) {
+            v->stats.changed++;
+            add_finding(v, GGUF_CATALOG_CHANGED, NULL, 0, 0, 0,
+                        "shard %u of %u of its split set is not in the catalog, but is here now "
+                        "(it was missing or refused when indexed): index it again",
+                        i + 1, count);
+        } else {
+            v->stats.missing++;
+            add_finding(v, GGUF_CATALOG_MISSING, NULL, 0, 0, 0,
+                        "shard %u of %u of its split set is missing", i + 1, count);
+        }
+        flush_findings(v, name);
+    }
+    gguf__free(prefix);
+    gguf__free(name);
+    return rc;
 }
 
 int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
@@ -389,12 +524,18 @@ int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
     size_t n = 0;
     if (rc == 0)
         rc = list_files(&list, &n, &v, sel, n_paths, err);
+    gguf__known_set sets_done = {0};
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = verify_file(&v, &list[i], err);
         if (rc == 0 && v.nomem)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
         flush_findings(&v, list[i].path);
+        if (rc == 0)
+            rc = check_set_shards(&v, &list[i], &sets_done, err);
+        if (rc == 0 && v.nomem)
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
+    gguf__known_free(&sets_done);
     gguf__free(v.found);
     free_vfiles(list, n);
     for (size_t i = 0; i < n_paths; i++)

@@ -99,6 +99,14 @@ GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_o
                                 gguf_error *err);
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
+/* shards.c: the view of a split set from its shards opened one by one (each without
+ * GGUF_OPEN_SPLIT_SET): files[k] is shard k, NULL when it is missing, paths[k] its path or URL.
+ * The checks and errors of gguf_file_open with GGUF_OPEN_SPLIT_SET (the missing shards named
+ * in one error, then split.no, split.count and split.tensors.count, tensors in two shards),
+ * with err->path naming the shard at fault; no strays are looked for. On success the view owns
+ * the files (files[k] set to NULL); on failure they stay the caller's. */
+GGUF_HIDDEN int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
+                                     uint32_t count, unsigned flags, gguf_error *err);
 /* shards.c: the split keys of a file: split.no, split.count, split.tensors.count (each -1
  * when absent). Fails with GGUF_ETYPE when one is not an integer. */
 GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count,

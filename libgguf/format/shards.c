@@ -67,6 +67,7 @@ typedef struct set_open {
     unsigned flags;     /* for each shard: the caller's, without GGUF_OPEN_SPLIT_SET */
     gguf_open_options opt; /* for each shard: the caller's, with those flags */
     bool remote;        /* the shards are URLs */
+    bool strays;        /* look for files beside the set named like its shards (for lint) */
     gguf_file **files;  /* count entries; NULL: not (yet) opened */
     char **paths;
 } set_open;
@@ -86,25 +87,21 @@ static const char *base_name(const char *path) {
     return b != NULL ? b + 1 : path;
 }
 
-/* Opens every shard but the one given; names all the missing ones in one error. */
+/* Opens every shard not opened yet; a shard that is not there (no such file, or a 404) stays
+ * NULL, for assemble to name. */
 static int open_shards(set_open *s, gguf_error *err) {
-    gguf__buf missing = {0};
-    size_t n_missing = 0;
     int rc = 0;
     for (uint32_t k = 0; rc == 0 && k < s->count; k++) {
         if (s->files[k] != NULL)
             continue;
         struct stat st;
-        if (!s->remote && stat(s->paths[k], &st) != 0 && errno == ENOENT) {
-            gguf__buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", base_name(s->paths[k]));
+        if (!s->remote && stat(s->paths[k], &st) != 0 && errno == ENOENT)
             continue;
-        }
         gguf__source *src;
         gguf_error sub;
         gguf_error_clear(&sub);
         rc = gguf__source_open_name(&src, s->paths[k], &s->opt, &sub);
         if (rc == GGUF_ENOTFOUND && s->remote) { /* the server has no such shard */
-            gguf__buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", base_name(s->paths[k]));
             rc = 0;
             continue;
         }
@@ -117,7 +114,19 @@ static int open_shards(set_open *s, gguf_error *err) {
             gguf__fail_path(err, s->paths[k]);
         }
     }
-    if (rc == 0 && n_missing > 0) {
+    return rc;
+}
+
+/* Names every missing shard (files[k] NULL) in one error. */
+static int check_present(const set_open *s, gguf_error *err) {
+    gguf__buf missing = {0};
+    size_t n_missing = 0;
+    for (uint32_t k = 0; k < s->count; k++) {
+        if (s->files[k] == NULL)
+            gguf__buf_printf(&missing, "%s%s", n_missing++ ? ", " : "", base_name(s->paths[k]));
+    }
+    int rc = 0;
+    if (n_missing > 0) {
         gguf__buf_nul(&missing);
         rc = gguf__fail(err, GGUF_ENOTFOUND, GGUF_ERROR_NO_OFFSET,
                         "split set of %u shards: %zu missing: %s", s->count, n_missing,
@@ -214,7 +223,8 @@ static int find_strays(gguf_file *v, const set_open *s, gguf_error *err) {
 }
 
 /* The view: shards[0]'s metadata (borrowed), every shard's tensors (borrowed names), one
- * source over all shards. Takes the shard files from s. */
+ * source over all shards. Takes the shard files from s (s->files NULL) when it succeeds; on
+ * failure they stay in s. */
 static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
     gguf_file *v = gguf__calloc(1, sizeof *v);
     gguf__source **parts = gguf__malloc(s->count * sizeof *parts);
@@ -299,15 +309,30 @@ static int build_view(gguf_file **out, set_open *s, gguf_error *err) {
                         s->count, v->n_tensors - dups, (long long)expect);
         gguf__fail_path(err, s->paths[0]);
     }
-    if (rc == 0 && !s->remote) /* a server lists no folder */
+    if (rc == 0 && s->strays) /* a server lists no folder */
         rc = find_strays(v, s, err);
     gguf__free(parts);
     if (rc != 0) {
+        if (v != NULL && v->shards != NULL) { /* the shards go back to s */
+            s->files = v->shards;
+            v->shards = NULL;
+            v->n_shards = 0;
+        }
         gguf_file_free(v);
         return rc;
     }
     *out = v;
     return 0;
+}
+
+/* The view of the shards in s->files: every shard there, each a shard of this set. */
+static int assemble(gguf_file **out, set_open *s, gguf_error *err) {
+    int rc = check_present(s, err);
+    if (rc == 0)
+        rc = check_shards(s, err);
+    if (rc == 0)
+        rc = build_view(out, s, err);
+    return rc;
 }
 
 /* Opens the set `given` (already parsed from path) belongs to. Takes given. */
@@ -317,6 +342,7 @@ static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_
                   .flags = opt->flags & ~(unsigned)GGUF_OPEN_SPLIT_SET,
                   .remote = gguf__source_is_url(path)};
     s.opt.flags = s.flags;
+    s.strays = !s.remote;
     size_t prefix_len;
     uint32_t name_no, name_count;
     int rc = 0;
@@ -358,10 +384,28 @@ static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_
     if (rc == 0)
         rc = open_shards(&s, err);
     if (rc == 0)
-        rc = check_shards(&s, err);
-    if (rc == 0)
-        rc = build_view(out, &s, err);
+        rc = assemble(out, &s, err);
     set_open_free(&s);
+    return rc;
+}
+
+int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths, uint32_t count,
+                         unsigned flags, gguf_error *err) {
+    set_open s = {.given = paths[0], .count = count,
+                  .flags = flags & ~(unsigned)GGUF_OPEN_SPLIT_SET, .paths = (char **)paths};
+    for (uint32_t k = count; k-- > 0;) {
+        if (files[k] != NULL)
+            s.given = paths[k]; /* the first shard there */
+    }
+    /* the view takes the array it is given: a copy, so that the caller's stays the caller's */
+    s.files = gguf__malloc((count ? count : 1) * sizeof *s.files);
+    if (s.files == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    memcpy(s.files, files, count * sizeof *files);
+    int rc = assemble(out, &s, err);
+    if (rc == 0)
+        memset(files, 0, count * sizeof *files); /* the view's now */
+    gguf__free(s.files);                         /* NULL when the view took it */
     return rc;
 }
 
