@@ -169,7 +169,8 @@ typedef struct gguf__file_id {
 } gguf__file_id;
 
 GGUF_HIDDEN void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s);
-/* dev, ino, size, mtime_ns at col..col+3 (dev and ino NULL for a URL; all NULL for id NULL). */
+/* dev, ino, size, mtime_ns at col..col+3 (dev and ino NULL for a URL, size NULL when it is
+ * negative (unknown); all NULL for id NULL). */
 GGUF_HIDDEN void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id);
 /* An HTTP date (Last-Modified: "Sun, 06 Nov 1994 08:49:37 GMT") in nanoseconds since the
  * epoch; 0 when it is not one. */

@@ -36,7 +36,9 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
                              "last_modified = ?27 WHERE id = ?28",
     [GGUF__ST_FILE_DELETE] = "DELETE FROM files WHERE id = ?1",
     [GGUF__ST_FILE_JOURNAL] = "UPDATE files SET journal = ?2 WHERE path = ?1",
-    [GGUF__ST_FILE_VALIDATORS] = "SELECT etag, last_modified, size FROM files WHERE path = ?1",
+    [GGUF__ST_FILE_VALIDATORS] = "SELECT etag, last_modified FROM files WHERE path = ?1 UNION ALL "
+                                 "SELECT etag, last_modified FROM errors WHERE path = ?1 AND "
+                                 "scope = 'file'",
     [GGUF__ST_KV_DELETE] = "DELETE FROM kv WHERE file = ?1",
     [GGUF__ST_KV_INSERT] = "INSERT INTO kv (file, position, key, type, elem_type, array_len, int, "
                            "real, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -48,8 +50,9 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
     [GGUF__ST_ERROR_DELETE] = "DELETE FROM errors WHERE path = ?1 AND scope = ?2",
     [GGUF__ST_ERROR_UPSERT] = "INSERT OR REPLACE INTO errors (path, dev, ino, size, mtime_ns, "
                               "code, error, offset, message, indexed_at, run, journal, scope, "
-                              "shard) VALUES "
-                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                              "shard, etag, last_modified) VALUES "
+                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                              "?16)",
     [GGUF__ST_ERROR_JOURNAL] = "UPDATE errors SET journal = ?2 WHERE path = ?1 AND scope = 'file'",
 };
 

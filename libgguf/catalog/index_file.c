@@ -48,6 +48,9 @@ int gguf__index_set_first(gguf__indexer *x, const char *model) {
 
 static int remember(gguf__indexer *x, const char *path, const gguf__file_id *id, int is_error,
                     int retry, int has_crc, int journal, gguf_error *err) {
+    static const gguf__file_id unknown = {0};
+    if (id == NULL)
+        id = &unknown;
     gguf__known k = {.dev = id->has_stat ? id->dev : -1, .ino = id->has_stat ? id->ino : -1,
                      .size = id->size, .mtime_ns = id->mtime_ns, .has_crc = (uint8_t)has_crc,
                      .is_error = (uint8_t)is_error, .retry = (uint8_t)retry,

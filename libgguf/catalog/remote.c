@@ -141,15 +141,16 @@ static int add_argument(remote *r, const char *url) {
     return rc;
 }
 
-/* The validators of a URL stored before (none with FORCE, or when crc32s are asked for and
- * not stored, or for a URL that failed: it is asked for whole). */
+/* The validators of a URL stored before, or refused by the reader (none with FORCE, when
+ * crc32s are asked for and not stored, or for a URL that could not be fetched: it is asked for
+ * whole). */
 static int validators(remote *r, item *it) {
     gguf__indexer *x = r->x;
     gguf__known *k = gguf__known_find(&x->known, it->url);
     it->known = k != NULL;
     int want_crc = (x->opt.flags & GGUF_CATALOG_CRC) != 0;
-    if (k == NULL || k->is_error || (x->opt.flags & GGUF_CATALOG_FORCE) ||
-        (want_crc && !k->has_crc))
+    if (k == NULL || (k->is_error && k->retry) || (x->opt.flags & GGUF_CATALOG_FORCE) ||
+        (want_crc && !k->is_error && !k->has_crc))
         return 0;
     sqlite3_stmt *st;
     int rc = gguf__catalog_stmt(&st, x->cat, GGUF__ST_FILE_VALIDATORS, r->err);
@@ -168,18 +169,8 @@ static int validators(remote *r, item *it) {
     return rc != 0 ? gguf__fail(r->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory") : 0;
 }
 
-/* What a server said of a file (its source's answer). */
-static void url_id(gguf__file_id *id, const gguf_file *f) {
-    memset(id, 0, sizeof *id);
-    id->size = (int64_t)gguf_file_size(f);
-    if (f->src != NULL) {
-        id->etag = f->src->etag;
-        id->last_modified = f->src->last_modified;
-        id->mtime_ns = gguf__catalog_http_time_ns(f->src->last_modified);
-    }
-}
-
-static void on_done(void *user, size_t b, gguf_file *f, bool unchanged, const gguf_error *e) {
+static void on_done(void *user, size_t b, gguf_file *f, bool unchanged, const gguf_error *e,
+                    const gguf__fetch_said *said) {
     remote *r = user;
     gguf__indexer *x = r->x;
     item *it = &r->items[r->batch[b]];
@@ -194,10 +185,14 @@ static void on_done(void *user, size_t b, gguf_file *f, bool unchanged, const gg
             gguf__index_unchanged_seen(x, it->url);
         return;
     }
+    gguf__file_id id = {.size = -1}; /* what the server said of it */
+    if (said != NULL) {
+        id = (gguf__file_id){.size = said->size <= INT64_MAX ? (int64_t)said->size : -1,
+                             .etag = said->etag, .last_modified = said->last_modified,
+                             .mtime_ns = gguf__catalog_http_time_ns(said->last_modified)};
+    }
     if (f != NULL) {
         it->state = ITEM_OPENED;
-        gguf__file_id id;
-        url_id(&id, f);
         if (r->refetch) /* as stored: read for its set's check only */
             gguf__index_unchanged_seen(x, it->url);
         else
@@ -225,7 +220,11 @@ static void on_done(void *user, size_t b, gguf_file *f, bool unchanged, const gg
         if (e->code == GGUF_ENOTFOUND)
             it->fe.code = 0; /* missing, for the set's check */
     }
-    r->rc = gguf__index_store(x, it->url, NULL, NULL, e, GGUF_JOURNAL_NONE, r->err);
+    if (r->refetch) /* refused as stored: read for its set's check only */
+        gguf__index_unchanged_seen(x, it->url);
+    else
+        r->rc = gguf__index_store(x, it->url, said != NULL ? &id : NULL, NULL, e,
+                                  GGUF_JOURNAL_NONE, r->err);
 }
 
 /* Fetches the items batch[0..n) (with their validators unless refetch). */

@@ -17,7 +17,8 @@
  *            files.last_modified (what a server said of a URL, for conditional re-index
  *            requests); errors.scope ('file': the file was refused; 'set': the split set whose
  *            first shard is path does not open as one model) and errors.shard (the shard a set
- *            error names), so that one path may have both; runs.broken_sets; the models view
+ *            error names), so that one path may have both, errors.etag and errors.last_modified
+ *            (a URL the reader refused: asked for conditionally too); runs.broken_sets; the models view
  *            lists one row per model, a split set's totals on its first shard's row.
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
@@ -192,6 +193,7 @@ static const char schema_v5[] =
     " indexed_at INTEGER NOT NULL, run INTEGER, journal TEXT,"
     " scope TEXT NOT NULL DEFAULT 'file',"
     " shard INTEGER,"
+    " etag TEXT, last_modified TEXT,"
     " PRIMARY KEY (path, scope));"
     "INSERT INTO errors_v5 (path, dev, ino, size, mtime_ns, code, error, offset, message,"
     " indexed_at, run, journal) SELECT path, dev, ino, size, mtime_ns, code, error, offset,"

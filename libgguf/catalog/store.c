@@ -346,6 +346,10 @@ static int upsert_error(gguf_catalog *cat, const char *path, const char *scope,
     sqlite3_bind_text(st, 13, scope, -1, SQLITE_STATIC);
     if (shard > 0)
         sqlite3_bind_int64(st, 14, shard);
+    if (id != NULL && id->etag != NULL)
+        sqlite3_bind_text(st, 15, id->etag, -1, SQLITE_STATIC);
+    if (id != NULL && id->last_modified != NULL)
+        sqlite3_bind_text(st, 16, id->last_modified, -1, SQLITE_STATIC);
     return gguf__catalog_step_done(cat, st, "recording an error", err);
 }
 

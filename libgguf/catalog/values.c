@@ -37,7 +37,8 @@ void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id) {
         sqlite3_bind_int64(st, col, id->dev);
         sqlite3_bind_int64(st, col + 1, id->ino);
     }
-    sqlite3_bind_int64(st, col + 2, id->size);
+    if (id->size >= 0)
+        sqlite3_bind_int64(st, col + 2, id->size);
     sqlite3_bind_int64(st, col + 3, id->mtime_ns);
 }
 

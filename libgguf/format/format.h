@@ -89,11 +89,18 @@ GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t
  * or an error. gguf__file_new makes an empty gguf_file with flags. */
 GGUF_HIDDEN int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err);
 GGUF_HIDDEN gguf_file *gguf__file_new(unsigned flags);
+/* What a server said of a file: its size, ETag and Last-Modified (NULL: none). */
+typedef struct gguf__fetch_said {
+    uint64_t size;
+    const char *etag, *last_modified;
+} gguf__fetch_said;
 /* many.c: opens many URLs at once (gguf__source_fetch_many), each parsed as its bytes arrive:
  * done gets each file (the callee's) or NULL with unchanged (a 304 for an item's validators)
- * or err. Local paths among the items are opened one by one. */
+ * or err; said (NULL when nothing was said, or for a local path) is what the server said of
+ * the file, also when the reader refused it, so that a caller can ask again conditionally.
+ * Local paths among the items are opened one by one. */
 typedef void (*gguf__open_many_fn)(void *user, size_t i, gguf_file *f, bool unchanged,
-                                   const gguf_error *err);
+                                   const gguf_error *err, const gguf__fetch_said *said);
 GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
                                 unsigned max_parallel, gguf__open_many_fn done, void *user,
                                 gguf_error *err);

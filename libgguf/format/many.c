@@ -12,10 +12,36 @@
 typedef struct many {
     const size_t *index; /* the batch's item k is the caller's item index[k] */
     gguf_file **files;   /* per batch item: the file being read, NULL before its first bytes */
+    /* per batch item: what the server said of a file the reader refused (kept from its source,
+     * which the batch frees), when said_kept[k] */
+    gguf__fetch_said *said;
+    bool *said_kept;
     unsigned flags;
     gguf__open_many_fn done;
     void *user;
 } many;
+
+static void said_free(gguf__fetch_said *said) {
+    gguf__free((char *)said->etag);
+    gguf__free((char *)said->last_modified);
+    *said = (gguf__fetch_said){0};
+}
+
+/* Keeps what the server said of item k's file (strings NULL when memory runs out: it is only a
+ * hint). */
+static void keep_said(many *m, size_t k, const gguf__source *src) {
+    gguf__fetch_said *said = &m->said[k];
+    said_free(said);
+    m->said_kept[k] = true;
+    said->size = src->size;
+    said->etag = src->etag != NULL ? gguf__strdup(src->etag) : NULL;
+    said->last_modified = src->last_modified != NULL ? gguf__strdup(src->last_modified) : NULL;
+}
+
+/* What the server said of item k's file, or NULL when nothing is kept. */
+static const gguf__fetch_said *said_of(const many *m, size_t k) {
+    return m->said_kept[k] ? &m->said[k] : NULL;
+}
 
 static int on_more(void *user, size_t k, gguf__source *src, uint64_t have, uint64_t *next,
                    gguf_error *err) {
@@ -32,6 +58,8 @@ static int on_more(void *user, size_t k, gguf__source *src, uint64_t have, uint6
     if (rc == 1)
         return 0; /* *next: the bytes it needs */
     *next = 0;
+    if (rc != 0)
+        keep_said(m, k, src);
     return rc;
 }
 
@@ -45,14 +73,22 @@ static void on_done(void *user, size_t k, gguf__source *src, bool unchanged,
             f->src = NULL; /* the batch has freed it */
             gguf_file_free(f);
         }
-        m->done(m->user, m->index[k], NULL, unchanged, err);
+        m->done(m->user, m->index[k], NULL, unchanged, err, said_of(m, k));
         return;
     }
     gguf_error e;
     gguf_error_clear(&e);
-    if (f == NULL && gguf__open_source(&f, src, m->flags, &e) != 0)
-        f = NULL; /* the whole file came at once (a server ignoring Range), or it is empty */
-    m->done(m->user, m->index[k], f, false, f != NULL ? NULL : &e);
+    if (f == NULL) { /* the whole file came at once (a server ignoring Range), or it is empty */
+        keep_said(m, k, src);
+        if (gguf__open_source(&f, src, m->flags, &e) != 0)
+            f = NULL;
+    }
+    if (f != NULL) {
+        gguf__fetch_said said = {f->src->size, f->src->etag, f->src->last_modified};
+        m->done(m->user, m->index[k], f, false, NULL, &said);
+    } else {
+        m->done(m->user, m->index[k], NULL, false, &e, said_of(m, k));
+    }
 }
 
 int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
@@ -71,10 +107,14 @@ int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options 
     gguf__fetch *urls = gguf__malloc((n_urls ? n_urls : 1) * sizeof *urls);
     size_t *index = gguf__malloc((n_urls ? n_urls : 1) * sizeof *index);
     gguf_file **files = gguf__calloc(n_urls ? n_urls : 1, sizeof *files);
-    if (urls == NULL || index == NULL || files == NULL) {
+    gguf__fetch_said *said = gguf__calloc(n_urls ? n_urls : 1, sizeof *said);
+    bool *kept = gguf__calloc(n_urls ? n_urls : 1, sizeof *kept);
+    if (urls == NULL || index == NULL || files == NULL || said == NULL || kept == NULL) {
         gguf__free(urls);
         gguf__free(index);
         gguf__free(files);
+        gguf__free(said);
+        gguf__free(kept);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     /* local paths one by one; the URLs to one batch */
@@ -89,22 +129,26 @@ int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options 
         gguf_error_clear(&e);
         if (gguf_file_open_ex(&f, items[i].url, opt, &e) != 0)
             f = NULL;
-        done(user, i, f, false, f != NULL ? NULL : &e);
+        done(user, i, f, false, f != NULL ? NULL : &e, NULL);
     }
-    many m = {.index = index, .files = files, .flags = opt->flags, .done = done, .user = user};
+    many m = {.index = index, .files = files, .said = said, .said_kept = kept,
+              .flags = opt->flags, .done = done, .user = user};
     int rc = n_urls == 0 ? 0
                          : gguf__source_fetch_many(urls, n_urls, opt,
                                                    max_parallel ? max_parallel : DEFAULT_PARALLEL,
                                                    on_more, on_done, &m, err);
-    for (size_t k = 0; k < n_urls; k++) { /* after a failure of the batch itself */
-        if (files[k] != NULL) {
+    for (size_t k = 0; k < n_urls; k++) {
+        if (files[k] != NULL) { /* after a failure of the batch itself */
             files[k]->src = NULL;
             gguf_file_free(files[k]);
         }
+        said_free(&said[k]);
     }
     gguf__free(urls);
     gguf__free(index);
     gguf__free(files);
+    gguf__free(said);
+    gguf__free(kept);
     return rc;
 }
 
@@ -116,8 +160,9 @@ typedef struct public_many {
 } public_many;
 
 static void public_done(void *user, size_t i, gguf_file *f, bool unchanged,
-                        const gguf_error *err) {
+                        const gguf_error *err, const gguf__fetch_said *said) {
     (void)unchanged; /* no validators were given */
+    (void)said;
     const public_many *p = user;
     p->done(p->user, i, f, err);
 }

@@ -959,6 +959,9 @@ static int first_done(http *h, const uint8_t *first, size_t got, gguf_error *err
         s->size = h->whole_len;
         s->mem = h->whole_buf != NULL ? h->whole_buf : (const uint8_t *)"";
         h->size_known = true;
+        /* what the server said of it, as for a range (a catalog asks again conditionally) */
+        s->etag = dup_text(h->resp.etag);
+        s->last_modified = dup_text(h->resp.last_modified);
         return 0;
     }
     cache_put(h, first, got, 0);
