@@ -308,6 +308,82 @@ expect_status 0 "$CATALOG" --db "$DB" index -q --lenient "$GOLDEN/refuse/dup_key
 [ "$(q "SELECT count(*) || ' ' || (SELECT count(*) FROM errors) FROM files WHERE open_flags = 1")" = "1 0" ] && ok ||
     fail "index --lenient: $(q "SELECT path, open_flags FROM files") $(q "SELECT message FROM errors")"
 
+# ---- split sets of a real model (gguf-edit split, llama-gguf-split): one model each, with the
+# totals of the model they were split from; verify checks every shard; a missing shard and a
+# shard replaced after indexing are the set's error, naming the shard ----
+MODEL_FILE="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
+LLAMA_SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
+if have_corpus; then
+    mkdir -p "$TMP/sets"
+    "$EDIT" split "$MODEL_FILE" "$TMP/sets/edit" --max-tensors 8 >/dev/null
+    sets="edit-00001-of-00003.gguf"
+    if [ -x "$LLAMA_SPLIT" ]; then
+        "$LLAMA_SPLIT" --split --split-max-tensors 5 "$MODEL_FILE" "$TMP/sets/llama" >/dev/null 2>&1
+        sets="$sets llama-00001-of-00005.gguf"
+    else
+        skip "split sets made by llama-gguf-split" "no llama-gguf-split beside the oracle"
+    fi
+    DB="$TMP/whole.db"
+    expect_status 0 "$CATALOG" --db "$DB" index -q "$MODEL_FILE"
+    whole=$(q "SELECT architecture || ' ' || file_type || ' ' || quant || ' ' || n_params || ' ' || n_tensors || ' ' || tensor_bytes || ' ' || context_length FROM models")
+    DB="$TMP/sets.db"
+    expect_status 0 "$CATALOG" --db "$DB" index "$TMP/sets"
+    n_shards=$(ls "$TMP/sets" | wc -l)
+    grep -q "^$n_shards files: $n_shards indexed" "$TMP/out" && ok || fail "split sets: $(cat "$TMP/out")"
+    [ "$(q "SELECT count(*) FROM models")" = "$(echo $sets | wc -w)" ] && ok || fail "split sets: one model each: $(q "SELECT path FROM models")"
+    [ "$(q "SELECT count(*) FROM files")" = "$n_shards" ] && ok || fail "split sets: a files row per shard"
+    for first in $sets; do
+        prefix=${first%-00001-of-*}
+        got=$(q "SELECT architecture || ' ' || file_type || ' ' || quant || ' ' || n_params || ' ' || n_tensors || ' ' || tensor_bytes || ' ' || context_length FROM models WHERE path = '$TMP/sets/$first'")
+        [ "$got" = "$whole" ] && ok || fail "$first: '$got', the model it was split from: '$whole'"
+        bytes=$(cat "$TMP/sets/$prefix"-* | wc -c)
+        count=$(ls "$TMP/sets/$prefix"-* | wc -l)
+        [ "$(q "SELECT bytes || ' ' || shards || ' ' || split_count || ' ' || split_complete FROM models WHERE path = '$TMP/sets/$first'")" = "$bytes $count $count 1" ] && ok ||
+            fail "$first: $(q "SELECT bytes, shards, split_count, split_complete FROM models WHERE path = '$TMP/sets/$first'"), want $bytes bytes in $count shards"
+    done
+    # verify with crc32s: a byte of the second shard rots, and is found there
+    expect_status 0 "$CATALOG" --db "$DB" index -q --crc "$TMP/sets"
+    expect_status 0 "$CATALOG" --db "$DB" verify "$TMP/sets/edit-00001-of-00003.gguf"
+    grep -q "^3 files verified (3 with tensor crc32s" "$TMP/out" && ok || fail "verify of a set by its first shard: $(cat "$TMP/out")"
+    shard2="$TMP/sets/edit-00002-of-00003.gguf"
+    t2=$("$EDIT" show --json --one-file "$shard2" | grep -m1 '^{"name":' | sed 's/^{"name":"\([^"]*\)".*/\1/')
+    off=$("$EDIT" show --json --one-file "$shard2" | sed -n 's/.*"data_offset":\([0-9]*\).*/\1/p')
+    mtime=$(stat -c %y "$shard2")
+    printf '\377' | dd of="$shard2" bs=1 seek=$((off + 7)) conv=notrunc status=none
+    touch -d "$mtime" "$shard2"
+    expect_status 1 "$CATALOG" --db "$DB" verify "$TMP/sets/edit-00001-of-00003.gguf"
+    grep -q "^$shard2: corrupt: tensor '$t2': crc32 is" "$TMP/out" && ok || fail "verify of a rotten shard: $(cat "$TMP/out")"
+    # a missing shard: the set's error names it; verify says it is missing
+    mv "$shard2" "$TMP/shard2.gguf"
+    expect_status 0 "$CATALOG" --db "$DB" index "$TMP/sets"
+    grep -q "1 split set broken" "$TMP/out" && grep -q "^gguf-catalog: $TMP/sets/edit-00001-of-00003.gguf: split set of 3 shards: 1 missing: edit-00002-of-00003.gguf" "$TMP/err" && ok ||
+        fail "a missing shard: $(cat "$TMP/out" "$TMP/err")"
+    [ "$(q "SELECT scope || ' ' || shard FROM errors WHERE path = '$TMP/sets/edit-00001-of-00003.gguf'")" = "set 2" ] && ok || fail "a missing shard's row: $(q "SELECT * FROM errors")"
+    [ "$(q "SELECT split_complete || ' ' || shards FROM models WHERE path = '$TMP/sets/edit-00001-of-00003.gguf'")" = "0 2" ] && ok || fail "a set with a missing shard"
+    expect_status 1 "$CATALOG" --db "$DB" verify "$TMP/sets"
+    grep -q "^$shard2: missing: shard 2 of 3 of its split set is missing" "$TMP/out" && ok || fail "verify of a missing shard: $(cat "$TMP/out")"
+    # a shard replaced after indexing by another set's shard 2
+    mv "$TMP/shard2.gguf" "$shard2"
+    expect_status 0 "$CATALOG" --db "$DB" index -q "$TMP/sets"
+    [ "$(q "SELECT count(*) FROM errors")" = 0 ] && ok || fail "the shard back: $(q "SELECT * FROM errors")"
+    "$EDIT" split "$MODEL_FILE" "$TMP/other" --max-tensors 10 >/dev/null
+    cp "$TMP/other-00002-of-00003.gguf" "$shard2"
+    expect_status 1 "$CATALOG" --db "$DB" verify "$TMP/sets/edit-00001-of-00003.gguf"
+    grep -q "^$shard2: changed: size " "$TMP/out" && ok || fail "verify of a replaced shard: $(cat "$TMP/out")"
+    expect_status 0 "$CATALOG" --db "$DB" index "$TMP/sets"
+    grep -q "1 indexed, $((n_shards - 1)) unchanged" "$TMP/out" && ok || fail "a replaced shard: $(cat "$TMP/out")"
+    "$EDIT" show "$TMP/sets/edit-00001-of-00003.gguf" > /dev/null 2> "$TMP/show.err"
+    msg=$(q "SELECT message FROM errors WHERE path = '$TMP/sets/edit-00001-of-00003.gguf' AND scope = 'set'")
+    case "$msg" in
+    "shard "*" of 3 (edit-0000"*"-of-00003.gguf): "*) ok ;;
+    *) fail "a replaced shard's row: '$msg'" ;;
+    esac
+    # the library's own reading of the set agrees that it is broken, and why
+    grep -qF "${msg#*: }" "$TMP/show.err" && ok || fail "gguf-edit show says: $(cat "$TMP/show.err"); the catalog: $msg"
+else
+    skip "split sets of a real model" "no ../shared/corpus"
+fi
+
 # ---- the corpus: every file recorded, counts as gguf-edit show sees them ----
 if have_corpus; then
     DB="$TMP/corpus.db"
