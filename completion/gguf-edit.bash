@@ -279,7 +279,7 @@ _gguf_edit() {
                 fi ;;
             --threads | --reserve | --realign | --array-max | --timeout | --retries | \
                 --max-tensors | --max-size | --header | --whole-limit | --max-elems | \
-                --max-buffer-size | --prune-layers | --max-memory) ;;
+                --max-buffer-size | --prune-layers | --max-memory | --jobs) ;;
             *) _gguf_files "$cur" 0 ;;
         esac
         _gguf_trim "$cur"

@@ -147,6 +147,11 @@ if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog query x --max-memory " ""
     is "gguf-catalog sc" "schema"
     is "gguf-catalog index dir/" "dir/notes.txt dir/other.gguf"
+    has "gguf-catalog index --" --urls --jobs --header --offline
+    is "gguf-catalog index --urls dir/" "dir/notes.txt dir/other.gguf"
+    is "gguf-catalog index --jobs " ""
+    has "gguf-catalog verify --" --header --offline --timeout --retries
+    is "gguf-catalog verify dir/" "dir/notes.txt dir/other.gguf"
 else
     skip "gguf-catalog is not built: its completion was not tried"
 fi
@@ -169,6 +174,10 @@ if command -v zsh >/dev/null 2>&1; then
     [ -x "$CATALOG_TOOL" ] && zsh_has "gguf-catalog query x --format " csv json line table
     zsh_has "gguf-edit tensor model.gguf " "a" "b"
     zsh_has "gguf-edit set model.gguf k v --type u" u8 u16 u32 u64
+    if [ -x "$CATALOG_TOOL" ]; then
+        zsh_has "gguf-catalog index --u" --urls
+        zsh_has "gguf-catalog verify --off" --offline
+    fi
 else
     skip "zsh is not installed: _gguf-edit was not tried"
 fi

@@ -26,12 +26,14 @@ enum {
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
     CLI_OPT_WHOLE_LIMIT
 };
-#define CLI_OPEN_FILE_LONG_OPTIONS                                                              \
+/* (the reading ones without --one-file, for a command that reads each file alone) */
+#define CLI_OPEN_READ_LONG_OPTIONS                                                              \
     {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
         {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
-        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},                                        \
-        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
+        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP}
+#define CLI_OPEN_FILE_LONG_OPTIONS                                                              \
+    CLI_OPEN_READ_LONG_OPTIONS, {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
 #define CLI_OPEN_URL_LONG_OPTIONS                                                               \
     {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
         {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \

@@ -27,8 +27,9 @@ static const char usage_text[] =
     "       gguf-catalog --help | --version\n"
     "\n"
     "commands:\n"
-    "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH|URL...\n"
-    "                           add or refresh files (folders are walked for *.gguf)\n"
+    "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
+    "                           add or refresh files (folders are walked for *.gguf;\n"
+    "                           a PATH may be an http:// or https:// URL)\n"
     "  query [--format table|csv|json|line] [SQL|-]\n"
     "                           run read-only SQL (SQL from standard input with - or none)\n"
     "  schema                   the tables, their columns and the models view\n"
@@ -43,7 +44,14 @@ static const char usage_text[] =
     "'gguf-catalog COMMAND --help' describes each command.\n"
     "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), 2 usage.\n";
 
-/* The URL options alone (verify takes no reading options: each file keeps its own). */
+/* The reading options of index (kept per file; verify reads each file with its own). */
+#define READING_HELP                                                                            \
+    "Files are read with (each file keeps them):\n"                                              \
+    "  --lenient          accept duplicate keys and tensor names\n"                               \
+    "  --endian ORDER     read files as 'little' or 'big' endian instead of detecting it\n"       \
+    "  --unknown-types    accept tensor types this tool does not know\n"                          \
+    "  --no-mmap          read files into memory instead of mapping them\n"
+/* The URL options (index and verify). */
 #define URL_HELP                                                                                \
     "URLs are read with:\n"                                                                      \
     "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable); also taken from\n" \
@@ -54,16 +62,10 @@ static const char usage_text[] =
     "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
     "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"     \
     "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
-#define URL_LONG_OPTIONS                                                                        \
-    {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
-        {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
-        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
-        {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
-        {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
 
 static const char index_usage[] =
-    "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH|URL...\n"
-    "       gguf-catalog [--db PATH] index [OPTIONS] --urls FILE [PATH|URL...]\n"
+    "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH...\n"
+    "       gguf-catalog [--db PATH] index [OPTIONS] --urls FILE [PATH...]\n"
     "Adds or refreshes files. Folders are walked recursively for *.gguf files; files named on\n"
     "the command line are taken whatever their name. Only headers are read. Files whose device,\n"
     "inode, size and mtime are unchanged are skipped. Files that are not GGUF or are broken go\n"
@@ -71,9 +73,9 @@ static const char index_usage[] =
     "journals of interrupted edits beside files are recorded (files.journal), never applied.\n"
     "A shard of a split set brings its whole set, one model; a set that does not open as one\n"
     "(a shard missing or from another set) goes to the errors table naming the shard.\n"
-    "http:// and https:// URLs are fetched in parallel (headers only, with range requests); one\n"
-    "indexed before is asked for again with one conditional request (its ETag or date), and\n"
-    "skipped when the server says it did not change.\n"
+    "A PATH may be an http:// or https:// URL: URLs are fetched in parallel (headers only, with\n"
+    "range requests); one indexed before is asked for again with one conditional request (its\n"
+    "ETag or date), and skipped when the server says it did not change.\n"
     "  --urls FILE        index the URLs (or paths) in FILE too, one a line ('#' comments;\n"
     "                     '-': standard input)\n"
     "  --jobs N           URLs: fetch at most N at a time (default 16)\n"
@@ -83,9 +85,7 @@ static const char index_usage[] =
     "  --force            re-read unchanged files too\n"
     "  --array-max N      store arrays of at most N elements as JSON in kv.text (1024)\n"
     "  -q, --quiet        no per-file messages, no progress\n"
-    "  --db PATH          the catalog\n"
-    "PATH is a local file or folder. Files are read with these options (kept per file):\n"
-    CLI_OPEN_FILE_HELP;
+    "  --db PATH          the catalog\n" READING_HELP URL_HELP;
 
 static const char query_usage[] =
     "usage: gguf-catalog [--db PATH] query [OPTIONS] [SQL|-]\n"
@@ -110,7 +110,7 @@ static const char schema_usage[] =
     "  --db PATH          the catalog\n";
 
 static const char verify_usage[] =
-    "usage: gguf-catalog [--db PATH] verify [PATH|URL...]\n"
+    "usage: gguf-catalog [--db PATH] verify [PATH...]\n"
     "Re-reads catalogued files (all, or those at or below PATH) and reports files that are\n"
     "missing, changed, or corrupt, naming each tensor whose crc32 no longer matches (for files\n"
     "indexed with --crc; the header's crc32 is checked for every file). Every shard of a split\n"
@@ -340,7 +340,8 @@ static int cmd_index(int argc, char **argv) {
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"quiet", no_argument, NULL, 'q'},
         COMMON_LONG_OPTIONS,
-        CLI_OPEN_FILE_LONG_OPTIONS,
+        CLI_OPEN_READ_LONG_OPTIONS,
+        CLI_OPEN_URL_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
     progress p;
@@ -669,7 +670,7 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
 }
 
 static int cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {COMMON_LONG_OPTIONS, URL_LONG_OPTIONS,
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, CLI_OPEN_URL_LONG_OPTIONS,
                                              {NULL, 0, NULL, 0}};
     int c, status;
     while ((c = next_option(argc, argv, "h", longopts, verify_usage, NULL, &status)) != -1) {
