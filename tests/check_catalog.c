@@ -1751,6 +1751,10 @@ START_TEST(allocation_failures_fail_cleanly) {
     make_dir();
     make_tree();
     write_sample(at("models/sub/one.gguf"));
+    /* a split set, and one whose second shard is missing */
+    write_shard_t(at("models/sub/set-00001-of-00002.gguf"), 0, 2, 0, 1);
+    write_shard_t(at("models/sub/set-00002-of-00002.gguf"), 1, 2, 1, 2);
+    write_shard_t(at("models/sub/gap-00001-of-00002.gguf"), 0, 2, 0, 3);
     DIR_PATH(models, "models");
     const char *paths[] = {models};
     gguf_catalog *cat = open_cat(at("c.db"), 0);
@@ -1773,8 +1777,11 @@ START_TEST(allocation_failures_fail_cleanly) {
     ck_assert_int_gt(n, 10);
     /* whatever failed, a clean run leaves the right rows */
     index_paths(NULL, cat, paths, 1, GGUF_CATALOG_FORCE);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 6);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files"), 9);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'file'"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM errors WHERE scope = 'set'"), 1);
+    ck_assert_int_eq(qint(cat, "SELECT split_complete FROM models WHERE path LIKE '%%/set-%%'"),
+                     1);
     check_rows(cat, at("models/sub/one.gguf"));
     /* verify and query too */
     for (n = 1;; n++) {
