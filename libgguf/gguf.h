@@ -816,8 +816,8 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *   runs      id, kind ('index' or 'prune'), started_at, finished_at (unix seconds; NULL
  *             while running or when the run failed), paths (a JSON array of the absolute
  *             paths indexed), seen, indexed, unchanged, broken, skipped, walk_errors, removed,
- *             broken_sets (its gguf_catalog_stats). Rows stored before version 4 have NULL runs. The
- *             tensors that changed in the last index run:
+ *             broken_sets (its gguf_catalog_stats). Rows stored before version 4 have NULL
+ *             runs. The tensors that changed in the last index run:
  *               SELECT f.path, t.* FROM tensors t JOIN files f ON f.id = t.file WHERE
  *               f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')
  *   file_types  id, name: llama.cpp's general.file_type ids (15 'Q4_K_M', 32 'BF16', ...)

@@ -107,7 +107,8 @@ log_settle
 [ "$(log_requests | awk 'NR == 1 { print $2, $4 }')" = "206 1" ] && ok || fail "a changed URL: $(log_requests | head -2)"
 [ "$(q "SELECT size FROM files")" = "$(stat -c %s "$TMP/big/changing.gguf")" ] && [ "$(q "SELECT architecture FROM models")" = bert ] && ok ||
     fail "a changed URL's rows: $(q "SELECT path, size FROM files")"
-expect_status 0 "$CATALOG" --db "$DB" verify
+expect_status 0 "$CATALOG" --db "$DB" verify "$U/big"
+grep -q "^1 files verified" "$TMP/out" && ok || fail "verify URL: $(cat "$TMP/out")"
 # prune leaves URLs alone
 expect_status 0 "$CATALOG" --db "$DB" prune
 [ "$(q "SELECT count(*) FROM files")" = 1 ] && ok || fail "prune dropped a URL"

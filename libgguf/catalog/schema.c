@@ -17,9 +17,10 @@
  *            files.last_modified (what a server said of a URL, for conditional re-index
  *            requests); errors.scope ('file': the file was refused; 'set': the split set whose
  *            first shard is path does not open as one model) and errors.shard (the shard a set
- *            error names), so that one path may have both, errors.etag and errors.last_modified
- *            (a URL the reader refused: asked for conditionally too); runs.broken_sets; the models view
- *            lists one row per model, a split set's totals on its first shard's row.
+ *            error names), so that one path may have both, errors.etag and
+ *            errors.last_modified (a URL the reader refused: asked for conditionally too);
+ *            runs.broken_sets; the models view lists one row per model, a split set's totals
+ *            on its first shard's row.
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */

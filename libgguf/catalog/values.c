@@ -49,8 +49,9 @@ int64_t gguf__catalog_http_time_ns(const char *date) {
     if (end == NULL || *end != '\0')
         return 0;
     time_t t = timegm(&tm);
-    return t == (time_t)-1 || t < 0 || (int64_t)t > INT64_MAX / 1000000000 ? 0
-                                                                           : (int64_t)t * 1000000000;
+    if (t < 0 || (int64_t)t > INT64_MAX / 1000000000)
+        return 0;
+    return (int64_t)t * 1000000000;
 }
 
 /* Columns of the kv insert. */

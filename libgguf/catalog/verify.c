@@ -516,7 +516,9 @@ int gguf_catalog_verify(gguf_catalog_verify_stats *stats, gguf_catalog *cat,
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = 0;
     for (size_t i = 0; i < n_paths && rc == 0; i++) {
-        sel[i] = gguf__catalog_absolute_path(paths[i]);
+        /* a URL selects as given */
+        sel[i] = gguf_path_is_url(paths[i]) ? gguf__strdup(paths[i])
+                                            : gguf__catalog_absolute_path(paths[i]);
         if (sel[i] == NULL)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
