@@ -48,6 +48,10 @@ GGUF_HIDDEN char *gguf__catalog_absolute_path(const char *arg);
 GGUF_HIDDEN int gguf__catalog_make_parents(const char *path, gguf_error *err);
 /* 1 when path is one of sel[0..n) or lies below one of them (n == 0: every path). */
 GGUF_HIDDEN int gguf__catalog_path_selected(const char *path, char *const *sel, size_t n);
+/* The path (or URL) of shard k (from 0) of the split set that shard is named a shard of
+ * (PREFIX-00002-of-00003.gguf, k 0: PREFIX-00001-of-00003.gguf); gguf__malloc'd. NULL when
+ * shard is not named like one, k is past the set's count, or memory ran out. */
+GGUF_HIDDEN char *gguf__catalog_shard_path(const char *shard, uint32_t k);
 /* "a FIFO", "a folder", ... for a stat mode that is not a regular file. */
 GGUF_HIDDEN const char *gguf__catalog_file_kind(mode_t mode);
 /* Nanoseconds since the epoch of a stat's mtime. */

@@ -136,6 +136,21 @@ int gguf__catalog_path_selected(const char *path, char *const *sel, size_t n_sel
     return 0;
 }
 
+char *gguf__catalog_shard_path(const char *shard, uint32_t k) {
+    size_t prefix_len;
+    uint32_t count;
+    if (!gguf_split_parse_name(&prefix_len, NULL, &count, shard) || k >= count)
+        return NULL;
+    size_t size = prefix_len + 32; /* "-NNNNN-of-NNNNN.gguf" */
+    char *prefix = gguf__strndup(shard, prefix_len), *out = gguf__malloc(size);
+    if (prefix == NULL || out == NULL || gguf_split_name(out, size, prefix, k, count) < 0) {
+        gguf__free(out);
+        out = NULL;
+    }
+    gguf__free(prefix);
+    return out;
+}
+
 const char *gguf__catalog_file_kind(mode_t m) {
     return S_ISDIR(m)    ? "a folder"
            : S_ISFIFO(m) ? "a FIFO"

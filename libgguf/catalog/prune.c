@@ -21,19 +21,15 @@ static int path_gone(const char *path) {
 
 /* A split set's row goes with its last shard (by the names: PREFIX-0000k-of-N.gguf). */
 static int set_gone(const char *model) {
-    size_t prefix_len;
     uint32_t count;
-    if (!gguf_split_parse_name(&prefix_len, NULL, &count, model))
+    if (!gguf_split_parse_name(NULL, NULL, &count, model))
         return path_gone(model);
-    size_t size = prefix_len + 32;
-    char *prefix = gguf__strndup(model, prefix_len), *name = gguf__malloc(size);
-    int all_gone = prefix != NULL && name != NULL;
+    int all_gone = 1;
     for (uint32_t k = 0; all_gone && k < count; k++) {
-        gguf_split_name(name, size, prefix, k, count);
-        all_gone = path_gone(name);
+        char *name = gguf__catalog_shard_path(model, k);
+        all_gone = name != NULL && path_gone(name); /* out of memory: kept */
+        gguf__free(name);
     }
-    gguf__free(prefix);
-    gguf__free(name);
     return all_gone;
 }
 

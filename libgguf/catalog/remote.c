@@ -93,26 +93,21 @@ static int64_t add_item(remote *r, const char *url, int given, int set) {
     return at;
 }
 
-/* A new set of count shards named from prefix; given is the URL the caller named. */
-static int add_set(remote *r, const char *prefix, uint32_t count, const char *given) {
-    size_t size = strlen(prefix) + 32;
-    char *name = gguf__malloc(size);
+/* A new set: the shards of the one the URL the caller named is a shard of, count of them. */
+static int add_set(remote *r, const char *given, uint32_t count) {
     url_set *p = gguf__realloc(r->sets, (r->n_sets + 1) * sizeof *p);
-    if (p != NULL)
-        r->sets = p;
-    if (name == NULL || p == NULL) {
-        gguf__free(name);
+    if (p == NULL)
         return GGUF_ENOMEM;
-    }
+    r->sets = p;
     url_set *s = &r->sets[r->n_sets];
-    gguf_split_name(name, size, prefix, 0, count);
-    *s = (url_set){.model = gguf__strdup(name), .count = count,
+    *s = (url_set){.model = gguf__catalog_shard_path(given, 0), .count = count,
                    .shards = gguf__malloc(count * sizeof *s->shards)};
     int set = (int)r->n_sets++;
     int rc = s->model == NULL || s->shards == NULL ? GGUF_ENOMEM : 0;
     for (uint32_t k = 0; rc == 0 && k < count; k++) {
-        gguf_split_name(name, size, prefix, k, count);
-        int64_t at = add_item(r, name, strcmp(name, given) == 0, set);
+        char *name = gguf__catalog_shard_path(given, k);
+        int64_t at = name != NULL ? add_item(r, name, strcmp(name, given) == 0, set) : -1;
+        gguf__free(name);
         if (at < 0)
             rc = GGUF_ENOMEM;
         else
@@ -120,25 +115,20 @@ static int add_set(remote *r, const char *prefix, uint32_t count, const char *gi
     }
     if (rc != 0)
         s->count = 0; /* its shards are not all there: not a set to check */
-    gguf__free(name);
     return rc;
 }
 
 /* A URL the caller named: itself, or (a shard's) every shard of its set. */
 static int add_argument(remote *r, const char *url) {
-    size_t prefix_len;
     uint32_t count;
-    if (!gguf_split_parse_name(&prefix_len, NULL, &count, url) || count < 2)
+    if (!gguf_split_parse_name(NULL, NULL, &count, url) || count < 2)
         return add_item(r, url, 1, -1) < 0 ? GGUF_ENOMEM : 0;
     int64_t at = find_item(r, url);
     if (at >= 0 && r->items[at].set >= 0) { /* its set is in already */
         r->items[at].given = 1;
         return 0;
     }
-    char *prefix = gguf__strndup(url, prefix_len);
-    int rc = prefix == NULL ? GGUF_ENOMEM : add_set(r, prefix, count, url);
-    gguf__free(prefix);
-    return rc;
+    return add_set(r, url, count);
 }
 
 /* The validators of a URL stored before, or refused by the reader (none with FORCE, when

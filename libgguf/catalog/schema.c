@@ -294,18 +294,9 @@ size_t gguf__catalog_split_set_len(const char *path, size_t len) {
 }
 
 char *gguf__catalog_model_path(const char *path, int64_t split_count) {
-    size_t prefix_len;
-    uint32_t count;
-    if (split_count <= 1 || !gguf_split_parse_name(&prefix_len, NULL, &count, path))
+    if (split_count <= 1 || !gguf_split_parse_name(NULL, NULL, NULL, path))
         return gguf__strdup(path);
-    size_t size = prefix_len + 32;
-    char *prefix = gguf__strndup(path, prefix_len), *out = gguf__malloc(size);
-    if (prefix == NULL || out == NULL || gguf_split_name(out, size, prefix, 0, count) < 0) {
-        gguf__free(out);
-        out = NULL;
-    }
-    gguf__free(prefix);
-    return out;
+    return gguf__catalog_shard_path(path, 0);
 }
 
 /* SQL functions used by migrations (not by views: those stay readable by any SQLite). */

@@ -162,10 +162,9 @@ static void local_set_free(local_set *s) {
 }
 
 static int local_set_init(local_set *s, const char *path, gguf_error *err) {
-    size_t prefix_len;
     uint32_t count;
     memset(s, 0, sizeof *s);
-    if (!gguf_split_parse_name(&prefix_len, NULL, &count, path))
+    if (!gguf_split_parse_name(NULL, NULL, &count, path))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "not a shard's name");
     s->count = count;
     s->paths = gguf__calloc(count, sizeof *s->paths);
@@ -173,15 +172,10 @@ static int local_set_init(local_set *s, const char *path, gguf_error *err) {
     s->kind = gguf__calloc(count, sizeof *s->kind);
     s->files = gguf__calloc(count, sizeof *s->files);
     s->errs = gguf__calloc(count, sizeof *s->errs);
-    char *prefix = gguf__strndup(path, prefix_len);
     int rc = s->paths == NULL || s->st == NULL || s->kind == NULL || s->files == NULL ||
-             s->errs == NULL || prefix == NULL;
-    for (uint32_t k = 0; !rc && k < count; k++) {
-        size_t size = prefix_len + 32;
-        s->paths[k] = gguf__malloc(size);
-        rc = s->paths[k] == NULL || gguf_split_name(s->paths[k], size, prefix, k, count) < 0;
-    }
-    gguf__free(prefix);
+             s->errs == NULL;
+    for (uint32_t k = 0; !rc && k < count; k++)
+        rc = (s->paths[k] = gguf__catalog_shard_path(path, k)) == NULL;
     return rc ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory") : 0;
 }
 

@@ -463,24 +463,27 @@ static int has_row(int *out, verifier *v, const char *path, gguf_error *err) {
  * missing shard would take a request to tell). */
 static int check_set_shards(verifier *v, const vfile *vf, gguf__known_set *done,
                             gguf_error *err) {
-    size_t prefix_len;
     uint32_t count;
     if (vf->split_count <= 1 || vf->model == NULL || gguf_path_is_url(vf->model) ||
-        !gguf_split_parse_name(&prefix_len, NULL, &count, vf->model) ||
+        !gguf_split_parse_name(NULL, NULL, &count, vf->model) ||
         gguf__known_find(done, vf->model) != NULL)
         return 0;
     gguf__known k = {0};
-    size_t size = prefix_len + 32;
-    char *prefix = gguf__strndup(vf->model, prefix_len), *name = gguf__malloc(size);
-    int rc = prefix == NULL || name == NULL || gguf__known_put(done, vf->model, &k) != 0
+    int rc = gguf__known_put(done, vf->model, &k) != 0
                  ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
                  : 0;
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
         int there = 0;
-        gguf_split_name(name, size, prefix, i, count);
+        char *name = gguf__catalog_shard_path(vf->model, i);
+        if (name == NULL) {
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            break;
+        }
         rc = has_row(&there, v, name, err);
-        if (rc != 0 || there)
+        if (rc != 0 || there) {
+            gguf__free(name);
             continue;
+        }
         struct stat st;
         if (stat(name, &st) == 0) {
             v->stats.changed++;
@@ -494,9 +497,8 @@ static int check_set_shards(verifier *v, const vfile *vf, gguf__known_set *done,
                         "shard %u of %u of its split set is missing", i + 1, count);
         }
         flush_findings(v, name);
+        gguf__free(name);
     }
-    gguf__free(prefix);
-    gguf__free(name);
     return rc;
 }
 
