@@ -215,6 +215,12 @@ START_TEST(fresh_catalog_has_the_current_schema) {
                                 "sqlite_master WHERE type IN ('table', 'view') ORDER BY name)"),
                      "errors file_types files kv models runs tensors");
     ck_assert_str_eq(qtext(cat, "SELECT name FROM file_types WHERE id = 15"), "Q4_K_M");
+    /* every file type llama.cpp writes has its name (Q2_0, 41, was missing) */
+    for (uint32_t ft = 0; ft < GGUF_REQUANT_FTYPE_COUNT; ft++) {
+        const char *name = gguf_requant_ftype_name(ft);
+        if (name != NULL)
+            ck_assert_str_eq(qtext(cat, "SELECT name FROM file_types WHERE id = %u", ft), name);
+    }
     gguf_catalog_close(cat);
     /* opening again changes nothing */
     cat = open_cat(at("c.db"), GGUF_CATALOG_OPEN_NOCREATE);

@@ -255,7 +255,8 @@ static const struct {
     {26, "IQ3_S"},     {27, "IQ3_M"},    {28, "IQ2_S"},     {29, "IQ2_M"},
     {30, "IQ4_XS"},    {31, "IQ1_M"},    {32, "BF16"},      {33, "Q4_0_4_4"},
     {34, "Q4_0_4_8"},  {35, "Q4_0_8_8"}, {36, "TQ1_0"},     {37, "TQ2_0"},
-    {38, "MXFP4_MOE"}, {39, "NVFP4"},    {40, "Q1_0"},      {1024, "GUESSED"},
+    {38, "MXFP4_MOE"}, {39, "NVFP4"},    {40, "Q1_0"},      {41, "Q2_0"},
+    {1024, "GUESSED"},
 };
 
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
