@@ -65,9 +65,8 @@ expect_status 0 "$CATALOG" --db "$DB" index --follow-symlinks "$TMP/m"
 [ "$(q "SELECT count(*) FROM files WHERE path = '$TMP/m/link.gguf'")" = 1 ] && ok || fail "--follow-symlinks"
 expect_status 1 "$CATALOG" --db "$DB" index "$TMP/nowhere"
 expect_status 2 "$CATALOG" --db "$DB" index --array-max x "$TMP/m"
-# index reads local files only: the options for URLs are not its options
-expect_status 2 "$CATALOG" --db "$TMP/url.db" index --header 'Authorization: Bearer x' "$TMP/m"
-expect_status 2 "$CATALOG" --db "$TMP/url.db" index --offline "$TMP/m"
+# index reads each file alone: --one-file is not its option, and a refused option creates nothing
+expect_status 2 "$CATALOG" --db "$TMP/url.db" index --one-file "$TMP/m"
 [ ! -e "$TMP/url.db" ] && ok || fail "a refused option created a catalog"
 
 # ---- runs: every index run is recorded, and files keep the run that last changed them ----

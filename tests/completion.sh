@@ -143,7 +143,7 @@ if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog query x --format " "csv json line table"
     is "gguf-catalog --db x.db query x --format j" "json"
     has "gguf-catalog index --" --crc --follow-symlinks --quiet --lenient
-    is "gguf-catalog index --one" "--one-file"
+    is "gguf-catalog index --one" ""
     is "gguf-catalog query x --max-memory " ""
     is "gguf-catalog sc" "schema"
     is "gguf-catalog index dir/" "dir/notes.txt dir/other.gguf"
