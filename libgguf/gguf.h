@@ -469,6 +469,10 @@ GGUF_API int gguf_json_value(gguf_text *t, const gguf_value *v);
 GGUF_API int gguf_json_string(gguf_text *t, const void *s, size_t n);
 /* Frees the text's bytes; the gguf_text is empty and usable again. NULL is allowed. */
 GGUF_API void gguf_text_free(gguf_text *t);
+/* The length (1 to 4) of the UTF-8 sequence that starts s[0..n-1], or 0 when those bytes are not
+ * UTF-8 (an overlong form, a surrogate, a code point above U+10FFFF, a cut sequence). n >= 1.
+ * For printers that escape what is not text. */
+GGUF_API size_t gguf_text_utf8_len(const void *s, size_t n);
 
 /* gguf_value is exposed only so that iterators can fill one on the stack; treat it as opaque. */
 struct gguf_value {

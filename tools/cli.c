@@ -600,36 +600,6 @@ void cli_json_double(FILE *out, double d, int digits) {
 
 /* ---- text ---- */
 
-/* Length of the valid UTF-8 sequence of two or more bytes at s, or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 void cli_text_escape(FILE *out, const char *str, size_t n, int quoted) {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *s = (const unsigned char *)str;
@@ -645,7 +615,7 @@ void cli_text_escape(FILE *out, const char *str, size_t n, int quoted) {
             i++;
             continue;
         }
-        size_t len = c < 0x80 ? 0 : utf8_len(s + i, n - i);
+        size_t len = c < 0x80 ? 0 : gguf_text_utf8_len(s + i, n - i);
         /* U+0080..U+009F are the C1 controls (CSI, OSC, ...) some terminals obey */
         if (len > 1 && !(len == 2 && c == 0xc2 && s[i + 1] < 0xa0)) {
             fwrite(s + i, 1, len, out);

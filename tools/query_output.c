@@ -52,33 +52,6 @@ int query_output_nomem(const query_output *o) { return o->nomem; }
 /* ---- escaping for terminals ---- */
 
 /* Length of the valid UTF-8 sequence at s (n > 0 bytes), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* Writes s escaped to out (when out is not NULL) and returns its length in bytes; *width gets
  * its display width (code points). \n \t \r and \\xNN for other controls, DEL and bytes that
  * are not UTF-8; \\u00NN for C1 controls (U+0080..U+009F), which terminals also obey. */
@@ -88,7 +61,7 @@ static size_t escape(char *out, const char *str, size_t n, size_t *width) {
     size_t o = 0, w = 0;
     for (size_t i = 0; i < n;) {
         unsigned c = s[i];
-        size_t len = utf8_seq(s + i, n - i);
+        size_t len = gguf_text_utf8_len(s + i, n - i);
         char esc[8];
         size_t elen = 0;
         if (c == '\n' || c == '\t' || c == '\r') {

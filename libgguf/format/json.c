@@ -133,6 +133,10 @@ int gguf_json_string(gguf_text *t, const void *s, size_t n) {
     return give_back(t, &b);
 }
 
+size_t gguf_text_utf8_len(const void *s, size_t n) {
+    return gguf__utf8_len(s, n);
+}
+
 void gguf_text_free(gguf_text *t) {
     if (t == NULL)
         return;
