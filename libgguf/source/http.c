@@ -22,8 +22,10 @@
  * (Authorization for gated models) go to the URL's host only: libcurl does not forward an
  * Authorization header to another host a redirect leads to (a hub's CDN, whose signed URL
  * needs none). Header lines with a CR or LF are refused. */
-#include "config.h"
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* GGUF_HAVE_CURL; the fuzz build compiles without it (no libcurl) */
+#endif
 #include "source/source.h"
 
 #include <strings.h>
