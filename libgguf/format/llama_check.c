@@ -362,6 +362,17 @@ static void add_key_syms(lc *c, const gguf__llama_key *keys) {
     }
 }
 
+/* The symbols of the architecture's keys and table, then the generic ones (in that order: a
+ * name defined twice keeps its first definition, the architecture's). */
+static void add_model_syms(lc *c) {
+    add_key_syms(c, c->arch->keys);
+    for (const gguf__llama_sym *d = c->arch->syms; d != NULL && d->name != NULL; d++)
+        sym_add(c, d->name, NULL, d->expr, d->about);
+    add_key_syms(c, gguf__llama_generic_keys);
+    for (const gguf__llama_sym *d = gguf__llama_generic_syms; d->name != NULL; d++)
+        sym_add(c, d->name, NULL, d->expr, d->about);
+}
+
 /* "name = value, ..." for the symbols an expression uses (each once). */
 static void expr_values(lc *c, char *buf, size_t size, const char *expr) {
     size_t o = 0;
@@ -825,12 +836,7 @@ static int run(lc *c, unsigned flags) {
         return 0;
 
     /* load_hparams: generic, then the architecture's */
-    add_key_syms(c, c->arch->keys);
-    for (const gguf__llama_sym *d = c->arch->syms; d != NULL && d->name != NULL; d++)
-        sym_add(c, d->name, NULL, d->expr, d->about);
-    add_key_syms(c, gguf__llama_generic_keys);
-    for (const gguf__llama_sym *d = gguf__llama_generic_syms; d->name != NULL; d++)
-        sym_add(c, d->name, NULL, d->expr, d->about);
+    add_model_syms(c);
     check_keys(c, gguf__llama_generic_keys, before, 1);
     before[1] = gguf__llama_generic_keys;
     before[2] = gguf__llama_vocab_keys;
@@ -929,12 +935,7 @@ int gguf__llama_plan(const gguf_file *f, gguf__llama_plan_fn fn, void *user, ggu
         sym_set(c, "V", n_tokens, n_tokens < 0);
         add_key_syms(c, gguf__llama_file_keys);
         add_key_syms(c, gguf__llama_vocab_keys);
-        add_key_syms(c, c->arch->keys);
-        for (const gguf__llama_sym *d = c->arch->syms; d != NULL && d->name != NULL; d++)
-            sym_add(c, d->name, NULL, d->expr, d->about);
-        add_key_syms(c, gguf__llama_generic_keys);
-        for (const gguf__llama_sym *d = gguf__llama_generic_syms; d->name != NULL; d++)
-            sym_add(c, d->name, NULL, d->expr, d->about);
+        add_model_syms(c);
         int64_t nl = -1, l = -1;
         if (eval(c, "NL", -1, &nl) != 0 || eval(c, "L", -1, &l) != 0 || nl < 0 || l < 0)
             rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no usable block_count");
