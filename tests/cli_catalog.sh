@@ -65,6 +65,9 @@ expect_status 0 "$CATALOG" --db "$DB" index --follow-symlinks "$TMP/m"
 [ "$(q "SELECT count(*) FROM files WHERE path = '$TMP/m/link.gguf'")" = 1 ] && ok || fail "--follow-symlinks"
 expect_status 1 "$CATALOG" --db "$DB" index "$TMP/nowhere"
 expect_status 2 "$CATALOG" --db "$DB" index --array-max x "$TMP/m"
+expect_status 2 "$CATALOG" --db "$DB" index --jobs 0 "$TMP/m"
+grep -q "1 to 1024" "$TMP/err" && grep -q "Try 'gguf-catalog index --help'" "$TMP/err" && ok ||
+    fail "--jobs 0: $(cat "$TMP/err")"
 # index reads each file alone: --one-file is not its option, and a refused option creates nothing
 expect_status 2 "$CATALOG" --db "$TMP/url.db" index --one-file "$TMP/m"
 [ ! -e "$TMP/url.db" ] && ok || fail "a refused option created a catalog"
