@@ -632,9 +632,66 @@ typedef struct gguf_write_options {
 /* Serializes f to `path` atomically: into a temporary file in the same directory, fsync'd, then
  * renamed over path (the directory is fsync'd too). With nothing changed and default options,
  * the result is byte-identical to the source: same key order, layout, padding bytes, gaps and
- * trailing bytes. On failure the temporary file is removed and path is left as it was. */
+ * trailing bytes. On failure the temporary file is removed and path is left as it was. An
+ * existing path is replaced (atomically) when gguf_output_check(path, f) allows it: never one
+ * of f's own files (to write an edit back, gguf_file_update), never a special file. */
 GGUF_API int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_options *opt,
                             gguf_error *err);
+
+/* ---- outputs ----
+ * Every output of the library (gguf_file_save, gguf_split_save, gguf_split_merge_save) and of
+ * a caller that writes its own bytes (gguf_output_open) follows one rule: an existing output is
+ * replaced atomically (the old bytes stay until the new ones are whole and synced), but an
+ * output is never a file being read, and never a special file. */
+
+/* 0 when path may be written as an output of a command reading `input` (may be NULL): a new
+ * name, or an existing regular file (symbolic links followed) that is none of input's files,
+ * compared by device and inode, so that a link, a hard link or another spelling of an input's
+ * path is refused too; input's files are the one it was opened from or every shard of its
+ * split set. Fails with GGUF_EINVAL, naming path: a URL; a folder, FIFO, device or socket (an
+ * output never blocks on or replaces one); a file of the input. */
+GGUF_API int gguf_output_check(const char *path, const gguf_file *input, gguf_error *err);
+
+/* An output a caller writes itself, byte by byte, atomically. */
+typedef struct gguf_output gguf_output;
+/* Checks path (gguf_output_check against input, may be NULL) and creates a temporary file
+ * beside it (".NAME.tmp-XXXXXX", path's mode when it exists). Returns 0 and *out, or a
+ * negative GGUF_E* code (nothing created). */
+GGUF_API int gguf_output_open(gguf_output **out, const char *path, const gguf_file *input,
+                              gguf_error *err);
+/* The temporary file's descriptor, open for writing: write the output's bytes to it. Valid
+ * until gguf_output_commit or gguf_output_abort. */
+GGUF_API int gguf_output_fd(const gguf_output *o);
+/* fsyncs the temporary file, renames it over path and fsyncs the folder. On failure
+ * (GGUF_EIO, naming path) the temporary file is removed and path is as it was. Frees o either
+ * way. */
+GGUF_API int gguf_output_commit(gguf_output *o, gguf_error *err);
+/* Removes the temporary file and frees o (NULL-safe): path is as it was. */
+GGUF_API void gguf_output_abort(gguf_output *o);
+
+/* ---- interrupts ----
+ * Every write of the library goes through temporary files beside its target, which the
+ * library lists while they live. A program that ends on a signal calls gguf_interrupt_cleanup
+ * on its way out, so that nothing is left behind and every target holds its old bytes (or its
+ * new bytes, when the rename came first). It is not async-signal-safe: call it from a thread
+ * that waits for the signals (sigwait) while every other thread blocks them, the way POSIX
+ * recommends for threaded programs:
+ *
+ *     sigset_t set;  sigemptyset(&set);  sigaddset(&set, SIGINT);  (SIGTERM, SIGHUP ...)
+ *     pthread_sigmask(SIG_BLOCK, &set, NULL);          before any other thread starts
+ *     ... in a thread of its own:
+ *     int sig;  sigwait(&set, &sig);
+ *     gguf_interrupt_cleanup();
+ *     signal(sig, SIG_DFL);  pthread_sigmask(SIG_UNBLOCK, <sig>, NULL);  raise(sig);
+ *
+ * (gguf-edit does this: tools/cli.c, cli_signals_start.) */
+
+/* Waits until no in-place edit is between its journal and the journal's removal (an edit that
+ * began finishes: the file is whole, with no journal pending), then removes every temporary
+ * file the library has open. From then on this process's writes never rename or begin an
+ * in-place edit: the threads that get there wait for the end of the process, so call it only
+ * on the way out. Returns how many files it removed. */
+GGUF_API int gguf_interrupt_cleanup(void);
 
 /* What gguf_file_update did. */
 typedef struct gguf_update_result {
@@ -737,15 +794,15 @@ GGUF_API int gguf_split_plan(uint32_t *shard_of, uint32_t *n_shards, const gguf_
 /* Writes f (a file or a split set's view) as the split set PREFIX-00001-of-0000N.gguf ...:
  * each shard to a temporary file beside it, fsync'd, renamed into place; tensor bytes copied by
  * the kernel where it can. Existing files of those names are replaced, except files f is read
- * from (GGUF_EINVAL, nothing written). *n_shards (may be NULL) gets N. On failure, shards
+ * from and special files (gguf_output_check: GGUF_EINVAL, nothing written). *n_shards (may be NULL) gets N. On failure, shards
  * already written stay. */
 GGUF_API int gguf_split_save(uint32_t *n_shards, const gguf_file *f, const char *prefix,
                              const gguf_split_options *opt, gguf_error *err);
 
 /* Merges a split set (its view, opened with GGUF_OPEN_SPLIT_SET) into the file out, written
  * atomically: the first shard's keys with split.count moved to the end and set to 0, the
- * tensors of every shard, GGUF v3, packed. Refuses (GGUF_EEXIST) an out that exists, and
- * (GGUF_EINVAL) a file without split.count. */
+ * tensors of every shard, GGUF v3, packed. An existing out is replaced as gguf_file_save
+ * replaces it (never a shard of the set). Refuses (GGUF_EINVAL) a file without split.count. */
 GGUF_API int gguf_split_merge_save(const gguf_file *set, const char *out,
                                    gguf_progress_fn progress, void *progress_user,
                                    gguf_error *err);

@@ -4,6 +4,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -717,6 +719,10 @@ double cli_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The bar on the terminal while the work goes on (the rest of the process reaches it through
+ * shown_bar, to end its line on an interrupt). */
+static cli_progress *volatile shown_bar;
+
 static void progress_draw(void *user, uint64_t done, uint64_t total) {
     cli_progress *p = user;
     int permille = total ? (int)(done * 1000 / total) : 1000;
@@ -742,8 +748,13 @@ static void progress_draw(void *user, uint64_t done, uint64_t total) {
     for (int i = 0; i < BAR_WIDTH; i++)
         bar[i] = i < fill ? '#' : '-';
     bar[BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r\033[K%s [%s] %3d%%", p->label, bar, permille / 10);
-    if (p->ends != NULL) {
+    /* every byte written is not the work done: the fsync, the proof and the rename follow, and
+     * an interrupt until then leaves the old file */
+    if (permille == 1000)
+        fprintf(stderr, "\r\033[K%s [%s] syncing", p->label, bar);
+    else
+        fprintf(stderr, "\r\033[K%s [%s] %3d%%", p->label, bar, permille / 10);
+    if (p->ends != NULL && permille < 1000) {
         size_t t = 0;
         while (t + 1 < p->n && p->ends[t] <= done)
             t++;
@@ -753,11 +764,34 @@ static void progress_draw(void *user, uint64_t done, uint64_t total) {
             (double)total / 1048576.0, now - p->start);
     fflush(stderr);
     p->shown = 1;
+    shown_bar = p;
+}
+
+/* The test hook GGUF_EDIT_TEST_INTERRUPT="SIGNAL N": at the Nth progress report the process
+ * sends itself SIGNAL (a number), and the reporting thread waits there for the end, so that
+ * tests interrupt a write at a moment they choose, without timing. */
+static int hook_signal;
+static long hook_at, hook_calls;
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void progress_report(void *user, uint64_t done, uint64_t total) {
+    if (hook_signal > 0) {
+        pthread_mutex_lock(&hook_lock);
+        long call = ++hook_calls;
+        pthread_mutex_unlock(&hook_lock);
+        if (call == hook_at) {
+            kill(getpid(), hook_signal);
+            for (;;)
+                pause(); /* the signal thread ends the process */
+        }
+    }
+    if (isatty(STDERR_FILENO))
+        progress_draw(user, done, total);
 }
 
 gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_file *f) {
     *p = (cli_progress){.label = label, .f = f, .last_permille = -1, .start = cli_now()};
-    return isatty(STDERR_FILENO) ? progress_draw : NULL;
+    return isatty(STDERR_FILENO) || hook_signal > 0 ? progress_report : NULL;
 }
 
 void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
@@ -773,6 +807,54 @@ void cli_progress_end(cli_progress *p) {
     if (p->shown)
         fputs("\r\033[K", stderr);
     p->shown = 0;
+    if (shown_bar == p)
+        shown_bar = NULL;
     free(p->ends);
     p->ends = NULL;
+}
+
+/* ---- interrupts ---- */
+
+static sigset_t interrupts;
+
+/* Waits for an interrupt; then removes the library's temporary files (an in-place edit under
+ * way finishes first), says so, and ends the process by the same signal with its default
+ * action, so that the caller sees it (a shell: exit status 128 + N). */
+static void *interrupt_thread(void *unused) {
+    (void)unused;
+    int sig = 0;
+    while (sigwait(&interrupts, &sig) != 0) {
+    }
+    int removed = gguf_interrupt_cleanup();
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "%s%s: interrupted (%s): %d temporary file%s removed, "
+                     "every output left as it was or whole\n",
+                     shown_bar != NULL && shown_bar->shown ? "\n" : "", cli_prog,
+                     strsignal(sig), removed, removed == 1 ? "" : "s");
+    if (n > 0)
+        (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    _exit(128 + sig); /* not reached: the default action of these signals ends the process */
+}
+
+void cli_signals_start(void) {
+    const char *hook = getenv("GGUF_EDIT_TEST_INTERRUPT");
+    if (hook != NULL && sscanf(hook, "%d %ld", &hook_signal, &hook_at) != 2)
+        hook_signal = 0;
+    sigemptyset(&interrupts);
+    sigaddset(&interrupts, SIGINT);
+    sigaddset(&interrupts, SIGTERM);
+    sigaddset(&interrupts, SIGHUP);
+    pthread_t t;
+    if (pthread_sigmask(SIG_BLOCK, &interrupts, NULL) != 0)
+        return;
+    if (pthread_create(&t, NULL, interrupt_thread, NULL) != 0)
+        pthread_sigmask(SIG_UNBLOCK, &interrupts, NULL); /* no thread: the default actions */
+    else
+        pthread_detach(t);
 }

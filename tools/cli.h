@@ -108,8 +108,9 @@ int cli_flush_stdout(void);
 /* One progress bar for long writes (convert, requant, copy, rewrites): on a terminal only
  * (stderr), silent when stderr is piped or redirected. cli_progress_attach sets opt->progress
  * when stderr is a terminal; the bar shows the label, a bar, the percentage, the tensor being
- * written (of f's tensors, counted by their sizes when the write starts), bytes and seconds.
- * cli_progress_end clears it. */
+ * written (of f's tensors, counted by their sizes when the write starts), bytes and seconds;
+ * "syncing" instead of 100% once every byte is written (the fsync, the proof and the rename
+ * follow). cli_progress_end clears it. */
 typedef struct cli_progress {
     const char *label;
     const gguf_file *f;
@@ -129,6 +130,13 @@ gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_
 void cli_progress_end(cli_progress *p);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
+
+/* Interrupts: called first in main, before any thread starts. SIGINT, SIGTERM and SIGHUP are
+ * then taken by a thread of their own, which removes the library's temporary files
+ * (gguf_interrupt_cleanup: an in-place edit under way finishes first, every output keeps its
+ * old bytes or has its new ones whole), says so on stderr and ends the process by the same
+ * signal (exit status 128 + N in a shell). */
+void cli_signals_start(void);
 
 /* Opens path with the flags and the URL options given, printing the error. Returns NULL on
  * failure. Reading never changes anything: a journal of an interrupted edit beside the file

@@ -8,15 +8,16 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
+    "usage: gguf-edit convert FILE OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
+    "       gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
     "Writes FILE to OUT in another byte order and/or GGUF version. Metadata, tensor infos and\n"
     "every tensor's blocks are converted (each type by its own recipe: which fields are 16-, 32-\n"
     "or 64-bit numbers); the layout, padding and bytes between tensors are kept.\n"
-    "  -o, --output OUT       where to write (required; written atomically)\n"
+    "  -o, --output OUT       where to write (or OUT after FILE; an existing OUT is replaced\n"
+    "                         atomically, never FILE itself)\n"
     "  --endian ORDER         byte order of OUT: 'big' or 'little' (default: FILE's)\n"
     "  --version V            GGUF version of OUT: 2 or 3 (default: FILE's; big-endian needs 3)\n"
     "  --threads N            threads converting tensor data (default 0: one per CPU)\n"
@@ -55,18 +56,19 @@ static int convert_set(const gguf_file *set, const char *in, const char *out,
     memcpy(prefix, out, plen);
     prefix[plen] = '\0';
     int rc = CLI_OK;
+    gguf_error err;
+    gguf_error_clear(&err);
+    /* every name first: none may be a shard of the input */
+    for (uint32_t k = 0; rc == CLI_OK && k < n; k++) {
+        gguf_split_name(name, plen + 32, prefix, k, n);
+        if (gguf_output_check(name, set, &err) != 0) {
+            cli_report(name, &err);
+            rc = CLI_BAD;
+        }
+    }
     for (uint32_t k = 0; rc == CLI_OK && k < n; k++) {
         const gguf_file *s = gguf_file_shard(set, k);
         gguf_split_name(name, plen + 32, prefix, k, n);
-        struct stat a, b;
-        if (stat(gguf_file_path(s), &a) == 0 && stat(name, &b) == 0 && a.st_dev == b.st_dev &&
-            a.st_ino == b.st_ino) {
-            cli_errorf("convert: %s is a shard of the input: choose another output", name);
-            rc = CLI_USAGE;
-            break;
-        }
-        gguf_error err;
-        gguf_error_clear(&err);
         if (gguf_file_save(s, name, opt, &err) != 0) {
             cli_report(err.code == GGUF_EUNSUPPORTED && err.offset != GGUF_ERROR_NO_OFFSET
                            ? gguf_file_path(s) : name, &err);
@@ -134,10 +136,12 @@ int cmd_convert(int argc, char **argv) {
     }
     if (c == CLI_DONE)
         return status;
-    if (cli_operands(argc, 1, usage_text) != 0)
+    if (out != NULL && argc - optind == 2)
+        return cli_usage_error(usage_text, "the output is given twice (OUT and -o)");
+    if (cli_operands(argc, out != NULL ? 1 : 2, usage_text) != 0)
         return CLI_USAGE;
     if (out == NULL)
-        return cli_usage_error(usage_text, "give the output file with -o OUT");
+        out = argv[optind + 1];
     if (endian < 0 && version == 0)
         return cli_usage_error(usage_text, "nothing to change: give --endian and/or --version");
     if (threads == 0) {

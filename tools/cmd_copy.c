@@ -9,7 +9,8 @@ static const char usage_text[] =
     "usage: gguf-edit copy FILE OUT [OPTIONS]\n"
     "       gguf-edit copy FILE -o OUT [OPTIONS]\n"
     "Reads FILE and writes it to OUT (atomically: temporary file, fsync, rename).\n"
-    "  -o, --output OUT   where to write (or OUT after FILE)\n" CLI_OPEN_HELP;
+    "  -o, --output OUT   where to write (or OUT after FILE; an existing OUT is replaced\n"
+    "                     atomically, never FILE itself)\n" CLI_OPEN_HELP;
 
 int cmd_copy(int argc, char **argv) {
     static const struct option longopts[] = {

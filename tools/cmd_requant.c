@@ -2,8 +2,8 @@
  * tensor type, choosing each tensor's type as llama.cpp's quantizer does and converting the
  * data as the output is written (streamed, on several threads). It takes llama-quantize's
  * arguments too (FILE OUT TYPE [NTHREADS], preset numbers, --allow-requantize, --override-kv,
- * --prune-layers, ...). The input is never modified unless OUT is FILE itself, which is then
- * replaced atomically. FILE may be any shard of a split set: the whole set is requantized,
+ * --prune-layers, ...). The input is never modified: OUT is never FILE (an existing OUT is
+ * replaced atomically). FILE may be any shard of a split set: the whole set is requantized,
  * into one file or (--keep-split) into a set with the same shards. */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -37,7 +37,8 @@ static const char help_text[] =
     "A preset that gives a tensor a type needing an importance matrix (the IQ1 and IQ2 ones,\n"
     "Q2_K_S, ...) is refused without --imatrix, naming the tensor. NTHREADS is the same as\n"
     "--threads.\n"
-    "  -o, --output OUT          where to write (written atomically; OUT may be FILE)\n"
+    "  -o, --output OUT          where to write (an existing OUT is replaced atomically,\n"
+    "                            never FILE itself)\n"
     "  --threads N               threads converting data (default 0: one per CPU)\n"
     "  --allow-requantize        allow tensors that are quantized already (Q4_K, Q8_0, ...; not\n"
     "                            F16/BF16) to change type; refused without it, as llama-quantize\n"

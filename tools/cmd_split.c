@@ -14,7 +14,8 @@ static const char split_usage[] =
     "usage: gguf-edit split IN OUTPREFIX [--max-tensors N | --max-size N(M|G)]\n"
     "                       [--no-tensor-first-split] [--dry-run]\n"
     "Writes IN (a file, or any shard of a split set) as the split set\n"
-    "OUTPREFIX-00001-of-0000N.gguf ..., the same bytes as llama-gguf-split --split.\n"
+    "OUTPREFIX-00001-of-0000N.gguf ..., the same bytes as llama-gguf-split --split. Existing\n"
+    "files of those names are replaced atomically, never a file of IN's set.\n"
     "  --max-tensors N         at most N tensors per shard (default 128)\n"
     "  --max-size N(M|G)       at most N megabytes (10^6) or gigabytes (10^9) of tensor data\n"
     "                          per shard\n"
@@ -24,7 +25,9 @@ static const char split_usage[] =
 static const char merge_usage[] =
     "usage: gguf-edit merge SHARD OUT [--delete-splits] [--dry-run]\n"
     "Merges the split set SHARD belongs to (any of its shards) into OUT, the same bytes as\n"
-    "llama-gguf-split --merge. OUT must not exist.\n"
+    "llama-gguf-split --merge. An existing OUT is replaced atomically (never a shard of\n"
+    "the set), except with --delete-splits, which refuses it (an OUT there is the merge's own\n"
+    "work, which a rerun finishes).\n"
     "  --delete-splits    delete the shards as they are merged: extra disk of one shard, and a\n"
     "                     crash leaves the model whole (in shards or merged); run the same\n"
     "                     command again to finish an interrupted merge\n"
@@ -199,7 +202,7 @@ int cmd_merge(int argc, char **argv) {
         int failed = gguf_split_merge_save(f, out, cli_progress_fn(&bar, "merge", f), &bar, &err);
         cli_progress_end(&bar);
         if (failed) {
-            cli_report(err.code == GGUF_EEXIST ? out : in, &err);
+            cli_report(in, &err);
             rc = CLI_BAD;
         }
     }

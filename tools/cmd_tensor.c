@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "usage: gguf-edit tensor FILE NAME [--f32] [-o OUT]\n"
@@ -74,11 +75,23 @@ int cmd_tensor(int argc, char **argv) {
         gguf_file_free(f);
         return CLI_BAD;
     }
+    /* a file: written as every output is (never the input, nor a FIFO or device; a
+     * temporary file renamed over it once whole) */
     FILE *out = stdout;
+    gguf_output *file = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
     if (out_path != NULL && strcmp(out_path, "-") != 0) {
-        out = fopen(out_path, "wb");
+        int fd = gguf_output_open(&file, out_path, f, &err) == 0 ? dup(gguf_output_fd(file)) : -1;
+        out = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (out == NULL) {
-            cli_errorf("%s: cannot create: %m", out_path);
+            if (file != NULL)
+                cli_errorf("%s: cannot create: %m", out_path);
+            else
+                cli_report(out_path, &err);
+            if (fd >= 0)
+                close(fd);
+            gguf_output_abort(file);
             gguf_file_free(f);
             return CLI_BAD;
         }
@@ -87,8 +100,6 @@ int cmd_tensor(int argc, char **argv) {
     size_t chunk = block * CHUNK_BLOCKS;
     uint8_t *buf = malloc(chunk);
     float *vals = f32 ? malloc(elems * CHUNK_BLOCKS * sizeof *vals) : NULL;
-    gguf_error err;
-    gguf_error_clear(&err);
     if (buf == NULL || (f32 && vals == NULL)) {
         cli_errorf("out of memory");
         rc = CLI_BAD;
@@ -116,6 +127,12 @@ int cmd_tensor(int argc, char **argv) {
     free(vals);
     if (out != stdout && fclose(out) != 0 && rc == CLI_OK) {
         cli_errorf("%s: write failed: %m", out_path);
+        rc = CLI_BAD;
+    }
+    if (file != NULL && rc != CLI_OK)
+        gguf_output_abort(file);
+    else if (file != NULL && gguf_output_commit(file, &err) != 0) {
+        cli_report(out_path, &err);
         rc = CLI_BAD;
     }
     if (out == stdout && cli_flush_stdout() != 0)

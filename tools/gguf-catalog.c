@@ -816,6 +816,7 @@ static int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     cli_prog = "gguf-catalog";
+    cli_signals_start();
     atexit(cli_close_stdout);
     return run(argc, argv);
 }

@@ -109,6 +109,7 @@ static int list(const char *what, const char *file) {
 }
 
 int main(int argc, char **argv) {
+    cli_signals_start();
     atexit(cli_close_stdout);
     if (argc < 2)
         return cli_usage_error(short_usage, "no command given");

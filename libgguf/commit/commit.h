@@ -35,9 +35,17 @@ GGUF_HIDDEN int gguf__temp_create(char **path_out, const char *target, const cha
                                   gguf_error *err);
 /* Removes temporary files beside target whose writer is gone (their flock can be taken). */
 GGUF_HIDDEN void gguf__temp_sweep(const char *target);
-/* Refuses (GGUF_EINVAL) a target that exists and is not a regular file once symbolic links are
- * followed: an output must never replace a device, FIFO, socket or folder. */
-GGUF_HIDDEN int gguf__target_check(const char *target, gguf_error *err);
+/* Renames the temporary file tmp (from gguf__temp_create) to target and takes it off the list
+ * gguf_interrupt_cleanup removes; after a cleanup it waits for the end of the process instead.
+ * Returns gguf__io_rename's result (errno set on failure; tmp then stays listed). */
+GGUF_HIDDEN int gguf__temp_rename(const char *tmp, const char *target);
+/* Removes the temporary file tmp and takes it off the list. */
+GGUF_HIDDEN void gguf__temp_discard(const char *tmp);
+/* An in-place window (a journal written, the file rewritten in place, the journal removed):
+ * gguf_interrupt_cleanup waits until it is released, and once a cleanup waits, no window
+ * opens (the caller waits for the end of the process). Windows nest within a thread. */
+GGUF_HIDDEN void gguf__interrupt_hold(void);
+GGUF_HIDDEN void gguf__interrupt_release(void);
 
 /* ---- proofs before replacing (proof.c) ---- */
 
@@ -56,8 +64,9 @@ GGUF_HIDDEN int gguf__verify_header(const gguf_file *src, const uint8_t *region,
 /* ---- saving (save.c) ---- */
 
 /* gguf_file_save, with the padding key as `padding` says (GGUF__PAD_KEEP: as stored or as
- * opt->reserve asks), and the target's identity checked just before the rename when expect is
- * set (an edit of the file f was read from). *cloned (may be NULL) gets the bytes the kernel
+ * opt->reserve asks). With expect (not NULL), path may be a file f reads (an edit writing
+ * back over its file), and when expect->set the target's identity is checked just before the
+ * rename. *cloned (may be NULL) gets the bytes the kernel
  * cloned instead of copying. */
 GGUF_HIDDEN int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
                            int64_t padding, const gguf__identity *expect, uint64_t *cloned,

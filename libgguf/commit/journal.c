@@ -107,7 +107,7 @@ int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *e
             gguf__io_fdatasync(fd) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "writing the journal failed: %s",
                             gguf__io_strerror(errno));
-        else if (gguf__io_rename(tmp, jpath) != 0)
+        else if (gguf__temp_rename(tmp, jpath) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                             "cannot put the journal in place: %s", gguf__io_strerror(errno));
         else if (gguf__io_sync_dir(jpath) != 0)
@@ -116,7 +116,7 @@ int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *e
                             gguf__io_strerror(errno));
         if (rc != 0) {
             /* the file was not touched: take the journal back, wherever it got */
-            unlink(tmp);
+            gguf__temp_discard(tmp);
             if (access(jpath, F_OK) == 0)
                 unlink(jpath);
             gguf__fail_path(err, jpath);

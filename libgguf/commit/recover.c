@@ -74,11 +74,13 @@ int gguf__recover_locked(const char *real, int fd, const struct stat *st, int *r
         return 0;
     }
     bool touched;
+    gguf__interrupt_hold(); /* an interrupt waits for the journal to be applied and gone */
     if (rc == 0)
         rc = gguf__journal_apply(&j, fd, real, &touched, err);
     gguf__journal_free(&j);
     if (rc == 0)
         rc = gguf__journal_remove(jpath, err);
+    gguf__interrupt_release();
     gguf__free(jpath);
     if (rc == 0 && recovered != NULL)
         *recovered = 1;

@@ -158,7 +158,8 @@ static int prove(const gguf_file *f, const char *tmp, const save_job *j, gguf_er
 int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *opt,
                int64_t padding, const gguf__identity *expect, uint64_t *cloned,
                gguf_error *err) {
-    int rc = gguf__target_check(path, err);
+    /* an edit writes back over its own file (update.c); any other save never does */
+    int rc = gguf_output_check(path, expect != NULL ? NULL : f, err);
     if (rc != 0)
         return rc;
     gguf__temp_sweep(path);
@@ -199,11 +200,11 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     gguf__pool_free(pool);
     if (rc == 0 && expect != NULL && expect->set)
         rc = gguf__identity_check(path, expect, err);
-    if (rc == 0 && gguf__io_rename(tmp, path) != 0)
+    if (rc == 0 && gguf__temp_rename(tmp, path) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot rename %s over it: %s", tmp,
                         gguf__io_strerror(errno));
     if (rc != 0)
-        unlink(tmp);
+        gguf__temp_discard(tmp);
     else
         (void)gguf__io_sync_dir(path); /* the rename is done; a failed folder sync cannot undo it */
     if (rc == 0 && cloned != NULL)
@@ -220,11 +221,5 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
                    gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
-    if (gguf__source_is_url(path)) {
-        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                   "a URL cannot be written: save to a local path");
-        gguf__fail_path(err, path);
-        return GGUF_EINVAL;
-    }
     return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, NULL, err);
 }

@@ -1,30 +1,169 @@
 /* Temporary files beside a target. A writer holds an exclusive flock on its temporary file for
  * as long as it lives; the lock dies with the process, so a sweep that can take the lock knows
  * the writer is gone and the file is litter, and a sweep that cannot leaves a live file alone
- * (an edit must never delete a copy that another command is still writing). */
+ * (an edit must never delete a copy that another command is still writing).
+ *
+ * Every live temporary file is also listed in a registry, so that an interrupted program can
+ * remove them on its way out (gguf_interrupt_cleanup): a program that dies by a signal never
+ * runs its cleanup code, and a sweep only happens at the next write beside the same target.
+ * The registry's lock orders the cleanup against the renames that put temporary files in
+ * place (each happens wholly before or after it), and against the in-place windows
+ * (gguf__interrupt_hold): a cleanup waits for the window to close, and no new window opens
+ * once a cleanup is waiting. After the cleanup, a rename or a new window never happens: the
+ * thread that asks waits for the end of the process. */
 #define _GNU_SOURCE
 #include "commit/commit.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
-int gguf__target_check(const char *target, gguf_error *err) {
+/* ---- the registry of live temporary files ---- */
+
+#define LIVE_MAX 64
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    const char *paths[LIVE_MAX]; /* borrowed from their writers until released */
+    unsigned holds;              /* in-place windows open */
+    bool waiting;                /* a cleanup waits for the windows to close */
+    bool closed;                 /* the cleanup ran: the process is on its way out */
+} live = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+
+static _Thread_local unsigned hold_depth;
+
+/* Called with live.lock held: after a cleanup, the caller waits for the end of the process. */
+static void wait_unless_open(void) {
+    while (live.closed)
+        pthread_cond_wait(&live.changed, &live.lock);
+}
+
+static int live_add(const char *path) {
+    pthread_mutex_lock(&live.lock);
+    wait_unless_open();
+    int rc = -1;
+    for (size_t i = 0; rc != 0 && i < LIVE_MAX; i++) {
+        if (live.paths[i] == NULL) {
+            live.paths[i] = path;
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&live.lock);
+    return rc;
+}
+
+/* Called with live.lock held. */
+static void live_drop(const char *path) {
+    for (size_t i = 0; i < LIVE_MAX; i++) {
+        if (live.paths[i] == path)
+            live.paths[i] = NULL;
+    }
+}
+
+void gguf__interrupt_hold(void) {
+    if (hold_depth++ > 0)
+        return;
+    pthread_mutex_lock(&live.lock);
+    while (live.waiting || live.closed)
+        pthread_cond_wait(&live.changed, &live.lock);
+    live.holds++;
+    pthread_mutex_unlock(&live.lock);
+}
+
+void gguf__interrupt_release(void) {
+    if (--hold_depth > 0)
+        return;
+    pthread_mutex_lock(&live.lock);
+    live.holds--;
+    pthread_cond_broadcast(&live.changed);
+    pthread_mutex_unlock(&live.lock);
+}
+
+int gguf_interrupt_cleanup(void) {
+    pthread_mutex_lock(&live.lock);
+    live.waiting = true;
+    while (live.holds > 0)
+        pthread_cond_wait(&live.changed, &live.lock);
+    live.closed = true;
+    int removed = 0;
+    for (size_t i = 0; i < LIVE_MAX; i++) {
+        if (live.paths[i] != NULL && unlink(live.paths[i]) == 0)
+            removed++;
+        live.paths[i] = NULL;
+    }
+    pthread_mutex_unlock(&live.lock);
+    return removed;
+}
+
+int gguf__temp_rename(const char *tmp, const char *target) {
+    pthread_mutex_lock(&live.lock);
+    wait_unless_open();
+    int rc = gguf__io_rename(tmp, target);
+    int e = errno;
+    if (rc == 0)
+        live_drop(tmp);
+    pthread_mutex_unlock(&live.lock);
+    errno = e;
+    return rc;
+}
+
+void gguf__temp_discard(const char *tmp) {
+    pthread_mutex_lock(&live.lock);
+    unlink(tmp);
+    live_drop(tmp);
+    pthread_mutex_unlock(&live.lock);
+}
+
+/* ---- what may be an output ---- */
+
+/* Is the file st describes one that f reads (f's file, or a shard of its set)? */
+static bool reads(const gguf_file *f, const struct stat *st) {
+    const gguf__source *s = f != NULL ? f->src : NULL;
+    for (size_t k = 0; s != NULL; k++) {
+        const gguf__source *part = gguf__source_part(s, k);
+        if (part == NULL)
+            break;
+        if (part->fd >= 0 && part->dev == (uint64_t)st->st_dev &&
+            part->ino == (uint64_t)st->st_ino)
+            return true;
+    }
+    return false;
+}
+
+int gguf_output_check(const char *target, const gguf_file *input, gguf_error *err) {
     struct stat st;
-    if (stat(target, &st) != 0 || S_ISREG(st.st_mode))
-        return 0; /* absent (to be created) or a regular file */
-    const char *kind = S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+    if (target == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no output named");
+    if (gguf__source_is_url(target)) {
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "a URL cannot be written: save to a local path");
+        gguf__fail_path(err, target);
+        return GGUF_EINVAL;
+    }
+    if (stat(target, &st) != 0)
+        return 0; /* absent: to be created */
+    const char *kind = S_ISREG(st.st_mode) ? NULL
+                       : S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
                        : S_ISCHR(st.st_mode) ? "a character device"
                        : S_ISBLK(st.st_mode) ? "a block device"
                        : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
-    gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-               "the output is %s: refused (an output must be a regular file or a new name)",
-               kind);
+    if (kind != NULL)
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "the output is %s: refused (an output must be a regular file or a new name)",
+                   kind);
+    else if (reads(input, &st))
+        gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                   "the output is a file of the input (the same file, a link to it or a shard "
+                   "of its set): refused, nothing written (choose another output)");
+    else
+        return 0;
     gguf__fail_path(err, target);
     return GGUF_EINVAL;
 }
@@ -67,6 +206,16 @@ int gguf__temp_create(char **path_out, const char *target, const char *tag, gguf
          * (no links left) and another name is tried */
         struct stat st;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0) {
+            if (live_add(tmp) != 0) {
+                unlink(tmp);
+                close(fd);
+                gguf__free(tmp);
+                gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                           "cannot create a temporary file beside it: %d are open already",
+                           LIVE_MAX);
+                gguf__fail_path(err, target);
+                return GGUF_ELIMIT;
+            }
             copy_mode_and_owner(fd, target);
             *path_out = tmp;
             return fd;

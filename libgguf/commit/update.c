@@ -31,9 +31,12 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     int rc = gguf__verify_header(f, j->new_region, (size_t)(j->len + j->insert_len),
                                  j->insert_len, false, err);
+    /* from the journal's creation to its removal: an interrupt waits for the end */
+    gguf__interrupt_hold();
     if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc != 0) {
+        gguf__interrupt_release();
         gguf__free(jpath);
         return rc;
     }
@@ -47,6 +50,7 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     int rm = 0;
     if (rc == 0 || !touched)
         rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
+    gguf__interrupt_release();
     gguf__free(jpath);
     return rc != 0 ? rc : rm;
 }

@@ -115,6 +115,13 @@ uint64_t gguf__source_part_base(const gguf__source *s, size_t k) {
     return gguf__source_is_set(s) ? ((const set_impl *)s->impl)->base[k] : 0;
 }
 
+const gguf__source *gguf__source_part(const gguf__source *s, size_t k) {
+    if (!gguf__source_is_set(s))
+        return k == 0 ? s : NULL;
+    const set_impl *set = s->impl;
+    return k < set->n ? set->parts[k] : NULL;
+}
+
 bool gguf__source_locate(const gguf__source *s, uint64_t off, uint64_t len,
                          const gguf__source **leaf, uint64_t *leaf_off) {
     if (!gguf__source_is_set(s)) {

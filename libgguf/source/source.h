@@ -124,6 +124,8 @@ GGUF_HIDDEN int gguf__source_open_set(gguf__source **out, gguf__source *const *p
 GGUF_HIDDEN bool gguf__source_is_set(const gguf__source *s);
 /* Where part k starts in a set (0 for any other source). */
 GGUF_HIDDEN uint64_t gguf__source_part_base(const gguf__source *s, size_t k);
+/* Part k of a set, s itself for k 0 of any other source, NULL past the last part. */
+GGUF_HIDDEN const gguf__source *gguf__source_part(const gguf__source *s, size_t k);
 /* The source that holds [off, off+len) of s, and the offset there: a set's part, or s itself.
  * False when the range lies outside s or spans two parts. */
 GGUF_HIDDEN bool gguf__source_locate(const gguf__source *s, uint64_t off, uint64_t len,

@@ -92,11 +92,6 @@ int gguf_split_merge_save(const gguf_file *set, const char *out, gguf_progress_f
                           void *progress_user, gguf_error *err) {
     if (set == NULL || out == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to merge");
-    if (exists(out)) {
-        gguf__fail(err, GGUF_EEXIST, GGUF_ERROR_NO_OFFSET, "the output exists: nothing written");
-        gguf__fail_path(err, out);
-        return GGUF_EEXIST;
-    }
     gguf_file *v;
     int rc = gguf__merge_view(&v, set, err);
     if (rc != 0)
@@ -234,7 +229,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
         if (rc == 0 && gguf__io_fsync(fd) != 0)
             rc = io_fail(err, *tmp, "fsync");
         if (rc != 0) {
-            unlink(*tmp);
+            gguf__temp_discard(*tmp);
             close(fd);
             gguf__free(*tmp);
             *tmp = NULL;
@@ -247,9 +242,9 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
 /* Puts a prepared emptied shard in place of shard k (its bytes go). */
 static int empty_shard(bmerge *m, uint32_t k, char *tmp, int fd, gguf_error *err) {
     int rc = 0;
-    if (gguf__io_rename(tmp, m->paths[k]) != 0) {
+    if (gguf__temp_rename(tmp, m->paths[k]) != 0) {
         rc = io_fail(err, m->paths[k], "replacing the shard by an emptied one");
-        unlink(tmp);
+        gguf__temp_discard(tmp);
     } else {
         (void)gguf__io_sync_dir(m->paths[k]);
     }
@@ -393,7 +388,10 @@ static int start(bmerge *m, gguf_error *err) {
         w.version = 3;
         w.layout = GGUF_LAYOUT_PACKED;
         const gguf_file *first = last > 0 ? h : mv;
-        rc = gguf_file_save(first, m->paths[0], &w, err);
+        /* written over the shard it is read from, on purpose (an output of its own input,
+         * which gguf_file_save refuses): the bytes are read before the rename */
+        const gguf__identity over_itself = {.set = false};
+        rc = gguf__save(first, m->paths[0], &w, GGUF__PAD_KEEP, &over_itself, NULL, err);
         for (size_t i = 0; rc == 0 && i < first->n_tensors; i++)
             moved(m, first->tensors[i].nbytes);
         if (rc == 0)
@@ -525,7 +523,8 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     if (rc == 0 && (zfd = prepare_empty_shard(&ztmp, m, k, tensors, s->big, err)) < 0)
         rc = zfd;
     /* the header through the journal: a crash leaves the old header or the journal to
-     * finish it (recover), never a torn one */
+     * finish it (recover), never a torn one; an interrupt waits for the journal to go */
+    gguf__interrupt_hold();
     if (rc == 0) {
         gguf__journal jw = {.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
                             .size = (uint64_t)st.st_size, .len = merged->data_offset,
@@ -565,8 +564,9 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         }
         gguf__free(jpath);
     }
+    gguf__interrupt_release();
     if (ztmp != NULL) {
-        unlink(ztmp);
+        gguf__temp_discard(ztmp);
         close(zfd);
         gguf__free(ztmp);
     }

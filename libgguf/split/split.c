@@ -135,21 +135,6 @@ static void shard_progress(void *user, uint64_t done, uint64_t total) {
     p->opt->progress(p->opt->progress_user, p->before + done, p->total);
 }
 
-/* Is path one of the files f reads (a shard of it)? Writing over it while reading it would mix
- * the old set and the new one. */
-static bool is_input(const gguf_file *f, const char *path) {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    for (size_t k = 0; k < gguf_file_shard_count(f); k++) {
-        const gguf_file *s = gguf_file_shard(f, k);
-        if (s->src != NULL && s->src->fd >= 0 && s->src->dev == (uint64_t)st.st_dev &&
-            s->src->ino == (uint64_t)st.st_ino)
-            return true;
-    }
-    return false;
-}
-
 /* The view of shard k: its tensors, its keys, ggml's dims, v3. */
 static int shard_view(gguf_file **out, const gguf_file *f, size_t first, size_t n, uint32_t k,
                       uint32_t count, bool quantize_keys, gguf_error *err) {
@@ -181,15 +166,10 @@ int gguf_split_save(uint32_t *n_out, const gguf_file *f, const char *prefix,
     char *path = rc == 0 ? gguf__malloc(size) : NULL;
     if (rc == 0 && path == NULL)
         rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    /* every name first: none may be a file being read */
+    /* every name first: none may be a file being read, or a special file */
     for (uint32_t k = 0; rc == 0 && k < count; k++) {
         gguf_split_name(path, size, prefix, k, count);
-        if (is_input(f, path)) {
-            rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                            "the output would replace a file of the input: choose another "
-                            "prefix");
-            gguf__fail_path(err, path);
-        }
+        rc = gguf_output_check(path, f, err);
     }
     split_progress prog = {.opt = opt};
     for (size_t i = 0; i < f->n_tensors; i++)
