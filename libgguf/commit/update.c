@@ -32,6 +32,8 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     int rc = gguf__verify_header(f, j->new_region, (size_t)(j->len + j->insert_len),
                                  j->insert_len, false, err);
     if (rc == 0)
+        rc = gguf__journal_measure(j, fd, err);
+    if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc != 0) {
         gguf__free(jpath);
