@@ -740,7 +740,8 @@ GGUF_API int gguf_file_journal(int *state, const char *path, gguf_error *why);
  * both of its regions are headers that keep every tensor in place, and it is a regular file, not
  * a link, owned by the file's owner; then it is removed. *recovered is 1 when an edit was
  * finished, 0 when there was no journal. Any other journal is refused (GGUF_ECORRUPT, naming
- * the reason) and left in place, as is the file. gguf_file_update refuses to start while a
+ * the reason) and left in place, as is the file. Temporary files that killed edits left beside
+ * path (named as ours, of path's owner, their writer gone) are removed, journal or not. gguf_file_update refuses to start while a
  * journal is pending, so an editor calls this before opening the file it edits. */
 GGUF_API int gguf_file_recover(const char *path, int *recovered, gguf_error *err);
 

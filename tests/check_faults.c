@@ -67,6 +67,7 @@ static int count_entries(void) {
  * hook (a failure, a corruption, a crash) is armed once the file is open and edited, so that
  * it hits the writing of the edit. */
 typedef void (*arm_fn)(long n);
+static char edit_trace[4096]; /* the I/O calls of the last edit (gguf_testing_io_trace) */
 static int edit(const char *value, arm_fn arm, long n, gguf_error *err) {
     gguf_file *f;
     gguf_error_clear(err);
@@ -78,6 +79,7 @@ static int edit(const char *value, arm_fn arm, long n, gguf_error *err) {
         arm(n);
     if (rc == 0)
         rc = gguf_file_update(f, model, NULL, NULL, err);
+    snprintf(edit_trace, sizeof edit_trace, "%s", gguf_testing_io_trace());
     gguf_testing_fail_io_after(0, 0);
     gguf_testing_corrupt_io_after(0, 0);
     gguf_testing_die_at_io(0);
@@ -147,6 +149,13 @@ static void fail_sweep(const char *value, int errnum) {
         write_file(model, old_bytes, old_len);
         gguf_error err;
         int rc = edit(value, arm_fail, n, &err);
+        /* a failure before the in-place write (no pwrite of the file, 'W', began) leaves no
+         * journal: else recover would finish an edit its user was told had failed */
+        char jpath[160];
+        snprintf(jpath, sizeof jpath, "%s/.m.gguf.gguf-journal", dir);
+        ck_assert_msg(rc == 0 || strchr(edit_trace, 'W') != NULL || access(jpath, F_OK) != 0,
+                      "fault at I/O call %ld (calls %s): failed before the in-place write, "
+                      "yet a journal is pending", n, edit_trace);
         int recovered = 0;
         ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
         char s = state();
@@ -327,7 +336,9 @@ static void crash_sweep(const char *value, int *olds, int *news) {
                       "crash before I/O call %ld: recover: %s", n, err.message);
         char s = state();
         ck_assert_msg(s != '?', "crash before I/O call %ld: the file is neither old nor new", n);
-        /* a later edit removes what the dead one left (temporary files: their lock died) */
+        /* recover removes what the dead one left (temporary files: their lock died) */
+        ck_assert_msg(count_entries() == 1, "crash before I/O call %ld: recover left files "
+                      "beside it", n);
         if (s == 'o')
             (*olds)++;
         else

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/falloc.h>
 #include <zlib.h>
@@ -31,8 +33,8 @@ static tu_journal valid_spec(void) {
     ck_assert(stat(model, &st) == 0);
     memcpy(new_region, orig, REGION);
     memcpy(new_region + ARCH_AT, "tent", 4);
-    tu_journal s = {.version = 2, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
-                    .size = (uint64_t)st.st_size, .len = REGION,
+    tu_journal s = {.version = TU_JOURNAL_VERSION, .dev = (uint64_t)st.st_dev,
+                    .ino = (uint64_t)st.st_ino, .size = (uint64_t)st.st_size, .len = REGION,
                     .old_crc = (uint32_t)crc32_z(0, orig, REGION), .old_region = orig,
                     .new_region = new_region};
     memcpy(s.magic, "GGUFJRNL", 8);
@@ -226,7 +228,7 @@ START_TEST(every_field_is_checked) {
         case F_TRAILER: s.trailer_delta = 1; break;
         case F_OLD_CRC: s.old_crc ^= 1; break;
         case F_MAGIC: memcpy(s.magic, "GGUFJRNX", 8); break;
-        case F_VERSION: s.version = 1; break;
+        case F_VERSION: s.version = TU_JOURNAL_VERSION - 1; break;
         case F_DEV: s.dev ^= 1; break;
         case F_INO: s.ino ^= 1; break;
         case F_SIZE: s.size += 32; break;
@@ -351,12 +353,14 @@ START_TEST(recover_finishes_a_growing_edit) {
     ck_assert_uint_eq(ins, res.inserted);
     struct stat st;
     ck_assert(stat(model, &st) == 0);
-    tu_journal s = {.version = 2, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
-                    .size = orig_len, .len = REGION, .insert_at = 0, .insert_len = ins,
-                    .old_crc = (uint32_t)crc32_z(0, orig, REGION), .old_region = orig,
+    size_t moved = orig_len - REGION < ins ? orig_len - REGION : ins;
+    tu_journal s = {.version = TU_JOURNAL_VERSION, .dev = (uint64_t)st.st_dev,
+                    .ino = (uint64_t)st.st_ino, .size = orig_len, .len = REGION, .insert_at = 0,
+                    .insert_len = ins, .old_crc = (uint32_t)crc32_z(0, orig, REGION),
+                    .moved_crc = (uint32_t)crc32_z(0, orig + REGION, moved), .old_region = orig,
                     .new_region = grown};
     memcpy(s.magic, "GGUFJRNL", 8);
-    uint8_t *j = malloc(64 + 2 * REGION + ins + 4);
+    uint8_t *j = malloc(TU_JOURNAL_HEAD + 2 * REGION + ins + 4);
     for (int stage = 0; stage < 3; stage++) {
         write_bytes(model, orig, orig_len);
         int fd = open(model, O_RDWR);
@@ -388,6 +392,300 @@ START_TEST(recover_finishes_a_growing_edit) {
     expect_refused(j, n, "insertion of a part of a block");
     free(j);
     free(grown);
+    teardown();
+}
+END_TEST
+
+/* Tensor a's bytes are zero (the first block of data), tensor b's are not. */
+static int fill_a_zero_b_pattern(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                                 gguf_error *err) {
+    (void)user;
+    (void)err;
+    uint8_t *p = buf;
+    for (size_t i = 0; i < len; i++)
+        p[i] = tensor == 0 ? 0 : (uint8_t)(0x41 + (offset + i) % 7);
+    return 0;
+}
+
+#define BLOCK 4096
+/* A model whose data offset D is a multiple of the block (alignment 4096), whose first block of
+ * data is zero bytes (tensor a) and the next one not (tensor b), followed by one block more than
+ * its tensors (what a claimed insertion needs to look like the file grew by it). Its bytes in
+ * *out (malloc'd), D in *d. */
+static size_t write_block_model(const char *path, uint8_t **out, uint64_t *d) {
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
+    uint32_t align = BLOCK;
+    ck_assert(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &align, NULL) == 0);
+    uint64_t dims[1] = {BLOCK / 4};
+    ck_assert(gguf_tensor_add(f, "a", GGUF_DTYPE_F32, dims, 1, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "b", GGUF_DTYPE_F32, dims, 1, NULL) == 0);
+    gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+    o.fill = fill_a_zero_b_pattern;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, path, &o, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+    size_t n;
+    uint8_t *b = tu_read_file(path, &n);
+    b = realloc(b, n + BLOCK);
+    memset(b + n, 0x77, BLOCK);
+    n += BLOCK;
+    write_bytes(path, b, n);
+    ck_assert(gguf_file_open(&f, path, 0, NULL) == 0);
+    *d = gguf_file_data_offset(f);
+    gguf_file_free(f);
+    ck_assert_uint_eq(*d % BLOCK, 0);
+    ck_assert_uint_eq(n, *d + 3 * BLOCK);
+    *out = b;
+    return n;
+}
+
+/* The header of that model grown by one block (a new key that outgrows its region), the
+ * tensors one block further: *out (malloc'd), D + BLOCK bytes. */
+static void grown_header(uint8_t **out, const char *path, uint64_t d) {
+    gguf_file *f;
+    ck_assert(gguf_file_open(&f, path, 0, NULL) == 0);
+    char *big = malloc(d);
+    memset(big, 'g', d);
+    ck_assert(gguf_kv_set_str(f, "general.name", big, d - 100, NULL) == 0);
+    free(big);
+    void *buf;
+    size_t len;
+    ck_assert(gguf_file_write_memory(&buf, &len, f, NULL, NULL) == 0);
+    gguf_file_free(f);
+    gguf_file *g;
+    ck_assert(gguf_file_open_memory(&g, buf, len, 0, 0, NULL) == 0);
+    ck_assert_uint_eq(gguf_file_data_offset(g), d + BLOCK);
+    gguf_file_free(g);
+    *out = buf;
+}
+
+/* A journal that claims blocks were inserted at the end of the header (B = D) when they never
+ * were: the file is only longer by those bytes, and the first block of data is zero bytes,
+ * which look like the inserted hole. Applying it would put every tensor one block further. An
+ * honest journal of the same insertion is still finished, before and after the insertion. */
+START_TEST(an_insertion_that_never_happened_is_refused) {
+    setup();
+    uint8_t *bytes, *grown;
+    uint64_t d;
+    size_t n = write_block_model(model, &bytes, &d);
+    grown_header(&grown, model, d);
+    struct stat st;
+    ck_assert(stat(model, &st) == 0);
+    /* the claim: the file was one block shorter, and its blocks were inserted at D (the data
+     * that followed the header, as the claimed file held it: its first block) */
+    tu_journal s = {.version = TU_JOURNAL_VERSION, .dev = (uint64_t)st.st_dev,
+                    .ino = (uint64_t)st.st_ino, .size = n - BLOCK, .len = d, .insert_at = d,
+                    .insert_len = BLOCK, .old_crc = (uint32_t)crc32_z(0, bytes, d),
+                    .moved_crc = (uint32_t)crc32_z(0, bytes + d, BLOCK), .old_region = bytes,
+                    .new_region = grown};
+    memcpy(s.magic, "GGUFJRNL", 8);
+    uint8_t *j = malloc(128 + 2 * d + BLOCK);
+    size_t jn = tu_journal_encode(j, &s);
+    write_bytes(jpath, j, jn);
+    free(orig);
+    orig = bytes; /* expect_refused compares with these */
+    orig_len = n;
+    expect_refused(j, jn, "an insertion at D that never happened");
+    /* the same insertion made for real, in the file without its last block: finished whether
+     * the crash came before the insertion or after it */
+    uint8_t *want = malloc(n);
+    memcpy(want, grown, d + BLOCK);
+    memcpy(want + d + BLOCK, bytes + d, n - BLOCK - d);
+    for (int stage = 0; stage < 2; stage++) {
+        write_bytes(model, bytes, n - BLOCK);
+        if (stage == 1) {
+            int fd = open(model, O_RDWR);
+            ck_assert(fd >= 0 && fallocate(fd, FALLOC_FL_INSERT_RANGE, (off_t)d, BLOCK) == 0);
+            close(fd);
+        }
+        ck_assert(stat(model, &st) == 0);
+        s.dev = (uint64_t)st.st_dev;
+        s.ino = (uint64_t)st.st_ino;
+        write_bytes(jpath, j, tu_journal_encode(j, &s));
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "stage %d: %s", stage,
+                      err.message);
+        ck_assert_int_eq(recovered, 1);
+        ck_assert_msg(holds(model, want, n), "stage %d: not the grown file", stage);
+    }
+    free(want);
+    free(j);
+    free(grown);
+    teardown();
+}
+END_TEST
+
+void gguf_testing_alloc_limit(size_t bytes);
+void gguf_testing_fail_io_after(long n, int errnum);
+long gguf_testing_io_calls(void);
+
+/* A journal is judged from its head first: one made sparse and huge (`truncate -s 3G`), or
+ * whose head claims a region longer than the file, is refused without allocating or reading
+ * what its size or its head would ask for. Every allocation over 1 MiB fails here, and the
+ * I/O calls are counted (a 3 GiB journal read in pieces takes thousands). */
+START_TEST(a_huge_journal_is_judged_from_its_head) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    plant(&s, j);
+    ck_assert(truncate(jpath, (off_t)3 << 30) == 0);
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) {
+            /* the head says a 1 GiB old region (the file has 264 bytes), and the journal is as
+             * long as that head asks */
+            uint64_t claimed = (uint64_t)1 << 30;
+            tu_journal h = s;
+            h.len = 0; /* the head alone (no regions), then the claimed length patched in */
+            size_t head = tu_journal_encode(j, &h) - 4;
+            for (int b = 0; b < 8; b++)
+                j[36 + b] = (uint8_t)(claimed >> (8 * b));
+            write_bytes(jpath, j, head);
+            ck_assert(truncate(jpath, (off_t)(head + 2 * claimed + 4)) == 0);
+        }
+        struct stat jbefore;
+        ck_assert(stat(jpath, &jbefore) == 0);
+        gguf_testing_alloc_limit(1 << 20);
+        gguf_testing_fail_io_after(0, 0);
+        int state = -1;
+        gguf_error why, err;
+        gguf_error_clear(&why);
+        gguf_error_clear(&err);
+        int rc = gguf_file_journal(&state, model, &why);
+        long calls = gguf_testing_io_calls();
+        int recovered = 1;
+        int rrc = gguf_file_recover(model, &recovered, &err);
+        gguf_testing_alloc_limit(0);
+        ck_assert_msg(rc == 0, "round %d: %d %s", round, rc, why.message);
+        ck_assert_int_eq(state, GGUF_JOURNAL_REFUSED);
+        ck_assert_msg(strstr(why.message, round == 0 ? "size" : "longer than the file") != NULL,
+                      "round %d: %s", round, why.message);
+        ck_assert_msg(calls < 8, "round %d: %ld I/O calls to judge it", round, calls);
+        ck_assert_int_eq(rrc, GGUF_ECORRUPT);
+        ck_assert_int_eq(recovered, 0);
+        ck_assert_msg(strstr(err.message, why.message) != NULL, "%s", err.message);
+        ck_assert(holds(model, orig, orig_len));
+        struct stat jafter;
+        ck_assert(stat(jpath, &jafter) == 0 && jafter.st_size == jbefore.st_size);
+    }
+    teardown();
+}
+END_TEST
+
+/* A kill while the journal was written leaves its temporary file: recover (an editor) removes
+ * it once its writer is gone, and leaves a live writer's, a link named like one, and files of
+ * other names alone. */
+START_TEST(recover_removes_a_dead_journal_write) {
+    setup();
+    char dead[192], live[192], link[192], other[192], elsewhere[192];
+    snprintf(dead, sizeof dead, "%s/.m.gguf.gguf-journal.tmp-AbC123", dir);
+    snprintf(live, sizeof live, "%s/.m.gguf.gguf-journal.tmp-LiVe12", dir);
+    snprintf(link, sizeof link, "%s/.m.gguf.gguf-journal.tmp-LiNk12", dir);
+    snprintf(other, sizeof other, "%s/.m.gguf.gguf-journal.tmp-toolong", dir);
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", dir);
+    write_bytes(dead, (const uint8_t *)"half a journal", 14);
+    write_bytes(live, (const uint8_t *)"being written", 13);
+    write_bytes(other, (const uint8_t *)"not ours", 8);
+    write_bytes(elsewhere, (const uint8_t *)"kept", 4);
+    ck_assert(symlink(elsewhere, link) == 0);
+    int fd = open(live, O_RDONLY);
+    ck_assert(fd >= 0 && flock(fd, LOCK_EX) == 0); /* its writer still runs */
+    /* named as ours but another user's (only root can make one): not ours to remove */
+    char stranger[192];
+    snprintf(stranger, sizeof stranger, "%s/.m.gguf.gguf-journal.tmp-StRaNg", dir);
+    if (geteuid() == 0) {
+        write_bytes(stranger, (const uint8_t *)"theirs", 6);
+        ck_assert(chown(stranger, 65534, 65534) == 0);
+    }
+    int recovered = 1;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(recovered, 0);
+    ck_assert_msg(access(dead, F_OK) != 0, "the dead journal write was left");
+    ck_assert(holds(live, (const uint8_t *)"being written", 13));
+    ck_assert(holds(other, (const uint8_t *)"not ours", 8));
+    if (geteuid() == 0)
+        ck_assert_msg(holds(stranger, (const uint8_t *)"theirs", 6), "another user's was removed");
+    struct stat ls;
+    ck_assert(lstat(link, &ls) == 0 && S_ISLNK(ls.st_mode));
+    ck_assert(holds(elsewhere, (const uint8_t *)"kept", 4));
+    ck_assert(holds(model, orig, orig_len));
+    close(fd);
+    teardown();
+}
+END_TEST
+
+/* A reader that meets the header while an editor writes it in place says that the file is
+ * being edited (from the editor's lock), not what the half-written bytes look like. The editor
+ * (a child) is held with the header half written by the library's test point
+ * (journal-half-written, GGUF_TEST_PAUSE_AT/GGUF_TEST_PAUSE_FIFO): ordered by events. */
+START_TEST(a_reader_meeting_a_half_written_header_says_it_is_being_edited) {
+    setup();
+    char fifo[192], go[200];
+    snprintf(fifo, sizeof fifo, "%s/pause", dir);
+    snprintf(go, sizeof go, "%s/pause.go", dir);
+    ck_assert(mkfifo(fifo, 0600) == 0 && mkfifo(go, 0600) == 0);
+    static const char value[] = "testtesttest"; /* longer: every byte after it moves */
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        setenv("GGUF_TEST_PAUSE_AT", "journal-half-written", 1);
+        setenv("GGUF_TEST_PAUSE_FIFO", fifo, 1);
+        gguf_file *f;
+        gguf_update_result res = {0};
+        int rc = gguf_file_open(&f, model, 0, NULL);
+        if (rc == 0)
+            rc = gguf_kv_set_str(f, "general.architecture", value, strlen(value), NULL);
+        if (rc == 0)
+            rc = gguf_file_update(f, model, NULL, &res, NULL);
+        /* the edit's end: the test's first line when the point was never reached */
+        char end[64];
+        int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+        int k = snprintf(end, sizeof end, "ended %d in place %d\n", rc, res.in_place);
+        if (fd >= 0 && write(fd, end, (size_t)k) == k)
+            close(fd);
+        _exit(0);
+    }
+    /* open for reading and writing: never blocks, and the child's last line always has a
+     * reader */
+    int rfd = open(fifo, O_RDWR);
+    ck_assert(rfd >= 0);
+    char line[160] = "";
+    for (size_t i = 0; i + 1 < sizeof line && read(rfd, line + i, 1) == 1 && line[i] != '\n';)
+        i++;
+    ck_assert_msg(strncmp(line, "journal-half-written ", 21) == 0, "the editor: %s", line);
+    size_t len;
+    uint8_t *torn = tu_read_file(model, &len);
+    ck_assert_msg(len == orig_len && memcmp(torn, orig, len) != 0, "the header is not half new");
+    free(torn);
+    gguf_file *f = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = gguf_file_open(&f, model, 0, &err);
+    ck_assert_int_eq(rc, GGUF_EIO);
+    ck_assert_msg(strstr(err.message, "being edited by another process") != NULL, "%s",
+                  err.message);
+    int gfd = open(go, O_WRONLY);
+    ck_assert(gfd >= 0);
+    close(gfd);
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    close(rfd);
+    /* the edit done, the same read gives the new header */
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_open(&f, model, 0, &err) == 0, "%s", err.message);
+    int64_t k = gguf_kv_find(f, "general.architecture");
+    ck_assert(k >= 0);
+    const char *v;
+    uint64_t n;
+    ck_assert(gguf_value_get_str(&v, &n, gguf_kv_value(f, (size_t)k), NULL) == 0);
+    ck_assert(n == strlen(value) && memcmp(v, value, n) == 0);
+    gguf_file_free(f);
     teardown();
 }
 END_TEST
@@ -424,6 +722,10 @@ int main(void) {
     tcase_add_test(tc, journals_that_would_move_data_are_refused);
     tcase_add_test(tc, links_special_files_and_strangers_are_refused);
     tcase_add_test(tc, recover_finishes_a_growing_edit);
+    tcase_add_test(tc, an_insertion_that_never_happened_is_refused);
+    tcase_add_test(tc, a_huge_journal_is_judged_from_its_head);
+    tcase_add_test(tc, recover_removes_a_dead_journal_write);
+    tcase_add_test(tc, a_reader_meeting_a_half_written_header_says_it_is_being_edited);
     tcase_add_test(tc, an_edit_refuses_to_start_over_a_pending_journal);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

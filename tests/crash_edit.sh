@@ -4,7 +4,8 @@
 # `gguf-edit recover`, and check every time that the file is the old one or the new one, byte
 # for byte. Every round's verdict counts; the seed and each kill moment are printed; both
 # outcomes must occur. (check_faults kills the library before each of its I/O calls in turn;
-# this test kills the real tool at arbitrary moments, in the middle of long copies too.)
+# this test kills the real tool at arbitrary moments, in the middle of long copies too, and
+# an in-place edit on purpose between the two writes of its header.)
 . "$(dirname "$0")/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 SIZE_MIB=${CRASH_SIZE_MIB:-256}
@@ -111,6 +112,28 @@ for path in rewrite inplace insert; do
     [ "$o" -gt 0 ] && [ "$n" -gt 0 ] && ok ||
         fail "$path: only one outcome in $ROUNDS rounds and 24 more (seed $seed): the kills missed the edit"
 done
+
+# in place, killed on purpose between the two writes of the header (the library's test point
+# journal-half-written, reached by events, no timing): the file is torn at that moment, neither
+# old nor new, and recover must give the new one. An in-place write that skipped the journal,
+# or a recover that did not finish it, fails here every time, not only when a random kill
+# happens to land inside the write.
+cp "$TMP/old.gguf" "$M"
+if held journal-half-written "$EDIT" set "$M" general.name "renamed!!"; then
+    if cmp -s "$M" "$TMP/old.gguf" || cmp -s "$M" "$TMP/inplace.gguf"; then
+        fail "in place: held between the two writes, yet the header is not torn"
+    else
+        ok
+    fi
+    kill -9 "$held_tool"
+    wait "$held_pid" 2>/dev/null
+    "$EDIT" recover "$M" >/dev/null 2>"$TMP/err" || fail "recover after a kill between the writes: $(cat "$TMP/err")"
+    cmp -s "$M" "$TMP/inplace.gguf" && ok || fail "a kill between the header's two writes, then recover: not the new file"
+    echo "crash_edit: in place, killed between the header's two writes, then recover: $(cmp -s "$M" "$TMP/inplace.gguf" && echo new || echo BAD)"
+else
+    fail "in place: the edit never reached the header's second write"
+    wait "$held_pid" 2>/dev/null
+fi
 
 # two editors at once: the second fails clearly (or, if the first is done, refuses a file that
 # changed since it opened it); never a lost or mixed edit; and contention must really be seen

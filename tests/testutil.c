@@ -454,11 +454,12 @@ size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
     put_le(out + 44, j->insert_at, 8);
     put_le(out + 52, j->insert_len, 8);
     put_le(out + 60, j->old_crc, 4);
-    memcpy(out + 64, j->old_region, len);
-    memcpy(out + 64 + len, j->new_region, new_len);
-    uint32_t all = (uint32_t)crc32_z(0, out, 64 + len + new_len);
-    put_le(out + 64 + len + new_len, all + j->trailer_delta, 4);
-    return 64 + len + new_len + 4;
+    put_le(out + 64, j->moved_crc, 4);
+    memcpy(out + TU_JOURNAL_HEAD, j->old_region, len);
+    memcpy(out + TU_JOURNAL_HEAD + len, j->new_region, new_len);
+    uint32_t all = (uint32_t)crc32_z(0, out, TU_JOURNAL_HEAD + len + new_len);
+    put_le(out + TU_JOURNAL_HEAD + len + new_len, all + j->trailer_delta, 4);
+    return TU_JOURNAL_HEAD + len + new_len + 4;
 }
 
 int tu_journal_for_edit(tu_journal *j, const char *path, const char *key) {
@@ -486,7 +487,7 @@ int tu_journal_for_edit(tu_journal *j, const char *path, const char *key) {
     new_region[at] = new_region[at] == 'J' ? 'K' : 'J';
     free(bytes);
     memcpy(j->magic, "GGUFJRNL", 8);
-    j->version = 2;
+    j->version = TU_JOURNAL_VERSION;
     j->dev = (uint64_t)st.st_dev;
     j->ino = (uint64_t)st.st_ino;
     j->size = (uint64_t)st.st_size;

@@ -83,9 +83,12 @@ typedef struct tu_journal {
     uint32_t version;
     uint64_t dev, ino, size, len, insert_at, insert_len;
     uint32_t old_crc;
+    uint32_t moved_crc; /* crc32 of the data bytes an insertion moves */
     const uint8_t *old_region, *new_region; /* len and len + insert_len bytes */
     uint32_t trailer_delta;
 } tu_journal;
+#define TU_JOURNAL_VERSION 3
+#define TU_JOURNAL_HEAD 68 /* bytes before the old region */
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j);
 /* The journal of an edit of the file at path that changes the first byte of the string value
  * of key (whose value must be a STRING in a v2/v3 little-endian file): fills *j (regions

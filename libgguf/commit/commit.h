@@ -33,7 +33,8 @@ GGUF_HIDDEN int gguf__identity_check(const char *path, const gguf__identity *id,
  * whose writer died. Returns the descriptor and sets *path_out, or a negative GGUF_E* code. */
 GGUF_HIDDEN int gguf__temp_create(char **path_out, const char *target, const char *tag,
                                   gguf_error *err);
-/* Removes temporary files beside target whose writer is gone (their flock can be taken). */
+/* Removes temporary files beside target whose writer is gone (their flock can be taken):
+ * regular files named as ours, of target's owner; never a link. */
 GGUF_HIDDEN void gguf__temp_sweep(const char *target);
 /* Renames the temporary file tmp (from gguf__temp_create) to target and takes it off the list
  * gguf_interrupt_cleanup removes; after a cleanup it waits for the end of the process instead.
@@ -80,6 +81,7 @@ typedef struct gguf__journal {
     uint64_t len;            /* bytes of the old region: the file's data offset */
     uint64_t insert_at;      /* blocks inserted at insert_at (insert_len 0: none) */
     uint64_t insert_len;     /* the new region is len + insert_len bytes */
+    uint32_t moved_crc;      /* crc32 of the data an insertion moves (gguf__journal_measure) */
     const uint8_t *old_region;
     const uint8_t *new_region;
     uint8_t *bytes;          /* the journal's bytes when loaded (owned), else NULL */
@@ -87,6 +89,9 @@ typedef struct gguf__journal {
 
 /* ".NAME.gguf-journal" beside path. */
 GGUF_HIDDEN char *gguf__journal_path(const char *path);
+/* With blocks to insert: records in j the crc32 of the data bytes they will move (fd: the
+ * file, open for reading), the proof recovery asks for that the insertion happened. */
+GGUF_HIDDEN int gguf__journal_measure(gguf__journal *j, int fd, gguf_error *err);
 /* Writes journal j for the file at path: to a temporary file, fsync'd, renamed into place,
  * folder fsync'd, so that a journal under its name is always whole. */
 GGUF_HIDDEN int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *err);

@@ -7,25 +7,38 @@
  *      ".NAME.gguf-journal" beside the file, and the folder fsync'd: a journal under that name
  *      is always whole;
  *   2. the blocks are inserted (when the region grows), the new region is written over the
- *      start of the file, the file fsync'd and the region read back;
+ *      start of the file (in two halves: the crash tests stop the writer between them), the
+ *      file fsync'd and the region read back;
  *   3. the journal is removed. The folder is not fsync'd again: a journal that comes back after
  *      a crash finds the file already holding its new region, and applying it again changes
  *      nothing; the next rename in the folder (any later edit) makes the removal durable.
  *
- * A crash before step 1 completes leaves the file and no journal; after it, the journal finishes
- * the edit when an editor asks (gguf-edit recover, or any edit of the file): reading never does.
- * The journal names the file it belongs to and holds both regions, so that recovery refuses
- * every journal that is not exactly this file's: another file's (device, inode, size), one whose
- * old region is not what the file holds (unless the new one is, or a mix of both from a torn
- * write), one whose regions are not headers with the file's data offset (and the new one's
- * shifted by the insertion), a journal that is a link, not a regular file, or owned by someone
- * else than the file's owner. Refused journals are left in place with the reason.
- * The new region may also list more tensors after the old one's, whose bytes lie in the file
- * (a merge appending a shard's tensors: split/merge.c).
+ * A crash before step 1 completes leaves the file and no journal (and maybe the journal's
+ * temporary file, which the next editor, recover included, removes once its writer is gone);
+ * after it, the journal finishes the edit when an editor asks (gguf-edit recover, or any edit
+ * of the file): reading never does. The journal names the file it belongs to and holds both
+ * regions, so that recovery refuses every journal that is not exactly this file's: another
+ * file's (device, inode, size), one whose old region is not what the file holds (unless the
+ * new one is, or a mix of both from a torn write), one whose regions are not headers with the
+ * file's data offset (and the new one's shifted by the insertion), a journal that is a link,
+ * not a regular file, or owned by someone else than the file's owner. Refused journals are left
+ * in place with the reason. The new region may also list more tensors after the old one's,
+ * whose bytes lie in the file (a merge appending a shard's tensors: split/merge.c).
+ *
+ * Whether the blocks were inserted is not taken from the file's size alone: the journal holds
+ * the crc32 of the data bytes that followed the old region, which an insertion moves by L. The
+ * file must hold them right after the old region (not inserted yet) or L bytes further (inserted);
+ * an insertion at the region's end (B = D) leaves no old header bytes to compare, and zero
+ * bytes of data there look like the inserted hole, so without this a journal could claim an
+ * insertion that never happened and shift every tensor.
+ *
+ * The head is read and checked first (magic, version, its lengths against the journal's own
+ * size and the file's), then its crc32 in bounded pieces: a journal that is sparse, cut, or
+ * bigger than its head says costs no more memory than the head allows, and no read past it.
  *
  *   offset  size  field (little-endian)
  *        0     8  "GGUFJRNL"
- *        8     4  version (2)
+ *        8     4  version (3)
  *       12     8  device of the file     }
  *       20     8  inode of the file      } which file it is
  *       28     8  size of the file before the edit
@@ -33,9 +46,11 @@
  *       44     8  where blocks are inserted, B (a multiple of the block size, at most D)
  *       52     8  bytes inserted, L (0: none; the new region is D + L bytes)
  *       60     4  crc32 of the old region (the header it replaces)
- *       64     D  the old region
- *     64+D   D+L  the new region
- *   64+2D+L    4  crc32 of every byte before: the journal is whole and unchanged
+ *       64     4  crc32 of the file's bytes [D, D + M) before the edit, M = min(L, size - D):
+ *                 the data an insertion moves to [D + L, D + L + M) (0 when L is 0)
+ *       68     D  the old region
+ *     68+D   D+L  the new region
+ *   68+2D+L    4  crc32 of every byte before: the journal is whole and unchanged
  *
  * The trailing crc32 is the only check of the new region's bytes (the header parse catches
  * some damage, not a changed character in a string).
@@ -50,9 +65,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#define PIECE ((size_t)64 << 10) /* journals and data are checked in pieces of this size */
+
 #define MAGIC "GGUFJRNL"
-#define VERSION 2
-#define HEAD 64
+#define VERSION 3
+#define HEAD 68
 /* a header region larger than this is no header of ours: refused before it is read */
 #define REGION_MAX ((uint64_t)1 << 32)
 
@@ -62,6 +79,45 @@ char *gguf__journal_path(const char *path) {
 
 static uint32_t crc(const uint8_t *p, size_t n) {
     return (uint32_t)crc32_z(0, p, n);
+}
+
+/* The crc32 of fd's bytes [off, off + n), read in pieces: 0, or -1 with errno. */
+static int crc_of_range(uint32_t *out, int fd, uint64_t off, uint64_t n) {
+    uint8_t *buf = gguf__malloc(PIECE);
+    if (buf == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    uLong c = crc32_z(0, NULL, 0);
+    int rc = 0;
+    while (rc == 0 && n > 0) {
+        size_t k = n < PIECE ? (size_t)n : PIECE;
+        rc = gguf__io_pread(fd, buf, k, off);
+        c = crc32_z(c, buf, k);
+        off += k;
+        n -= k;
+    }
+    int saved = errno;
+    gguf__free(buf);
+    errno = saved;
+    *out = (uint32_t)c;
+    return rc;
+}
+
+/* How many data bytes the insertion's proof covers: min(L, size - D). */
+static uint64_t moved_len(const gguf__journal *j) {
+    return j->size - j->len < j->insert_len ? j->size - j->len : j->insert_len;
+}
+
+int gguf__journal_measure(gguf__journal *j, int fd, gguf_error *err) {
+    j->moved_crc = 0;
+    if (j->insert_len == 0)
+        return 0;
+    if (crc_of_range(&j->moved_crc, fd, j->len, moved_len(j)) != 0)
+        return gguf__fail(err, errno == ENOMEM ? GGUF_ENOMEM : GGUF_EIO, j->len,
+                          "reading the data after the header failed: %s",
+                          gguf__io_strerror(errno));
+    return 0;
 }
 
 /* Records "what: detail" about the journal at jpath. */
@@ -95,6 +151,7 @@ int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *e
     gguf__store64(b + 44, j->insert_at, false);
     gguf__store64(b + 52, j->insert_len, false);
     gguf__store32(b + 60, crc(j->old_region, len), false);
+    gguf__store32(b + 64, j->moved_crc, false);
     memcpy(b + HEAD, j->old_region, len);
     memcpy(b + HEAD + len, j->new_region, new_len);
     gguf__store32(b + total - 4, crc(b, total - 4), false);
@@ -134,8 +191,9 @@ void gguf__journal_free(gguf__journal *j) {
     j->bytes = NULL;
 }
 
-/* Reads the journal file at jpath, refusing what is not a plain file of the file's owner. */
-static int read_journal(uint8_t **out, size_t *n_out, const char *jpath, const struct stat *st,
+/* Opens the journal at jpath, refusing what is not a plain file of the file's owner: the
+ * descriptor, and its stat in *js. */
+static int open_journal(int *fd_out, struct stat *js, const char *jpath, const struct stat *st,
                         gguf_error *err) {
     int fd = open(jpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
@@ -146,56 +204,103 @@ static int read_journal(uint8_t **out, size_t *n_out, const char *jpath, const s
                                 "the journal is a symbolic link: refused, left in place", NULL);
         return journal_fail(err, GGUF_EIO, jpath, "cannot open the journal", strerror(errno));
     }
-    struct stat js;
     int rc = 0;
-    if (fstat(fd, &js) != 0)
+    if (fstat(fd, js) != 0)
         rc = journal_fail(err, GGUF_EIO, jpath, "cannot stat the journal", strerror(errno));
-    else if (!S_ISREG(js.st_mode))
+    else if (!S_ISREG(js->st_mode))
         rc = journal_fail(err, GGUF_ECORRUPT, jpath,
                           "the journal is not a regular file: refused, left in place", NULL);
-    else if (js.st_uid != st->st_uid)
+    else if (js->st_uid != st->st_uid)
         rc = journal_fail(err, GGUF_ECORRUPT, jpath,
                           "the journal belongs to another user than the file: refused, left in place",
                           NULL);
-    else if ((uint64_t)js.st_size < HEAD + 4 || (uint64_t)js.st_size > HEAD + 3 * REGION_MAX + 4)
-        rc = journal_fail(err, GGUF_ECORRUPT, jpath,
-                          "the journal's size is not one of a journal: refused, left in place", NULL);
-    uint8_t *bytes = NULL;
-    size_t n = rc == 0 ? (size_t)js.st_size : 0;
-    if (rc == 0 && (bytes = gguf__malloc(n)) == NULL)
-        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the journal");
-    if (rc == 0 && gguf__io_pread(fd, bytes, n, 0) != 0)
-        rc = journal_fail(err, GGUF_EIO, jpath, "reading the journal failed",
-                          gguf__io_strerror(errno));
-    close(fd);
     if (rc != 0) {
-        gguf__free(bytes);
+        close(fd);
         return rc;
     }
-    *out = bytes;
-    *n_out = n;
+    *fd_out = fd;
     return 0;
 }
 
-/* Why the journal's fields do not describe an edit of the file st, or NULL when they do. */
-static const char *check_fields(const uint8_t *b, size_t n, const struct stat *st) {
-    uint64_t len = gguf__load64(b + 36, false), at = gguf__load64(b + 44, false);
-    uint64_t ins = gguf__load64(b + 52, false), size = gguf__load64(b + 28, false);
-    if (memcmp(b, MAGIC, 8) != 0 || gguf__load32(b + 8, false) != VERSION)
+/* Why the journal's head does not describe an edit of the file st by a journal of jsize bytes,
+ * or NULL when it does. Nothing past the head is read before this passes. */
+static const char *check_head(const uint8_t *h, uint64_t jsize, const struct stat *st) {
+    uint64_t len = gguf__load64(h + 36, false), at = gguf__load64(h + 44, false);
+    uint64_t ins = gguf__load64(h + 52, false), size = gguf__load64(h + 28, false);
+    if (memcmp(h, MAGIC, 8) != 0 || gguf__load32(h + 8, false) != VERSION)
         return "not a journal of this version";
-    if (len > REGION_MAX || ins > REGION_MAX || n != HEAD + 2 * len + ins + 4)
-        return "its length does not match its region lengths";
+    if (gguf__load64(h + 12, false) != (uint64_t)st->st_dev ||
+        gguf__load64(h + 20, false) != (uint64_t)st->st_ino ||
+        ((uint64_t)st->st_size != size &&
+         (ins == 0 || ins > (uint64_t)st->st_size || (uint64_t)st->st_size - ins != size)))
+        return "it belongs to another file (device, inode or size differ)";
+    /* the old region is the file's header: no longer than the file was */
+    if (len > size || len > REGION_MAX)
+        return "its old region is longer than the file";
+    if (ins > REGION_MAX || jsize != HEAD + 2 * len + ins + 4)
+        return "its size is not the one its head gives (cut, extended or not a journal)";
+    if (at > len || (ins > 0 && (at % 512 != 0 || ins % 512 != 0)))
+        return "its region or insertion does not lie inside the file's header";
+    return NULL;
+}
+
+/* Why the journal's body (b, n bytes, its head checked) is not whole, or NULL. */
+static const char *check_body(const uint8_t *b, size_t n) {
+    uint64_t len = gguf__load64(b + 36, false);
     if (crc(b, n - 4) != gguf__load32(b + n - 4, false))
         return "its crc32 does not match its bytes";
     if (crc(b + HEAD, (size_t)len) != gguf__load32(b + 60, false))
         return "the crc32 of the header it replaces does not match that header";
-    if (gguf__load64(b + 12, false) != (uint64_t)st->st_dev ||
-        gguf__load64(b + 20, false) != (uint64_t)st->st_ino ||
-        ((uint64_t)st->st_size != size && (uint64_t)st->st_size != size + ins))
-        return "it belongs to another file (device, inode or size differ)";
-    if (len > size || at > len || (ins > 0 && (at % 512 != 0 || ins % 512 != 0)))
-        return "its region or insertion does not lie inside the file's header";
     return NULL;
+}
+
+/* Reads the journal at jpath for the file st: its head, checked; then its crc32, computed in
+ * pieces; only then its bytes, into memory (*out, *n_out). *why says why it is refused. */
+static int read_journal(uint8_t **out, size_t *n_out, const char **why, const char *jpath,
+                        const struct stat *st, gguf_error *err) {
+    int fd;
+    struct stat js;
+    int rc = open_journal(&fd, &js, jpath, st, err);
+    if (rc != 0)
+        return rc;
+    uint8_t head[HEAD];
+    uint64_t n = (uint64_t)js.st_size;
+    uint32_t sum = 0;
+    uint8_t tail[4];
+    *why = NULL;
+    if (n < HEAD + 4)
+        *why = "it is shorter than a journal's head";
+    else if (gguf__io_pread(fd, head, HEAD, 0) != 0)
+        rc = journal_fail(err, GGUF_EIO, jpath, "reading the journal failed",
+                          gguf__io_strerror(errno));
+    else
+        *why = check_head(head, n, st);
+    /* the whole journal's crc32 before it is held in memory: a cut or damaged one costs a
+     * piece of memory, not its size */
+    if (rc == 0 && *why == NULL) {
+        if (crc_of_range(&sum, fd, 0, n - 4) != 0 || gguf__io_pread(fd, tail, 4, n - 4) != 0)
+            rc = journal_fail(err, errno == ENOMEM ? GGUF_ENOMEM : GGUF_EIO, jpath,
+                              "reading the journal failed", gguf__io_strerror(errno));
+        else if (sum != gguf__load32(tail, false))
+            *why = "its crc32 does not match its bytes";
+    }
+    uint8_t *bytes = NULL;
+    if (rc == 0 && *why == NULL && (bytes = gguf__malloc((size_t)n)) == NULL)
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory for the journal");
+    if (rc == 0 && *why == NULL && gguf__io_pread(fd, bytes, (size_t)n, 0) != 0)
+        rc = journal_fail(err, GGUF_EIO, jpath, "reading the journal failed",
+                          gguf__io_strerror(errno));
+    /* read again: it is these bytes that must be whole */
+    if (rc == 0 && *why == NULL)
+        *why = check_body(bytes, (size_t)n);
+    close(fd);
+    if (rc != 0 || *why != NULL) {
+        gguf__free(bytes);
+        return rc;
+    }
+    *out = bytes;
+    *n_out = (size_t)n;
+    return 0;
 }
 
 int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st,
@@ -206,8 +311,8 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint8_t *b = NULL;
     size_t n = 0;
-    int rc = read_journal(&b, &n, jpath, st, err);
-    const char *why = rc == 0 ? check_fields(b, n, st) : NULL;
+    const char *why = NULL;
+    int rc = read_journal(&b, &n, &why, jpath, st, err);
     gguf__journal jj = {0};
     if (rc == 0 && why == NULL) {
         jj = (gguf__journal){
@@ -217,6 +322,7 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
             .len = gguf__load64(b + 36, false),
             .insert_at = gguf__load64(b + 44, false),
             .insert_len = gguf__load64(b + 52, false),
+            .moved_crc = gguf__load32(b + 64, false),
         };
         jj.old_region = b + HEAD;
         jj.new_region = b + HEAD + jj.len;
@@ -269,6 +375,20 @@ int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot stat: %s",
                           strerror(errno));
     bool inserted = j->insert_len > 0 && (uint64_t)st.st_size == j->size + j->insert_len;
+    if (j->insert_len > 0) {
+        /* the data that followed the old region: still there, or moved by the insertion */
+        uint32_t moved;
+        if (crc_of_range(&moved, fd, inserted ? j->len + j->insert_len : j->len,
+                         moved_len(j)) != 0)
+            return gguf__fail(err, errno == ENOMEM ? GGUF_ENOMEM : GGUF_EIO, j->len,
+                              "reading the data after the header failed: %s",
+                              gguf__io_strerror(errno));
+        if (moved != j->moved_crc)
+            return gguf__fail(err, GGUF_ECORRUPT, inserted ? j->len + j->insert_len : j->len,
+                              "the journal does not match the file: the data after the header "
+                              "is not where its insertion of %llu bytes puts it; refused, left "
+                              "in place", (unsigned long long)j->insert_len);
+    }
     uint64_t n = inserted || j->insert_len == 0 ? j->len + j->insert_len : j->len;
     uint8_t *now = gguf__malloc(n ? (size_t)n : 1);
     if (now == NULL)
@@ -293,9 +413,13 @@ int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
 /* Writes the new region, syncs, and reads it back: 0, 1 when the bytes read back differ, or -1
  * with errno. */
 static int write_region(const gguf__journal *j, int fd, uint8_t *back) {
-    size_t n = (size_t)(j->len + j->insert_len);
-    if (gguf__io_pwrite(fd, j->new_region, n, 0) != 0 || gguf__io_fdatasync(fd) != 0 ||
-        gguf__io_pread(fd, back, n, 0) != 0)
+    size_t n = (size_t)(j->len + j->insert_len), half = n / 2;
+    if (gguf__io_pwrite(fd, j->new_region, half, 0) != 0)
+        return -1;
+    /* a torn header on disk: the crash tests kill the editor here on purpose */
+    gguf__test_pause("journal-half-written");
+    if (gguf__io_pwrite(fd, j->new_region + half, n - half, half) != 0 ||
+        gguf__io_fdatasync(fd) != 0 || gguf__io_pread(fd, back, n, 0) != 0)
         return -1;
     return memcmp(back, j->new_region, n) != 0;
 }

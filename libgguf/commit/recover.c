@@ -105,6 +105,9 @@ int gguf_file_recover(const char *path, int *recovered, gguf_error *err) {
         gguf__fail_path(err, path);
         return GGUF_EIO;
     }
+    /* what killed edits left beside it (a journal or a copy half written: their writer is
+     * gone); a live writer's file keeps its lock and stays */
+    gguf__temp_sweep(real);
     char *jpath = gguf__journal_path(real);
     struct stat js;
     bool present = jpath != NULL && lstat(jpath, &js) == 0;

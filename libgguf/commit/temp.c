@@ -244,6 +244,9 @@ static bool is_temp_of(const char *name, const char *base, size_t base_len) {
 }
 
 void gguf__temp_sweep(const char *target) {
+    struct stat ts;
+    if (stat(target, &ts) != 0)
+        return;
     char *dir = gguf__path_dir(target);
     char *beside = gguf__path_beside(target, "", "");
     DIR *d = dir != NULL ? opendir(dir) : NULL;
@@ -260,7 +263,8 @@ void gguf__temp_sweep(const char *target) {
             if (fd < 0)
                 continue;
             struct stat st;
-            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ts.st_uid &&
+                flock(fd, LOCK_EX | LOCK_NB) == 0)
                 unlinkat(dirfd(d), e->d_name, 0); /* its writer is gone */
             close(fd);
         }

@@ -34,6 +34,8 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     /* from the journal's creation to its removal: an interrupt waits for the end */
     gguf__interrupt_hold();
     if (rc == 0)
+        rc = gguf__journal_measure(j, fd, err);
+    if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc != 0) {
         gguf__interrupt_release();

@@ -108,6 +108,14 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     } else {
         rc = parse_from_source(f, err);
     }
+    /* a header that does not parse while an editor holds the file's lock is most likely being
+     * rewritten in place at this moment: that is the news, not what its half-written bytes say */
+    if (rc != 0 && rc != GGUF_ENOMEM && err != NULL && gguf__source_edit_locked(src)) {
+        gguf_error_clear(err);
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                        "being edited by another process (it holds the edit lock): its header "
+                        "is being rewritten; read it again once the edit is done");
+    }
     if (rc != 0) {
         gguf__fail_path(err, src->name);
         gguf_file_free(f);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,23 @@ static void local_close(gguf__source *s) {
 }
 
 static const gguf__source_ops local_ops = {.read = local_read, .close = local_close};
+
+bool gguf__source_edit_locked(const gguf__source *s) {
+    if (s->kind != GGUF__SOURCE_LOCAL)
+        return false;
+    /* probed through a description of our own: a lock taken and dropped on the reader's could
+     * drop one its caller holds. The probe holds a shared lock for an instant; an editor
+     * starting in that instant fails as if another editor ran ("being edited"). */
+    int fd = open(s->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool locked = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == s->dev &&
+                  (uint64_t)st.st_ino == s->ino && flock(fd, LOCK_SH | LOCK_NB) != 0 &&
+                  errno == EWOULDBLOCK;
+    close(fd);
+    return locked;
+}
 
 static const char *kind_of(mode_t m) {
     return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"

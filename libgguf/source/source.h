@@ -115,6 +115,9 @@ GGUF_HIDDEN void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t 
 GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off,
                                   gguf_error *err);
 GGUF_HIDDEN void gguf__source_free(gguf__source *s);
+/* Whether another process holds the editors' exclusive lock on the local file s (editors,
+ * commit/, hold an exclusive flock on the file for the whole edit): false for other sources. */
+GGUF_HIDDEN bool gguf__source_edit_locked(const gguf__source *s);
 
 /* set.c: the shards of a split set read as one source: part k's bytes at the sum of the sizes
  * of the parts before it. The parts are borrowed (their owner frees them after this source);
