@@ -261,6 +261,8 @@ _gguf_edit() {
             --set | --set-json | --rename) _gguf_pair "$edit" keys "$first" "$cur" none ;;
             --set-file | --set-json-file) _gguf_pair "$edit" keys "$first" "$cur" files ;;
             --rm-tensor) _gguf_names "$edit" tensors "$first" "$cur" ;;
+            --special-token) # NAME, then the token's text
+                COMPREPLY=($(compgen -W "bos eos eot eom unk sep pad mask fim_pre fim_suf fim_mid fim_pad fim_rep fim_sep prefix suffix middle" -- "$cur")) ;;
             --rename-tensor) _gguf_pair "$edit" tensors "$first" "$cur" none ;;
             --tensor-type)
                 if [[ $cur == *=* ]]; then
@@ -279,7 +281,7 @@ _gguf_edit() {
                 fi ;;
             --threads | --reserve | --realign | --array-max | --timeout | --retries | \
                 --max-tensors | --max-size | --header | --whole-limit | --max-elems | \
-                --max-buffer-size | --prune-layers | --max-memory | --jobs) ;;
+                --max-buffer-size | --prune-layers | --max-memory | --jobs | --values) ;;
             *) _gguf_files "$cur" 0 ;;
         esac
         _gguf_trim "$cur"

@@ -542,7 +542,7 @@ GGUF_API int gguf_tensor_rename(gguf_file *f, const char *from, const char *to, 
 GGUF_API int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Checksums (zlib crc32)                                                                      */
+/* Checksums (zlib crc32, SHA-256)                                                             */
 
 /* crc32 of tensor i's bytes as they are in the source. Reads the source file with pread in large
  * chunks; a file that shrank since it was opened gives GGUF_EIO, never a crash; a tensor cut
@@ -550,6 +550,13 @@ GGUF_API int gguf_tensor_remove(gguf_file *f, const char *name, gguf_error *err)
 GGUF_API int gguf_crc_tensor(uint32_t *crc, const gguf_file *f, size_t i, gguf_error *err);
 /* crc32 of the source header: from the magic to the end of the tensor infos. */
 GGUF_API int gguf_crc_header(uint32_t *crc, const gguf_file *f, gguf_error *err);
+/* SHA-256 of tensor i's bytes as they are in the source (what llama.cpp's llama-gguf-hash
+ * prints per tensor), read as gguf_crc_tensor reads them, with the same errors. */
+GGUF_API int gguf_sha256_tensor(uint8_t digest[32], const gguf_file *f, size_t i, gguf_error *err);
+/* SHA-256 of the whole source file, every byte from 0 to gguf_file_size (what sha256sum prints,
+ * and what the Hugging Face Hub publishes for the file). GGUF_EINVAL for a split set opened as
+ * one model: hash each shard (gguf_file_shard). */
+GGUF_API int gguf_sha256_file(uint8_t digest[32], const gguf_file *f, gguf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Byte order                                                                                  */
@@ -702,6 +709,9 @@ typedef struct gguf_update_result {
                                the filesystem, not copied: btrfs, XFS), else 0 */
     size_t tensors_checked; /* tensors proven to keep their bytes before anything was replaced */
     unsigned hard_links;    /* links to the file; after a rewrite, the others keep the old file */
+    int outgrew;            /* 1: the edited header no longer fit before the data (blocks were
+                               inserted, or the file rewritten for it); 0 when a rewrite had
+                               other reasons (tensors removed or moved, no tensors, -o, ...) */
 } gguf_update_result;
 
 /* Writes an edited f back over `path`, the file it was opened from (a symbolic link is followed

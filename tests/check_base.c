@@ -252,6 +252,53 @@ START_TEST(paths_beside_a_file) {
 }
 END_TEST
 
+/* FIPS 180-4's examples, and the same bytes fed in every split (blocks crossed at each byte) */
+static void sha256_hex(char hex[65], const uint8_t d[32]) {
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+START_TEST(sha256_matches_the_standards_examples) {
+    static const struct {
+        const char *text;
+        size_t repeat;
+        const char *hex;
+    } cases[] = {
+        {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gguf__sha256 s;
+        uint8_t d[32];
+        char hex[65];
+        gguf__sha256_init(&s);
+        for (size_t r = 0; r < cases[c].repeat; r++)
+            gguf__sha256_update(&s, cases[c].text, strlen(cases[c].text));
+        gguf__sha256_final(d, &s);
+        sha256_hex(hex, d);
+        ck_assert_str_eq(hex, cases[c].hex);
+    }
+    /* 200 bytes in two parts, split at every place: one digest */
+    uint8_t msg[200], whole[32], parts[32];
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = (uint8_t)(i * 7 + 3);
+    gguf__sha256 s;
+    gguf__sha256_init(&s);
+    gguf__sha256_update(&s, msg, sizeof msg);
+    gguf__sha256_final(whole, &s);
+    for (size_t cut = 0; cut <= sizeof msg; cut++) {
+        gguf__sha256_init(&s);
+        gguf__sha256_update(&s, msg, cut);
+        gguf__sha256_update(&s, msg + cut, sizeof msg - cut);
+        gguf__sha256_final(parts, &s);
+        ck_assert_mem_eq(parts, whole, 32);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("base");
     TCase *tc = tcase_create("base");
@@ -262,6 +309,7 @@ int main(void) {
     tcase_add_test(tc, the_hash_set_finds_what_it_holds);
     tcase_add_test(tc, the_pool_runs_every_task_once);
     tcase_add_test(tc, paths_beside_a_file);
+    tcase_add_test(tc, sha256_matches_the_standards_examples);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -23,7 +23,13 @@ void cli_report(const char *path, const gguf_error *err) {
     const char *msg = err->message[0] ? err->message : gguf_strerror(err->code);
     if (err->path[0] != '\0')
         path = err->path; /* the library knows which file it was about */
-    if (err->offset != GGUF_ERROR_NO_OFFSET)
+    /* the offset, unless the message names it already ("... at byte 92") */
+    char at[32];
+    snprintf(at, sizeof at, "byte %" PRIu64, err->offset);
+    const char *said = strstr(msg, at);
+    if (said != NULL && (said[strlen(at)] >= '0' && said[strlen(at)] <= '9'))
+        said = NULL; /* "byte 920" names another byte */
+    if (err->offset != GGUF_ERROR_NO_OFFSET && said == NULL)
         fprintf(stderr, "%s: %s: offset 0x%" PRIx64 ": %s\n", cli_prog, path, err->offset, msg);
     else
         fprintf(stderr, "%s: %s: %s\n", cli_prog, path, msg);
@@ -343,6 +349,49 @@ const char *cli_suggest(const char *word, const char *const *names, size_t n) {
     return pick;
 }
 
+const char *cli_suggest_name(const gguf_file *f, int tensors, const char *word) {
+    static char pick[256];
+    size_t n = tensors ? gguf_tensor_count(f) : gguf_kv_count(f);
+    char **names = calloc(n ? n : 1, sizeof *names);
+    size_t got = 0;
+    for (size_t i = 0; names != NULL && i < n; i++) {
+        gguf_tensor_info t;
+        size_t len = 0;
+        const char *name;
+        if (tensors) {
+            gguf_tensor_get(&t, f, i);
+            name = t.name;
+            len = t.name_len;
+        } else {
+            name = gguf_kv_key(f, i, &len);
+        }
+        if (len < sizeof pick && memchr(name, '\0', len) == NULL &&
+            (names[got] = strndup(name, len)) != NULL)
+            got++;
+    }
+    const char *s = names != NULL ? cli_suggest(word, (const char *const *)names, got) : NULL;
+    if (s != NULL)
+        snprintf(pick, sizeof pick, "%s", s);
+    for (size_t i = 0; i < got; i++)
+        free(names[i]);
+    free(names);
+    return s != NULL ? pick : NULL;
+}
+
+static void no_name(const gguf_file *f, int tensors, const char *path, const char *name) {
+    const char *s = cli_suggest_name(f, tensors, name);
+    cli_errorf("%s: no %s '%s'%s%s%s", path, tensors ? "tensor" : "key", name,
+               s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+}
+
+void cli_no_key(const gguf_file *f, const char *path, const char *key) {
+    no_name(f, 0, path, key);
+}
+
+void cli_no_tensor(const gguf_file *f, const char *path, const char *name) {
+    no_name(f, 1, path, name);
+}
+
 /* The message for an option getopt_long refused (opterr off): unknown (with a suggestion),
  * ambiguous, missing its argument, or given one it does not take. */
 static void bad_option(int argc, char **argv, int c, const struct option *longopts,
@@ -352,6 +401,10 @@ static void bad_option(int argc, char **argv, int c, const struct option *longop
     if (!is_long) {
         if (c == ':')
             cli_usage_error(usage, "option '-%c' needs an argument", optopt);
+        else if ((optopt >= '0' && optopt <= '9') || optopt == '.')
+            /* a negative number meant as a value: getopt reads it as options */
+            cli_usage_error(usage, "unknown option '-%c' (a negative number? put '--' before "
+                            "it: every argument after '--' is an operand)", optopt);
         else
             cli_usage_error(usage, "unknown option '-%c'", optopt);
         return;

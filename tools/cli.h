@@ -92,6 +92,12 @@ int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((form
 /* The name in names[0..n-1] a mistyped word most likely meant (edit distance, a transposition
  * counting one; or the one name it begins), or NULL when none is close. */
 const char *cli_suggest(const char *word, const char *const *names, size_t n);
+/* The key (tensors: 0) or tensor name (1) of f a mistyped word most likely meant, or NULL.
+ * The name lives until the next call. */
+const char *cli_suggest_name(const gguf_file *f, int tensors, const char *word);
+/* "PROG: PATH: no key 'KEY'" (or tensor) on stderr, with "did you mean" the closest name f has. */
+void cli_no_key(const gguf_file *f, const char *path, const char *key);
+void cli_no_tensor(const gguf_file *f, const char *path, const char *name);
 /* --version: "PROG (libgguf) VERSION" on standard output. */
 void cli_print_version(void);
 
@@ -187,6 +193,9 @@ void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems);
 /* Parses a size: bytes, or a number with K, M, G or T (powers of 1024; "KiB", "MB" and lower
  * case are accepted too). Returns 0, or -1 after printing why. */
 int cli_parse_size(const char *text, const char *what, uint64_t *out);
+
+/* The plural ending of a count's noun in messages: "1 tensor", "2 tensors". */
+#define CLI_S(n) ((n) == 1 ? "" : "s")
 
 /* Names for messages and listings. */
 const char *cli_vtype_name(uint32_t vtype);

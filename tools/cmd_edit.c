@@ -51,6 +51,15 @@
     "  --realign N                     change the alignment (as realign)\n"                       \
     "  --rename-tensor OLD=NEW         rename a tensor\n"                                         \
     "  --rm-tensor NAME                remove a tensor\n"                                         \
+    "  --special-token NAME TEXT       set special token NAME's id (tokenizer.ggml.NAME_token_id,\n" \
+    "                                  UINT32) to the first token whose text is TEXT, as\n"      \
+    "                                  gguf_new_metadata.py does; NAME: bos eos eot eom unk sep\n" \
+    "                                  pad mask fim_pre fim_suf fim_mid fim_pad fim_rep fim_sep\n" \
+    "                                  prefix suffix middle (unknown, seperator, padding too)\n" \
+    "  --chat-template-config PATH     the chat template of a Hugging Face tokenizer_config.json:\n" \
+    "                                  one (tokenizer.chat_template) or a list of named ones\n"  \
+    "                                  (tokenizer.chat_template.NAME, tokenizer.chat_templates);\n" \
+    "                                  the file's template keys are replaced\n"                                         \
     "  --edits PATH                    operations from a file, one per line: set KEY[:TYPE] VALUE\n" \
     "                                  (VALUE: the rest of the line), set-json KEY JSON, set-file\n" \
     "                                  KEY PATH, set-json-file KEY PATH, rm KEY, rename OLD NEW,\n" \
@@ -59,7 +68,8 @@
 #define WRITE_HELP                                                                                \
     "OPTIONS:\n"                                                                                   \
     "  -o, --output OUT   write the result to OUT instead of changing FILE\n"                     \
-    "  --force            write even what ggml would refuse (say, alignment 48)\n"                \
+    "  --force            write even what ggml would refuse (say, alignment 48), or a special\n"   \
+    "                     token id outside the vocabulary\n"                \
     "  --no-in-place      always rewrite the whole file\n"                                        \
     "  -v, --verbose      say how the file was written and what was checked\n"
 #define RESERVE_OPTION_HELP                                                                       \
@@ -77,7 +87,7 @@ static const char reserve_help[] = RESERVE_HELP WRITE_HELP CLI_OPEN_HELP;
 enum {
     OPT_TYPE = 2000, OPT_JSON, OPT_FILE, OPT_SET, OPT_SET_JSON, OPT_SET_FILE, OPT_SET_JSON_FILE,
     OPT_RM, OPT_RENAME, OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE,
-    OPT_NO_IN_PLACE, OPT_RESERVE
+    OPT_NO_IN_PLACE, OPT_RESERVE, OPT_SPECIAL_TOKEN, OPT_CHAT_TEMPLATE_CONFIG
 };
 
 /* The verbs, and which of them take which options. */
@@ -114,6 +124,8 @@ static const struct {
     {OPT_RM_TENSOR, V_EDITS, "--rm-tensor"},
     {OPT_EDITS, V_EDITS, "--edits"},
     {OPT_RESERVE, V_EDITS, "--reserve"},
+    {OPT_SPECIAL_TOKEN, V_EDITS, "--special-token"},
+    {OPT_CHAT_TEMPLATE_CONFIG, V_EDITS, "--chat-template-config"},
 };
 
 typedef struct counter {
@@ -174,24 +186,27 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
         }
         if (verbose && res.in_place && res.inserted > 0)
             fprintf(stderr, "%s: header grown in place by %llu bytes inserted before the data "
-                    "(through a journal, no data copied); %zu tensors checked: the new header "
+                    "(through a journal, no data copied); %zu tensor%s checked: the new header "
                     "points each at its unchanged bytes\n", path,
-                    (unsigned long long)res.inserted, res.tensors_checked);
+                    (unsigned long long)res.inserted, res.tensors_checked,
+                    CLI_S(res.tensors_checked));
         else if (verbose && res.in_place)
-            fprintf(stderr, "%s: header rewritten in place (through a journal); %zu tensors "
+            fprintf(stderr, "%s: header rewritten in place (through a journal); %zu tensor%s "
                     "checked: the new header points each at its unchanged bytes\n", path,
-                    res.tensors_checked);
+                    res.tensors_checked, CLI_S(res.tensors_checked));
         else if (verbose)
             fprintf(stderr, "%s: rewritten and renamed over the file (%llu bytes cloned, the "
-                    "rest copied); %zu tensors checked: name, type, size and bytes equal to the "
-                    "original's\n", path, (unsigned long long)res.cloned, res.tensors_checked);
-        if (!res.in_place && in_place_ok && gguf_kv_find(f, GGUF_PADDING_KEY) < 0 && reserve == 0)
+                    "rest copied); %zu tensor%s checked: name, type, size and bytes equal to the "
+                    "original's\n", path, (unsigned long long)res.cloned, res.tensors_checked,
+                    CLI_S(res.tensors_checked));
+        if (!res.in_place && res.outgrew && gguf_kv_find(f, GGUF_PADDING_KEY) < 0 && reserve == 0)
             fprintf(stderr, "%s: note: the header outgrew its padding, so the whole file was "
                     "rewritten; `gguf-edit reserve %s 1M` keeps room for later edits to fit in "
                     "place\n", path, path);
         if (!res.in_place && res.hard_links > 1)
-            fprintf(stderr, "%s: note: the file had %u hard links; the others keep the old "
-                    "contents\n", path, res.hard_links);
+            fprintf(stderr, "%s: note: the file had %u hard links; the other%s keep%s the old "
+                    "contents\n", path, res.hard_links, CLI_S(res.hard_links - 1),
+                    res.hard_links == 2 ? "s" : "");
         return CLI_OK;
     }
     opt.verify = 1;
@@ -202,8 +217,8 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
         return CLI_BAD;
     }
     if (verbose)
-        fprintf(stderr, "%s: written; %zu tensors checked: name, type, size and bytes equal to "
-                "those of %s\n", out, gguf_tensor_count(f), path);
+        fprintf(stderr, "%s: written; %zu tensor%s checked: name, type, size and bytes equal "
+                "to those of %s\n", out, gguf_tensor_count(f), CLI_S(gguf_tensor_count(f)), path);
     return CLI_OK;
 }
 
@@ -292,6 +307,8 @@ int cmd_edit(int argc, char **argv) {
         {"edits", required_argument, NULL, OPT_EDITS}, {"force", no_argument, NULL, OPT_FORCE},
         {"no-in-place", no_argument, NULL, OPT_NO_IN_PLACE},
         {"reserve", required_argument, NULL, OPT_RESERVE},
+        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
+        {"chat-template-config", required_argument, NULL, OPT_CHAT_TEMPLATE_CONFIG},
         {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     unsigned verb = V_EDIT;
@@ -349,6 +366,19 @@ int cmd_edit(int argc, char **argv) {
         case OPT_RM_TENSOR: bad = edits_add(&extra, EDIT_RM_TENSOR, optarg, NULL, -1) != 0; break;
         case OPT_REALIGN: bad = edits_add(&extra, EDIT_REALIGN, NULL, optarg, -1) != 0; break;
         case OPT_EDITS: bad = edits_load(&extra, optarg) != 0; break;
+        case OPT_SPECIAL_TOKEN: /* NAME TEXT: the text is the next argument */
+            if (optind >= argc || edits_special_token_key(optarg) == NULL) {
+                edits_free(&extra);
+                if (optind >= argc)
+                    return cli_usage_error(help, "--special-token takes NAME TEXT");
+                return cli_usage_error(help, "--special-token: unknown name '%s' (bos eos eot "
+                                       "eom unk sep pad mask fim_pre ...: see --help)", optarg);
+            }
+            bad = edits_add(&extra, EDIT_SPECIAL_TOKEN, optarg, argv[optind++], -1) != 0;
+            break;
+        case OPT_CHAT_TEMPLATE_CONFIG:
+            bad = edits_add(&extra, EDIT_CHAT_TEMPLATE_CONFIG, NULL, optarg, -1) != 0;
+            break;
         case OPT_FORCE: force = 1; break;
         case OPT_NO_IN_PLACE: in_place = 0; break;
         case OPT_RESERVE: bad = cli_parse_size(optarg, "--reserve", &reserve) != 0; break;
@@ -407,7 +437,7 @@ int cmd_edit(int argc, char **argv) {
     }
     counter before = {0}, after = {0};
     gguf_file_lint(f, count_warning, &before, NULL);
-    int rc = edits_apply(f, &ops, path) == 0 ? CLI_OK : CLI_BAD;
+    int rc = edits_apply(f, &ops, path, force) == 0 ? CLI_OK : CLI_BAD;
     edits_free(&ops);
     if (rc == CLI_OK) {
         gguf_file_lint(f, count_warning, &after, NULL);

@@ -60,7 +60,7 @@ int cmd_get(int argc, char **argv) {
     int64_t i = gguf_kv_find(f, key);
     int rc = CLI_OK;
     if (i < 0) {
-        cli_errorf("%s: no key '%s'", path, key);
+        cli_no_key(f, path, key);
         rc = CLI_BAD;
     } else if (json) {
         cli_json_value(stdout, gguf_kv_value(f, (size_t)i));

@@ -1,4 +1,6 @@
-/* gguf-edit hash: zlib crc32 of the header and of every tensor's bytes. */
+/* gguf-edit hash: zlib crc32 of the header and of every tensor's bytes; or with --sha256 the
+ * SHA-256 of every tensor (as llama.cpp's llama-gguf-hash prints them) and of each file (as
+ * sha256sum prints it, and as the Hugging Face Hub publishes it). */
 #include "cli.h"
 #include "commands.h"
 
@@ -8,11 +10,16 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit hash FILE... [--json] [OPTIONS]\n"
+    "usage: gguf-edit hash FILE... [--sha256] [--json] [OPTIONS]\n"
     "Prints the crc32 (zlib) of the header (magic to the end of the tensor infos) and of each\n"
     "tensor's bytes: one line each, 'CRC32  NAME'. With several files each line starts with\n"
     "'FILE: ', and --json gives an array of documents with a \"file\" member.\n"
-    "  --json             {\"header\":\"crc\",\"tensors\":[{\"name\":...,\"crc32\":\"crc\"}]}\n" CLI_OPEN_HELP;
+    "  --json             {\"header\":\"crc\",\"tensors\":[{\"name\":...,\"crc32\":\"crc\"}]}\n"
+    "  --sha256           SHA-256 instead: a line 'sha256    HEX  FILE:TENSOR' per tensor (as\n"
+    "                     llama-gguf-hash --sha256 prints it), then 'HEX  FILE', the whole file's\n"
+    "                     (as sha256sum prints it: the digest the Hugging Face Hub publishes);\n"
+    "                     a split set: each shard's. With --json: {\"files\":[{\"path\":...,\n"
+    "                     \"sha256\":...}],\"tensors\":[{\"name\":...,\"sha256\":...,\"size\":N}]}\n" CLI_OPEN_HELP;
 
 /* One file's crc32s; label (non-NULL with several files) starts each text line and is the JSON
  * document's "file". Everything is computed first, so that a file that fails half way prints
@@ -71,14 +78,91 @@ static int hash_one(const char *path, const char *label, unsigned flags, int jso
     return CLI_OK;
 }
 
+static void hex32(char hex[65], const uint8_t d[32]) {
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* --sha256: every tensor's digest and each file's (a split set's shards), computed first as
+ * hash_one's crc32s are. */
+static int sha256_one(const char *path, unsigned flags, int json) {
+    gguf_file *f = cli_open(path, flags);
+    if (f == NULL)
+        return CLI_BAD;
+    size_t n = gguf_tensor_count(f), n_files = gguf_file_shard_count(f);
+    char(*hex)[65] = malloc((n + n_files) * sizeof *hex);
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = hex != NULL ? 0 : GGUF_ENOMEM;
+    uint8_t d[32];
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = gguf_sha256_tensor(d, f, i, &err);
+        hex32(hex[i], d);
+    }
+    for (size_t k = 0; rc == 0 && k < n_files; k++) {
+        rc = gguf_sha256_file(d, n_files > 1 ? gguf_file_shard(f, k) : f, &err);
+        hex32(hex[n + k], d);
+    }
+    if (rc != 0) {
+        if (hex == NULL)
+            cli_errorf("out of memory");
+        else
+            cli_report(path, &err);
+        free(hex);
+        gguf_file_free(f);
+        return CLI_BAD;
+    }
+    if (json)
+        fputs("{\"files\":[", stdout);
+    for (size_t k = 0; json && k < n_files; k++) {
+        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
+        fputs(k ? ",\n{\"path\":" : "\n{\"path\":", stdout);
+        cli_json_str(stdout, p, strlen(p));
+        printf(",\"sha256\":\"%s\"}", hex[n + k]);
+    }
+    if (json)
+        fputs("],\n\"tensors\":[", stdout);
+    for (size_t i = 0; i < n; i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, gguf_tensor_shard(f, i)))
+                                    : path;
+        if (json) {
+            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+            cli_json_str(stdout, t.name, t.name_len);
+            printf(",\"sha256\":\"%s\",\"size\":%" PRIu64 "}", hex[i], t.nbytes);
+        } else {
+            printf("%-8s  %s  ", "sha256", hex[i]);
+            cli_text_escape(stdout, p, strlen(p), 0);
+            putchar(':');
+            cli_text_escape(stdout, t.name, t.name_len, 0);
+            putchar('\n');
+        }
+    }
+    if (json)
+        fputs("]}", stdout);
+    for (size_t k = 0; !json && k < n_files; k++) {
+        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
+        printf("%s  ", hex[n + k]);
+        cli_text_escape(stdout, p, strlen(p), 0);
+        putchar('\n');
+    }
+    free(hex);
+    gguf_file_free(f);
+    return CLI_OK;
+}
+
 int cmd_hash(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
+        {"json", no_argument, NULL, 'j'}, {"sha256", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
         CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     unsigned flags = CLI_READ_FLAGS;
-    int json = 0, status = CLI_OK, c;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0)
+    int json = 0, sha256 = 0, status = CLI_OK, c;
+    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
         json |= c == 'j';
+        sha256 |= c == 's';
+    }
     if (c == CLI_DONE)
         return status;
     if (cli_operands_min(argc, 1, usage_text) != 0)
@@ -90,7 +174,8 @@ int cmd_hash(int argc, char **argv) {
         /* a document per file, even when its crc32s stop half way: JSON stays whole */
         if (json && shown++)
             fputs(",\n", stdout);
-        if (hash_one(argv[k], several ? argv[k] : NULL, flags, json) != CLI_OK) {
+        if ((sha256 ? sha256_one(argv[k], flags, json)
+                    : hash_one(argv[k], several ? argv[k] : NULL, flags, json)) != CLI_OK) {
             rc = CLI_BAD;
             if (json)
                 fputs(several ? "null" : "", stdout);

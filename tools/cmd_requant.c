@@ -29,10 +29,46 @@ static const char help_text[] =
     "llama-quantize would give it (1-D tensors and norms stay, Q4_K_M keeps half of attn_v and\n"
     "ffn_down at Q6_K, ...), its values are dequantized to f32 and quantized again, and the\n"
     "metadata is llama.cpp's (general.file_type, general.quantization_version).\n"
-    "TYPE is a preset, by name or by llama-quantize's number (15 is Q4_K_M):\n"
-    "  Q1_0 Q2_0 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M\n"
-    "  Q5_K_S Q5_K_M Q6_K IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ3_XXS IQ3_XS IQ3_S IQ3_M\n"
-    "  IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4_MOE NVFP4 F16 BF16 F32 COPY (gguf-edit --list presets)\n"
+    "TYPE is a preset, by name or by llama-quantize's number, with llama-quantize's figures\n"
+    "(bits per weight, or the size of Llama-3-8B and its perplexity's rise over F16):\n"
+    "  40  Q1_0       1.125 bpw\n"
+    "  41  Q2_0       2.25 bpw (groups of 64)\n"
+    "   2  Q4_0       4.34G, +0.4685 ppl\n"
+    "   3  Q4_1       4.78G, +0.4511 ppl\n"
+    "   8  Q5_0       5.21G, +0.1316 ppl\n"
+    "   9  Q5_1       5.65G, +0.1062 ppl\n"
+    "   7  Q8_0       7.96G, +0.0026 ppl\n"
+    "  10  Q2_K       2.96G, +3.5199 ppl\n"
+    "  21  Q2_K_S     2.96G, +3.1836 ppl\n"
+    "  11  Q3_K_S     3.41G, +1.6321 ppl\n"
+    "  12  Q3_K_M     3.74G, +0.6569 ppl\n"
+    "  13  Q3_K_L     4.03G, +0.5562 ppl\n"
+    "  14  Q4_K_S     4.37G, +0.2689 ppl\n"
+    "  15  Q4_K_M     4.58G, +0.1754 ppl\n"
+    "  16  Q5_K_S     5.21G, +0.1049 ppl\n"
+    "  17  Q5_K_M     5.33G, +0.0569 ppl\n"
+    "  18  Q6_K       6.14G, +0.0217 ppl\n"
+    "  24  IQ1_S      1.56 bpw\n"
+    "  31  IQ1_M      1.75 bpw\n"
+    "  19  IQ2_XXS    2.06 bpw\n"
+    "  20  IQ2_XS     2.31 bpw\n"
+    "  28  IQ2_S      2.5 bpw\n"
+    "  29  IQ2_M      2.7 bpw\n"
+    "  23  IQ3_XXS    3.06 bpw\n"
+    "  22  IQ3_XS     3.3 bpw\n"
+    "  26  IQ3_S      3.44 bpw\n"
+    "  27  IQ3_M      3.66 bpw (a mixture)\n"
+    "  25  IQ4_NL     4.50 bpw, non-linear\n"
+    "  30  IQ4_XS     4.25 bpw, non-linear\n"
+    "  36  TQ1_0      1.69 bpw, ternary\n"
+    "  37  TQ2_0      2.06 bpw, ternary\n"
+    "  38  MXFP4_MOE  MXFP4 for the experts of a MoE\n"
+    "  39  NVFP4      NVFP4\n"
+    "   1  F16        14.00G, +0.0020 ppl (Mistral-7B)\n"
+    "  32  BF16       14.00G, -0.0050 ppl (Mistral-7B)\n"
+    "   0  F32        26.00G (a 7B model)\n"
+    "      COPY       the tensors copied, none converted\n"
+    "(gguf-edit --list presets lists the names.)\n"
     "Q3_K, Q4_K and Q5_K are Q3_K_M, Q4_K_M and Q5_K_M, as llama-quantize takes them.\n"
     "A preset that gives a tensor a type needing an importance matrix (the IQ1 and IQ2 ones,\n"
     "Q2_K_S, ...) is refused without --imatrix, naming the tensor. NTHREADS is the same as\n"
@@ -63,14 +99,17 @@ static const char help_text[] =
     "                            {arch}.block_count (as llama-quantize does)\n"
     "  --keep-order              keep the source's tensor order (default: llama.cpp's, by layer\n"
     "                            then name, which makes the file identical to llama-quantize's)\n"
-    "  --dry-run                 print each tensor's type and size before and after, and the\n"
-    "                            totals; write nothing\n"
+    "  --dry-run                 print the report (see -q); write nothing\n"
     "  --max-buffer-size MiB     accepted for llama-quantize's scripts; memory is bounded anyway\n"
     "                            (a few rows per thread)\n"
     "  --keep-split              a split model stays a split set with the same shards, as\n"
     "                            llama-quantize --keep-split writes it (OUT names the first\n"
     "                            shard, PREFIX-00001-of-0000N.gguf, or the prefix)\n"
     "  -v, --verbose             print a summary\n"
+    "  -q, --quiet               do not print the report: by default each tensor's line (its\n"
+    "                            name, shape, type, new type, size before and after) and the\n"
+    "                            model's size before and after, as llama-quantize prints them,\n"
+    "                            on standard output once the file is written\n"
     "FILE may be any shard of a split set: the whole set is requantized (into one file, or\n"
     "with --keep-split into a set).\n" CLI_OPEN_HELP;
 
@@ -95,7 +134,7 @@ typedef struct args {
     int include, exclude;
     const char *out, *imatrix_path, *type_name;
     long threads;                /* -1: not given */
-    int verbose, dry_run, pure, keep_split;
+    int verbose, quiet, dry_run, pure, keep_split;
 } args;
 
 static void args_free(args *a) {
@@ -234,6 +273,7 @@ static int take_option(args *a, int c, const char *arg) {
     switch (c) {
     case 'o': a->out = arg; return 0;
     case 'v': a->verbose = 1; return 0;
+    case 'q': a->quiet = 1; return 0;
     case OPT_THREADS: return parse_threads(&a->threads, arg);
     case OPT_TENSOR_TYPE: return add_tensor_type(a, arg);
     case OPT_TENSOR_TYPE_FILE: return add_tensor_type_file(a, arg);
@@ -264,6 +304,28 @@ static int take_option(args *a, int c, const char *arg) {
     }
 }
 
+/* "requant: MESSAGE", with the preset a mistyped TYPE most likely meant. */
+static void bad_type(const char *type, const gguf_error *err) {
+    /* the presets first: of two as near, the first is taken (Q4_KM: Q4_K_M, not Q4_K) */
+    const char *names[GGUF_REQUANT_FTYPE_COUNT + 4];
+    size_t n = 0;
+    for (uint32_t t = 0; t < GGUF_REQUANT_FTYPE_COUNT; t++)
+        if (gguf_requant_ftype_name(t) != NULL)
+            names[n++] = gguf_requant_ftype_name(t);
+    names[n++] = "COPY";
+    names[n++] = "Q3_K";
+    names[n++] = "Q4_K";
+    names[n++] = "Q5_K";
+    char upper[65];
+    size_t k = 0;
+    for (; type[k] != '\0' && k < sizeof upper - 1; k++)
+        upper[k] = (char)toupper((unsigned char)type[k]);
+    upper[k] = '\0';
+    const char *s = cli_suggest(upper, names, n);
+    cli_errorf("requant: %s%s%s%s", err->message, s ? " (did you mean '" : "", s ? s : "",
+               s ? "'?)" : "");
+}
+
 /* The operands: FILE TYPE [NTHREADS] (with -o OUT) or FILE OUT TYPE [NTHREADS], told apart as
  * llama-quantize does: by whether the second one is a type. -1: a usage error (said). */
 static int take_operands(args *a, const char **in, int n, char **ops) {
@@ -285,7 +347,7 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
         threads = n == 3 ? ops[2] : NULL;
     } else if (n == 2) {
         gguf_requant_parse_type(&probe, ops[1], &err);
-        cli_errorf("requant: %s", err.message);
+        bad_type(ops[1], &err);
         return -1;
     } else {
         if (a->out != NULL) {
@@ -305,35 +367,42 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
             return -1;
     }
     if (gguf_requant_parse_type(&a->ro, type, &err) != 0) {
-        cli_errorf("requant: %s", err.message);
+        bad_type(type, &err);
         return -1;
     }
     a->type_name = type;
     return 0;
 }
 
-/* ---- --dry-run: the plan, with sizes before and after, as llama-quantize prints them ---- */
+/* ---- the report: as llama-quantize prints it, a line per tensor then the totals ---- */
 
 static double mib(uint64_t b) {
     return (double)b / 1048576.0;
 }
 
-static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
-    size_t n = gguf_tensor_count(f);
+/* For each tensor in the output's order: its number, name, shape and type, then the new type
+ * and the size before and after (or its size, kept); then the model's size before and after,
+ * with bits per weight. The dry run prints it; a run prints it once the file is written. */
+static void print_plan(FILE *out, const gguf_file *f, const gguf_requant_choice *ch) {
+    size_t n = gguf_tensor_count(f), shown = 0;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (order == NULL)
         return;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         order[ch[i].position] = i;
+        shown += !ch[i].pruned;
+    }
     char b1[24], b2[24];
     uint64_t before = 0, after = 0, elems = 0;
+    size_t k_out = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k];
         gguf_tensor_info ti;
         gguf_tensor_get(&ti, f, i);
         const char *from = cli_dtype_name(ti.type, b1, sizeof b1);
         if (ch[i].pruned) {
-            printf("%-40.*s %-8s  (pruned)\n", (int)ti.name_len, ti.name, from);
+            fprintf(out, "%11s %-36.*s - type = %6s, pruned\n", "", (int)ti.name_len, ti.name,
+                    from);
             continue;
         }
         uint64_t nb = ti.nbytes, e = 1;
@@ -344,20 +413,24 @@ static void print_plan(const gguf_file *f, const gguf_requant_choice *ch) {
         before += ti.nbytes == GGUF_NBYTES_UNKNOWN ? 0 : ti.nbytes;
         after += nb == GGUF_NBYTES_UNKNOWN ? 0 : nb;
         elems += e;
-        printf("%-40s %-8s -> %-8s %10.3f MiB", ch[i].name, from,
-               cli_dtype_name(ch[i].type, b2, sizeof b2), mib(ti.nbytes));
+        fprintf(out, "[%4zu/%4zu] %-36s - [", ++k_out, shown, ch[i].name);
+        for (int d = 0; d < GGUF_MAX_DIMS; d++)
+            fprintf(out, "%s%6" PRIu64, d ? ", " : "", ti.dims[d]);
+        fprintf(out, "], type = %6s, ", from);
         if (ch[i].convert)
-            printf(" -> %10.3f MiB", mib(nb));
-        printf("%s%s%s", ch[i].convert ? "" : "  (kept)", ch[i].fallback ? "  (fallback)" : "",
-               ch[i].imatrix ? "  (imatrix)" : "");
+            fprintf(out, "converting to %s .. size = %8.2f MiB -> %8.2f MiB",
+                    cli_dtype_name(ch[i].type, b2, sizeof b2), mib(ti.nbytes), mib(nb));
+        else
+            fprintf(out, "size = %8.3f MiB (kept)", mib(ti.nbytes));
+        fprintf(out, "%s%s", ch[i].fallback ? " (fallback)" : "", ch[i].imatrix ? " (imatrix)" : "");
         if ((size_t)ti.name_len != strlen(ch[i].name) ||
             memcmp(ti.name, ch[i].name, (size_t)ti.name_len) != 0)
-            printf("  (was %.*s)", (int)ti.name_len, ti.name);
-        putchar('\n');
+            fprintf(out, " (was %.*s)", (int)ti.name_len, ti.name);
+        putc('\n', out);
     }
     double bpw = elems ? 8.0 / (double)elems : 0;
-    printf("model size: %10.2f MiB (%.2f bpw)\n", mib(before), (double)before * bpw);
-    printf("quant size: %10.2f MiB (%.2f bpw)\n", mib(after), (double)after * bpw);
+    fprintf(out, "model size: %10.2f MiB (%.2f bpw)\n", mib(before), (double)before * bpw);
+    fprintf(out, "quant size: %10.2f MiB (%.2f bpw)\n", mib(after), (double)after * bpw);
     free(order);
 }
 
@@ -439,10 +512,19 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
         converted += ch[i].convert != 0;
         fell += ch[i].fallback != 0;
     }
+    /* the report is made before prepare changes f, and printed once the file is written */
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *rep = a->quiet ? NULL : open_memstream(&report, &report_len);
+    if (rep != NULL) {
+        print_plan(rep, f, ch);
+        fclose(rep);
+    }
     gguf_requant *rq = NULL;
     double start = cli_now();
     if (gguf_requant_prepare(&rq, f, &a->ro, &err) != 0) {
         cli_report(in, &err);
+        free(report);
         return CLI_BAD;
     }
     gguf_write_options wo = {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_PACKED,
@@ -462,6 +544,9 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
     }
     cli_progress_end(&bar);
     gguf_requant_free(rq);
+    if (rc == CLI_OK && report != NULL)
+        fwrite(report, 1, report_len, stdout);
+    free(report);
     if (rc == CLI_OK && a->verbose) {
         uint64_t out_bytes = 0;
         for (size_t i = 0; i < n; i++) {
@@ -565,7 +650,7 @@ static int run(args *a, const char *in, unsigned flags) {
         rc = CLI_BAD;
     }
     if (rc == CLI_OK && a->dry_run) {
-        print_plan(f, ch);
+        print_plan(stdout, f, ch);
         if (!a->ro.allow_requantize)
             note_requantize(f, ch);
     } else if (rc == CLI_OK) {
@@ -582,6 +667,7 @@ int cmd_requant(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"tensor-type", required_argument, NULL, OPT_TENSOR_TYPE},
         {"tensor-type-file", required_argument, NULL, OPT_TENSOR_TYPE_FILE},
@@ -604,7 +690,7 @@ int cmd_requant(int argc, char **argv) {
     args a = {.ro = GGUF_REQUANT_OPTIONS_INIT, .threads = -1};
     unsigned flags = CLI_READ_FLAGS;
     int status = CLI_OK, c, bad = 0;
-    while (!bad && (c = cli_getopt_help(argc, argv, "ho:v", longopts, usage_text, help_text,
+    while (!bad && (c = cli_getopt_help(argc, argv, "ho:vq", longopts, usage_text, help_text,
                                         &flags, &status)) >= 0)
         bad = take_option(&a, c, optarg) != 0;
     if (!bad && c == CLI_DONE) {

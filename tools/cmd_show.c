@@ -10,23 +10,29 @@
 #include <string.h>
 
 #define TEXT_ARRAY_ELEMS 8
+/* text: a string longer than a line shows its first TEXT_STRING_CUT bytes (as gguf_dump.py
+ * shows the first 60 characters) */
+#define TEXT_STRING_LINE 80
+#define TEXT_STRING_CUT 60
 #define MD_ARRAY_ELEMS 8
 #define MD_STRING_BYTES 64
 
 static const char usage_text[] =
-    "usage: gguf-edit show FILE... [--json|--markdown] [--kv|--tensors] [OPTIONS]\n"
+    "usage: gguf-edit show FILE... [--json|--markdown] [--kv|--tensors] [--full] [OPTIONS]\n"
     "Prints each FILE's header, metadata and tensors. With several files each is labelled\n"
     "(text: the first line names the file; JSON: an array of documents with a \"file\" member).\n"
     "A file cut short inside its tensor data (a truncated download) is shown with a warning.\n"
     "  --json             one JSON document (see README) instead of text\n"
     "  --markdown         a Markdown summary: key and tensor tables, tensors grouped by layer\n"
     "  --kv               metadata only\n"
-    "  --tensors          tensors only\n" CLI_OPEN_HELP;
+    "  --tensors          tensors only\n"
+    "  --full             text: strings whole (else one longer than a line is cut, with its\n"
+    "                     length: '... (N bytes; --full)')\n" CLI_OPEN_HELP;
 
-enum { OPT_JSON = 'j', OPT_KV = 'k', OPT_TENSORS = 't', OPT_MARKDOWN = 2000 };
+enum { OPT_JSON = 'j', OPT_KV = 'k', OPT_TENSORS = 't', OPT_MARKDOWN = 2000, OPT_FULL };
 
 typedef struct what {
-    int kv, tensors;
+    int kv, tensors, full;
 } what;
 
 /* ---- JSON ---- */
@@ -106,12 +112,39 @@ static void show_json(FILE *out, const char *label, const gguf_file *f, what w) 
 
 /* ---- text ---- */
 
+/* One value: a string longer than a line cut (unless full), general.file_type with its
+ * preset's name ("15 (Q4_K_M)"). */
+static void text_value(FILE *out, const char *key, size_t klen, const gguf_value *v, int full) {
+    const char *s;
+    uint64_t len, ftype;
+    int64_t si;
+    int sg;
+    if (!full && gguf_value_type(v) == GGUF_VTYPE_STRING &&
+        gguf_value_get_str(&s, &len, v, NULL) == 0 && len > TEXT_STRING_LINE) {
+        size_t n = TEXT_STRING_CUT;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--; /* at a character's first byte */
+        putc('"', out);
+        cli_text_escape(out, s, n, 0);
+        fprintf(out, "\"... (%" PRIu64 " bytes; --full)", len);
+        return;
+    }
+    cli_text_value(out, v, TEXT_ARRAY_ELEMS);
+    const char *name;
+    if (klen == strlen("general.file_type") && memcmp(key, "general.file_type", klen) == 0 &&
+        gguf_value_type(v) != GGUF_VTYPE_BOOL && gguf_value_get_int(&ftype, &si, &sg, v, NULL) == 0 &&
+        (sg ? si >= 0 && si <= UINT32_MAX : ftype <= UINT32_MAX) &&
+        (name = gguf_requant_ftype_name(sg ? (uint32_t)si : (uint32_t)ftype)) != NULL)
+        fprintf(out, " (%s)", name);
+}
+
 static void show_text(FILE *out, const char *path, const gguf_file *f, what w) {
     cli_text_escape(out, path, strlen(path), 0);
-    fprintf(out, ": GGUF v%u, %s-endian, alignment %u, %zu keys, %zu tensors, data at byte %"
+    fprintf(out, ": GGUF v%u, %s-endian, alignment %u, %zu key%s, %zu tensor%s, data at byte %"
             PRIu64 "%s\n",
             gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
-            gguf_file_alignment(f), gguf_kv_count(f), gguf_tensor_count(f),
+            gguf_file_alignment(f), gguf_kv_count(f), CLI_S(gguf_kv_count(f)),
+            gguf_tensor_count(f), CLI_S(gguf_tensor_count(f)),
             gguf_file_data_offset(f), gguf_file_shard_count(f) > 1 ? " (of the first shard)" : "");
     size_t n_shards = gguf_file_shard_count(f);
     for (size_t k = 0; n_shards > 1 && k < n_shards; k++) {
@@ -133,7 +166,7 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, what w) {
                         gguf_value_count(v));
             else
                 fprintf(out, " [%s] ", cli_vtype_name(gguf_value_type(v)));
-            cli_text_value(out, v, TEXT_ARRAY_ELEMS);
+            text_value(out, key, klen, v, w.full);
             putc('\n', out);
         }
     }
@@ -397,14 +430,16 @@ int cmd_show(int argc, char **argv) {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON}, {"markdown", no_argument, NULL, OPT_MARKDOWN},
         {"kv", no_argument, NULL, OPT_KV}, {"tensors", no_argument, NULL, OPT_TENSORS},
-        {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int json = 0, markdown = 0, only_kv = 0, only_tensors = 0, status = CLI_OK, c;
+        {"full", no_argument, NULL, OPT_FULL}, {"help", no_argument, NULL, 'h'},
+        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int json = 0, markdown = 0, only_kv = 0, only_tensors = 0, full = 0, status = CLI_OK, c;
     unsigned flags = CLI_READ_FLAGS;
     while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
         json |= c == OPT_JSON;
         markdown |= c == OPT_MARKDOWN;
         only_kv |= c == OPT_KV;
         only_tensors |= c == OPT_TENSORS;
+        full |= c == OPT_FULL;
     }
     if (c == CLI_DONE)
         return status;
@@ -412,7 +447,7 @@ int cmd_show(int argc, char **argv) {
         return cli_usage_error(usage_text, "--json and --markdown: choose one");
     if (cli_operands_min(argc, 1, usage_text) != 0)
         return CLI_USAGE;
-    what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors};
+    what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors, .full = full};
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;
     if (json && several)
         putchar('[');

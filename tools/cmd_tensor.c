@@ -1,19 +1,26 @@
 /* gguf-edit tensor: one tensor's bytes as stored, or its values dequantized to little-endian
- * f32, to a file or standard output, streamed in blocks. */
+ * f32 (raw, or as a NumPy .npy file), to a file or standard output, streamed in blocks; or its
+ * first values as text. */
 #include "cli.h"
 #include "commands.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: gguf-edit tensor FILE NAME [--f32] [-o OUT]\n"
+    "usage: gguf-edit tensor FILE NAME [--f32|--npy|--values N] [-o OUT]\n"
     "Writes tensor NAME's raw bytes (as stored), or with --f32 its values as little-endian f32\n"
     "(dequantized; big-endian files are converted first), to OUT or standard output ('-').\n"
-    "A truncated download is read with a warning: its whole tensors can be taken out.\n"
+    "Binary output is not written to a terminal. A truncated download is read with a warning:\n"
+    "its whole tensors can be taken out.\n"
     "  --f32              the values as little-endian f32\n"
+    "  --npy              the values as a NumPy .npy file (f32, shape in NumPy's order: the\n"
+    "                     GGUF dimensions reversed), for numpy.load\n"
+    "  --values N         the first N values as text, one per line\n"
     "  -o, --output OUT   write to OUT instead of standard output\n" CLI_OPEN_HELP;
 
 #define CHUNK_BLOCKS 65536
@@ -35,23 +42,72 @@ static void to_little_endian(float *v, size_t n) {
     }
 }
 
+/* The .npy header (format version 1.0): magic, version, the header's length, then a Python
+ * dict literal padded with spaces to a multiple of 64 bytes and ended by a newline. */
+static int emit_npy_header(FILE *out, const gguf_tensor_info *t) {
+    char dict[256];
+    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    for (uint32_t d = t->n_dims; d-- > 0;)
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%" PRIu64 "%s", t->dims[d],
+                      t->n_dims == 1 || d > 0 ? ", " : "");
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64;
+    size_t hlen = (size_t)n + pad + 1;
+    uint8_t head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)hlen, (uint8_t)(hlen >> 8)};
+    if (emit(out, head, sizeof head) != 0 || emit(out, dict, (size_t)n) != 0)
+        return -1;
+    for (size_t k = 0; k < pad; k++)
+        if (putc(' ', out) == EOF)
+            return -1;
+    return putc('\n', out) == EOF ? -1 : 0;
+}
+
+/* Values printed as text, one per line, until *left reaches 0. */
+static int emit_text(FILE *out, const float *v, size_t n, uint64_t *left) {
+    for (size_t k = 0; k < n && *left > 0; k++, (*left)--)
+        if (fprintf(out, "%.9g\n", (double)v[k]) < 0)
+            return -1;
+    return 0;
+}
+
 int cmd_tensor(int argc, char **argv) {
+    enum { OPT_NPY = 2000, OPT_VALUES };
     static const struct option longopts[] = {
-        {"f32", no_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"f32", no_argument, NULL, 'f'}, {"npy", no_argument, NULL, OPT_NPY},
+        {"values", required_argument, NULL, OPT_VALUES},
+        {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     unsigned flags = CLI_READ_FLAGS;
-    int f32 = 0, status = CLI_OK, c;
+    int f32 = 0, npy = 0, values = 0, status = CLI_OK, c;
+    uint64_t n_values = 0;
     const char *out_path = NULL;
     while ((c = cli_getopt(argc, argv, "o:h", longopts, usage_text, &flags, &status)) >= 0) {
+        char *end;
         if (c == 'f')
             f32 = 1;
-        else
+        else if (c == OPT_NPY)
+            npy = 1;
+        else if (c == OPT_VALUES) {
+            errno = 0;
+            n_values = strtoull(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0)
+                return cli_usage_error(usage_text, "--values takes a count, not '%s'", optarg);
+            values = 1;
+        } else
             out_path = optarg; /* -o */
     }
     if (c == CLI_DONE)
         return status;
+    if (f32 + npy + values > 1)
+        return cli_usage_error(usage_text, "--f32, --npy and --values: choose one");
     if (cli_operands(argc, 2, usage_text) != 0)
         return CLI_USAGE;
+    if (!values && (out_path == NULL || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO)) {
+        cli_errorf("tensor: binary output to a terminal refused: give -o OUT, a pipe, or "
+                   "--values N for text");
+        return CLI_BAD;
+    }
+    f32 |= npy | values;
     const char *path = argv[optind], *name = argv[optind + 1];
     if (out_path != NULL && cli_refuse_url_output(out_path) != CLI_OK)
         return CLI_BAD;
@@ -62,7 +118,7 @@ int cmd_tensor(int argc, char **argv) {
     gguf_tensor_info t;
     int rc = CLI_OK;
     if (i < 0) {
-        cli_errorf("%s: no tensor '%s'", path, name);
+        cli_no_tensor(f, path, name);
         gguf_file_free(f);
         return CLI_BAD;
     }
@@ -104,7 +160,13 @@ int cmd_tensor(int argc, char **argv) {
         cli_errorf("out of memory");
         rc = CLI_BAD;
     }
-    for (uint64_t at = 0; rc == CLI_OK && at < t.nbytes;) {
+    if (rc == CLI_OK && npy && emit_npy_header(out, &t) != 0) {
+        if (out != stdout)
+            cli_errorf("%s: write failed: %m", out_path);
+        rc = CLI_BAD;
+    }
+    uint64_t left = n_values;
+    for (uint64_t at = 0; rc == CLI_OK && at < t.nbytes && (!values || left > 0);) {
         size_t n = t.nbytes - at < chunk ? (size_t)(t.nbytes - at) : chunk;
         if (gguf_tensor_read(buf, f, (size_t)i, at, n, &err) != 0 ||
             (f32 && gguf_file_endian(f) == GGUF_ENDIAN_BIG &&
@@ -116,7 +178,10 @@ int cmd_tensor(int argc, char **argv) {
         }
         if (f32)
             to_little_endian(vals, n / block * elems);
-        if ((f32 ? emit(out, vals, n / block * elems * sizeof *vals) : emit(out, buf, n)) != 0) {
+        size_t got = n / block * elems;
+        if ((values ? emit_text(out, vals, got, &left)
+             : f32  ? emit(out, vals, got * sizeof *vals)
+                    : emit(out, buf, n)) != 0) {
             if (out != stdout) /* standard output's errors are told at exit */
                 cli_errorf("%s: write failed: %m", out_path);
             rc = CLI_BAD;

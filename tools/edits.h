@@ -16,7 +16,12 @@ enum edit_kind {
     EDIT_REALIGN,       /* value: the new alignment */
     EDIT_RENAME_TENSOR, /* key -> value */
     EDIT_RM_TENSOR,     /* key */
-    EDIT_SET_JSON_FILE  /* as EDIT_SET_JSON, the JSON read from a file as EDIT_SET_FILE */
+    EDIT_SET_JSON_FILE, /* as EDIT_SET_JSON, the JSON read from a file as EDIT_SET_FILE */
+    EDIT_SPECIAL_TOKEN, /* key: a special token's name (eos, bos, ...), value: the token's text;
+                           sets tokenizer.ggml.NAME_token_id to the first token with that text */
+    EDIT_CHAT_TEMPLATE_CONFIG /* value: a Hugging Face tokenizer_config.json, whose
+                                 chat_template becomes tokenizer.chat_template (a list of named
+                                 templates: tokenizer.chat_template.NAME and the default) */
 };
 
 typedef struct edit_op {
@@ -40,7 +45,12 @@ int edits_add_pair(edit_list *l, enum edit_kind kind, const char *arg);
 int edits_load(edit_list *l, const char *path);
 void edits_free(edit_list *l);
 
-/* Applies the operations in order. Returns 0, or prints the failing operation and returns 1. */
-int edits_apply(gguf_file *f, const edit_list *l, const char *path);
+/* The key of a special token's name as gguf_new_metadata.py knows them ("eos" ->
+ * "tokenizer.ggml.eos_token_id"; "unk", "sep" and "pad" too), or NULL. */
+const char *edits_special_token_key(const char *name);
+
+/* Applies the operations in order. A special token id outside the vocabulary is refused unless
+ * force. Returns 0, or prints the failing operation and returns 1. */
+int edits_apply(gguf_file *f, const edit_list *l, const char *path, int force);
 
 #endif

@@ -233,6 +233,19 @@ GGUF_HIDDEN int64_t gguf__hashset_insert(gguf__hashset *set, uint32_t index,
                                          gguf__hashset_key_fn get, const void *ctx);
 GGUF_HIDDEN void gguf__hashset_free(gguf__hashset *set);
 
+/* ---- SHA-256 (sha256.c) ---- */
+
+typedef struct gguf__sha256 {
+    uint32_t h[8];
+    uint64_t len; /* bytes hashed */
+    uint8_t block[64];
+    size_t fill; /* bytes waiting in block */
+} gguf__sha256;
+GGUF_HIDDEN void gguf__sha256_init(gguf__sha256 *s);
+GGUF_HIDDEN void gguf__sha256_update(gguf__sha256 *s, const void *data, size_t n);
+/* The digest of everything given to update; s must be initialised again before reuse. */
+GGUF_HIDDEN void gguf__sha256_final(uint8_t digest[32], gguf__sha256 *s);
+
 /* ---- the thread pool (pool.c) ---- */
 
 typedef struct gguf__pool gguf__pool;

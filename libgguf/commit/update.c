@@ -164,6 +164,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
                            .len = f->data_offset, .old_region = f->head};
         gguf__buf region = {0};
         rc = gguf__header_fit(&region, &padding, f, f->data_offset, room, room > 0, err);
+        r.outgrew = rc == GGUF_ELIMIT;
         if (rc == GGUF_ELIMIT && padded) {
             /* the header outgrew its room: whole blocks before the data */
             uint64_t block = st.st_blksize > 4096 ? (uint64_t)st.st_blksize : 4096;

@@ -757,7 +757,9 @@ static int check_split(lc *c) {
 static void on_lint(void *user, int refused, const char *message, uint64_t offset) {
     lc *c = user;
     gguf__llama_emit(&c->rep, refused ? GGUF_LLAMA_ERROR : GGUF_LLAMA_WARNING, NULL, NULL, 0,
-                     offset, "%s%s", message, refused ? " (llama.cpp refuses the file)" : "");
+                     offset, "%s%s", message,
+                     refused && strstr(message, "refuse") == NULL ? " (llama.cpp refuses the file)"
+                                                                  : "");
 }
 
 /* ---- the whole check ---- */

@@ -42,8 +42,9 @@ int gguf_requant_imatrix_load(gguf_requant_imatrix **out, const char *path, gguf
         if (fd >= 0)
             close(fd);
         gguf_requant_imatrix_free(im);
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: cannot open: %s", path,
-                          strerror(e));
+        gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot open: %s", strerror(e));
+        gguf__fail_path(err, path); /* the path is the error's, not its message's */
+        return GGUF_EIO;
     }
     uint8_t magic[4] = {0};
     bool is_gguf = st.st_size >= 4 && gguf__io_pread(fd, magic, 4, 0) == 0 &&
