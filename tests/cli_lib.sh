@@ -113,3 +113,23 @@ trap tap_exit EXIT
 # there), there is none: comparisons are reported as skipped.
 ORACLE=${GGML_ORACLE-/tmp/ggml-oracle/bin/ggml-oracle}
 have_oracle() { [ -n "$ORACLE" ] && [ -x "$ORACLE" ]; }
+# held POINT CMD...: starts CMD in the background and returns once it is held at the library's
+# test point POINT (libgguf/base/test_pause.c), so that a race is staged by events, never by
+# sleeps: the test acts, then `release` lets CMD go on (or kills $held_tool, CMD's own pid).
+# $held_pid is the background job to `wait` for; held fails if CMD ended without reaching POINT.
+held() {
+    held_point=$1; shift
+    rm -f "$TMP/.pause" "$TMP/.pause.go"; mkfifo "$TMP/.pause" "$TMP/.pause.go"
+    # open for reading and writing (which never blocks): CMD's line, or the line saying that
+    # CMD ended without reaching POINT, waits in the FIFO whenever it comes
+    exec 8<>"$TMP/.pause"
+    ( exec 8>&-
+      GGUF_TEST_PAUSE_AT=$held_point GGUF_TEST_PAUSE_FIFO="$TMP/.pause" "$@"; st=$?
+      exec 9<>"$TMP/.pause"; echo ended >&9; exit $st ) &
+    held_pid=$!
+    held_tool=
+    read -r reached held_tool <&8
+    exec 8>&-
+    [ "$reached" = "$held_point" ]
+}
+release() { echo go >"$TMP/.pause.go"; }

@@ -249,6 +249,12 @@ GGUF_HIDDEN unsigned gguf__pool_threads(const gguf__pool *p);
 GGUF_HIDDEN void gguf__pool_run(gguf__pool *p, size_t n_tasks, gguf__pool_fn fn, void *ctx);
 GGUF_HIDDEN void gguf__pool_free(gguf__pool *p);
 
+/* ---- the test pause (test_pause.c): a named point where a test may hold the process ---- */
+
+/* Test-only, see test_pause.c: with GGUF_TEST_PAUSE_AT=point and GGUF_TEST_PAUSE_FIFO set,
+ * tells the test the point is reached and waits for its reply; otherwise returns at once. */
+GGUF_HIDDEN void gguf__test_pause(const char *point);
+
 /* ---- strings and paths (path.c) ---- */
 
 GGUF_HIDDEN char *gguf__strdup(const char *s);
