@@ -130,6 +130,6 @@ held() {
     held_tool=
     read -r reached held_tool <&8
     exec 8>&-
-    [ "$reached" = "$held_point" ]
+    [ "$reached" = "${held_point%%#*}" ]
 }
 release() { echo go >"$TMP/.pause.go"; }

@@ -2,10 +2,13 @@
 """Mutation testing: measures whether the suite catches planted bugs.
 
 Every mutant of tests/mutants.txt (a file, an original snippet that must occur exactly once,
-its replacement, the tests that should catch it) is applied in turn to a scratch copy of the
-source tree, built, and the listed tests run; a test failure (or a timeout) means the mutant
-was caught. The user's tree is never touched. Prints each result, the mutants that survived,
-and the score: caught / (mutants - equivalent ones - ones that did not build).
+its replacement, and the tests that should catch it: its own `tests:` line, else those that
+tests/mutants.txt's `map:` lines give its file) is applied in turn to one scratch copy of the
+source tree, configured and built once; per mutant only what changed is rebuilt (make), the
+tests it names run, and the file is put back. A test failure (or a timeout) means the mutant
+was caught. The user's tree is never touched. Prints per mutant the tests it ran, its verdict
+and its time, then the survivors and the score: caught / (mutants - equivalent ones - ones
+that did not build).
 
     make mutate                                     (in a build directory; MUTATE_ARGS=...)
     python3 tests/mutate.py --srcdir . [--only NAME,...] [--keep] [--no-baseline]
@@ -16,6 +19,7 @@ Exit status 0 when every mutant not marked equivalent was caught.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -41,8 +45,10 @@ class Mutant:
 
 
 def parse_mutants(path):
-    """The block format of tests/mutants.txt (described at its top)."""
+    """The block format of tests/mutants.txt (described at its top). Returns the mutants and
+    the map [(file or folder prefix, tests)] for mutants without a tests: line."""
     mutants = []
+    test_map = []
     cur = None
     old, new, mode = [], [], None
 
@@ -73,6 +79,10 @@ def parse_mutants(path):
             close_hunk()
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
+            m = re.match(r"^map:\s*(\S+)\s+(.+)$", line)
+            if m:
+                test_map.append((m.group(1), m.group(2).split()))
+                continue
             m = re.match(r"^\[([A-Za-z0-9_.-]+)\]\s*$", line)
             if m:
                 cur = Mutant(m.group(1), no)
@@ -93,12 +103,25 @@ def parse_mutants(path):
     close_hunk()
     names = set()
     for mu in mutants:
+        if not mu.tests and mu.file is not None:
+            mu.tests = mapped_tests(test_map, mu.file)
         if mu.file is None or not mu.hunks or not mu.tests:
-            sys.exit("%s:%d: mutant %s needs file:, tests: and a change" % (path, mu.line, mu.name))
+            sys.exit("%s:%d: mutant %s needs file:, a change, and tests: (or a map: line for "
+                     "its file)" % (path, mu.line, mu.name))
         if mu.name in names:
             sys.exit("%s: mutant %s twice" % (path, mu.name))
         names.add(mu.name)
-    return mutants
+    return mutants, test_map
+
+
+def mapped_tests(test_map, path):
+    """The tests of the longest map: prefix (a file, or a folder ending in /) that is path's."""
+    best = None
+    for prefix, tests in test_map:
+        if (path == prefix or (prefix.endswith("/") and path.startswith(prefix))) and \
+                (best is None or len(prefix) > len(best[0])):
+            best = (prefix, tests)
+    return list(best[1]) if best else []
 
 
 def run(cmd, cwd, log, timeout=None, env=None):
@@ -145,22 +168,70 @@ def copy_tree(srcdir, dest):
             shutil.copy2(s, d)
 
 
-def failing_lines(log, since):
-    with open(log, "rb") as fh:
-        fh.seek(since)
-        text = fh.read().decode(errors="replace")
-    lines = [l for l in text.splitlines() if re.match(r"^(FAIL|ERROR):", l)]
-    return lines
+class Build:
+    """The scratch build: per test, what to build before it runs, and one test run."""
 
+    def __init__(self, build, log, jobs):
+        self.build, self.log, self.jobs = build, log, jobs
+        probe = "print-check-programs:\n\t@echo $(check_PROGRAMS)\n"
+        out = subprocess.run(["make", "-s", "-f", "Makefile", "-f", "-", "print-check-programs"],
+                             cwd=build, input=probe.encode(), capture_output=True, check=True)
+        self.check_programs = out.stdout.decode().split()
+        self.srcdir = None
 
-def failing_tests(lines):
-    """The tests named by automake's FAIL:/ERROR: lines."""
-    names = []
-    for l in lines:
-        m = re.match(r"^(?:FAIL|ERROR): (\S+)", l)
-        if m and m.group(1) not in names:
-            names.append(m.group(1))
-    return names
+    def needs(self, tests):
+        """make targets for tests: a C test program builds itself (its .log rule depends on
+        it); a shell test needs the tools (all) and the test programs its script names."""
+        targets = []
+        for t in tests:
+            if not t.endswith(".sh"):
+                continue
+            if "all" not in targets:
+                targets.append("all")
+            script = open(os.path.join(self.srcdir, t), encoding="utf-8").read()
+            for prog in self.check_programs:
+                if re.search(r"\b%s\b" % re.escape(os.path.basename(prog)), script) and \
+                        prog not in targets:
+                    targets.append(prog)
+        return targets
+
+    def make(self, targets, timeout):
+        if not targets:
+            return 0
+        st, _ = run("make -j%s %s" % (self.jobs, " ".join(targets)), self.build, self.log,
+                    timeout=timeout)
+        return st
+
+    def run_test(self, test, timeout):
+        """Runs one test through its automake .log rule; returns (verdict, seconds, first
+        failing line): verdict PASS, FAIL (a check failed, or the test errored) or TIMEOUT."""
+        base = os.path.join(self.build, test[:-3] if test.endswith(".sh") else test)
+        for ext in (".log", ".trs"):
+            if os.path.exists(base + ext):
+                os.unlink(base + ext)
+        st, secs = run("make %s.log" % (test[:-3] if test.endswith(".sh") else test),
+                       self.build, self.log, timeout=timeout)
+        if st is None:
+            return "TIMEOUT", secs, "timeout after %d s" % timeout
+        trs = ""
+        if os.path.exists(base + ".trs"):
+            trs = open(base + ".trs", encoding="utf-8", errors="replace").read()
+        m = re.search(r"^:global-test-result: (\S+)", trs, re.M)
+        if st != 0 or m is None or m.group(1) in ("FAIL", "ERROR"):
+            first = ""
+            if os.path.exists(base + ".log"):
+                for line in open(base + ".log", encoding="utf-8", errors="replace"):
+                    if re.match(r"^(not ok|Bail out!)", line):
+                        first = line.strip()
+                        break
+            return "FAIL", secs, "%s: %s" % (test, first or "status %s" % st)
+        return "PASS", secs, ""
+
+    def run_tests(self, tests, timeouts):
+        """Runs tests, --jobs at a time; returns [(test, verdict, seconds, detail)]."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=int(self.jobs)) as pool:
+            futs = [pool.submit(self.run_test, t, timeouts.get(t, 600)) for t in tests]
+            return [(t,) + f.result() for t, f in zip(tests, futs)]
 
 
 def main():
@@ -172,16 +243,19 @@ def main():
     ap.add_argument("--work", default=None, help="scratch folder (default: a new temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     ap.add_argument("--no-baseline", action="store_true",
-                    help="do not first run the listed tests on the unchanged tree")
-    ap.add_argument("--jobs", default="2", help="make -j (default 2)")
-    ap.add_argument("--timeout", type=int, default=3600, help="seconds per mutant's tests")
+                    help="do not first run the tests on the unchanged tree (their timeouts "
+                    "are then --timeout)")
+    ap.add_argument("--jobs", default="2", help="make -j, and tests run at once (default 2)")
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="seconds per test without a baseline time (default 600); with one, "
+                    "5 times its baseline time and at least 60 s")
     ap.add_argument("--configure-flags", default="", help="extra configure arguments")
     ap.add_argument("--check", action="store_true",
                     help="only check that every mutant applies to the source tree")
     a = ap.parse_args()
 
     srcdir = os.path.abspath(a.srcdir)
-    mutants = parse_mutants(a.list or os.path.join(srcdir, "tests", "mutants.txt"))
+    mutants, _ = parse_mutants(a.list or os.path.join(srcdir, "tests", "mutants.txt"))
     if a.only:
         want = set(a.only.split(","))
         unknown = want - {m.name for m in mutants}
@@ -198,9 +272,15 @@ def main():
                     print("mutant %s: the original text occurs %d times in %s:\n%s"
                           % (m.name, text.count(old), m.file, old))
                     bad += 1
+            for t in m.tests:
+                if t != "all" and not os.path.exists(os.path.join(srcdir, t if t.endswith(".sh")
+                                                                  else t + ".c")):
+                    print("mutant %s: no test %s" % (m.name, t))
+                    bad += 1
         print("mutate: %d mutants, %d bad" % (len(mutants), bad))
         return 1 if bad else 0
 
+    start = time.time()
     work = a.work or tempfile.mkdtemp(prefix="gguf-mutate.", dir=os.environ.get("TMPDIR", "/tmp"))
     src, build = os.path.join(work, "src"), os.path.join(work, "build")
     log = os.path.join(work, "mutate.log")
@@ -223,7 +303,6 @@ def main():
                 sys.exit("mutant %s: the original text occurs %d times in %s (must be once):\n%s"
                          % (m.name, n, m.file, old))
 
-    jobs = "-j" + a.jobs
     if not os.path.exists(os.path.join(src, "configure")):
         st, _ = run("autoreconf -fi", src, log)
         if st != 0:
@@ -233,43 +312,36 @@ def main():
         st, _ = run("%s/configure -q %s" % (src, a.configure_flags), build, log)
         if st != 0:
             sys.exit("mutate: configure failed (see %s)" % log)
-    st, _ = run("make %s" % jobs, build, log)
+    b = Build(build, log, a.jobs)
+    b.srcdir = src
+    alltests = None
+    for m in mutants:
+        if m.tests == ["all"]:
+            if alltests is None:
+                out = subprocess.run(["make", "-s", "-f", "Makefile", "-f", "-", "print-tests"],
+                                     cwd=build, input=b"print-tests:\n\t@echo $(TESTS)\n",
+                                     capture_output=True, check=True)
+                alltests = out.stdout.decode().split()
+            m.tests = list(alltests)
+    wanted = []
+    for m in mutants:
+        for t in m.tests:
+            if t not in wanted:
+                wanted.append(t)
+    st = b.make(["all"] + [t for t in wanted if not t.endswith(".sh")] + b.needs(wanted), None)
     if st != 0:
         sys.exit("mutate: the unchanged tree does not build (see %s)" % log)
 
-    def tests_cmd(tests):
-        if tests == ["all"]:
-            return "make %s check" % jobs
-        return "make %s check TESTS='%s'" % (jobs, " ".join(tests))
-
-    flaky = set()
+    timeouts = {}
     if not a.no_baseline:
-        wanted = []
-        for m in mutants:
-            for t in m.tests:
-                if t not in wanted:
-                    wanted.append(t)
-        tests = ["all"] if "all" in wanted else wanted
-        print("mutate: baseline: %s" % tests_cmd(tests), flush=True)
-        since = os.path.getsize(log)
-        st, secs = run(tests_cmd(tests), build, log, timeout=a.timeout)
-        if st != 0:
-            # a test that fails on the unchanged tree and passes when run again is flaky: it
-            # still runs, but a mutant it alone catches is run again to confirm
-            lines = failing_lines(log, since)
-            print("\n".join(lines))
-            for t in failing_tests(lines):
-                for attempt in range(2):
-                    st, _ = run(tests_cmd([t]), build, log, timeout=a.timeout)
-                    if st == 0:
-                        break
-                if st != 0:
-                    sys.exit("mutate: the unchanged tree fails %s (%s); nothing to measure"
-                             % (t, log))
-                flaky.add(t)
-            print("mutate: flaky on the unchanged tree, passed when run again: %s"
-                  % " ".join(sorted(flaky)), flush=True)
-        print("mutate: baseline passes (%.0f s)" % secs, flush=True)
+        print("mutate: baseline: %d tests on the unchanged tree" % len(wanted), flush=True)
+        t0 = time.time()
+        for t, verdict, secs, detail in b.run_tests(wanted, {}):
+            if verdict != "PASS":
+                sys.exit("mutate: the unchanged tree fails %s (%s); nothing to measure (see %s)"
+                         % (t, detail, log))
+            timeouts[t] = max(60, int(5 * secs))
+        print("mutate: baseline passes (%.0f s)" % (time.time() - t0), flush=True)
 
     for i, m in enumerate(mutants, 1):
         path = os.path.join(src, m.file)
@@ -277,43 +349,30 @@ def main():
         text = original
         for old, new in m.hunks:
             text = text.replace(old, new, 1)
+        t0 = time.time()
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
         try:
-            since = os.path.getsize(log)
-            st, secs = run("make %s" % jobs, build, log, timeout=a.timeout)
-            if st != 0:
+            progs = [t for t in m.tests if not t.endswith(".sh")]
+            if b.make(b.needs(m.tests) + progs, 1800) != 0:
                 m.result, m.detail = "no-build", "does not build"
             else:
-                since = os.path.getsize(log)
-                st, secs = run(tests_cmd(m.tests), build, log, timeout=a.timeout)
-                m.seconds = secs
-                if st is None:
-                    m.result, m.detail = "caught", "timeout after %d s" % a.timeout
-                elif st != 0:
-                    lines = failing_lines(log, since)
-                    failed = failing_tests(lines)
-                    m.result = "caught"
-                    m.detail = lines[0] if lines else "make check failed (status %d)" % st
-                    if len(lines) > 1:
-                        m.detail += " (+%d more)" % (len(lines) - 1)
-                    if failed and all(t in flaky for t in failed):
-                        st2, _ = run(tests_cmd(failed), build, log, timeout=a.timeout)
-                        if st2 == 0:
-                            m.result = "survived"
-                            m.detail = "caught once by a flaky test only, not when run again"
-                        else:
-                            m.detail += " (again when run again)"
-                else:
-                    m.result = "survived"
+                results = b.run_tests(m.tests, {t: timeouts.get(t, a.timeout) for t in m.tests})
+                failed = [r for r in results if r[1] != "PASS"]
+                m.result = "caught" if failed else "survived"
+                if failed:
+                    m.detail = failed[0][3] + (" (+%d more)" % (len(failed) - 1)
+                                               if len(failed) > 1 else "")
         finally:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(original)
+        m.seconds = time.time() - t0
         tag = m.result.upper()
         if m.equivalent is not None:
             tag += " (marked equivalent)"
-        print("[%d/%d] %-28s %-10s %4.0f s  %s" % (i, len(mutants), m.name, tag, m.seconds,
-                                                   m.detail), flush=True)
+        print("[%d/%d] %-28s %-10s %4.0f s  tests: %s%s" % (
+            i, len(mutants), m.name, tag, m.seconds, " ".join(m.tests),
+            "\n        " + m.detail if m.detail else ""), flush=True)
 
     judged = [m for m in mutants if m.equivalent is None and m.result != "no-build"]
     caught = [m for m in judged if m.result == "caught"]
@@ -321,10 +380,6 @@ def main():
     equivalent = [m for m in mutants if m.equivalent is not None]
     nobuild = [m for m in mutants if m.equivalent is None and m.result == "no-build"]
     print()
-    print("mutation score: %d / %d caught (%d equivalent, %d did not build)"
-          % (len(caught), len(judged), len(equivalent), len(nobuild)))
-    if flaky:
-        print("  flaky tests (failed once on the unchanged tree): %s" % " ".join(sorted(flaky)))
     for m in survived:
         print("  SURVIVED %s (%s:%d): %s [tests: %s]" % (m.name, "mutants.txt", m.line, m.why,
                                                           " ".join(m.tests)))
@@ -334,6 +389,8 @@ def main():
             print("    ... but it was caught: it is not equivalent")
     for m in nobuild:
         print("  NO-BUILD %s: fix its replacement" % m.name)
+    print("mutation score: %d / %d caught (%d equivalent, %d did not build), %.0f min"
+          % (len(caught), len(judged), len(equivalent), len(nobuild), (time.time() - start) / 60))
     if a.keep:
         print("mutate: scratch copy kept in %s" % work)
     else:

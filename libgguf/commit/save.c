@@ -198,6 +198,9 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     gguf__free(cmp.a);
     gguf__free(cmp.b);
     gguf__pool_free(pool);
+    /* the output is written and proven, the target not yet checked nor replaced */
+    if (rc == 0)
+        gguf__test_pause("save-proven");
     if (rc == 0 && expect != NULL && expect->set)
         rc = gguf__identity_check(path, expect, err);
     if (rc == 0 && gguf__temp_rename(tmp, path) != 0)

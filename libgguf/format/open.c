@@ -121,6 +121,7 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
         gguf_file_free(f);
         return rc;
     }
+    gguf__test_pause("file-opened"); /* the header parsed, no tensor byte read yet */
     *out = f;
     return 0;
 }

@@ -109,6 +109,7 @@ int gguf__source_adopt_fd(gguf__source **out, int fd, const char *path, unsigned
         void *map = mmap(NULL, (size_t)s->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED)
             s->map = map;
+        gguf__test_pause("source-opened"); /* mapped, no byte read yet */
         *out = s;
         return 0;
     }

@@ -574,8 +574,10 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     if (fd >= 0)
         close(fd);
     gguf_file_free(s);
-    if (rc == 0)
+    if (rc == 0) {
         m->res.shards_merged++;
+        gguf__test_pause("merge-shard-emptied"); /* the set in shards, one of them emptied */
+    }
     return rc;
 }
 
@@ -608,6 +610,7 @@ static int finish(bmerge *m, const gguf_file *merged, bool renamed, gguf_error *
         else {
             (void)gguf__io_sync_dir(m->out);
             (void)gguf__io_sync_dir(m->paths[0]);
+            gguf__test_pause("merge-renamed"); /* merged into OUT, emptied shards left */
         }
     }
     for (uint32_t k = 1; rc == 0 && k < m->count; k++) {
