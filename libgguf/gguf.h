@@ -906,7 +906,7 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 5
+#define GGUF_CATALOG_SCHEMA_VERSION 6
 
 typedef struct gguf_catalog gguf_catalog;
 

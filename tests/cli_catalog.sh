@@ -9,11 +9,12 @@ CATALOG="$CATALOG_TOOL"
 DB="$TMP/c.db"
 have_python() { command -v python3 >/dev/null 2>&1; }
 valid_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))' "$1"; }
-# q SQL: the query's single value (csv without the header line, unquoted)
-q() {
-    "$CATALOG" --db "$DB" query --format csv "$1" | tail -n +2 | tr -d '\r' |
+# q SQL: the query's single value (csv without the header line, unquoted); q_in DB SQL
+q_in() {
+    "$CATALOG" --db "$1" query --format csv "$2" | tail -n +2 | tr -d '\r' |
         sed -e '/^".*"$/{s/^"//;s/"$//;s/""/"/g;}'
 }
+q() { q_in "$DB" "$1"; }
 
 # ---- a small tree ----
 mkdir -p "$TMP/m/sub"
@@ -105,7 +106,7 @@ if have_python; then
     python3 - "$TMP/out" <<'PY' && ok || fail "json values: $(cat "$TMP/out")"
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
-assert d == [{"a": 1, "b": 2.5, "c": "é", "d": None, "e": "ff"}], d
+assert d == [{"a": 1, "b": 2.5, "c": "é", "d": None, "e": {"hex": "ff"}}], d
 PY
     expect_status 0 "$CATALOG" --db "$DB" query --format json "SELECT 1 WHERE 0"
     valid_json "$TMP/out" && ok || fail "empty json result"
@@ -125,6 +126,72 @@ expect_status 0 "$CATALOG" --db "$DB" query "SELECT zeroblob(31) AS z"
 [ "$(tail -1 "$TMP/out")" = "X'$(printf '00%.0s' $(seq 1 31))'" ] && ok || fail "zeroblob(31): $(cat "$TMP/out")"
 expect_status 0 "$CATALOG" --db "$DB" query "SELECT x'$(printf 'ab%.0s' $(seq 1 200))' AS b"
 [ "$(tail -1 "$TMP/out")" = "X'$(printf 'ab%.0s' $(seq 1 200))'" ] && ok || fail "long blob: $(head -c 300 "$TMP/out")"
+# box and markdown tables; --max-width cuts cells, marked with an ellipsis
+expect_status 0 "$CATALOG" --db "$DB" query --format box "SELECT 1 AS n, 'a|b' AS t"
+[ "$(cat "$TMP/out")" = "┌───┬─────┐
+│ n │ t   │
+├───┼─────┤
+│ 1 │ a|b │
+└───┴─────┘" ] && ok || fail "box: $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --db "$DB" query --format markdown "SELECT 1 AS n, 'a|b' AS t UNION ALL SELECT 22, NULL"
+[ "$(cat "$TMP/out")" = "|   n | t    |
+| --: | ---- |
+|   1 | a\|b |
+|  22 |      |" ] && ok || fail "markdown: $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --db "$DB" query --max-width 5 "SELECT 'abcdefghij' AS t, 'abc' AS u"
+[ "$(cat "$TMP/out")" = "t      u
+-----  ---
+abcd…  abc" ] && ok || fail "--max-width: $(cat "$TMP/out")"
+expect_status 2 "$CATALOG" --db "$DB" query --max-width 0 "SELECT 1"
+# table output holds at most --max-memory of rows: 1,200 rows of 100 KB (120 MB) print in pages
+# within an address space of 100 MB (ulimit -v: skipped where it cannot run, as under ASan)
+big="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1200) SELECT x, printf('%.*c', 100000, 'a') AS t FROM c"
+if (ulimit -v 100000 && "$CATALOG" --db "$DB" query "SELECT 1") > /dev/null 2>&1; then
+    for fmt in table box; do
+        rows=$( (ulimit -v 100000; "$CATALOG" --db "$DB" query --timeout 0 --format $fmt --max-memory 8M "$big" 2> "$TMP/err"; echo $? > "$TMP/rc") | grep -c aaaaaaaaaa)
+        [ "$(cat "$TMP/rc")" = 0 ] && [ "$rows" = 1200 ] && ok || fail "$fmt of 120 MB under --max-memory 8M: $rows rows, $(cat "$TMP/err")"
+    done
+else
+    skip "table output within --max-memory" "ulimit -v does not run here"
+fi
+# what a terminal would act on is escaped in every text mode: in csv it is quoted (data kept)
+# and, on a terminal, escaped; a right-to-left override is escaped too; a blob is an object in
+# JSON (a key that is not UTF-8 would otherwise read as a string)
+osc="char(27) || ']52;c;aGk=' || char(7) || 'a' || char(0x202e) || 'b'"
+expect_status 0 "$CATALOG" --db "$DB" query --format csv "SELECT $osc AS t"
+[ "$(tail -1 "$TMP/out" | tr -d '\r' | cut -c1)" = '"' ] && grep -q "$(printf '\033]52')" "$TMP/out" && ok || fail "csv of a control: not quoted, or not kept: $(od -c "$TMP/out")"
+if command -v script > /dev/null 2>&1; then
+    for fmt in csv table line box markdown json; do
+        script -qc "'$CATALOG' --db '$DB' query --format $fmt \"SELECT $osc AS t\"" /dev/null > "$TMP/tty" 2>&1 < /dev/null
+        grep -q 'a' "$TMP/tty" && ! tr -d '\r\n' < "$TMP/tty" | grep -q '[[:cntrl:]]' && ! grep -q "$(printf '\342\200\256')" "$TMP/tty" &&
+            ok || fail "$fmt on a terminal: $(od -c "$TMP/tty" | head)"
+    done
+    grep -q '"t":"\\u001b\]52;c;aGk=\\u0007a\\u202eb"' "$TMP/tty" && ok || fail "json escapes: $(cat "$TMP/tty")"
+else
+    skip "escapes on a terminal" "no script(1)"
+fi
+expect_status 0 "$CATALOG" --db "$DB" query "SELECT 'a' || char(0x202e) || 'b' || char(0x2066) AS t"
+[ "$(tail -1 "$TMP/out")" = 'a\u202eb\u2066' ] && ok || fail "table: bidi controls: $(cat "$TMP/out")"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/bidi.gguf"
+"$EDIT" set "$TMP/bidi.gguf" general.name "$(printf 'evil\342\200\256txt.exe')" > /dev/null 2>&1 &&
+    expect_status 0 "$EDIT" show "$TMP/bidi.gguf"
+grep -q 'evil\\xe2\\x80\\xaetxt.exe' "$TMP/out" && ! grep -q "$(printf '\342\200\256')" "$TMP/out" && ok || fail "show: bidi control: $(grep name "$TMP/out")"
+if have_python; then
+    python3 - "$TMP/blobkey.gguf" <<'PY'
+import struct, sys
+def s(b):
+    return struct.pack('<Q', len(b)) + b
+kv = s(b'general.architecture') + struct.pack('<I', 8) + s(b'llama') + s(b'bad\xffkey') + struct.pack('<I', 4) + struct.pack('<I', 7)
+h = b'GGUF' + struct.pack('<IQQ', 3, 0, 2) + kv
+open(sys.argv[1], 'wb').write(h + bytes(-len(h) % 32))
+PY
+    expect_status 0 "$CATALOG" --db "$TMP/blobkey.db" index --lenient "$TMP/blobkey.gguf"
+    expect_status 0 "$CATALOG" --db "$TMP/blobkey.db" query --format json "SELECT key, int FROM kv WHERE typeof(key) = 'blob'"
+    python3 - "$TMP/out" <<'PY' && ok || fail "json of a blob key: $(cat "$TMP/out")"
+import json, sys
+assert json.load(open(sys.argv[1])) == [{"key": {"hex": "626164ff6b6579"}, "int": 7}]
+PY
+fi
 # line output, like sqlite3's .mode line
 expect_status 0 "$CATALOG" --db "$DB" query --format line "SELECT 1 AS a, 'x' AS long_name UNION ALL SELECT 2, NULL"
 [ "$(cat "$TMP/out")" = "        a = 1
@@ -159,6 +226,7 @@ for t in "files (table)" "kv (table)" "tensors (table)" "errors (table)" "runs (
 done
 grep -q "^  changed_run  *INTEGER$" "$TMP/out" && ok || fail "schema: files.changed_run"
 grep -q "^  context_length" "$TMP/out" && ok || fail "schema: models.context_length"
+grep -q "^models (view): one row per model: a file, or a split set as one row" "$TMP/out" && ok || fail "schema: what a models row is: $(grep models "$TMP/out")"
 grep -q ' $' "$TMP/out" && fail "schema lines end in spaces" || ok
 # reading PRAGMAs, also as table-valued functions
 expect_status 0 "$CATALOG" --db "$DB" query --format csv "SELECT name FROM pragma_table_info('models') WHERE name = 'quant'"
@@ -175,7 +243,7 @@ for sql in "SELECT fts3_tokenizer('simple')" "SELECT fts3_tokenizer('simple', x'
     grep -q "refused: function" "$TMP/err" && ok || fail "$sql: $(cat "$TMP/err") $(cat "$TMP/out")"
 done
 for sql in "PRAGMA query_only = 0" "PRAGMA writable_schema = 1" "PRAGMA temp_store = MEMORY" \
-    "PRAGMA query_only = 0; DELETE FROM kv"; do
+    "PRAGMA query_only = 0; DELETE FROM kv" "PRAGMA journal_mode = DELETE" "PRAGMA journal_mode = OFF"; do
     expect_status 1 "$CATALOG" --db "$DB" query "$sql"
     grep -q "refused: PRAGMA" "$TMP/err" && ok || fail "$sql: $(cat "$TMP/err")"
 done
@@ -183,12 +251,21 @@ forever="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 
 expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --timeout 0.5 "$forever"
 grep -q "query: stopped at the time limit of 0.5 s" "$TMP/err" && ok || fail "--timeout: $(cat "$TMP/err")"
 grep -q -- "--timeout" "$TMP/err" && ok || fail "--timeout not named: $(cat "$TMP/err")"
+# no value passes the length limit: printf() stops short of it (NULL), replace() is refused
+expect_status 0 timeout 200 "$CATALOG" --db "$DB" query --timeout 0 --format csv "SELECT instr(printf('%.*c', 20000000, 'a'), 'b') IS NULL AS n"
+[ "$(tail -1 "$TMP/out" | tr -d '\r')" = 1 ] && ok || fail "printf() past the length limit: $(cat "$TMP/out")"
+expect_status 1 timeout 200 "$CATALOG" --db "$DB" query --timeout 0 "SELECT length(replace(printf('%.*c', 8000000, 'a'), 'a', 'aaa'))"
+grep -q "stopped at a value longer than 16 MiB, the length limit" "$TMP/err" && ok || fail "length limit: $(cat "$TMP/err")"
+# and one within the limit (instr() of two long strings, hours in one step) ends at its deadline
+stuck="SELECT instr(printf('%.*c', 16000000, 'a'), printf('%.*c', 8000000, 'a') || 'b')"
+expect_status 1 timeout 100 "$CATALOG" --db "$DB" query --timeout 1 "$stuck"
+grep -q "query: stopped at the time limit of 1 s" "$TMP/err" && ok || fail "--timeout inside one step: $(cat "$TMP/err")"
 # a sort of an endless recursion: memory grows until the limit
 sorted="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c ORDER BY x DESC"
 expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --max-memory 32M "$sorted"
 grep -q "query: stopped at the memory limit of 32 MiB" "$TMP/err" && ok || fail "--max-memory: $(cat "$TMP/err")"
-expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --max-memory 32M "SELECT length(randomblob(100000000))"
-grep -q "memory limit of 32 MiB" "$TMP/err" && ok || fail "--max-memory, one value: $(cat "$TMP/err")"
+expect_status 1 timeout 60 "$CATALOG" --db "$DB" query --max-memory 8M "SELECT length(randomblob(12000000))"
+grep -q "memory limit of 8 MiB" "$TMP/err" && ok || fail "--max-memory, one value: $(cat "$TMP/err")"
 expect_status 2 "$CATALOG" --db "$DB" query --timeout x "SELECT 1"
 expect_status 2 "$CATALOG" --db "$DB" query --max-memory 12Q "SELECT 1"
 
@@ -238,7 +315,7 @@ grep -q "gaps_and_trailer.gguf: missing" "$TMP/out" && ok || fail "missing: $(ca
 mkfifo "$TMP/fifo.gguf" "$TMP/m/sub/pipe.gguf" 2>/dev/null
 if [ -p "$TMP/fifo.gguf" ]; then
     expect_status 0 timeout 20 "$CATALOG" --db "$DB" index "$TMP/m/sub"
-    grep -q "1 links or special files skipped" "$TMP/out" && ok || fail "a FIFO in a folder: $(cat "$TMP/out")"
+    grep -q "1 link or special file skipped" "$TMP/out" && ok || fail "a FIFO in a folder: $(cat "$TMP/out")"
     expect_status 1 timeout 20 "$CATALOG" --db "$DB" index "$TMP/fifo.gguf"
     grep -q "not a regular file or folder" "$TMP/err" && ok || fail "a FIFO named: $(cat "$TMP/err")"
     # a catalogued file replaced by a FIFO
@@ -266,11 +343,30 @@ if [ -p "$TMP/fifo.gguf" ]; then
     rm "$TMP/fifo.db"
 fi
 
+# ---- a Hugging Face cache: snapshots/REV/FILE are links to ../../blobs/SHA ----
+hf="$TMP/hf/models--org--name"
+mkdir -p "$hf/blobs" "$hf/snapshots/0123abc"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$hf/blobs/5f3e0c2a9d"
+ln -s ../../blobs/5f3e0c2a9d "$hf/snapshots/0123abc/model-Q4_K_M.gguf"
+expect_status 0 "$CATALOG" --db "$TMP/hf.db" index "$TMP/hf"
+grep -q "^0 files: .*, 1 link or special file skipped (--follow-symlinks follows links)$" "$TMP/out" && ok || fail "a link skipped silently: $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --db "$TMP/hf.db" index --follow-symlinks "$TMP/hf"
+grep -q "^1 file: 1 indexed, 0 unchanged, 0 refused (in the errors table)$" "$TMP/out" && ok || fail "a linked cache: $(cat "$TMP/out")"
+[ "$("$CATALOG" --db "$TMP/hf.db" query --format csv "SELECT path FROM models" | tail -1 | tr -d '\r')" = "$hf/snapshots/0123abc/model-Q4_K_M.gguf" ] && ok || fail "a linked cache: the model is not named by its link"
+
 # ---- prune ----
 rm "$TMP/m/junk.gguf"
 expect_status 0 "$CATALOG" --db "$DB" prune
 grep -q "^removed $TMP/m/gaps_and_trailer.gguf$" "$TMP/out" && ok || fail "prune: $(cat "$TMP/out")"
 grep -q "^2 files pruned$" "$TMP/out" && ok || fail "prune count: $(cat "$TMP/out")"
+# counts of one in the singular
+expect_status 0 "$CATALOG" --db "$TMP/one.db" index "$GOLDEN/hand/le_v3_two_tensors.gguf"
+grep -q "^1 file: 1 indexed" "$TMP/out" && ok || fail "index of one file: $(cat "$TMP/out")"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/gone.gguf"
+expect_status 0 "$CATALOG" --db "$TMP/one.db" index "$TMP/gone.gguf"
+rm "$TMP/gone.gguf"
+expect_status 0 "$CATALOG" --db "$TMP/one.db" prune
+grep -q "^1 file pruned$" "$TMP/out" && ok || fail "prune of one file: $(cat "$TMP/out")"
 [ "$(q "SELECT removed FROM runs WHERE kind = 'prune' ORDER BY id DESC LIMIT 1")" = 2 ] && ok || fail "prune run not recorded"
 [ "$(q "SELECT count(*) FROM errors")" = 0 ] && ok || fail "prune left the error row"
 
@@ -412,6 +508,42 @@ if have_corpus; then
 else
     skip "the corpus: every file recorded" "no ../shared/corpus"
 fi
+# ---- arrays' elements are rows: the eos token's text, and which models have a token ----
+if have_python; then
+    for m in chat base; do
+        python3 - "$TMP/tok-$m.gguf" "$m" <<'PY'
+import struct, sys
+def s(x):
+    b = x.encode()
+    return struct.pack('<Q', len(b)) + b
+toks = ['<unk>', '<s>', '</s>', 'hello'] + (['<|im_start|>', '<|im_end|>'] if sys.argv[2] == 'chat' else [])
+eos = len(toks) - 1 if sys.argv[2] == 'chat' else 2
+kv = (s('general.architecture') + struct.pack('<I', 8) + s('llama') +
+      s('tokenizer.ggml.tokens') + struct.pack('<IIQ', 9, 8, len(toks)) + b''.join(s(t) for t in toks) +
+      s('tokenizer.ggml.scores') + struct.pack('<IIQ', 9, 6, len(toks)) + struct.pack('<%df' % len(toks), *[0.5] * len(toks)) +
+      s('tokenizer.ggml.eos_token_id') + struct.pack('<II', 4, eos))
+h = b'GGUF' + struct.pack('<IQQ', 3, 0, 4) + kv
+open(sys.argv[1], 'wb').write(h + bytes(-len(h) % 32))
+PY
+    done
+    expect_status 0 "$CATALOG" --db "$TMP/tok.db" index "$TMP/tok-chat.gguf" "$TMP/tok-base.gguf"
+    eos_sql="SELECT a.text FROM kv e JOIN kv t ON t.file = e.file AND t.key = 'tokenizer.ggml.tokens' JOIN array_items a ON a.file = t.file AND a.position = t.position AND a.idx = e.int JOIN files f ON f.id = e.file WHERE e.key = 'tokenizer.ggml.eos_token_id' AND f.path LIKE '%/tok-chat.gguf'"
+    [ "$("$CATALOG" --db "$TMP/tok.db" query --format csv "$eos_sql" | tail -1 | tr -d '\r')" = "<|im_end|>" ] && ok || fail "the eos token's text: $(cat "$TMP/err")"
+    has_sql="SELECT m.path FROM models m WHERE EXISTS (SELECT 1 FROM array_items a WHERE a.file = m.file AND a.key = 'tokenizer.ggml.tokens' AND a.text = '<|im_end|>')"
+    expect_status 0 "$CATALOG" --db "$TMP/tok.db" query --format csv "$has_sql"
+    [ "$(tr -d '\r' < "$TMP/out")" = "path
+$TMP/tok-chat.gguf" ] && ok || fail "which models have <|im_end|>: $(cat "$TMP/out")"
+    [ "$(q_in "$TMP/tok.db" "SELECT count(*) || ' ' || sum(real) FROM array_items WHERE key = 'tokenizer.ggml.scores'")" = "10 5.0" ] && ok || fail "float elements"
+    # re-reading a file replaces its elements; pruning it drops them
+    expect_status 0 "$CATALOG" --db "$TMP/tok.db" index --force "$TMP/tok-chat.gguf"
+    [ "$(q_in "$TMP/tok.db" "SELECT count(*) FROM array_items")" = 20 ] && ok || fail "elements after a re-read"
+    rm "$TMP/tok-base.gguf"
+    expect_status 0 "$CATALOG" --db "$TMP/tok.db" prune
+    [ "$(q_in "$TMP/tok.db" "SELECT count(*) FROM array_items")" = 12 ] && ok || fail "elements after a prune"
+else
+    skip "arrays' elements" "no python3"
+fi
+
 # ---- the reading options reach the reader: --lenient catalogues a file with a duplicate key ----
 if have_python; then
     python3 - "$TMP/dup.gguf" <<'PY'

@@ -102,13 +102,13 @@ expect_status 1 "$CATALOG" --db "$DB" verify
 grep -q "^$U/big/changing.gguf: changed: size " "$TMP/out" && ok || fail "verify of a changed URL: $(cat "$TMP/out")"
 clear_log
 expect_status 0 "$CATALOG" --db "$DB" index -q "$U/big/changing.gguf"
-grep -q "^1 files: 1 indexed" "$TMP/out" && ok || fail "a changed URL: $(cat "$TMP/out")"
+grep -q "^1 file: 1 indexed" "$TMP/out" && ok || fail "a changed URL: $(cat "$TMP/out")"
 log_settle
 [ "$(log_requests | awk 'NR == 1 { print $2, $4 }')" = "206 1" ] && ok || fail "a changed URL: $(log_requests | head -2)"
 [ "$(q "SELECT size FROM files")" = "$(stat -c %s "$TMP/big/changing.gguf")" ] && [ "$(q "SELECT architecture FROM models")" = bert ] && ok ||
     fail "a changed URL's rows: $(q "SELECT path, size FROM files")"
 expect_status 0 "$CATALOG" --db "$DB" verify "$U/big"
-grep -q "^1 files verified" "$TMP/out" && ok || fail "verify URL: $(cat "$TMP/out")"
+grep -q "^1 file verified" "$TMP/out" && ok || fail "verify URL: $(cat "$TMP/out")"
 # prune leaves URLs alone
 expect_status 0 "$CATALOG" --db "$DB" prune
 [ "$(q "SELECT count(*) FROM files")" = 1 ] && ok || fail "prune dropped a URL"
@@ -126,7 +126,7 @@ grep -q "$PY/fail503/2/$VOCAB: HTTP 503 Service Unavailable .*(after 2 attempts)
 [ "$(q "SELECT code || '|' || (message LIKE 'HTTP 503 Service Unavailable%') FROM errors WHERE path = '$PY/fail503/2/$VOCAB'")" = "-3|1" ] && ok ||
     fail "503 row: $(q "SELECT * FROM errors WHERE path LIKE '%fail503%'")"
 expect_status 0 "$CATALOG" --db "$DB" index "$PY/fail503/2/$VOCAB" # the server answers 200 now
-grep -q "^1 files: 1 indexed" "$TMP/out" && ok || fail "after the 503: $(cat "$TMP/out")"
+grep -q "^1 file: 1 indexed" "$TMP/out" && ok || fail "after the 503: $(cat "$TMP/out")"
 [ "$(q "SELECT count(*) FROM errors WHERE path LIKE '%fail503%'")" = 0 ] && ok || fail "the 503's row stayed"
 
 # ---- --offline touches nothing: no request, rows kept ----

@@ -140,7 +140,7 @@ is "gguf-edit show --whole-limit " ""
 if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog qu" "query"
     has "gguf-catalog " index query verify prune path --db --version
-    is "gguf-catalog query x --format " "csv json line table"
+    is "gguf-catalog query x --format " "box csv json line markdown table"
     is "gguf-catalog --db x.db query x --format j" "json"
     has "gguf-catalog index --" --crc --follow-symlinks --quiet --lenient
     is "gguf-catalog index --one" ""

@@ -671,8 +671,8 @@ void cli_text_escape(FILE *out, const char *str, size_t n, int quoted) {
             continue;
         }
         size_t len = c < 0x80 ? 0 : gguf_text_utf8_len(s + i, n - i);
-        /* U+0080..U+009F are the C1 controls (CSI, OSC, ...) some terminals obey */
-        if (len > 1 && !(len == 2 && c == 0xc2 && s[i + 1] < 0xa0)) {
+        /* C1 and bidirectional controls are escaped too, byte by byte */
+        if (len > 1 && cli_text_control(s + i, len) < 0) {
             fwrite(s + i, 1, len, out);
             i += len;
             continue;

@@ -11,6 +11,27 @@ enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2, CLI_WARN = 3 };
 
 extern const char *cli_prog; /* "gguf-edit" */
 
+/* For the valid UTF-8 sequence of len bytes at s: its code point when a terminal acts on it or
+ * it reorders the text around it, else -1. Those are the C0 controls and DEL, the C1 controls
+ * (CSI, OSC, ...), and the bidirectional controls: the marks U+061C, U+200E and U+200F, the
+ * embeddings and overrides U+202A..U+202E and the isolates U+2066..U+2069, which make text read
+ * in another order than it is stored. Every escaper of the tools follows this rule. */
+static inline long cli_text_control(const unsigned char *s, size_t len) {
+    long cp;
+    if (len == 1)
+        cp = s[0];
+    else if (len == 2)
+        cp = (long)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+    else if (len == 3)
+        cp = (long)(s[0] & 0x0f) << 12 | (long)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+    else
+        return -1;
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c || cp == 0x200e ||
+        cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        return cp;
+    return -1;
+}
+
 /* Prints "PROG: PATH: offset N: message" on stderr. */
 void cli_report(const char *path, const gguf_error *err);
 /* Prints "PROG: message" on stderr. */

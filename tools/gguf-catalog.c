@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,7 +31,7 @@ static const char usage_text[] =
     "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
     "                           add or refresh files (folders are walked for *.gguf;\n"
     "                           a PATH may be an http:// or https:// URL)\n"
-    "  query [--format table|csv|json|line] [SQL|-]\n"
+    "  query [--format table|box|markdown|csv|json|line] [SQL|-]\n"
     "                           run read-only SQL (SQL from standard input with - or none)\n"
     "  schema                   the tables, their columns and the models view\n"
     "  verify [PATH...]         re-read files and compare them with their stored crc32s\n"
@@ -93,11 +94,15 @@ static const char query_usage[] =
     "that set something and functions that reach outside the catalog are refused. The SQL is\n"
     "read from standard input when it is '-', or when it is left out and standard input is not\n"
     "a terminal.\n"
-    "  --format FORMAT    table (default: columns sized to their content), csv, json (one\n"
-    "                     array of row objects) or line (column = value, one per line)\n"
+    "  --format FORMAT    table (default: columns sized to their content), box (the same in\n"
+    "                     lines), markdown, csv, json (one array of row objects) or line\n"
+    "                     (column = value, one per line)\n"
+    "  --max-width N      cut table, box and markdown cells to N columns (an ellipsis ends a\n"
+    "                     cut cell)\n"
     "  --timeout SECONDS  stop a query that runs longer (default 60; 0: no limit)\n"
     "  --max-memory SIZE  stop a query whose SQLite memory would exceed SIZE (bytes, or with\n"
-    "                     K, M, G; default " DEFAULT_MAX_MEMORY "; 0: no limit)\n"
+    "                     K, M, G; default " DEFAULT_MAX_MEMORY "; 0: no limit); tables hold at\n"
+    "                     most SIZE of rows to size their columns, and print in pages past it\n"
     "  --db PATH          the catalog\n"
     "'gguf-catalog schema' lists the tables and columns. Examples:\n"
     "  gguf-catalog query \"SELECT path, context_length FROM models WHERE context_length >= 32768\"\n"
@@ -140,6 +145,7 @@ enum {
     OPT_FORMAT,
     OPT_TIMEOUT,
     OPT_MAX_MEMORY,
+    OPT_MAX_WIDTH,
     OPT_VERSION,
     OPT_URLS,
     OPT_JOBS
@@ -203,6 +209,9 @@ static gguf_catalog *open_catalog(unsigned flags) {
     return cat;
 }
 
+/* "s" for a count that takes a plural noun. */
+static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
 static int fail(const gguf_error *err) {
     cli_errorf("%s", err->message[0] ? err->message : gguf_strerror(err->code));
     return CLI_BAD;
@@ -251,9 +260,9 @@ static void on_event(const gguf_catalog_event *ev, void *user) {
         if (t - p->last >= 0.1) {
             p->last = t;
             p->shown = 1;
-            fprintf(stderr, "\r%s: %" PRIu64 " files: %" PRIu64 " indexed, %" PRIu64
+            fprintf(stderr, "\r%s: %" PRIu64 " file%s: %" PRIu64 " indexed, %" PRIu64
                             " unchanged, %" PRIu64 " refused",
-                    cli_prog, p->files, p->indexed, p->unchanged, p->broken);
+                    cli_prog, p->files, plural(p->files), p->indexed, p->unchanged, p->broken);
         }
     }
 }
@@ -415,17 +424,19 @@ static int cmd_index(int argc, char **argv) {
     arg_free(&args);
     if (lrc != 0)
         return fail(&err);
-    printf("%" PRIu64 " files: %" PRIu64 " indexed, %" PRIu64 " unchanged, %" PRIu64
+    printf("%" PRIu64 " file%s: %" PRIu64 " indexed, %" PRIu64 " unchanged, %" PRIu64
            " refused (in the errors table)",
-           st.seen, st.indexed, st.unchanged, st.broken);
+           st.seen, plural(st.seen), st.indexed, st.unchanged, st.broken);
     if (st.broken_sets)
         printf(", %" PRIu64 " split set%s broken (in the errors table)", st.broken_sets,
-               st.broken_sets == 1 ? "" : "s");
+               plural(st.broken_sets));
     if (st.skipped > p.offline)
-        printf(", %" PRIu64 " links or special files skipped", st.skipped - p.offline);
+        printf(", %" PRIu64 " %s skipped%s", st.skipped - p.offline,
+               st.skipped - p.offline == 1 ? "link or special file" : "links or special files",
+               opt.flags & GGUF_CATALOG_FOLLOW_SYMLINKS ? ""
+                                                        : " (--follow-symlinks follows links)");
     if (p.offline)
-        printf(", %" PRIu64 " URL%s not checked (--offline)", p.offline,
-               p.offline == 1 ? "" : "s");
+        printf(", %" PRIu64 " URL%s not checked (--offline)", p.offline, plural(p.offline));
     putchar('\n');
     return st.walk_errors ? CLI_BAD : CLI_OK;
 }
@@ -504,14 +515,94 @@ static char *read_stdin(void) {
     return NULL;
 }
 
+/* The time limit's last resort. SQLite looks at the clock between the steps of a query, never
+ * inside one: a function such as instr() on two long strings runs for hours in one step. A
+ * thread waits for the query to end until its deadline plus a grace in which the library
+ * stops it cleanly; past that it says what the library would have said and ends the process
+ * (a query only reads: nothing is left half done). */
+#define WATCHDOG_GRACE_MS 1000
+
+typedef struct watchdog {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct timespec deadline; /* CLOCK_MONOTONIC */
+    double seconds;           /* the time limit, for the message */
+    int done, running;
+} watchdog;
+
+static void *watchdog_main(void *arg) {
+    watchdog *w = arg;
+    pthread_mutex_lock(&w->lock);
+    int rc = 0;
+    while (!w->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->cond, &w->lock, &w->deadline);
+    if (!w->done) { /* the lock stays held: the query's own end waits for the exit */
+        cli_errorf("query: stopped at the time limit of %g s", w->seconds);
+        fprintf(stderr, "%s: --timeout SECONDS raises the limit (0: none)\n", cli_prog);
+        _exit(CLI_BAD);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* Starts the watchdog of a query limited to timeout_ms (0: none); 0, or -1 after saying why. */
+static int watchdog_start(watchdog *w, int64_t timeout_ms) {
+    memset(w, 0, sizeof *w);
+    if (timeout_ms == 0)
+        return 0;
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0)
+        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(&w->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    if (rc == 0 && (rc = pthread_mutex_init(&w->lock, NULL)) != 0)
+        pthread_cond_destroy(&w->cond);
+    if (rc != 0) {
+        cli_errorf("starting the query's watchdog: %s", strerror(rc));
+        return -1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+    int64_t ns = w->deadline.tv_nsec + (timeout_ms + WATCHDOG_GRACE_MS) % 1000 * 1000000;
+    w->deadline.tv_sec += (time_t)((timeout_ms + WATCHDOG_GRACE_MS) / 1000 + ns / 1000000000);
+    w->deadline.tv_nsec = (long)(ns % 1000000000);
+    w->seconds = (double)timeout_ms / 1000;
+    rc = pthread_create(&w->thread, NULL, watchdog_main, w);
+    if (rc != 0) {
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+        cli_errorf("starting the query's watchdog: %s", strerror(rc));
+        return -1;
+    }
+    w->running = 1;
+    return 0;
+}
+
+static void watchdog_stop(watchdog *w) {
+    if (!w->running)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    w->running = 0;
+}
+
 static int cmd_query(int argc, char **argv) {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"max-width", required_argument, NULL, OPT_MAX_WIDTH},
         COMMON_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     int format = QUERY_TABLE, c, status;
+    long max_width = 0;
     int64_t timeout_ms = DEFAULT_TIMEOUT_S * 1000, max_memory = parse_size(DEFAULT_MAX_MEMORY);
     while ((c = next_option(argc, argv, "h", longopts, query_usage, NULL, &status)) != -1) {
         switch (c) {
@@ -520,7 +611,8 @@ static int cmd_query(int argc, char **argv) {
             format = query_format_parse(optarg);
             if (format < 0) {
                 return cli_usage_error(query_usage,
-                                       "--format takes table, csv, json or line, not '%s'", optarg);
+                                       "--format takes table, box, markdown, csv, json or line, "
+                                       "not '%s'", optarg);
             }
             break;
         case OPT_TIMEOUT:
@@ -538,6 +630,16 @@ static int cmd_query(int argc, char **argv) {
                                        optarg);
             }
             break;
+        case OPT_MAX_WIDTH: {
+            char *end;
+            errno = 0;
+            max_width = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno != 0 || max_width < 1 || max_width > 1000000)
+                return cli_usage_error(query_usage,
+                                       "--max-width takes a number of columns (1 to 1000000), "
+                                       "not '%s'", optarg);
+            break;
+        }
         default: return cli_usage_error(query_usage, NULL);
         }
     }
@@ -551,22 +653,29 @@ static int cmd_query(int argc, char **argv) {
     if (sql == NULL)
         return CLI_BAD;
     gguf_catalog *cat = open_catalog(GGUF_CATALOG_OPEN_NOCREATE);
-    query_output *out = cat != NULL ? query_output_new(format, stdout) : NULL;
+    query_output_options qo = {.max_width = (size_t)max_width,
+                                .max_memory = (uint64_t)max_memory,
+                                .terminal = isatty(STDOUT_FILENO)};
+    query_output *out = cat != NULL ? query_output_new(format, stdout, &qo) : NULL;
     gguf_error err;
     gguf_error_clear(&err);
     int rc = cat == NULL ? CLI_BAD : out == NULL ? (cli_errorf("out of memory"), CLI_BAD) : CLI_OK;
     if (rc == CLI_OK &&
         gguf_catalog_set_query_limits(cat, (uint64_t)timeout_ms, (uint64_t)max_memory, &err) != 0)
         rc = fail(&err);
+    watchdog dog;
+    if (rc == CLI_OK && watchdog_start(&dog, timeout_ms) != 0)
+        rc = CLI_BAD;
     if (rc == CLI_OK) {
         int qrc = gguf_catalog_query(cat, sql, query_output_row, out, &err);
         int orc = query_output_finish(out);
+        watchdog_stop(&dog);
         if (query_output_nomem(out)) {
             cli_errorf("out of memory");
             rc = CLI_BAD;
         } else if (qrc != 0) {
             rc = fail(&err);
-            if (err.code == GGUF_ELIMIT)
+            if (err.code == GGUF_ELIMIT && strstr(err.message, "length limit") == NULL)
                 fprintf(stderr, "%s: %s raises the limit (0: none)\n", cli_prog,
                         strstr(err.message, "time") ? "--timeout SECONDS" : "--max-memory SIZE");
         } else if (orc != 0) {
@@ -587,11 +696,14 @@ static const struct {
 } table_notes[] = {
     {"files", "one row per file that reads as GGUF"},
     {"kv", "one row per key of each file (file = files.id)"},
+    {"array_items", "one row per element of each array of at most 1048576 scalars or strings "
+                    "(file, position = kv's)"},
     {"tensors", "one row per tensor of each file (file = files.id)"},
     {"errors", "files the reader refused, with its message"},
     {"runs", "one row per index or prune run (files.changed_run, indexed_run, errors.run)"},
     {"file_types", "the names of llama.cpp's general.file_type ids"},
-    {"models", "one row per file: what the model is"},
+    {"models", "one row per model: a file, or a split set as one row (its first shard's, with "
+               "the totals of its shards)"},
 };
 
 typedef struct schema_printer {
@@ -645,7 +757,7 @@ static int cmd_schema(int argc, char **argv) {
                                 " pragma_table_info(m.name) p WHERE m.type IN ('table', 'view')"
                                 " AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
                                 " ORDER BY m.type = 'view', coalesce(nullif(instr("
-                                "',files,kv,tensors,errors,runs,file_types,', ',' || m.name || ','),"
+                                "',files,kv,array_items,tensors,errors,runs,file_types,', ',' || m.name || ','),"
                                 " 0), 1000), m.name, p.cid",
                                 schema_row, &sp, &err);
     gguf_catalog_close(cat);
@@ -697,11 +809,11 @@ static int cmd_verify(int argc, char **argv) {
         return CLI_BAD;
     }
     uint64_t problems = st.missing + st.unreadable + st.changed + st.corrupt;
-    printf("%" PRIu64 " files verified (%" PRIu64 " with tensor crc32s, %" PRIu64
-           " tensors, %" PRIu64 " bytes): %" PRIu64 " missing, %" PRIu64 " unreadable, %" PRIu64
+    printf("%" PRIu64 " file%s verified (%" PRIu64 " with tensor crc32s, %" PRIu64
+           " tensor%s, %" PRIu64 " byte%s): %" PRIu64 " missing, %" PRIu64 " unreadable, %" PRIu64
            " changed, %" PRIu64 " corrupt\n",
-           st.files, st.files_with_crc, st.tensors, st.bytes, st.missing, st.unreadable,
-           st.changed, st.corrupt);
+           st.files, plural(st.files), st.files_with_crc, st.tensors, plural(st.tensors),
+           st.bytes, plural(st.bytes), st.missing, st.unreadable, st.changed, st.corrupt);
     return problems ? CLI_BAD : CLI_OK;
 }
 
@@ -735,7 +847,7 @@ static int cmd_prune(int argc, char **argv) {
     gguf_catalog_close(cat);
     if (rc != 0)
         return fail(&err);
-    printf("%" PRIu64 " files pruned\n", st.removed);
+    printf("%" PRIu64 " file%s pruned\n", st.removed, plural(st.removed));
     return CLI_OK;
 }
 

@@ -64,6 +64,17 @@ GGUF_HIDDEN int64_t gguf__catalog_mtime_ns(const struct stat *st);
 #define GGUF__CATALOG_APPLICATION_ID 1195857222 /* 0x47475546, "GGUF" (also in schema_v1) */
 #define GGUF__CATALOG_BUSY_TIMEOUT_MS 60000
 #define GGUF__CATALOG_JSON_MAX ((size_t)1 << 20) /* arrays whose JSON exceeds this: text NULL */
+/* The longest string stored (a longer one: text NULL, as for arrays). Real headers stay below
+ * it: their longest strings are a whole tokenizer.json (tokenizer.huggingface.json, a few MiB)
+ * and chat templates (tens of KiB). */
+#define GGUF__CATALOG_TEXT_MAX ((size_t)8 << 20)
+/* Arrays of at most this many elements (of scalars or strings) have a row per element in
+ * array_items: a tokenizer's 256K tokens fit, and a token's text is a lookup. */
+#define GGUF__CATALOG_ITEMS_MAX ((uint64_t)1 << 20)
+/* SQLITE_LIMIT_LENGTH of the query connection: room for two stored values joined, no more.
+ * SQLite looks at the time limit only between steps, and one step of a function such as
+ * printf() or instr() works on whole values: this bounds what one step can build. */
+#define GGUF__CATALOG_QUERY_LENGTH_MAX ((int)(2 * GGUF__CATALOG_TEXT_MAX))
 
 /* ---- prepared statements (db.c keeps their text) ---- */
 
@@ -75,6 +86,8 @@ enum {
     GGUF__ST_FILE_JOURNAL,
     GGUF__ST_FILE_VALIDATORS,
     GGUF__ST_KV_DELETE,
+    GGUF__ST_ITEM_INSERT,
+    GGUF__ST_ITEM_DELETE,
     GGUF__ST_KV_INSERT,
     GGUF__ST_TENSOR_DELETE,
     GGUF__ST_TENSOR_INSERT,
@@ -185,6 +198,9 @@ GGUF_HIDDEN int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *
  * text); arrays of at most array_max elements as JSON, built in json. */
 GGUF_HIDDEN int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i,
                                       uint64_t array_max, gguf__buf *json, gguf_error *err);
+/* A scalar or string value into columns 7..9 (int, real, text) of an insert, as the kv insert
+ * has them. */
+GGUF_HIDDEN void gguf__catalog_bind_scalar(sqlite3_stmt *st, const gguf_value *v);
 /* Tensor i of f into the tensor insert (columns 3..13); crc < 0: none. */
 GGUF_HIDDEN void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i,
                                            int64_t crc);

@@ -40,6 +40,9 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
                                  "SELECT etag, last_modified FROM errors WHERE path = ?1 AND "
                                  "scope = 'file'",
     [GGUF__ST_KV_DELETE] = "DELETE FROM kv WHERE file = ?1",
+    [GGUF__ST_ITEM_INSERT] = "INSERT INTO array_items (file, position, key, idx, int, real, text) "
+                             "VALUES (?1, ?2, ?3, ?4, ?7, ?8, ?9)",
+    [GGUF__ST_ITEM_DELETE] = "DELETE FROM array_items WHERE file = ?1",
     [GGUF__ST_KV_INSERT] = "INSERT INTO kv (file, position, key, type, elem_type, array_len, int, "
                            "real, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [GGUF__ST_TENSOR_DELETE] = "DELETE FROM tensors WHERE file = ?1",

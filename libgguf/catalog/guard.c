@@ -3,10 +3,13 @@
  * SQLite itself marks innocuous or deterministic and not direct-only (fts3_tokenizer, which
  * hands out and takes raw pointers, load_extension and their kind are not), PRAGMAs that
  * report (table_info(x), user_version, ...) and never one that sets something (query_only = 0,
- * writable_schema, temp_store, ...). Every query runs under a time limit (a progress handler)
- * and a memory limit (SQLite's hard heap limit, process-wide while the query runs); temporary
- * tables and sorts stay in memory so that the memory limit bounds them too, instead of the
- * disk filling with temporary files. */
+ * writable_schema, temp_store, ...). Every query runs under a time limit (a progress handler,
+ * which SQLite calls between steps, never inside one), a length limit on every value (so that
+ * one step cannot build or scan much), and a memory limit (SQLite's hard heap limit,
+ * process-wide while the query runs); temporary tables and sorts stay in memory so that the
+ * memory limit bounds them too, instead of the disk filling with temporary files. A function
+ * that runs long on values within the length limit (instr() of two long strings) is the
+ * caller's to stop: gguf-catalog ends the process at the deadline. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -186,6 +189,7 @@ int gguf__guard_install(gguf_catalog *cat, gguf_error *err) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)NULL);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, GGUF__CATALOG_QUERY_LENGTH_MAX);
     if (list_functions(g, db) != 0) {
         gguf__guard_free(g);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
@@ -266,6 +270,13 @@ int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err) 
         say_ms(limit, sizeof limit, cat->timeout_ms);
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "query: stopped at the time limit of %s", limit);
+    }
+    if ((rc & 0xff) == SQLITE_TOOBIG) {
+        say_bytes(limit, sizeof limit, (uint64_t)GGUF__CATALOG_QUERY_LENGTH_MAX);
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                          "query: stopped at a value longer than %s, the length limit of query "
+                          "values (a stored value is at most %zu MiB)",
+                          limit, GGUF__CATALOG_TEXT_MAX >> 20);
     }
     if ((rc & 0xff) == SQLITE_NOMEM && cat->max_memory != 0) {
         say_bytes(limit, sizeof limit, cat->max_memory);

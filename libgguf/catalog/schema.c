@@ -237,9 +237,20 @@ static const char schema_v5[] =
     "  WHERE model = path) f;"
     "PRAGMA user_version = 5;";
 
-static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {schema_v1, schema_v2,
-                                                                     schema_v3, schema_v4,
-                                                                     schema_v5};
+/* Arrays' elements, one row each (position: the kv row's). The files of an older catalog get
+ * theirs when they are read again (index --force reads every file). */
+static const char schema_v6[] =
+    "CREATE TABLE array_items ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " key TEXT NOT NULL,"
+    " idx INTEGER NOT NULL,"
+    " int INTEGER, real REAL, text TEXT,"
+    " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
+    "PRAGMA user_version = 6;";
+
+static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6};
 
 /* llama.cpp's enum llama_ftype (general.file_type), named like its quantize presets. */
 static const struct {

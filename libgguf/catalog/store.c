@@ -84,8 +84,9 @@ static void derive(derived *d, const gguf_file *f) {
 /* ---- dropping rows ---- */
 
 int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err) {
-    static const int which[3] = {GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE, GGUF__ST_FILE_DELETE};
-    for (int i = 0; i < 3; i++) {
+    static const int which[4] = {GGUF__ST_ITEM_DELETE, GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE,
+                                 GGUF__ST_FILE_DELETE};
+    for (int i = 0; i < 4; i++) {
         sqlite3_stmt *st;
         int rc = gguf__catalog_stmt(&st, cat, which[i], err);
         if (rc != 0)
@@ -250,7 +251,37 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
     return 0;
 }
 
-/* The kv and tensors rows of file id. */
+/* The array_items rows of key i of f (file id): one per element of an array of at most
+ * GGUF__CATALOG_ITEMS_MAX scalars or strings. */
+static int store_items(gguf_catalog *cat, int64_t id, const gguf_file *f, size_t i,
+                       gguf_error *err) {
+    const gguf_value *v = gguf_kv_value(f, i);
+    if (gguf_value_type(v) != GGUF_VTYPE_ARRAY || gguf_value_elem_type(v) == GGUF_VTYPE_ARRAY ||
+        gguf_value_count(v) > GGUF__CATALOG_ITEMS_MAX)
+        return 0;
+    size_t klen;
+    const char *key = gguf_kv_key(f, i, &klen);
+    gguf_value_iter it;
+    gguf_value e;
+    int64_t k = 0;
+    int rc = 0;
+    gguf_value_iter_init(&it, v);
+    while (rc == 0 && gguf_value_iter_next(&it, &e)) {
+        sqlite3_stmt *st;
+        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ITEM_INSERT, err);
+        if (rc != 0)
+            break;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        gguf__catalog_bind_bytes(st, 3, key, klen);
+        sqlite3_bind_int64(st, 4, k++);
+        gguf__catalog_bind_scalar(st, &e);
+        rc = gguf__catalog_step_done(cat, st, "storing an array's element", err);
+    }
+    return rc;
+}
+
+/* The kv, array_items and tensors rows of file id. */
 static int store_children(gguf_catalog *cat, int64_t id, const gguf__file_rows *r,
                           gguf__buf *json, gguf_error *err) {
     int rc = 0;
@@ -264,6 +295,8 @@ static int store_children(gguf_catalog *cat, int64_t id, const gguf__file_rows *
         rc = gguf__catalog_bind_kv(st, r->f, i, r->array_max, json, err);
         if (rc == 0)
             rc = gguf__catalog_step_done(cat, st, "storing a key", err);
+        if (rc == 0)
+            rc = store_items(cat, id, r->f, i, err);
     }
     for (size_t i = 0; rc == 0 && i < gguf_tensor_count(r->f); i++) {
         sqlite3_stmt *st;
@@ -301,8 +334,9 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
         id = sqlite3_last_insert_rowid(cat->db);
     } else if (rc == 0) {
         id = o.id;
-        static const int which[2] = {GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE};
-        for (int k = 0; k < 2 && rc == 0; k++) {
+        static const int which[3] = {GGUF__ST_ITEM_DELETE, GGUF__ST_KV_DELETE,
+                                     GGUF__ST_TENSOR_DELETE};
+        for (int k = 0; k < 3 && rc == 0; k++) {
             rc = gguf__catalog_stmt(&st, cat, which[k], err);
             if (rc == 0) {
                 sqlite3_bind_int64(st, 1, id);

@@ -1,7 +1,7 @@
 /* Header values into SQL columns: keys and strings as TEXT when they are UTF-8 and as BLOBs
  * when not (so that comparisons stay bytewise and exact), integers typed, floats as REAL (NaN
- * as NULL, with their text beside), arrays as their JSON up to a size, tensors with their
- * dims and type. */
+ * as NULL, with their text beside), strings up to GGUF__CATALOG_TEXT_MAX, arrays as their
+ * JSON up to a size, tensors with their dims and type. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -11,14 +11,13 @@
 #ifdef GGUF_HAVE_CATALOG
 
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n) {
-    if (n > INT_MAX)
+    if (n > GGUF__CATALOG_TEXT_MAX)
         return sqlite3_bind_null(st, col);
     if (gguf__utf8_valid(s, n))
         return sqlite3_bind_text(st, col, n ? s : "", (int)n, SQLITE_STATIC);
@@ -108,7 +107,15 @@ int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64
                 sqlite3_bind_text(st, KV_TEXT, (const char *)json->data, (int)json->len,
                                   SQLITE_STATIC);
         }
-    } else if (t == GGUF_VTYPE_STRING) {
+    } else {
+        gguf__catalog_bind_scalar(st, v);
+    }
+    return 0;
+}
+
+void gguf__catalog_bind_scalar(sqlite3_stmt *st, const gguf_value *v) {
+    uint32_t t = gguf_value_type(v);
+    if (t == GGUF_VTYPE_STRING) {
         const char *s;
         uint64_t len;
         gguf_value_get_str(&s, &len, v, NULL);
@@ -120,7 +127,6 @@ int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64
     } else {
         bind_int(st, v);
     }
-    return 0;
 }
 
 void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i, int64_t crc) {

@@ -5,6 +5,9 @@
  * line output valid UTF-8 with no control character but the newline (so that nothing reaches a
  * terminal as a command), JSON valid UTF-8 and one array.
  *
+ * The format byte: bits 0-1 the format (table, csv, json, line), bit 2 SQL, bit 3 markdown
+ * or box instead (bit 0), bit 4 cells cut to 7 columns, bit 5 pages of 256 bytes, bit 6 the
+ * output taken for a terminal.
  * Input (cells): format byte, then n_cols = 1 + byte % 6, then per column a name (a length
  * byte % 16 and its bytes), then cells until the input ends: a type byte (% 5: NULL, INTEGER,
  * REAL, TEXT, BLOB), then 8 bytes for numbers, or a length byte (255: two more bytes of
@@ -213,11 +216,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1)
         return 0;
     int format = data[0] % 4, sql = (data[0] >> 2) & 1;
+    if ((data[0] >> 3) & 1) /* the framed tables, paged and cut */
+        format = data[0] & 1 ? QUERY_BOX : QUERY_MARKDOWN;
+    query_output_options opt = {.max_width = (data[0] >> 4) & 1 ? 7 : 0,
+                                .max_memory = (data[0] >> 5) & 1 ? 256 : 0,
+                                .terminal = (data[0] >> 6) & 1};
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     CHECK(out != NULL);
-    query_output *o = query_output_new(format, out);
+    query_output *o = query_output_new(format, out, &opt);
     CHECK(o != NULL);
     reader r = {data + 1, size - 1};
     if (sql) {
