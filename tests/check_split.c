@@ -391,6 +391,24 @@ START_TEST(merge_delete_plain) {
 }
 END_TEST
 
+/* The deleting merge of the set of n shards run in a child killed (SIGKILL) at I/O call `at`;
+ * whether it finished before that call. */
+static int killed_at(uint32_t n, long at) {
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        gguf_testing_die_at_io(at);
+        int r = gguf_split_merge_delete(NULL, shard(0, n), out, NULL, NULL, NULL);
+        _exit(r == 0 ? 0 : 1);
+    }
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid);
+    int done = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    ck_assert_msg(done || (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL),
+                  "I/O call %ld: the merge failed without being killed", at);
+    return done;
+}
+
 /* The deleting merge killed (SIGKILL in a child) or failed (EIO) at each I/O call in turn. */
 static void sweep(int kill) {
     uint32_t n = split_model(3);
@@ -409,18 +427,7 @@ static void sweep(int kill) {
         ck_assert(system(cmd) == 0);
         int done;
         if (kill) {
-            pid_t pid = fork();
-            ck_assert(pid >= 0);
-            if (pid == 0) {
-                gguf_testing_die_at_io(at);
-                int r = gguf_split_merge_delete(NULL, shard(0, n), out, NULL, NULL, NULL);
-                _exit(r == 0 ? 0 : 1);
-            }
-            int status;
-            ck_assert(waitpid(pid, &status, 0) == pid);
-            done = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-            ck_assert_msg(done || (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL),
-                          "I/O call %ld: the merge failed without being killed", at);
+            done = killed_at(n, at);
         } else {
             gguf_testing_fail_io_after(at, EIO);
             done = merge_delete(n, NULL) == 0 && gguf_testing_io_calls() < at;
@@ -449,6 +456,90 @@ START_TEST(merge_delete_killed) { sweep(1); }
 END_TEST
 
 START_TEST(merge_delete_failed) { sweep(0); }
+END_TEST
+
+/* The shard (1..n-1) still holding tensors that the first shard, read alone, lists too (a
+ * crash between the header's write and the emptying of that shard), or 0; *merged: the
+ * first shard says split.count 0 (the merged header was written). */
+static uint32_t duplicated_shard(uint32_t n, bool *merged) {
+    gguf_file *first, *s;
+    if (gguf_file_open(&first, shard(0, n), 0, NULL) != 0)
+        return 0;
+    uint64_t count = 1;
+    int64_t i = gguf_kv_find(first, "split.count");
+    ck_assert(i >= 0 && gguf_value_get_u64(&count, gguf_kv_value(first, (size_t)i), NULL) == 0);
+    *merged = count == 0;
+    uint32_t dup = 0;
+    for (uint32_t k = 1; dup == 0 && k < n; k++) {
+        if (gguf_file_open(&s, shard(k, n), 0, NULL) != 0)
+            continue;
+        gguf_tensor_info t;
+        char name[64];
+        if (gguf_tensor_count(s) > 0) {
+            gguf_tensor_get(&t, s, 0);
+            snprintf(name, sizeof name, "%.*s", (int)t.name_len, t.name);
+            dup = gguf_tensor_find(first, name) >= 0 ? k : 0;
+        }
+        gguf_file_free(s);
+    }
+    gguf_file_free(first);
+    return dup;
+}
+
+/* After such a crash the rerun empties (or removes) the shard only after proving its bytes
+ * equal to the merged file's: with one byte of its last tensor changed, it refuses and
+ * changes nothing. merged: the crash after the merged header (the last shard with tensors),
+ * else after an intermediate one. */
+static void duplicate_differs(bool merged) {
+    uint32_t n = split_model(3);
+    merged_expectation(n);
+    char keep[160], cmd[1024];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    ck_assert(mkdir(keep, 0700) == 0);
+    snprintf(cmd, sizeof cmd, "cp '%s'/s-* '%s'/", dir, keep);
+    ck_assert(system(cmd) == 0);
+    uint32_t k = 0;
+    for (long at = 1; k == 0; at++) {
+        snprintf(cmd, sizeof cmd, "rm -f '%s'/s-* '%s'/.s-* '%s' && cp '%s'/s-* '%s'/", dir, dir,
+                 out, keep, dir);
+        ck_assert(system(cmd) == 0);
+        ck_assert_msg(!killed_at(n, at), "no crash left a shard in two files (%s header)",
+                      merged ? "merged" : "an intermediate");
+        bool m = false;
+        k = duplicated_shard(n, &m);
+        if (m != merged)
+            k = 0;
+    }
+    /* one byte of the shard's last tensor changed */
+    gguf_file *s;
+    ck_assert(gguf_file_open(&s, shard(k, n), 0, NULL) == 0);
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, s, gguf_tensor_count(s) - 1);
+    uint64_t at = gguf_file_data_offset(s) + t.offset + t.nbytes / 2;
+    gguf_file_free(s);
+    FILE *fp = fopen(shard(k, n), "r+b");
+    ck_assert(fp != NULL && fseek(fp, (long)at, SEEK_SET) == 0);
+    int c = fgetc(fp);
+    ck_assert(c != EOF && fseek(fp, (long)at, SEEK_SET) == 0 && fputc(c ^ 0x5a, fp) != EOF);
+    ck_assert(fclose(fp) == 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && cksum s-* > keep/sums.%d", dir, merged);
+    ck_assert(system(cmd) == 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert(gguf_split_merge_delete(NULL, shard(0, n), out, NULL, NULL, &err) == GGUF_ECORRUPT);
+    ck_assert_msg(strstr(err.message, "differs from the merged file's") != NULL &&
+                      strstr(err.path, shard(k, n)) != NULL,
+                  "%s: %s", err.path, err.message);
+    snprintf(cmd, sizeof cmd, "cd '%s' && cksum s-* | cmp -s - keep/sums.%d", dir, merged);
+    ck_assert_msg(system(cmd) == 0, "the refused rerun changed the shards");
+    ck_assert(access(out, F_OK) != 0);
+    free(expected);
+}
+
+START_TEST(merge_delete_duplicate_differs) { duplicate_differs(false); }
+END_TEST
+
+START_TEST(merge_delete_duplicate_differs_merged) { duplicate_differs(true); }
 END_TEST
 
 /* Every allocation failure while opening a set fails cleanly. */
@@ -484,6 +575,8 @@ int main(void) {
     tcase_add_test(tc, merge_delete_plain);
     tcase_add_test(tc, merge_delete_killed);
     tcase_add_test(tc, merge_delete_failed);
+    tcase_add_test(tc, merge_delete_duplicate_differs);
+    tcase_add_test(tc, merge_delete_duplicate_differs_merged);
     tcase_add_test(tc, open_alloc_failures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

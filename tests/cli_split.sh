@@ -69,6 +69,30 @@ for f in $files; do
 done
 echo "cli_split: corpus: $n_files files, $n_split splits and $n_merge x 2 merges byte-identical to llama-gguf-split's, $n_fail refused by both"
 
+# ---- 1b. --max-size landing exactly on a shard's sum: four F32 tensors of 1,000,000 bytes
+# (a multiple of 32, no padding): with 2M two tensors fill a shard exactly and stay in it
+# (llama-gguf-split cuts only past the size); with 1M each tensor fills one exactly ----
+python3 - "$TMP/exact.gguf" <<'PY'
+import struct, sys
+n, elems = 4, 250000
+head = b'GGUF' + struct.pack('<IQQ', 3, n, 0)
+for i in range(n):
+    name = b'exact.%d' % i
+    head += struct.pack('<Q', len(name)) + name + struct.pack('<IQIQ', 1, elems, 0, i * elems * 4)
+head += b'\0' * (-len(head) % 32)
+data = b''.join(struct.pack('<f', float(i)) * elems for i in range(n))
+open(sys.argv[1], 'wb').write(head + data)
+PY
+for size in 2M 1M; do
+    rm -rf "$TMP/r" "$TMP/o"; mkdir "$TMP/r" "$TMP/o"
+    "$SPLIT" --split --split-max-size "$size" "$TMP/exact.gguf" "$TMP/r/x" >/dev/null 2>&1 ||
+        fail "llama-gguf-split --split-max-size $size"
+    "$EDIT" split "$TMP/exact.gguf" "$TMP/o/x" --max-size "$size" 2>"$TMP/err" ||
+        fail "split --max-size $size: $(head -c 200 "$TMP/err")"
+    want=2; [ "$size" = 2M ] || want=4
+    [ "$(ls "$TMP/r" | wc -l)" -eq $want ] && ok || fail "llama-gguf-split --split-max-size $size: $(ls "$TMP/r" | wc -l) shards, not $want"
+    same_dirs "$TMP/r" "$TMP/o" && ok || fail "--max-size $size: our shards differ from llama-gguf-split's"
+done
 # ---- 2. a generated llama model: split by size and by tensors, loaded by llama.cpp ----
 G="$TMP/g.gguf"
 if have_oracle; then
@@ -163,6 +187,33 @@ cp "$TMP/other-00003-of-00004.gguf" "$B/m-00003-of-00004.gguf"
 refused "shards of two sets" "two different sets" "$B/m-00004-of-00004.gguf"
 mk_set; mv "$B/m-00001-of-00004.gguf" "$B/m-00001-of-00005.gguf"
 refused "split.count against the name" "disagrees with the name" "$B/m-00001-of-00005.gguf"
+# a first shard that says split.count 0 (what a merged file says) under a shard's name: the
+# set's error for every command, as for llama-gguf-split, not one file of 4 of the tensors
+set_u16() { # FILE KEY VALUE: the UINT16 value of KEY rewritten in place
+    python3 - "$@" <<'PY'
+import struct, sys
+path, key, value = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
+b = bytearray(open(path, 'rb').read())
+at = b.index(struct.pack('<Q', len(key)) + key) + 8 + len(key)
+assert struct.unpack_from('<I', b, at)[0] == 2  # UINT16
+struct.pack_into('<H', b, at + 4, value)
+open(path, 'wb').write(b)
+PY
+}
+mk_set; set_u16 "$B/m-00001-of-00004.gguf" split.count 0
+"$SPLIT" --merge "$B/m-00001-of-00004.gguf" "$TMP/zero.gguf" >"$TMP/out" 2>&1 &&
+    fail "llama-gguf-split merges a set whose first shard says split.count 0" ||
+    { grep -q "split count 0" "$TMP/out" && ok || fail "llama-gguf-split: $(tail -c 200 "$TMP/out")"; }
+rm -f "$TMP/zero.gguf"
+refused "split.count 0 in shard 1 of 4" "split.count 0 (one file) disagrees with the name" "$B/m-00001-of-00004.gguf"
+refused "split.count 0 in shard 1 of 4, read through shard 3" "split.count 0, but the set has 4 shards" "$B/m-00003-of-00004.gguf"
+mk_set; set_u16 "$B/m-00001-of-00004.gguf" split.count 1
+refused "split.count 1 in shard 1 of 4" "split.count 1 (one file) disagrees with the name" "$B/m-00001-of-00004.gguf"
+# one file named as the only shard of a set, merged (split.count 0): one file, as it says
+mk_set; "$EDIT" merge "$B/m-00002-of-00004.gguf" "$TMP/x-00001-of-00001.gguf" 2>"$TMP/err" &&
+    "$EDIT" verify "$TMP/x-00001-of-00001.gguf" >/dev/null && ok ||
+    fail "a merged file named x-00001-of-00001.gguf: $(head -c 300 "$TMP/err")"
+rm -f "$TMP/x-00001-of-00001.gguf"
 mk_set; "$EDIT" verify "$B/m-00001-of-00004.gguf" >/dev/null && ok || fail "verify of the remade set"
 cp "$B/m-00001-of-00004.gguf" "$B/m-00001-of-00002.gguf"
 expect_status 3 "$EDIT" verify "$B/m-00001-of-00004.gguf"

@@ -186,6 +186,19 @@ gen experts "llama: experts, all tensors" llama llama-spm "" --set .expert_count
 gen tensors "llama: tied output (no output.weight)" llama llama-spm ""
 gen tensors "llama: with output.weight" llama llama-spm "" --opt output.weight
 gen tensors "llama: three layers" llama llama-spm "" --layers 3
+# one dimension more than llama.cpp's table, 1-D and 2-D: refused, even though the element
+# count of the table's dimensions is all there
+gen tensors "llama: blk.0.attn_norm.weight with a dimension more" llama llama-spm blk.0.attn_norm.weight --add-dim blk.0.attn_norm.weight
+gen tensors "llama: blk.1.attn_q.weight with a dimension more" llama llama-spm blk.1.attn_q.weight --add-dim blk.1.attn_q.weight
+# a per-layer UINT32 key as an array of BOOL (llama.cpp converts it) or of UINT8 (refused)
+"$GEN" llama "$VOCAB/ggml-vocab-llama-spm.gguf" "$TMP/kv1.gguf" --set .attention.head_count_kv=u32:1 2>/dev/null
+cp "$TMP/kv1.gguf" "$TMP/kvb.gguf"
+"$EDIT" set "$TMP/kvb.gguf" llama.attention.head_count_kv '[true, true]' --type bool >/dev/null 2>&1
+judge key-type "llama: head_count_kv a BOOL array of 1s" "$TMP/kvb.gguf" ""
+"$EDIT" get "$TMP/kvb.gguf" llama.attention.head_count_kv --json | grep -q true && ok ||
+    fail "head_count_kv is not a BOOL array: $("$EDIT" get "$TMP/kvb.gguf" llama.attention.head_count_kv --json)"
+"$EDIT" set "$TMP/kv1.gguf" llama.attention.head_count_kv '[1, 1]' --type u8 >/dev/null 2>&1
+judge key-type "llama: head_count_kv a UINT8 array" "$TMP/kv1.gguf" llama.attention.head_count_kv
 gen tensors "gemma2: output.weight llama.cpp does not use" gemma2 llama-spm output.weight --extra output.weight
 
 # split sets: llama.cpp's own splitter, then a shard missing

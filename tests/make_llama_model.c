@@ -10,6 +10,7 @@
  *     --extra NAME           add a tensor the loader does not create ([E] F32)
  *     --opt NAME             add an optional tensor of the plan
  *     --reshape NAME         give a tensor one more row than it should have
+ *     --add-dim NAME         give a tensor one dimension more than it should have (of 2)
  *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
  *     --layers N             block_count (default 2) */
 #include "../libgguf/format/llama.h"
@@ -172,7 +173,8 @@ static int fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t le
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: make_llama_model ARCH VOCAB OUT [--set K=T:V] [--drop N] "
-                        "[--extra N] [--opt N] [--reshape N] [--dtype T] [--layers N]\n");
+                        "[--extra N] [--opt N] [--reshape N] [--add-dim N] [--dtype T] "
+                        "[--layers N]\n");
         return 2;
     }
     const char *arch = argv[1], *vocab = argv[2], *out = argv[3];
@@ -251,15 +253,19 @@ int main(int argc, char **argv) {
         if (!want)
             continue;
         uint64_t dims[4];
-        for (int d = 0; d < p.nd[i]; d++)
+        int nd = p.nd[i];
+        for (int d = 0; d < nd; d++)
             dims[d] = (uint64_t)p.dims[i][d];
         for (int a = 4; a + 1 < argc; a += 2) {
             if (strcmp(argv[a], "--reshape") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
-                dims[p.nd[i] > 1 ? 1 : 0] += p.nd[i] > 1 ? 1 : 32;
+                dims[nd > 1 ? 1 : 0] += nd > 1 ? 1 : 32;
+            if (strcmp(argv[a], "--add-dim") == 0 && strcmp(argv[a + 1], p.names[i]) == 0 &&
+                nd < 4)
+                dims[nd++] = 2;
         }
-        int t = p.nd[i] >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
-                                                                                         : GGUF_DTYPE_F32;
-        rc = gguf_tensor_add(f, p.names[i], (uint32_t)t, dims, (uint32_t)p.nd[i], &err);
+        int t = nd >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
+                                                                                  : GGUF_DTYPE_F32;
+        rc = gguf_tensor_add(f, p.names[i], (uint32_t)t, dims, (uint32_t)nd, &err);
     }
     for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--extra") == 0) {

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -435,6 +436,27 @@ int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options
     if (flags & GGUF_OPEN_SPLIT_SET)
         rc = gguf__split_keys(f, &no, &count, NULL, err);
     if (rc != 0) {
+        gguf__fail_path(err, path);
+        gguf_file_free(f);
+        return rc;
+    }
+    size_t prefix_len;
+    uint32_t name_no, name_count;
+    if (count <= 1 && (no >= 0 || count >= 0) &&
+        gguf_split_parse_name(&prefix_len, &name_no, &name_count, path) && name_count > 1) {
+        /* named as a shard of a set, split keys saying one file: the set is broken (read
+         * alone, the file would be taken for the whole model) */
+        char said[48];
+        if (count < 0)
+            snprintf(said, sizeof said, "split.no %lld without split.count", (long long)no);
+        else
+            snprintf(said, sizeof said, "split.count %lld (one file)", (long long)count);
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "%s disagrees with the name, which says shard %u of %u%s", said,
+                        name_no + 1, name_count,
+                        count == 0 ? " (a merged file left under a shard's name by an "
+                                     "interrupted `merge --delete-splits`? run it again)"
+                                   : "");
         gguf__fail_path(err, path);
         gguf_file_free(f);
         return rc;

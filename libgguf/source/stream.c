@@ -1,8 +1,11 @@
 /* What a file descriptor reads: a regular file (standard input redirected from one) is a local
  * source; a pipe, socket or terminal is read once, in order, to its end, because the reader
  * checks every count and offset against the size of the file, which a pipe tells only at its
- * end. Its first `keep` bytes stay in memory (all of them when keep is 0); the rest is counted,
- * not kept, so a header-only reader of a 40 GB pipe holds a header, not 40 GB. */
+ * end. The magic and the version are checked as soon as they arrive, so that a stream that is
+ * not GGUF is refused after its first read, not at its end. Its first `keep` bytes stay in
+ * memory (all of them when keep is 0); the rest is counted, not kept, so a header-only reader
+ * of a 40 GB pipe holds a header, not 40 GB; the reader copies only as much of what is kept
+ * as its parse of the header asks for. */
 #define _GNU_SOURCE
 #include "source/source.h"
 
@@ -39,6 +42,32 @@ static void stream_close(gguf__source *s) {
 }
 
 static const gguf__source_ops stream_ops = {.read = stream_read, .close = stream_close};
+
+static bool known_version(uint32_t v) {
+    return v >= 1 && v <= 3;
+}
+
+/* The first 8 bytes (fewer at the stream's end): the GGUF magic, then a version known in one
+ * byte order or the other (the reader's parse says more, and tells a short stream from a bad
+ * one). */
+static int check_start(const uint8_t *p, uint64_t len, gguf_error *err) {
+    if (len >= 4 && memcmp(p, "GGUF", 4) != 0) {
+        char q[32];
+        return gguf__fail(err, GGUF_ECORRUPT, 0, "bad magic '%s' (expected 'GGUF'): not read "
+                          "further", gguf__quote(q, sizeof q, (const char *)p, 4));
+    }
+    if (len >= 8) {
+        uint32_t le = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
+                      (uint32_t)p[7] << 24;
+        uint32_t be = (uint32_t)p[7] | (uint32_t)p[6] << 8 | (uint32_t)p[5] << 16 |
+                      (uint32_t)p[4] << 24;
+        if (!known_version(le) && !known_version(be))
+            return gguf__fail(err, GGUF_ECORRUPT, 4, "unsupported GGUF version %u at byte 4 "
+                              "(this library reads versions 1 to 3, either byte order): not "
+                              "read further", le);
+    }
+    return 0;
+}
 
 /* Reads fd to its end into st: keeps up to keep bytes (0: all), counts the rest in *total. */
 static int drain(int fd, stream_impl *st, uint64_t keep, uint64_t *total, gguf_error *err) {
@@ -79,7 +108,10 @@ static int drain(int fd, stream_impl *st, uint64_t keep, uint64_t *total, gguf_e
             break;
         if (keeping)
             st->kept_len += got;
+        uint64_t before = *total;
         *total += got;
+        if (before < 8 && (rc = check_start(st->kept, st->kept_len, err)) != 0)
+            break;
     }
     gguf__free(scratch);
     return rc;
@@ -127,8 +159,6 @@ int gguf__source_open_fd(gguf__source **out, int fd, const char *name, unsigned 
     s->size = total;
     if (impl->kept_len == total)
         s->mem = impl->kept != NULL ? impl->kept : (const uint8_t *)"";
-    else
-        s->first_read = impl->kept_len; /* the reader takes what was kept at once */
     *out = s;
     return 0;
 }
