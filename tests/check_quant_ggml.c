@@ -1,7 +1,8 @@
 /* Our quantize/dequantize kernels against ggml's own, in process: libggml-base.so (ggml's
  * reference kernels: ggml_quantize_chunk and type_traits->to_float) is loaded with dlopen
- * from GGML_BASE_LIB, else from the oracle's copy under /tmp/ggml-oracle. Without it the
- * program reports SKIP (tu_skip_all).
+ * from GGML_BASE_LIB, else from the copy that ggml-oracle's build put beside it (GGML_ORACLE,
+ * or its usual place when that is unset: see tu_oracle). With GGML_ORACLE set but empty (no
+ * oracle) or no library there, the program reports SKIP with the reason (tu_skip_all).
  *
  * For every type, on seeded random data of several kinds (Gaussian, outliers, zero groups,
  * tiny and huge magnitudes, rounding ties, non-negative, constant blocks, a handful of
@@ -27,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_GGML_BASE                                                                      \
-    "/tmp/ggml-oracle/npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so"
+/* where the oracle's build (../shared/oracle/build.sh ROOT, ROOT/bin/ggml-oracle) puts ggml */
+#define ORACLE_GGML_BASE "npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so"
 
 /* The part of ggml's ABI we call (ggml.h of ggml 0.23), as bench/bench_quant.c uses it. */
 typedef void (*ggml_to_float_fn)(const void *x, float *y, int64_t k);
@@ -52,11 +53,29 @@ static struct {
 } ggml;
 
 static const char *ggml_path;
+static char ggml_path_buf[4096];
+
+/* GGML_BASE_LIB, else ROOT/ORACLE_GGML_BASE for the oracle ROOT/bin/ggml-oracle; NULL when
+ * there is no oracle (GGML_ORACLE empty) or its path does not have that shape. */
+static const char *ggml_base_path(void) {
+    const char *lib = getenv("GGML_BASE_LIB");
+    if (lib != NULL && *lib != '\0')
+        return lib;
+    const char *oracle = getenv("GGML_ORACLE");
+    if (oracle == NULL)
+        oracle = "/tmp/ggml-oracle/bin/ggml-oracle";
+    const char *bin = strstr(oracle, "/bin/ggml-oracle");
+    if (*oracle == '\0' || bin == NULL || bin[strlen("/bin/ggml-oracle")] != '\0')
+        return NULL;
+    int n = snprintf(ggml_path_buf, sizeof ggml_path_buf, "%.*s/%s", (int)(bin - oracle),
+                     oracle, ORACLE_GGML_BASE);
+    return n > 0 && (size_t)n < sizeof ggml_path_buf ? ggml_path_buf : NULL;
+}
 
 static bool load_ggml(void) {
-    ggml_path = getenv("GGML_BASE_LIB");
-    if (!ggml_path || !*ggml_path)
-        ggml_path = DEFAULT_GGML_BASE;
+    ggml_path = ggml_base_path();
+    if (ggml_path == NULL)
+        return false;
     ggml.handle = dlopen(ggml_path, RTLD_NOW | RTLD_LOCAL);
     if (!ggml.handle)
         return false;
@@ -283,8 +302,16 @@ int main(void) {
     if (under_valgrind())
         return tu_skip_all("under valgrind, ggml's tables take too long to build");
     if (!load_ggml()) {
-        char why[600];
-        snprintf(why, sizeof why, "%s not loadable (set GGML_BASE_LIB)", ggml_path);
+        char why[4200];
+        if (ggml_path == NULL)
+            snprintf(why, sizeof why, "no ggml: GGML_ORACLE is %s (set it, or GGML_BASE_LIB)",
+                     getenv("GGML_ORACLE") != NULL && *getenv("GGML_ORACLE") == '\0'
+                         ? "empty" : "not ROOT/bin/ggml-oracle");
+        else {
+            const char *e = dlerror();
+            snprintf(why, sizeof why, "%s not loadable (set GGML_BASE_LIB): %s", ggml_path,
+                     e != NULL ? e : "no reason given");
+        }
         return tu_skip_all(why);
     }
     printf("check_quant_ggml: ggml %s; SIMD levels scalar..%s\n", ggml_path,

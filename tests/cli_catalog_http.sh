@@ -96,8 +96,9 @@ cp "$CORPUS/$VOCAB" "$TMP/big/changing.gguf"
 DB="$TMP/change.db"
 expect_status 0 "$CATALOG" --db "$DB" index -q "$U/big/changing.gguf"
 expect_status 0 "$CATALOG" --db "$DB" verify
-sleep 1 # another Last-Modified (seconds), so another ETag
 cp "$CORPUS/real/ggml-vocab-bert-bge.gguf" "$TMP/big/changing.gguf"
+# another Last-Modified (whole seconds) and so another ETag, whatever the clock says
+touch -d '2001-02-03 04:05:06' "$TMP/big/changing.gguf"
 expect_status 1 "$CATALOG" --db "$DB" verify
 grep -q "^$U/big/changing.gguf: changed: size " "$TMP/out" && ok || fail "verify of a changed URL: $(cat "$TMP/out")"
 clear_log
@@ -192,8 +193,8 @@ expect_status 0 "$CATALOG" --db "$DB" index "$U/big/sets/edit-00001-of-00003.ggu
 # a shard replaced by another set's: the set's error names it
 if [ -f "$TMP/big/sets/llama-00002-of-00004.gguf" ]; then
     "$EDIT" split "$CORPUS/$MODEL" "$TMP/o/other" --max-tensors 5 >/dev/null
-    sleep 1
     cp "$TMP/o/other-00002-of-00005.gguf" "$TMP/big/sets/llama-00002-of-00004.gguf"
+    touch -d '2001-02-03 04:05:06' "$TMP/big/sets/llama-00002-of-00004.gguf" # another Last-Modified
     expect_status 0 "$CATALOG" --db "$DB" index "$U/big/sets/llama-00004-of-00004.gguf"
     grep -q "^4 files: 1 indexed, 3 unchanged, 0 refused (in the errors table), 1 split set broken" "$TMP/out" && ok || fail "a replaced shard: $(cat "$TMP/out")"
     [ "$(q "SELECT shard || ' ' || (message LIKE 'shard 2 of 4 (llama-00002-of-00004.gguf): split.count 5, but the set has 4 shards%') FROM errors WHERE path = '$U/big/sets/llama-00001-of-00004.gguf'")" = "2 1" ] && ok ||
