@@ -206,7 +206,9 @@ sys.exit(0 if open(sys.argv[2]).read() == "".join("%.9g\n" % x for x in v) else 
 expect_status 2 "$EDIT" tensor "$M" $T --values x
 expect_status 2 "$EDIT" tensor "$M" $T --values 3 --npy
 if have_numpy; then
-    "$EDIT" tensor "$M" $T --npy -o "$TMP/t.npy" && "$PY" -c '
+    U=blk.0.ffn_up.weight # not square: numpy's shape is the dims reversed
+    "$EDIT" tensor "$M" $U --f32 -o "$TMP/t.f32" &&
+    "$EDIT" tensor "$M" $U --npy -o "$TMP/t.npy" && "$PY" -c '
 import numpy, sys
 a = numpy.load(sys.argv[1])
 b = numpy.fromfile(sys.argv[2], dtype="<f4")
@@ -214,7 +216,7 @@ dims = [int(d) for d in sys.argv[3:]]
 sys.exit(0 if a.dtype == numpy.dtype("<f4") and list(a.shape) == dims[::-1] and (a.ravel() == b).all() else 1)' \
         "$TMP/t.npy" "$TMP/t.f32" $("$EDIT" show --json "$M" | "$PY" -c '
 import json, sys
-print(*[t["dims"] for t in json.load(sys.stdin)["tensors"] if t["name"] == sys.argv[1]][0])' $T) &&
+print(*[t["dims"] for t in json.load(sys.stdin)["tensors"] if t["name"] == sys.argv[1]][0])' $U) &&
         ok || fail "--npy against numpy.load"
     "$EDIT" tensor "$M" output_norm.weight --npy | "$PY" -c '
 import io, numpy, sys

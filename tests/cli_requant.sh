@@ -66,7 +66,7 @@ expect_status 0 "$EDIT" requant "$M" q4_k_m -o "$TMP/q4km0.gguf"
 cmp -s "$TMP/q4km.gguf" "$TMP/q4km0.gguf" && ok || fail "default threads changed the output"
 # --dry-run: the plan, nothing written
 expect_status 0 "$EDIT" requant "$M" Q4_K_M --dry-run -o "$TMP/dry.gguf"
-grep -q "^blk.3.ffn_down.weight  *F32  *-> Q6_K" "$TMP/out" && ok || fail "--dry-run plan"
+grep -q "^\[ *[0-9]*/ *[0-9]*\] blk.3.ffn_down.weight  *- \[.*\], type =  *F32, converting to Q6_K " "$TMP/out" && ok || fail "--dry-run plan"
 grep -q "output_norm.weight.*(kept)" "$TMP/out" && ok || fail "--dry-run kept tensors"
 [ ! -e "$TMP/dry.gguf" ] && ok || fail "--dry-run wrote a file"
 # --keep-order: the source's order, the same tensors and bytes

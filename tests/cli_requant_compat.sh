@@ -70,7 +70,7 @@ grep -q "without --allow-requantize" "$TMP/err" && ok || fail "--dry-run: no not
 
 # ---- --dry-run: sizes before and after, totals equal to the file written ----
 expect_status 0 "$EDIT" requant "$M" Q4_K_M --dry-run
-grep -q "^blk.3.ffn_down.weight  *F32  *-> Q6_K  *[0-9.]* MiB ->  *[0-9.]* MiB" "$TMP/out" && ok ||
+grep -q "^\[ *[0-9]*/ *[0-9]*\] blk.3.ffn_down.weight .*type =  *F32, converting to Q6_K .. size =  *[0-9.]* MiB ->  *[0-9.]* MiB" "$TMP/out" && ok ||
     fail "--dry-run: no sizes: $(head -3 "$TMP/out")"
 tensor_mib() { "$EDIT" show "$1" --tensors --json | grep -o '"size":[0-9]*' |
     awk -F: '{ s += $2 } END { printf "%.2f", s / 1048576 }'; }
