@@ -79,10 +79,10 @@ grep -q -- "--endian" "$TMP/out" && ok || fail "convert --help does not describe
 # I/O
 expect_status 1 "$EDIT" convert "$TMP/missing.gguf" -o "$TMP/m.gguf" --endian big
 expect_status 1 "$EDIT" convert "$ALL" -o "$TMP/no/such/dir/x.gguf" --endian big
-# converting a file onto itself is safe (temporary file, then rename)
+# converting a file onto itself is refused: an output is never the input (tests/cli_outputs.sh)
 cp "$ALL" "$TMP/self.gguf"
-expect_status 0 "$EDIT" convert "$TMP/self.gguf" -o "$TMP/self.gguf" --endian big
-cmp -s "$TMP/self.gguf" "$ALL_BE" && ok || fail "in-place conversion differs"
+expect_status 1 "$EDIT" convert "$TMP/self.gguf" -o "$TMP/self.gguf" --endian big
+cmp -s "$TMP/self.gguf" "$ALL" && ok || fail "a conversion onto its own input changed it"
 
 if have_corpus; then
     # ---- gguf_convert_endian.py's results ----

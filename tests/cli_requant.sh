@@ -4,7 +4,7 @@
 #  - the metadata llama.cpp writes (general.file_type, general.quantization_version), the types
 #    a preset, a plain type, --pure, --tensor-type, --output-tensor-type, COPY give;
 #  - --threads does not change a byte; --keep-order keeps the tensors' order and bytes;
-#    OUT may be FILE itself; nothing on stderr when it is not a terminal;
+#    OUT is never FILE itself; nothing on stderr when it is not a terminal;
 #  - with ggml-oracle: for llama models written by ggml (F32, and F16 made by llama.cpp),
 #    requant to Q4_0, Q8_0, Q4_K_M, Q5_K_M, Q6_K, Q2_K, Q3_K_M (and from Q8_0) gives the very
 #    file llama_model_quantize writes; with --keep-order, the same tensors (names, types, crc32);
@@ -98,12 +98,14 @@ expect_status 0 "$EDIT" requant "$M" Q4_K_M -o "$TMP/ovf.gguf" --tensor-type-fil
 expect_status 0 "$EDIT" requant "$TMP/q4km.gguf" COPY -o "$TMP/copy.gguf"
 [ "$(crcs_of "$TMP/copy.gguf")" = "$(crcs_of "$TMP/q4km.gguf")" ] && ok || fail "COPY changed data"
 [ "$("$EDIT" get "$TMP/copy.gguf" general.file_type)" = 15 ] && ok || fail "COPY file_type"
-# requantizing a quantized file, into itself
+# requantizing a quantized file; into itself is refused, as llama-quantize refuses it
 cp "$TMP/q4km.gguf" "$TMP/self.gguf"
-expect_status 0 "$EDIT" requant "$TMP/self.gguf" Q8_0 -o "$TMP/self.gguf" -v --allow-requantize
+expect_status 1 "$EDIT" requant "$TMP/self.gguf" Q8_0 -o "$TMP/self.gguf" --allow-requantize
+cmp -s "$TMP/self.gguf" "$TMP/q4km.gguf" && ok || fail "a requant onto its own input changed it"
+expect_status 0 "$EDIT" requant "$TMP/self.gguf" Q8_0 -o "$TMP/q8.gguf" -v --allow-requantize
 grep -q "converted" "$TMP/err" && ok || fail "-v prints no summary"
-[ "$("$EDIT" get "$TMP/self.gguf" general.file_type)" = 7 ] && ok || fail "in-place requant"
-expect_status 0 "$EDIT" verify --structure "$TMP/self.gguf"
+[ "$("$EDIT" get "$TMP/q8.gguf" general.file_type)" = 7 ] && ok || fail "requant of a quantized file"
+expect_status 0 "$EDIT" verify --structure "$TMP/q8.gguf"
 
 # ---- an importance matrix (legacy format, written byte by byte) ----
 if command -v python3 >/dev/null 2>&1; then
