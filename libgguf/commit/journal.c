@@ -7,8 +7,9 @@
  *      ".NAME.gguf-journal" beside the file, and the folder fsync'd: a journal under that name
  *      is always whole;
  *   2. the blocks are inserted (when the region grows), the new region is written over the
- *      start of the file (in two halves: the crash tests stop the writer between them), the
- *      file fsync'd and the region read back;
+ *      start of the file (in two writes split inside the bytes that change: the crash tests
+ *      stop the writer between them, on a header torn for sure), the file fsync'd and the
+ *      region read back;
  *   3. the journal is removed. The folder is not fsync'd again: a journal that comes back after
  *      a crash finds the file already holding its new region, and applying it again changes
  *      nothing; the next rename in the folder (any later edit) makes the removal durable.
@@ -413,7 +414,16 @@ int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err) {
 /* Writes the new region, syncs, and reads it back: 0, 1 when the bytes read back differ, or -1
  * with errno. */
 static int write_region(const gguf__journal *j, int fd, uint8_t *back) {
-    size_t n = (size_t)(j->len + j->insert_len), half = n / 2;
+    size_t n = (size_t)(j->len + j->insert_len);
+    /* split between the first and the last byte that change, so that the header between the
+     * two writes is neither the old one nor the new one */
+    size_t first = 0, last = n;
+    bool inserted = j->insert_len > 0;
+    while (first < n && j->new_region[first] == before_write(j, inserted, first))
+        first++;
+    while (last > first && j->new_region[last - 1] == before_write(j, inserted, last - 1))
+        last--;
+    size_t half = first + (last - first) / 2;
     if (gguf__io_pwrite(fd, j->new_region, half, 0) != 0)
         return -1;
     /* a torn header on disk: the crash tests kill the editor here on purpose */

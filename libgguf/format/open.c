@@ -108,8 +108,9 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     } else {
         rc = parse_from_source(f, err);
     }
-    /* a header that does not parse while an editor holds the file's lock is most likely being
-     * rewritten in place at this moment: that is the news, not what its half-written bytes say */
+    /* a header that does not parse while an editor holds the file's lock, its journal beside
+     * it, is most likely being rewritten in place at this moment: that is the news, not what
+     * its half-written bytes say */
     if (rc != 0 && rc != GGUF_ENOMEM && err != NULL && gguf__source_edit_locked(src)) {
         gguf_error_clear(err);
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,

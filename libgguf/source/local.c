@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -45,7 +46,16 @@ bool gguf__source_edit_locked(const gguf__source *s) {
                   (uint64_t)st.st_ino == s->ino && flock(fd, LOCK_SH | LOCK_NB) != 0 &&
                   errno == EWOULDBLOCK;
     close(fd);
-    return locked;
+    if (!locked)
+        return false;
+    /* the journal is beside the file a link names */
+    char *real = realpath(s->name, NULL);
+    char *jpath = real != NULL ? gguf__path_beside(real, ".", ".gguf-journal") : NULL;
+    struct stat js;
+    bool journaled = jpath != NULL && lstat(jpath, &js) == 0;
+    free(real);
+    gguf__free(jpath);
+    return journaled;
 }
 
 static const char *kind_of(mode_t m) {

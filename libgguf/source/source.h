@@ -115,8 +115,10 @@ GGUF_HIDDEN void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t 
 GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off,
                                   gguf_error *err);
 GGUF_HIDDEN void gguf__source_free(gguf__source *s);
-/* Whether another process holds the editors' exclusive lock on the local file s (editors,
- * commit/, hold an exclusive flock on the file for the whole edit): false for other sources. */
+/* Whether the local file s is being edited in place: an exclusive flock is held on it (editors,
+ * commit/, hold one for the whole edit) and its journal (".NAME.gguf-journal", commit/journal.c)
+ * lies beside it. False for other sources, and for a file only locked (a temporary file being
+ * written and read back by its own writer). */
 GGUF_HIDDEN bool gguf__source_edit_locked(const gguf__source *s);
 
 /* set.c: the shards of a split set read as one source: part k's bytes at the sum of the sizes
