@@ -18,9 +18,9 @@ void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Options every command that opens a file accepts: --lenient, --endian little|big,
  * --unknown-types, --no-mmap, --one-file (the FILE ones), and for URLs --header, --offline,
- * --timeout, --retries, --deadline, --whole-limit (the URL ones, kept for cli_open; not for a command that
- * reads local files only, such as gguf-catalog index). Returns 1 if `opt` was one of them
- * (flags updated), 0 if not, and -1 on a bad value. */
+ * --timeout, --retries, --deadline, --whole-limit (the URL ones, kept for cli_open; not for a
+ * command that reads local files only, such as gguf-catalog index). Returns 1 if `opt` was
+ * one of them (flags updated), 0 if not, and -1 on a bad value. */
 enum {
     CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
