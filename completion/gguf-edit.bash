@@ -279,7 +279,7 @@ _gguf_edit() {
                     _gguf_names "$edit" keys "$first" "$cur"
                     compopt -o nospace 2>/dev/null
                 fi ;;
-            --threads | --reserve | --realign | --array-max | --timeout | --retries | \
+            --threads | --reserve | --realign | --array-max | --timeout | --retries | --deadline | \
                 --max-tensors | --max-size | --header | --whole-limit | --max-elems | \
                 --max-buffer-size | --prune-layers | --max-memory | --jobs | --values) ;;
             *) _gguf_files "$cur" 0 ;;

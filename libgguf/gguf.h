@@ -228,9 +228,10 @@ GGUF_API void gguf_file_free(gguf_file *f);
  * its header and a little more, never its tensor data. Tensor reads then fetch exactly the
  * bytes asked for (a tensor read in order is streamed in one request); small reads are kept
  * for the life of the gguf_file. Redirects are followed (up to 10, http and https only); the
- * caller's headers go to the URL's own host, not to the hosts it redirects to. A 5xx or 429
- * answer, a dropped connection or a stalled transfer is retried with a growing delay (a
- * transfer cut short resumes where it stopped). Every response must be the same file: when
+ * caller's headers go to the URL's own origin (scheme, host and port), never to another one a
+ * redirect leads to. A 5xx or 429 answer, a dropped connection or a stalled transfer is
+ * retried with a growing delay (a transfer cut short resumes where it stopped); each read
+ * ends by its deadline (deadline_s). Every response must be the same file: when
  * its ETag (or Last-Modified) changes while it is read, the read fails with GGUF_EIO. A server
  * that ignores Range (it answers 200 with the whole file) is read whole only up to
  * whole_limit bytes, else refused. Errors name the URL (gguf_error.path), the HTTP status and
@@ -249,10 +250,12 @@ typedef struct gguf_open_options {
      * Bearer TOKEN" for a gated model; a NULL-terminated array, or NULL */
     const char *const *headers;
     int offline;               /* non-zero: never touch the network (a URL fails, GGUF_EIO) */
-    unsigned timeout_s;        /* give up connecting, or waiting for the next byte, after this
-                                  many seconds (0: 30) */
+    unsigned timeout_s;        /* give up connecting, or a transfer slower than 1 KiB/s, after
+                                  this many seconds (0: 30) */
     int retries;               /* attempts after the first one of a request that failed in a
-                                  way worth retrying (0: 4; negative: none) */
+                                  way worth retrying, counted per request: bytes a failed
+                                  attempt brought do not reset the count (0: 4; negative:
+                                  none) */
     unsigned retry_delay_ms;   /* delay before the first retry, doubled for each next one (0:
                                   500); a Retry-After from the server (up to 60 s) wins */
     uint64_t whole_limit;      /* a server that ignores Range: read the whole file if it has
@@ -260,6 +263,9 @@ typedef struct gguf_open_options {
     gguf_fetch_progress_fn progress;
     void *progress_user;
     uint64_t keep_bytes;       /* gguf_file_open_fd on a pipe: bytes kept in memory (0: all) */
+    unsigned deadline_s;       /* a URL: give up one read (the open's first request, each
+                                  later read) that has not finished after this many seconds
+                                  in all, retries, redirects and waits included (0: 300) */
 } gguf_open_options;
 
 /* Every field not named is 0 / NULL: the defaults. */

@@ -5,12 +5,14 @@
 # What a URL gives must be what the local file gives: every corpus file's show --json, verify,
 # get, hash, tensor, diff. The server's access log shows what was fetched: a header-only
 # command gets at most the header plus 64 KiB of body, and tensor reads get exactly the bytes
-# asked for. Skips (77) without the corpus, without libcurl in this build, or without a server.
+# asked for. Skips, saying why, without the corpus, without libcurl in this build, or without a
+# server. Needs bash (arrays, /dev/tcp): under another shell it starts again under bash.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/cli_lib.sh"
 
-have_corpus || { echo "SKIP: ../shared/corpus is absent"; exit 77; }
+have_corpus || { skip_all "../shared/corpus is absent"; }
 if "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support"; then
-    echo "SKIP: this build has no libcurl (configure --without-curl)"; exit 77
+    skip_all "this build has no libcurl (configure --without-curl)"
 fi
 . "$(dirname "$0")/http_lib.sh"
 mkdir -p "$TMP/o"
@@ -201,6 +203,10 @@ expect_status 1 "$EDIT" show --whole-limit 1M "$U/norange/$MODEL"
 grep -q "the limit is 1048576 bytes" "$TMP/err" && ok || fail "--whole-limit: $(cat "$TMP/err")"
 same "padded file with ranges" "$U/big/padded.gguf" "$TMP/big/padded.gguf" show --json @
 
+# guarded CMD...: CMD, ended (status 124) if it is still running after 300 s: a guard against
+# a hang, not a verdict (the checks read the message and the status)
+guarded() { timeout 300 "$@"; }
+
 # ---- 503 then 200; 503 for good; a dropped connection; a server that hangs; a file that
 # changes while it is read; an answer cut short ----
 pylog() { grep -c "^$1 $2 " "$TMP/srv/py.log"; }
@@ -215,14 +221,74 @@ grep -q "^/drop/1000/$MODEL 206 bytes=0-65535 1000$" "$TMP/srv/py.log" && grep -
     && ok || fail "the dropped transfer did not resume at byte 1000: $(grep drop "$TMP/srv/py.log" | head -3)"
 same "dropped mid-tensor" "$PY/drop/300000/$MODEL" "$CORPUS/$MODEL" hash @
 same "cut short" "$PY/short/$MODEL" "$CORPUS/$MODEL" show --json @
-t0=$(date +%s)
-expect_status 1 "$EDIT" show --timeout 1 --retries 0 "$PY/hang/$MODEL"
-t1=$(date +%s)
-grep -q "timed out" "$TMP/err" && [ $((t1 - t0)) -lt 10 ] && ok || fail "hang: $((t1 - t0)) s: $(cat "$TMP/err")"
+expect_status 1 guarded "$EDIT" show --timeout 1 --retries 0 "$PY/hang/$MODEL"
+grep -q "timed out" "$TMP/err" && ok || fail "hang: $(cat "$TMP/err")"
 expect_status 1 "$EDIT" show "$PY/changing/$MODEL"
 grep -q 'changed on the server while it was read: ETag' "$TMP/err" && ok || fail "changing file: $(cat "$TMP/err")"
 expect_status 1 "$EDIT" show "$U/files/no-such-file.gguf"
 grep -q "HTTP 404 Not Found" "$TMP/err" && ok || fail "404: $(cat "$TMP/err")"
+
+# ---- every request is bounded: retries are counted per request, not reset by the bytes a
+# failed attempt brought (a server that sends one byte per answer and closes); a transfer
+# slower than the minimum rate for --timeout seconds ends; --deadline ends a read whatever
+# the server does. The verdict is the message and the number of requests the server saw ----
+expect_status 1 guarded "$EDIT" show --retries 2 "$PY/onebyte/$MODEL"
+grep -q "after 1 of bytes .*(after 3 attempts)" "$TMP/err" && ok || fail "one byte per answer: $(cat "$TMP/err")"
+[ "$(pylog "/onebyte/$MODEL" 206)" -eq 3 ] && ok || fail "one byte per answer, --retries 2: $(pylog "/onebyte/$MODEL" 206) requests"
+expect_status 1 guarded "$EDIT" show --timeout 1 --retries 0 "$PY/drip/$MODEL"
+grep -q "timed out.*too slow" "$TMP/err" && ok || fail "a transfer below the minimum rate: $(cat "$TMP/err")"
+expect_status 1 guarded "$EDIT" show --timeout 60 --retries 100 --deadline 2 "$PY/hang/$MODEL"
+grep -q "$PY/hang/$MODEL: .*not received within the deadline of 2 s (--deadline)" "$TMP/err" && ok || fail "--deadline: $(cat "$TMP/err")"
+expect_status 2 "$EDIT" show --deadline 0 "$U/files/$MODEL"
+grep -q -- "--deadline takes seconds from 1 to 86400, not '0'" "$TMP/err" && ok || fail "--deadline 0: $(cat "$TMP/err")"
+# one such URL in a catalog run: an error row; the others are indexed
+printf '%s\n' "$U/files/$MODEL" "$PY/hang/$MODEL" "$PY/onebyte/$VOCAB" "$U/files/$VOCAB" >"$TMP/o/urls"
+expect_status 0 guarded "$CATALOG_TOOL" --db "$TMP/o/stall.db" index -q --deadline 2 --retries 0 --urls "$TMP/o/urls"
+grep -q "^4 files: 2 indexed, 0 unchanged, 2 refused" "$TMP/out" && ok || fail "a catalog run with a stalled URL: $(cat "$TMP/out" "$TMP/err")"
+"$CATALOG_TOOL" --db "$TMP/o/stall.db" query --format csv "SELECT path, message FROM errors ORDER BY path" >"$TMP/o/stall.csv"
+grep -q "^$PY/hang/$MODEL,.*not received within the deadline of 2 s" "$TMP/o/stall.csv" && grep -q "^$PY/onebyte/$VOCAB,.*(after 1 attempt)" "$TMP/o/stall.csv" \
+    && ok || fail "a catalog run with a stalled URL: $(cat "$TMP/o/stall.csv")"
+
+# ---- a 206 that does not start at the byte asked for is refused, never read as if it did ----
+expect_status 1 "$EDIT" show "$PY/early206/$VOCAB"
+grep -q "asked for bytes from 65536, got bytes from 65535" "$TMP/err" && ok || fail "a 206 from an earlier byte: $(cat "$TMP/err")"
+
+# ---- the caller's headers (--header, $GGUF_HTTP_HEADER) go to the URL's own origin (scheme,
+# host, port) only: a redirect to another host or port gets none of them, as curl does without
+# --location-trusted; a redirect within the origin keeps them ----
+PY3=$(start_py py3 127.0.0.1) || fail "a third tests/http_server.py did not start"
+hostport() { echo "${1#http://}"; }
+sent() { # sent LOG PATH VALUE: how many requests for PATH in LOG's header log carried VALUE
+    grep -c "^$2 .*$3" "$TMP/srv/$1.log.headers" 2>/dev/null
+}
+same "redirect in the origin, --header" "$PY/to/$(hostport "$PY")/ok/$MODEL" "$CORPUS/$MODEL" show --json --header "X-Api-Key: SAME-ORIGIN" @
+[ "$(sent py "/ok/$MODEL" SAME-ORIGIN)" -ge 1 ] && ok || fail "a redirect within the origin dropped the caller's header"
+for target in "$PY2" "$PY3"; do
+    log=py2; [ "$target" = "$PY3" ] && log=py3
+    same "redirect to $target, --header" "$PY/to/$(hostport "$target")/ok/$MODEL" "$CORPUS/$MODEL" hash --header "X-Api-Key: SECRET-H" --header "Authorization: Bearer SECRET-A" @
+    GGUF_HTTP_HEADER="X-Api-Key: SECRET-E" same "redirect to $target, \$GGUF_HTTP_HEADER" "$PY/to/$(hostport "$target")/ok/$MODEL" "$CORPUS/$MODEL" show --json @
+    [ "$(sent py "/to/$(hostport "$target")/ok/$MODEL" SECRET-H)" -ge 1 ] && [ "$(sent py "/to/$(hostport "$target")/ok/$MODEL" SECRET-E)" -ge 1 ] \
+        && ok || fail "the URL's own host did not get the caller's headers"
+    grep -q "SECRET" "$TMP/srv/$log.log.headers" && fail "a redirect to $target received the caller's headers: $(grep SECRET "$TMP/srv/$log.log.headers" | head -3)" || ok
+    [ "$(grep -c "^/ok/$MODEL " "$TMP/srv/$log.log")" -ge 2 ] && ok || fail "the redirect to $target was not followed: $(head -3 "$TMP/srv/$log.log")"
+done
+
+# ---- hf://ORG/REPO/FILE[@REVISION] is the Hub's resolve URL, REVISION main by default
+# ($GGUF_HF_ENDPOINT puts the Hub on the test server); $HF_TOKEN goes with it as a Bearer
+# token, to the Hub's origin only: a redirect to a CDN on another host gets none ----
+GGUF_HF_ENDPOINT="$PY/hub" HF_TOKEN=hf-secret same "hf:// name" "hf://org/repo/$MODEL" "$CORPUS/$MODEL" show --json @
+[ "$(pylog "/hub/org/repo/resolve/main/$MODEL" 206)" -ge 1 ] && ok || fail "hf://org/repo/FILE did not ask for /org/repo/resolve/main/FILE: $(grep hub "$TMP/srv/py.log" | head -3)"
+[ "$(sent py "/hub/org/repo/resolve/main/$MODEL" "Authorization: Bearer hf-secret")" -ge 1 ] && ok || fail "hf:// without \$HF_TOKEN's Bearer token"
+GGUF_HF_ENDPOINT="$PY/hub/" same "hf:// name at a revision" "hf://org/repo/$MODEL@refs/pr/1" "$CORPUS/$MODEL" get @ general.architecture
+[ "$(pylog "/hub/org/repo/resolve/refs%2Fpr%2F1/$MODEL" 206)" -ge 1 ] && ok || fail "hf://...@refs/pr/1: $(grep hub "$TMP/srv/py.log" | tail -3)"
+GGUF_HF_ENDPOINT="$PY/to/$(hostport "$PY2")/hub" HF_TOKEN=hf-secret same "hf:// through a CDN" "hf://org/repo/$MODEL" "$CORPUS/$MODEL" hash @
+[ "$(sent py "/to/$(hostport "$PY2")/hub/org/repo/resolve/main/$MODEL" "Authorization: Bearer hf-secret")" -ge 1 ] && ok || fail "hf:// through a CDN: the Hub did not get the token"
+[ "$(grep -c "^/hub/org/repo/resolve/main/$MODEL " "$TMP/srv/py2.log")" -ge 2 ] && ok || fail "hf:// through a CDN: not followed"
+grep -q "hf-secret" "$TMP/srv/py2.log.headers" && fail "\$HF_TOKEN reached the CDN on another host" || ok
+expect_status 1 "$EDIT" show "hf://org/repo"
+grep -q "hf://org/repo: a Hugging Face name is hf://ORG/REPO/FILE or hf://ORG/REPO/FILE@REVISION" "$TMP/err" && ok || fail "hf://org/repo: $(cat "$TMP/err")"
+GGUF_HF_ENDPOINT="$PY/hub" expect_status 1 "$EDIT" set "hf://org/repo/$MODEL" general.name x
+grep -q "a URL cannot be edited in place" "$TMP/err" && ok || fail "set hf://: $(cat "$TMP/err")"
 
 # ---- many at once (gguf_file_open_many): every corpus file by URL, in parallel, reads as it
 # does locally; retries and failures stay with their own URL ----

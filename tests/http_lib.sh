@@ -2,27 +2,42 @@
 # lighttpd (GGUF_TEST_HTTPD=nginx|lighttpd picks one), started on a free port of 127.0.0.1,
 # serving the corpus under /files/ and $TMP/big under /big/ (also /moved/ (a 302 to /files/),
 # /private/ (Basic auth $AUTH), /norange/ and /norangebig/ (no byte ranges)); and the
-# misbehaving server of tests/http_server.py. Sets U and PY (their base URLs), LOG (the access
-# log: URI status bytes-sent body-bytes "Range" "Authorization" "If-None-Match"
-# "If-Modified-Since" method) and the helpers below; stops both at exit. Skips (77) without
-# python3 or a server.
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+# misbehaving server of tests/http_server.py, twice: on 127.0.0.1 and, as another host, on
+# 127.0.0.2 (PY2: a redirect target whose log shows which headers reached it). Sets U, PY and
+# PY2 (their base URLs), LOG (the access log: URI status bytes-sent body-bytes "Range"
+# "Authorization" "If-None-Match" "If-Modified-Since" method) and the helpers below; stops them
+# at exit. Skips, saying why, without python3 or a server. Needs bash (arrays, /dev/tcp): under another
+# shell the test starts again under bash.
+if [ -z "${BASH_VERSION:-}" ]; then
+    rm -rf "$TMP"
+    exec bash "$0" "$@"
+fi
+command -v python3 >/dev/null || { skip_all "no python3"; }
 httpd=${GGUF_TEST_HTTPD:-}
 if [ -z "$httpd" ]; then
     for d in nginx lighttpd; do
         if command -v $d >/dev/null || [ -x /usr/sbin/$d ]; then httpd=$d; break; fi
     done
 fi
-[ -n "$httpd" ] || { echo "SKIP: neither nginx nor lighttpd is installed"; exit 77; }
+[ -n "$httpd" ] || { skip_all "neither nginx nor lighttpd is installed"; }
 HTTPD=$(command -v $httpd || echo /usr/sbin/$httpd)
 
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-# waits until something answers on 127.0.0.1:$1
+# waits until something answers on ${2:-127.0.0.1}:$1 (a bounded poll: a server that has not
+# started after 60 s on a loaded machine is not going to)
 wait_port() {
-    for _ in $(seq 50); do
-        (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+    for _ in $(seq 600); do
+        (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# waits (as wait_port) for the file a server writes its port to, and prints the port
+wait_port_file() {
+    for _ in $(seq 600); do
+        [ -s "$1" ] && { cat "$1"; return 0; }
         sleep 0.1
     done
     return 1
@@ -108,23 +123,29 @@ for _ in 1 2 3; do
     PORT=$(free_port)
     if start_$httpd && wait_port "$PORT"; then started=1; break; fi
 done
-[ -n "$started" ] || { echo "SKIP: $httpd would not start: $(head -c 300 "$TMP/srv/start.err")"; exit 77; }
-PY_PID=""
+[ -n "$started" ] || { skip_all "$httpd would not start: $(head -c 300 "$TMP/srv/start.err")"; }
 http_cleanup() {
     status=$?
     stop_$httpd
-    [ -n "$PY_PID" ] && kill "$PY_PID" 2>/dev/null
+    for f in "$TMP"/srv/py*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
     (exit $status)
     tap_exit
 }
 trap http_cleanup EXIT
-python3 "$top_srcdir/tests/http_server.py" "$CORPUS" "$TMP/srv/pyport" "$TMP/srv/py.log" 2>/dev/null &
-PY_PID=$!
-for _ in $(seq 50); do [ -f "$TMP/srv/pyport" ] && break; sleep 0.1; done
-PY="http://127.0.0.1:$(cat "$TMP/srv/pyport")"
-wait_port "$(cat "$TMP/srv/pyport")" || { fail "tests/http_server.py did not start"; finish; exit; }
+# start_py NAME ADDRESS: tests/http_server.py on ADDRESS, its log $TMP/srv/NAME.log; prints its
+# base URL
+start_py() {
+    python3 "$top_srcdir/tests/http_server.py" "$CORPUS" "$TMP/srv/$1.port" "$TMP/srv/$1.log" "$2" \
+        >/dev/null 2>&1 &
+    echo $! >"$TMP/srv/$1.pid"
+    port=$(wait_port_file "$TMP/srv/$1.port") && wait_port "$port" "$2" && echo "http://$2:$port"
+}
+: >"$TMP/srv/py.log"
+: >"$TMP/srv/py2.log"
+PY=$(start_py py 127.0.0.1) || { fail "tests/http_server.py did not start"; finish; exit; }
+PY2=$(start_py py2 127.0.0.2) || { fail "tests/http_server.py did not start on 127.0.0.2"; finish; exit; }
 U="http://127.0.0.1:$PORT"
-echo "server: $httpd on $U, misbehaving server on $PY"
+echo "server: $httpd on $U, misbehaving server on $PY and $PY2"
 
 # lighttpd writes its access log when it stops (nginx at once): before the log is read, it is
 # stopped and started again

@@ -94,6 +94,14 @@ static int url_option(int opt, const char *arg) {
         }
         http_opts.timeout_s = (unsigned)v;
         return 1;
+    case CLI_OPT_DEADLINE:
+        v = strtol(arg, &end, 10);
+        if (*arg == '\0' || *end != '\0' || v < 1 || v > 86400) {
+            cli_errorf("--deadline takes seconds from 1 to 86400, not '%s'", arg);
+            return -1;
+        }
+        http_opts.deadline_s = (unsigned)v;
+        return 1;
     case CLI_OPT_RETRIES:
         v = strtol(arg, &end, 10);
         if (*arg == '\0' || *end != '\0' || v < 0 || v > 100) {
@@ -112,8 +120,11 @@ static int url_option(int opt, const char *arg) {
     }
 }
 
-/* huggingface.co and hf.co, and their subdomains: where $HF_TOKEN may go, and nowhere else */
+/* huggingface.co and hf.co, and their subdomains, and an hf:// name (the Hub's, or
+ * $GGUF_HF_ENDPOINT's): where $HF_TOKEN may go, and nowhere else */
 static int hub_host(const char *url) {
+    if (strncasecmp(url, "hf://", 5) == 0)
+        return 1;
     const char *h = strstr(url, "://");
     if (h == NULL)
         return 0;

@@ -39,13 +39,13 @@ void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Options every command that opens a file accepts: --lenient, --endian little|big,
  * --unknown-types, --no-mmap, --one-file (the FILE ones), and for URLs --header, --offline,
- * --timeout, --retries, --whole-limit (the URL ones, kept for cli_open; not for a command that
- * reads local files only, such as gguf-catalog index). Returns 1 if `opt` was one of them
- * (flags updated), 0 if not, and -1 on a bad value. */
+ * --timeout, --retries, --deadline, --whole-limit (the URL ones, kept for cli_open; not for a
+ * command that reads local files only, such as gguf-catalog index). Returns 1 if `opt` was
+ * one of them (flags updated), 0 if not, and -1 on a bad value. */
 enum {
     CLI_OPT_LENIENT = 1000, CLI_OPT_ENDIAN, CLI_OPT_UNKNOWN_TYPES, CLI_OPT_NO_MMAP,
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
-    CLI_OPT_WHOLE_LIMIT
+    CLI_OPT_WHOLE_LIMIT, CLI_OPT_DEADLINE
 };
 /* (the reading ones without --one-file, for a command that reads each file alone) */
 #define CLI_OPEN_READ_LONG_OPTIONS                                                              \
@@ -60,6 +60,7 @@ enum {
         {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
         {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
+        {"deadline", required_argument, NULL, CLI_OPT_DEADLINE},                                \
         {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
 #define CLI_OPEN_LONG_OPTIONS CLI_OPEN_FILE_LONG_OPTIONS, CLI_OPEN_URL_LONG_OPTIONS
 #define CLI_OPEN_FILE_HELP                                                                      \
@@ -70,12 +71,16 @@ enum {
     "  --one-file         a shard of a split set: read this file alone, not the whole set\n"
 #define CLI_OPEN_URL_HELP                                                                       \
     "FILE may be '-' (standard input) or an http:// or https:// URL (read with range requests):\n" \
-    "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable), e.g.\n"        \
+    "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable; not to another\n" \
+    "                     host a redirect leads to), e.g.\n"                                    \
     "                     'Authorization: Bearer TOKEN' for a gated model; also taken from\n"  \
     "                     $GGUF_HTTP_HEADER, and $HF_TOKEN for huggingface.co URLs\n"          \
     "  --offline          never touch the network (a URL is refused)\n"                        \
-    "  --timeout SECS     give up connecting or waiting for data after SECS (default 30)\n"    \
+    "  --timeout SECS     give up connecting, or a transfer slower than 1 KiB/s, after SECS\n" \
+    "                     (default 30)\n"                                                      \
     "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
+    "  --deadline SECS    give up one read (the open, each later read) after SECS in all,\n"  \
+    "                     retries included (default 300)\n"                                    \
     "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"  \
     "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
 #define CLI_OPEN_HELP CLI_OPEN_FILE_HELP CLI_OPEN_URL_HELP

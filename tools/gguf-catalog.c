@@ -59,8 +59,11 @@ static const char usage_text[] =
     "                     $GGUF_HTTP_HEADER (and by index from $HF_TOKEN when every URL\n"     \
     "                     given is on huggingface.co)\n"                                       \
     "  --offline          never touch the network (URLs are not checked)\n"                       \
-    "  --timeout SECS     give up connecting or waiting for data after SECS (default 30)\n"       \
+    "  --timeout SECS     give up connecting, or a transfer slower than 1 KiB/s, after SECS\n"    \
+    "                     (default 30)\n"                                                         \
     "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
+    "  --deadline SECS    give up one read of a URL after SECS in all, retries included\n"       \
+    "                     (default 300)\n"                                                        \
     "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"     \
     "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
 

@@ -11,17 +11,21 @@
  * while the caller's buffer is full, so memory stays bounded. Small exact reads are kept for
  * the life of the source, so that nothing is fetched twice.
  *
- * Failures. An answer 5xx, 429 or 408, a dropped connection, a transfer that stalls longer
- * than the timeout, or one that ends before its range does, is retried after a delay that
+ * Failures. An answer 5xx, 429 or 408, a dropped connection, a transfer slower than MIN_RATE
+ * for the timeout, or one that ends before its range does, is retried after a delay that
  * doubles each time (a Retry-After up to 60 s wins), resuming at the first byte not yet
- * received; bytes received reset the count. Every answer must be the same file as the first
- * one: same size, same ETag (or Last-Modified when there is no ETag). A server that ignores
- * Range (HTTP 200 with the whole file) is read whole only up to whole_limit bytes.
+ * received. The retries are counted per request: bytes a failed attempt brought do not reset
+ * the count, so a server that sends a byte and hangs up cannot keep a read going. Each read
+ * (the open's first request, each later read) ends by its deadline, whatever the server does.
+ * Every answer must be the same file as the first one: same size, same ETag (or Last-Modified
+ * when there is no ETag). A server that ignores Range (HTTP 200 with the whole file) is read
+ * whole only up to whole_limit bytes.
  *
- * Security. Only http and https, for the URL and its redirects. The caller's headers
- * (Authorization for gated models) go to the URL's host only: libcurl does not forward an
- * Authorization header to another host a redirect leads to (a hub's CDN, whose signed URL
- * needs none). Header lines with a CR or LF are refused. */
+ * Security. Only http and https, for the URL and its redirects. Redirects are followed here,
+ * not by libcurl, so that the caller's headers (Authorization for gated models, an API key) go
+ * to the URL's own origin only (scheme, host and port): a hop to another origin (a hub's CDN,
+ * whose signed URL needs none) gets none of them, as curl without --location-trusted does for
+ * the headers it knows. Header lines with a CR or LF are refused. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* GGUF_HAVE_CURL; the fuzz build compiles without it (no libcurl) */
@@ -78,6 +82,8 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
 #define CACHE_MAX ((uint64_t)64 << 20)       /* bytes of exact reads kept */
 #define WHOLE_LIMIT ((uint64_t)64 << 20)
 #define TIMEOUT_S 30u
+#define DEADLINE_S 300u
+#define MIN_RATE 1024L /* bytes per second, over the timeout */
 #define RETRIES 4
 #define RETRY_DELAY_MS 500u
 #define RETRY_AFTER_MAX_S 60u
@@ -104,10 +110,14 @@ typedef struct response {
 typedef struct http {
     gguf__source *src;
     char *url;
-    /* where the first answer came from after redirects: later requests go there directly,
-     * without the caller's headers when it is another host (a hub's CDN); NULL: the URL */
+    /* where requests go: the last place a redirect led to (later requests go there directly),
+     * without the caller's headers when it is another origin (a hub's CDN); NULL: the URL */
     char *direct;
     bool direct_foreign;
+    bool redirected;   /* the current answer is a redirect (its Location known at its end) */
+    int hops;          /* redirects followed by the current request */
+    int attempts;      /* attempts of the current request that failed */
+    double deadline;   /* monotonic seconds: the current read gives up then */
     long status;
     struct curl_slist *headers;
     bool sent_auth;
@@ -116,9 +126,10 @@ typedef struct http {
     size_t batch_index;
     CURL *easy;
     struct curl_slist *cond; /* headers + If-None-Match/If-Modified-Since, first request only */
+    struct curl_slist *cond_bare; /* If-None-Match/If-Modified-Since alone, for another origin */
     bool not_modified;       /* the answer was 304: what the caller knew still holds */
     char curl_err[CURL_ERROR_SIZE];
-    unsigned timeout_s, retry_delay_ms;
+    unsigned timeout_s, deadline_s, retry_delay_ms;
     int retries;
     uint64_t whole_limit;
     gguf_fetch_progress_fn progress;
@@ -389,17 +400,36 @@ static char *origin(const char *url) {
     return out;
 }
 
-/* After a first good answer: remembers where the redirects led, for the next requests. */
-static void note_direct(http *h) {
-    char *eff = NULL;
-    if (h->direct != NULL || curl_easy_getinfo(h->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK ||
-        eff == NULL || strcmp(eff, h->url) == 0)
-        return;
-    char *a = origin(h->url), *b = origin(eff);
-    if (a != NULL && b != NULL && (h->direct = gguf__strdup(eff)) != NULL)
+/* The answer was a redirect: the next request goes where its Location says, with the caller's
+ * headers only when that is the URL's own origin. 0, or why the redirect is not followed. */
+static int follow(http *h, gguf_error *why) {
+    char *to = NULL;
+    if (curl_easy_getinfo(h->easy, CURLINFO_REDIRECT_URL, &to) != CURLE_OK || to == NULL)
+        return gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                          "HTTP %ld%s%s (a redirect without a usable Location) for bytes "
+                          "%llu..%llu", h->status, h->resp.reason[0] ? " " : "", h->resp.reason,
+                          (unsigned long long)h->net, (unsigned long long)h->end);
+    if (++h->hops > MAX_REDIRECTS)
+        return gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "more than %ld redirects",
+                          MAX_REDIRECTS);
+    char *a = origin(h->url), *b = origin(to), *next = NULL;
+    int rc = 0;
+    if (a == NULL || b == NULL)
+        rc = gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "a redirect to a URL that cannot "
+                        "be read: %s", to);
+    else if (strncmp(b, "http://", 7) != 0 && strncmp(b, "https://", 8) != 0)
+        rc = gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "a redirect to a URL that is not "
+                        "http or https: %s", to);
+    else if ((next = gguf__strdup(to)) == NULL)
+        rc = gguf__fail(why, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0) {
+        gguf__free(h->direct);
+        h->direct = next;
         h->direct_foreign = strcmp(a, b) != 0;
+    }
     gguf__free(a);
     gguf__free(b);
+    return rc;
 }
 
 /* Checks the answer once its header lines are in (at its first body byte, or at its end when
@@ -409,8 +439,6 @@ static bool check_response(http *h) {
     long status = 0;
     curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
     h->status = status;
-    if (status == 200 || status == 206)
-        note_direct(h);
     const response *r = &h->resp;
     if (status == 206) {
         if (!r->has_range)
@@ -457,6 +485,11 @@ static bool check_response(http *h) {
         h->end = h->net;
         return true;
     }
+    if (status >= 300 && status < 400 && status != 304) {
+        h->redirected = true; /* followed (or refused) at its end: follow() */
+        h->discard = true;    /* its page */
+        return true;
+    }
     if (status == 416) {
         if (!h->size_known && r->total_known && r->range_total == 0) {
             h->end = 0; /* an empty file: nothing to ask for */
@@ -470,10 +503,9 @@ static bool check_response(http *h) {
     bool retry = status >= 500 || status == 429 || status == 408;
     const char *why = "";
     if (status == 401 || status == 403)
-        why = h->sent_auth ? " (the Authorization header sent was refused)"
-                           : " (no Authorization header was sent)";
-    if (status >= 300 && status < 400)
-        why = " (a redirect without a usable Location, or more than 10 redirects)";
+        why = h->sent_auth && !(h->direct != NULL && h->direct_foreign)
+                  ? " (the Authorization header sent was refused)"
+                  : " (no Authorization header was sent)";
     int code = status == 404 || status == 410 ? GGUF_ENOTFOUND : GGUF_EIO;
     return judge(h, code, retry, "HTTP %ld%s%s%s for bytes %llu..%llu", status,
                  r->reason[0] ? " " : "", r->reason, why, (unsigned long long)h->net,
@@ -561,6 +593,32 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
 
 /* ---- transfers ---- */
 
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A read starts: it has deadline_s seconds from now, whatever the server does. */
+static void read_begin(http *h) {
+    h->deadline = mono_s() + h->deadline_s;
+}
+
+/* A new request (not a retry or a redirect of one): its attempts and redirects count anew. */
+static void request_begin(http *h) {
+    h->attempts = 0;
+    h->hops = 0;
+}
+
+/* The read ran past its deadline: why (what the last attempt met, when anything), as err. */
+static int fail_deadline(http *h, const gguf_error *why, gguf_error *err) {
+    return fail_url(h, err, GGUF_EIO, h->net, "bytes %llu..%llu not received within the "
+                    "deadline of %u s (--deadline)%s%s", (unsigned long long)h->net,
+                    (unsigned long long)h->end, h->deadline_s,
+                    why != NULL && why->code != 0 ? "; the last attempt: " : "",
+                    why != NULL && why->code != 0 ? why->message : "");
+}
+
 static CURLM *multi_of(const http *h) {
     return h->batch != NULL ? h->batch : h->multi;
 }
@@ -588,12 +646,14 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
     h->result = CURLE_OK;
     h->status = 0;
     h->curl_err[0] = '\0';
+    h->redirected = false;
     memset(&h->resp, 0, sizeof h->resp);
     curl_easy_setopt(h->easy, CURLOPT_RANGE, range);
     curl_easy_setopt(h->easy, CURLOPT_URL, h->direct != NULL ? h->direct : h->url);
-    struct curl_slist *headers = h->direct != NULL && h->direct_foreign ? NULL : h->headers;
+    bool foreign = h->direct != NULL && h->direct_foreign;
+    struct curl_slist *headers = foreign ? NULL : h->headers;
     if (h->cond != NULL && !h->size_known)
-        headers = h->cond;
+        headers = foreign ? h->cond_bare : h->cond;
     curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, headers);
     h->not_modified = false;
     CURLMcode mc = curl_multi_add_handle(multi_of(h), h->easy);
@@ -620,7 +680,10 @@ static int pump(http *h, gguf_error *err) {
         }
     }
     if (!h->done && h->dst_len < h->dst_cap) {
-        mc = curl_multi_poll(multi_of(h), NULL, 0, 1000, NULL);
+        double left = h->deadline - mono_s();
+        if (left <= 0)
+            return fail_deadline(h, NULL, err);
+        mc = curl_multi_poll(multi_of(h), NULL, 0, left < 1 ? (int)(left * 1000) + 1 : 1000, NULL);
         if (mc != CURLM_OK)
             return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
                             curl_multi_strerror(mc));
@@ -662,7 +725,8 @@ static unsigned retry_delay(const http *h, int attempts) {
 }
 
 /* The transfer ended: 0 when it delivered all of its range, 1 when it is worth asking again
- * for what is missing (the reason in *why), or an error. */
+ * for what is missing (the reason in *why), 2 when a redirect says where to ask, or an
+ * error. */
 static int transfer_outcome(http *h, gguf_error *why) {
     gguf_error_clear(why);
     if (h->result == CURLE_OK && !h->checked)
@@ -670,6 +734,10 @@ static int transfer_outcome(http *h, gguf_error *why) {
     if (h->verdict != 0) {
         *why = h->t_err;
         return h->retryable ? 1 : h->verdict;
+    }
+    if (h->result == CURLE_OK && h->redirected) {
+        int rc = follow(h, why);
+        return rc != 0 ? rc : 2;
     }
     if (h->result != CURLE_OK) {
         gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s after %llu of bytes %llu..%llu (%s)",
@@ -689,11 +757,24 @@ static int transfer_outcome(http *h, gguf_error *why) {
     return 0;
 }
 
+/* Asks again for the bytes of the transfer not received yet; the stash (bytes before them)
+ * stays. */
+static int resume(http *h, gguf_error *err) {
+    uint64_t pos = h->pos;
+    uint8_t *stash = h->stash;
+    size_t stash_at = h->stash_at, stash_len = h->stash_len;
+    int rc = transfer_start(h, h->net, h->end, err);
+    h->pos = pos;
+    h->stash = stash;
+    h->stash_at = stash_at;
+    h->stash_len = stash_len;
+    return rc;
+}
+
 /* Fills buf with up to len bytes of the transfer from its position on (fewer only when the
  * file ends first); *got says how many. Retries what fails in a way worth retrying. */
 static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err) {
     size_t filled = 0;
-    int attempts = 0;
     *got = 0;
     for (;;) {
         if (h->stash_len > 0) {
@@ -730,6 +811,12 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             break; /* the whole file is in whole_buf */
         if (outcome == 0)
             continue; /* the range is complete: the stash holds the rest of it */
+        if (outcome == 2) { /* a redirect: ask there at once */
+            rc = resume(h, err);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
         if (h->direct != NULL && outcome < 0 && h->status >= 400 && h->status < 500 &&
             h->status != 416 && !h->whole) {
             /* the place the redirects led to refuses now (a signed URL that expired): ask
@@ -738,7 +825,6 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             h->direct = NULL;
             h->direct_foreign = false;
             outcome = 1;
-            attempts--;
         }
         if (outcome < 0 || h->whole) {
             transfer_stop(h);
@@ -748,9 +834,8 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             return outcome < 0 ? outcome : GGUF_EIO;
         }
         /* worth asking again, for the bytes not received yet */
-        bool progressed = h->net > h->start;
-        attempts = progressed ? 1 : attempts + 1;
-        if (h->retries >= 0 && attempts > h->retries) {
+        h->attempts++;
+        if (h->retries >= 0 && h->attempts > h->retries) {
             transfer_stop(h);
             if (err != NULL && err->code == 0) {
                 *err = why;
@@ -761,16 +846,14 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             gguf__fail_path(err, h->url);
             return why.code ? why.code : GGUF_EIO;
         }
-        sleep_ms(retry_delay(h, attempts));
-        /* resume at the first byte not received; the stash (bytes before it) stays */
-        uint64_t pos = h->pos, end = h->end;
-        uint8_t *stash = h->stash;
-        size_t stash_at = h->stash_at, stash_len = h->stash_len;
-        rc = transfer_start(h, h->net, end, err);
-        h->pos = pos;
-        h->stash = stash;
-        h->stash_at = stash_at;
-        h->stash_len = stash_len;
+        unsigned delay = retry_delay(h, h->attempts);
+        if (mono_s() + delay / 1000.0 >= h->deadline) {
+            transfer_stop(h);
+            return fail_deadline(h, &why, err);
+        }
+        sleep_ms(delay);
+        h->hops = 0;
+        rc = resume(h, err);
         if (rc != 0)
             return rc;
     }
@@ -796,12 +879,14 @@ static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_
         return fail_url(h, err, GGUF_EIO, at, "bytes %llu..%llu were not kept (more than %llu "
                         "bytes of header?)", (unsigned long long)at,
                         (unsigned long long)(at + rest), (unsigned long long)CACHE_MAX);
+    read_begin(h);
     if (!(h->active && h->pos == at && h->end >= at + rest)) {
         uint64_t end = at + rest;
         /* a read that continues the previous one inside an announced range streams the rest
          * of the range in one request */
         if (h->hint_end > end && at >= h->hint_start && (h->hint_certain || at == h->last_end))
             end = h->hint_end;
+        request_begin(h);
         int rc = transfer_start(h, at, end, err);
         if (rc != 0)
             return rc;
@@ -846,7 +931,9 @@ static void http_close(gguf__source *s) {
         curl_multi_cleanup(h->multi);
     curl_slist_free_all(h->headers);
     curl_slist_free_all(h->cond);
+    curl_slist_free_all(h->cond_bare);
     gguf__free(h->direct);
+    gguf__free(h->url);
     for (size_t i = 0; i < h->n_segs; i++)
         gguf__free(h->segs[i].bytes);
     gguf__free(h->segs);
@@ -888,11 +975,10 @@ static int setup_easy(http *h, gguf_error *err) {
     ok &= curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS,
                            (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) == CURLE_OK;
 #endif
-    ok &= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_MAXREDIRS, MAX_REDIRECTS) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK; /* follow() does */
     ok &= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->timeout_s) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) == CURLE_OK;
+    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, MIN_RATE) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->timeout_s) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_USERAGENT, "libgguf/" PACKAGE_VERSION) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) == CURLE_OK;
@@ -918,6 +1004,9 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
     if (init_result != CURLE_OK)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
                           curl_easy_strerror(init_result));
+    char *to = gguf__source_url_of(url, err);
+    if (to == NULL)
+        return err != NULL ? err->code : GGUF_EINVAL;
     gguf__source *s = gguf__calloc(1, sizeof *s);
     http *h = gguf__calloc(1, sizeof *h);
     char *name = gguf__strdup(url);
@@ -925,14 +1014,16 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
         gguf__free(s);
         gguf__free(h);
         gguf__free(name);
+        gguf__free(to);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     *s = (gguf__source){.ops = &http_ops, .kind = GGUF__SOURCE_HTTP, .name = name, .fd = -1,
                         .impl = h};
     *h = (http){
         .src = s,
-        .url = name,
+        .url = to, /* the name's URL: the name itself, or an hf:// name's on the Hub */
         .timeout_s = opt->timeout_s ? opt->timeout_s : TIMEOUT_S,
+        .deadline_s = opt->deadline_s ? opt->deadline_s : DEADLINE_S,
         .retries = opt->retries == 0 ? RETRIES : opt->retries < 0 ? 0 : opt->retries,
         .retry_delay_ms = opt->retry_delay_ms ? opt->retry_delay_ms : RETRY_DELAY_MS,
         .whole_limit = opt->whole_limit ? opt->whole_limit : WHOLE_LIMIT,
@@ -988,6 +1079,8 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
     if (first == NULL)
         rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     size_t got = 0;
+    read_begin(h);
+    request_begin(h);
     if (rc == 0)
         rc = transfer_start(h, 0, FIRST_REQUEST, err);
     if (rc == 0)
@@ -1014,16 +1107,9 @@ typedef struct slot {
     gguf__source *src;
     http *h;
     uint8_t *buf;
-    int attempts;
     double retry_at; /* monotonic seconds; 0 while a transfer runs */
     bool first;
 } slot;
-
-static double mono_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Starts the range [from, to) of slot k into a fresh buffer. */
 static int slot_fetch(slot *k, uint64_t from, uint64_t to, gguf_error *err) {
@@ -1035,7 +1121,8 @@ static int slot_fetch(slot *k, uint64_t from, uint64_t to, gguf_error *err) {
     h->dst = b;
     h->dst_len = 0;
     h->dst_cap = (size_t)(to - from);
-    k->attempts = 0;
+    read_begin(h);
+    request_begin(h);
     return transfer_start(h, from, to, err);
 }
 
@@ -1069,10 +1156,12 @@ static int slot_open(slot *k, const gguf__fetch *item, const gguf_open_options *
         bool ok = true;
         for (struct curl_slist *l = h->headers; ok && l != NULL; l = l->next)
             ok = append_header(&h->cond, NULL, l->data);
-        if (ok && item->etag != NULL && item->etag[0])
-            ok = append_header(&h->cond, "If-None-Match", item->etag);
-        else if (ok && item->last_modified != NULL && item->last_modified[0])
-            ok = append_header(&h->cond, "If-Modified-Since", item->last_modified);
+        const char *name = item->etag != NULL && item->etag[0] ? "If-None-Match"
+                                                               : "If-Modified-Since";
+        const char *value = item->etag != NULL && item->etag[0] ? item->etag
+                                                                : item->last_modified;
+        ok = ok && append_header(&h->cond, name, value) &&
+             append_header(&h->cond_bare, name, value);
         if (!ok)
             return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
@@ -1100,16 +1189,26 @@ static bool slot_ended(slot *k, size_t i, gguf__fetch_more_fn more, gguf__fetch_
     int outcome = transfer_outcome(h, &why);
     uint64_t start = h->start;
     size_t got = h->dst_len;
+    if (outcome == 2 && (outcome = transfer_start(h, h->net, h->end, &why)) == 0)
+        return false; /* a redirect: asked there at once */
     if (outcome == 1) {
-        k->attempts = h->net > h->start ? 1 : k->attempts + 1;
-        if (k->attempts <= h->retries) {
+        h->attempts++;
+        double at = mono_s() + retry_delay(h, h->attempts) / 1000.0;
+        if (h->attempts <= h->retries && at < h->deadline) {
             transfer_stop(h);
-            k->retry_at = mono_s() + retry_delay(h, k->attempts) / 1000.0;
+            h->hops = 0;
+            k->retry_at = at;
             return false;
         }
-        size_t n = strlen(why.message);
-        snprintf(why.message + n, sizeof why.message - n, " (after %d attempt%s)",
-                 h->retries + 1, h->retries == 0 ? "" : "s");
+        if (h->attempts <= h->retries) {
+            gguf_error last = why;
+            gguf_error_clear(&why);
+            fail_deadline(h, &last, &why);
+        } else {
+            size_t n = strlen(why.message);
+            snprintf(why.message + n, sizeof why.message - n, " (after %d attempt%s)",
+                     h->retries + 1, h->retries == 0 ? "" : "s");
+        }
     }
     if (outcome != 0) {
         gguf__fail_path(&why, h->url);
@@ -1207,6 +1306,21 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
         double now = mono_s(), wake = now + 1.0;
         for (size_t i = 0; i < next_item; i++) {
             slot *k = &slots[i];
+            if (k->h != NULL && k->retry_at == 0 && now >= k->h->deadline) {
+                gguf_error e;
+                gguf_error_clear(&e);
+                fail_deadline(k->h, NULL, &e);
+                slot_release(k);
+                gguf__source_free(k->src);
+                *k = (slot){0};
+                done(user, i, NULL, false, &e);
+                finished++;
+                running--;
+                busy = true;
+                continue;
+            }
+            if (k->h != NULL && k->h->deadline < wake)
+                wake = k->h->deadline;
             if (k->h == NULL || k->retry_at == 0)
                 continue;
             if (k->retry_at > now) {

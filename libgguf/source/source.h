@@ -92,8 +92,13 @@ GGUF_HIDDEN int gguf__source_fetch_many(const gguf__fetch *items, size_t n,
  * a layer above finds a file by name (the shards of a split set beside a URL are URLs). */
 GGUF_HIDDEN int gguf__source_open_name(gguf__source **out, const char *name,
                                        const gguf_open_options *opt, gguf_error *err);
-/* 1 when name is an http:// or https:// URL. */
+/* 1 when name is an http:// or https:// URL, or an hf://ORG/REPO/FILE[@REVISION] name. */
 GGUF_HIDDEN bool gguf__source_is_url(const char *name);
+/* The URL a remote name is read from (malloc'd): an hf:// name's resolve URL on the Hub
+ * ($GGUF_HF_ENDPOINT, default https://huggingface.co, then /ORG/REPO/resolve/REVISION/FILE,
+ * REVISION main when not given), any other name as it is. NULL with err filled when an hf://
+ * name is malformed or memory ran out. */
+GGUF_HIDDEN char *gguf__source_url_of(const char *name, gguf_error *err);
 GGUF_HIDDEN bool gguf__source_http_built(void);
 
 /* Opens what fd reads (stream.c): a regular file as gguf__source_open_path would (on a
