@@ -1,4 +1,4 @@
-/* llama.cpp's loader rules (libgguf/format/llama_*.c): the expression language the tables are
+/* llama.cpp's loader rules (libgguf/llama/llama_*.c): the expression language the tables are
  * written in, the tables themselves (every expression parses, every symbol exists), and
  * gguf_llama_check on models built in memory, one rule at a time, with every allocation failure.
  * The rules against llama.cpp itself: tests/cli_verify_llama.sh. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../libgguf/format/llama.h"
+#include "../libgguf/llama/llama.h"
 #include "testutil.h"
 
 /* ---- expressions ---- */

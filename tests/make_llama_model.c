@@ -12,7 +12,7 @@
  *     --reshape NAME         give a tensor one more row than it should have
  *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
  *     --layers N             block_count (default 2) */
-#include "../libgguf/format/llama.h"
+#include "../libgguf/llama/llama.h"
 
 #include <stdio.h>
 #include <stdlib.h>

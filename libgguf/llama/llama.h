@@ -1,8 +1,8 @@
 /* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c), the small
  * expression language their shapes and conditions are written in (llama_expr.c), and the
  * checker that applies them (llama_check.c). Private to the library. */
-#ifndef LIBGGUF_FORMAT_LLAMA_H
-#define LIBGGUF_FORMAT_LLAMA_H
+#ifndef LIBGGUF_LLAMA_LLAMA_H
+#define LIBGGUF_LLAMA_LLAMA_H
 
 #include "format/format.h"
 
