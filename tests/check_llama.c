@@ -490,6 +490,140 @@ START_TEST(test_check_modes) {
 END_TEST
 
 /* Every allocation the check makes can fail: it then returns GGUF_ENOMEM and leaks nothing. */
+/* ---- file types: the table against llama.cpp's own sources ---- */
+
+/* llama.cpp's tree beside the oracle (GGML_ORACLE=.../bin/ggml-oracle: .../src). */
+static char *oracle_source(const char *rel) {
+    const char *oracle = getenv("GGML_ORACLE");
+    char root[512];
+    snprintf(root, sizeof root, "%s", oracle ? oracle : "/tmp/ggml-oracle/bin/ggml-oracle");
+    for (int up = 0; up < 2; up++) { /* bin/ggml-oracle -> the oracle's folder */
+        char *slash = strrchr(root, '/');
+        if (slash == NULL)
+            return NULL;
+        *slash = '\0';
+    }
+    char path[768];
+    snprintf(path, sizeof path, "%s/src/%s", root, rel);
+    size_t len;
+    uint8_t *text = tu_read_file(path, &len);
+    if (text == NULL)
+        return NULL;
+    char *s = realloc(text, len + 1);
+    ck_assert_ptr_nonnull(s);
+    s[len] = '\0';
+    return s;
+}
+
+START_TEST(test_ftype_table) {
+    char *header = oracle_source("include/llama.h");
+    char *quantize = oracle_source("tools/quantize/quantize.cpp");
+    char *loader = oracle_source("src/llama-model-loader.cpp");
+    if (header == NULL || quantize == NULL || loader == NULL) {
+        free(header);
+        free(quantize);
+        free(loader);
+        tu_skip("llama.cpp's sources beside the oracle (src/include/llama.h, "
+                "tools/quantize/quantize.cpp, src/llama-model-loader.cpp) are not here");
+    }
+    /* every value of enum llama_ftype, the removed ones (commented out) too, has its row, named
+     * as the enum names it without LLAMA_FTYPE_ and ALL_/MOSTLY_ */
+    int n_enum = 0;
+    for (const char *p = header; (p = strstr(p, "LLAMA_FTYPE_")) != NULL; p++) {
+        char name[64];
+        unsigned id;
+        int used = 0;
+        if (sscanf(p, "LLAMA_FTYPE_%63[A-Z0-9_] = %u,%n", name, &id, &used) != 2 || used == 0)
+            continue;
+        const char *shortname = name;
+        if (strncmp(name, "ALL_", 4) == 0)
+            shortname += 4;
+        else if (strncmp(name, "MOSTLY_", 7) == 0)
+            shortname += 7;
+        const gguf__llama_ftype *row = gguf__llama_ftype_find(id);
+        ck_assert_msg(row != NULL, "LLAMA_FTYPE_%s = %u has no row", name, id);
+        ck_assert_str_eq(row->name, shortname);
+        n_enum++;
+    }
+    ck_assert_int_eq(n_enum, (int)gguf__llama_n_ftypes);
+    /* llama-quantize's names (its aliases and COPY aside) and the default types: every preset
+     * it offers can be written */
+    int n_quant = 0;
+    for (const char *p = strstr(quantize, "QUANT_OPTIONS"); p && (p = strstr(p, "{ \"")) != NULL;
+         p++) {
+        char name[32], ftype[64], about[24];
+        if (sscanf(p, "{ \"%31[^\"]\", LLAMA_FTYPE_%63[A-Z0-9_], \"%23[^\"]", name, ftype, about) != 3)
+            break;
+        if (strncmp(about, "alias for", 9) == 0 || strcmp(name, "COPY") == 0)
+            continue;
+        const char *tail = strncmp(ftype, "ALL_", 4) == 0 ? ftype + 4 : ftype + 7;
+        ck_assert_str_eq(name, tail);
+        int seen = 0;
+        for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
+            if (strcmp(gguf__llama_ftypes[i].name, name) == 0) {
+                ck_assert_int_ge(gguf__llama_ftypes[i].dtype, 0);
+                seen = 1;
+            }
+        }
+        ck_assert_msg(seen, "llama-quantize's %s has no row", name);
+        n_quant++;
+    }
+    ck_assert_int_ge(n_quant, 30);
+    /* llama_ftype_name's display names */
+    int n_display = 0;
+    for (const char *p = loader; (p = strstr(p, "case LLAMA_FTYPE_")) != NULL; p++) {
+        char ftype[64], display[64];
+        if (sscanf(p, "case LLAMA_FTYPE_%63[A-Z0-9_]: name = LLAMA_FTYPE_PREFIX \"%63[^\"]\"",
+                   ftype, display) != 2)
+            continue;
+        const char *tail = strncmp(ftype, "ALL_", 4) == 0 ? ftype + 4 : ftype + 7;
+        int seen = 0;
+        for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
+            if (strcmp(gguf__llama_ftypes[i].name, tail) == 0) {
+                ck_assert_ptr_nonnull(gguf__llama_ftypes[i].display);
+                ck_assert_str_eq(gguf__llama_ftypes[i].display, display);
+                seen = 1;
+            }
+        }
+        ck_assert_msg(seen, "llama_ftype_name's %s has no row", ftype);
+        n_display++;
+    }
+    ck_assert_int_ge(n_display, 30);
+    /* a row llama.cpp cannot write has no display name (llama.cpp shows 'unknown') */
+    for (size_t i = 0; i < gguf__llama_n_ftypes; i++)
+        ck_assert((gguf__llama_ftypes[i].dtype < 0) == (gguf__llama_ftypes[i].display == NULL));
+    free(header);
+    free(quantize);
+    free(loader);
+}
+END_TEST
+
+/* verify's general.file_type check reads the quantizer's default type: an IQ2_S file whose
+ * weights are IQ2_XS (as llama_model_quantize writes them) is not told it has no IQ2_S. */
+START_TEST(test_check_file_type) {
+    gguf_file *f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    uint64_t dims[2] = {256, 1};
+    ck_assert_int_eq(gguf_tensor_add(f, "blk.0.extra.weight", GGUF_DTYPE_IQ2_XS, dims, 2, &err), 0);
+    /* the F32 weights outnumber it; the check asks only that some weight has the type */
+    set(f, "general.file_type", "u32", "28");
+    found r;
+    check(f, 0, &r);
+    ck_assert_msg(!has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, NULL),
+                  "IQ2_S with IQ2_XS weights");
+    /* Q4_K_M with no Q4_K tensor is named as llama.cpp shows it */
+    set(f, "general.file_type", "u32", "15");
+    check(f, 0, &r);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, "Q4_K - Medium"));
+    /* the removed Q4_0_4_4 is no file type llama.cpp knows */
+    set(f, "general.file_type", "u32", "33");
+    check(f, 0, &r);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, "no llama.cpp file type"));
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(test_check_alloc_failures) {
     gguf_file *f = tiny_llama();
     set(f, "tokenizer.ggml.eos_token_id", "u32", "9");
@@ -524,6 +658,8 @@ int main(void) {
     tcase_add_test(tc, test_check_tensors);
     tcase_add_test(tc, test_check_vocab);
     tcase_add_test(tc, test_check_modes);
+    tcase_add_test(tc, test_ftype_table);
+    tcase_add_test(tc, test_check_file_type);
     tcase_add_test(tc, test_check_alloc_failures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

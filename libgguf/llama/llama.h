@@ -1,6 +1,6 @@
-/* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c), the small
- * expression language their shapes and conditions are written in (llama_expr.c), and the
- * checker that applies them (llama_check.c). Private to the library. */
+/* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c, llama_ftype.c),
+ * the small expression language their shapes and conditions are written in (llama_expr.c),
+ * and the checker that applies them (llama_check.c). Private to the library. */
 #ifndef LIBGGUF_LLAMA_LLAMA_H
 #define LIBGGUF_LLAMA_LLAMA_H
 
@@ -123,9 +123,27 @@ GGUF_HIDDEN extern const gguf__llama_rule gguf__llama_generic_rules[];
 GGUF_HIDDEN extern const gguf__llama_tensor gguf__llama_generic_tensors[];
 /* Keys read whatever the load (the loader's constructor, general.name). */
 GGUF_HIDDEN extern const gguf__llama_key gguf__llama_file_keys[];
-/* The tensor type most tensors of a llama_ftype have, or -1 for an unknown file type. */
-GGUF_HIDDEN int gguf__llama_ftype_dtype(uint32_t ftype);
-GGUF_HIDDEN const char *gguf__llama_ftype_name(uint32_t ftype);
+
+/* ---- file types (llama_ftype.c) ---- */
+
+/* A value of llama.cpp's enum llama_ftype (general.file_type). */
+typedef struct gguf__llama_ftype {
+    uint32_t id;
+    const char *name;    /* llama-quantize's name ("Q4_K_M"); for the ids llama.cpp no longer
+                            writes, the enum's name without LLAMA_FTYPE_MOSTLY_ */
+    int dtype;           /* llama_model_quantize's default tensor type, or -1: llama.cpp cannot
+                            write this file type */
+    const char *display; /* llama_ftype_name ("Q4_K - Medium"), or NULL: llama.cpp shows
+                            "unknown, may not work" */
+} gguf__llama_ftype;
+#define GGUF__LLAMA_FTYPE_GUESSED 1024u /* a flag: the loader guessed it from the tensors */
+GGUF_HIDDEN extern const gguf__llama_ftype gguf__llama_ftypes[];
+GGUF_HIDDEN extern const size_t gguf__llama_n_ftypes;
+/* The row of a file type, or NULL when llama.cpp's enum has no such value. */
+GGUF_HIDDEN const gguf__llama_ftype *gguf__llama_ftype_find(uint32_t id);
+/* The file type the loader guesses from a file's most common tensor type (0, ALL_F32, for a
+ * type it has no guess for). */
+GGUF_HIDDEN uint32_t gguf__llama_ftype_guess(uint32_t dtype);
 
 /* ---- tokenizer (llama_vocab.c) ---- */
 
