@@ -624,6 +624,182 @@ START_TEST(test_check_file_type) {
 }
 END_TEST
 
+/* ---- the hyperparameter reader ---- */
+
+/* A model of architecture `arch` with the keys "KEY=TYPE:VALUE" (KEY after "{arch}."; an
+ * array is "KEY=array/ELEM:[...]"). */
+static gguf_file *hp_model(const char *arch, const char *const *keys, size_t n) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err), 0);
+    set(f, "general.architecture", "str", arch);
+    for (size_t i = 0; i < n; i++) {
+        char key[160], type[32];
+        const char *eq = strchr(keys[i], '='), *colon = strchr(eq, ':');
+        snprintf(key, sizeof key, "%s.%.*s", arch, (int)(eq - keys[i]), keys[i]);
+        snprintf(type, sizeof type, "%.*s", (int)(colon - eq - 1), eq + 1);
+        char *slash = strchr(type, '/');
+        uint32_t vt, et = GGUF_VTYPE_COUNT;
+        if (slash != NULL) {
+            *slash = '\0';
+            et = (uint32_t)gguf_vtype_parse(slash + 1);
+        }
+        vt = (uint32_t)gguf_vtype_parse(type);
+        ck_assert_msg(gguf_kv_set_text(f, key, vt, et, colon + 1, strlen(colon + 1), &err) == 0,
+                      "%s: %s", key, err.message);
+    }
+    return f;
+}
+
+static void hp_of(gguf__llama_hparams *hp, const char *arch, const char *const *keys, size_t n) {
+    gguf_file *f = hp_model(arch, keys, n);
+    gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
+    gguf_file_free(f);
+}
+
+#define HP(hp, arch, ...)                                                                       \
+    do {                                                                                        \
+        static const char *const k_[] = {__VA_ARGS__};                                          \
+        hp_of(hp, arch, k_, sizeof k_ / sizeof k_[0]);                                          \
+    } while (0)
+
+static void layers_are(const uint8_t *got, const char *want) {
+    for (size_t il = 0; want[il]; il++)
+        ck_assert_msg(got[il] == (want[il] == '1'), "layer %zu: %d, want %s", il, got[il], want);
+}
+
+START_TEST(test_hparams_layers) {
+    static gguf__llama_hparams hp;
+    /* per-layer arrays, head_count_kv defaulting to head_count, nextn layers apart */
+    HP(&hp, "llama", "block_count=u32:4", "embedding_length=u32:64", "nextn_predict_layers=u32:1",
+       "attention.head_count=u32:8", "feed_forward_length=array/i32:[96,128,96,0]");
+    ck_assert_uint_eq(hp.n_layer_all, 4);
+    ck_assert_uint_eq(hp.n_layer, 3);
+    ck_assert_uint_eq(hp.n_head[3], 8);
+    ck_assert_uint_eq(hp.n_head_kv[2], 8);
+    ck_assert_uint_eq(hp.n_ff[1], 128);
+    ck_assert_uint_eq(hp.n_ff[3], 0);
+    ck_assert_uint_eq(hp.n_embd_head_k, 8); /* E/H without key_length */
+    /* an array of another length than block_count is refused by llama.cpp: read as absent */
+    HP(&hp, "llama", "block_count=u32:4", "attention.head_count=array/u32:[8,8]");
+    ck_assert_uint_eq(hp.n_head[0], 0);
+
+    /* gemma2: the window and the period default (4096, 2); the window from the file */
+    HP(&hp, "gemma2", "block_count=u32:4");
+    ck_assert_uint_eq(hp.n_swa, 4096);
+    ck_assert_uint_eq(hp.swa_period, 2);
+    layers_are(hp.is_swa, "1010");
+    HP(&hp, "gemma2", "block_count=u32:4", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=u32:4");
+    ck_assert_uint_eq(hp.n_swa, 512);
+    layers_are(hp.is_swa, "1110");
+    /* gemma3: sliding layers only with a window in the file */
+    HP(&hp, "gemma3", "block_count=u32:7");
+    layers_are(hp.is_swa, "0000000");
+    HP(&hp, "gemma3", "block_count=u32:7", "attention.sliding_window=u32:1024");
+    layers_are(hp.is_swa, "1111101");
+    /* dense first (modern-bert): layer 0 of each period is full */
+    HP(&hp, "modern-bert", "block_count=u32:6", "attention.sliding_window=u32:128");
+    layers_are(hp.is_swa, "011011");
+    /* one flag per layer, BOOL or integer (gemma4) */
+    HP(&hp, "gemma4", "block_count=u32:4", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=array/bool:[true,false,true,true]");
+    layers_are(hp.is_swa, "1011");
+    HP(&hp, "gemma4", "block_count=u32:3", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=array/u32:[0,1,1]");
+    layers_are(hp.is_swa, "011");
+    /* no sliding window where the architecture has none */
+    HP(&hp, "llama", "block_count=u32:2", "attention.sliding_window=u32:512");
+    layers_are(hp.is_swa, "00");
+}
+END_TEST
+
+START_TEST(test_hparams_experts_mla) {
+    static gguf__llama_hparams hp;
+    HP(&hp, "deepseek2", "block_count=u32:3", "expert_count=u32:8",
+       "expert_used_count=array/u32:[0,2,4]", "expert_shared_count=u32:1",
+       "leading_dense_block_count=u32:1", "expert_feed_forward_length=u32:32",
+       "attention.q_lora_rank=u32:96", "attention.kv_lora_rank=u32:64",
+       "attention.key_length_mla=u32:48", "attention.value_length_mla=u32:32");
+    ck_assert_uint_eq(hp.n_expert, 8);
+    ck_assert_uint_eq(hp.n_expert_used[2], 4);
+    ck_assert_uint_eq(hp.n_expert_shared, 1);
+    ck_assert_uint_eq(hp.n_layer_dense_lead, 1);
+    ck_assert_uint_eq(hp.n_ff_exp[2], 32);
+    ck_assert_uint_eq(hp.n_lora_q, 96);
+    ck_assert_uint_eq(hp.n_lora_kv, 64);
+    ck_assert_uint_eq(hp.n_embd_head_k_mla, 48);
+    ck_assert_uint_eq(hp.n_embd_head_v_mla, 32);
+    HP(&hp, "llama4", "block_count=u32:4", "interleave_moe_layer_step=u32:2");
+    ck_assert_uint_eq(hp.moe_every_n_layers, 2);
+    /* llama4's chunked attention: the window defaults to 8192, 3 chunked layers and 1 full */
+    layers_are(hp.is_swa, "1110");
+    ck_assert_uint_eq(hp.n_swa, 8192);
+}
+END_TEST
+
+START_TEST(test_hparams_recurrent) {
+    static gguf__llama_hparams hp;
+    /* hybrid: layers without key/value heads are recurrent */
+    HP(&hp, "jamba", "block_count=u32:4", "attention.head_count=u32:8",
+       "attention.head_count_kv=array/u32:[0,0,0,8]", "ssm.conv_kernel=u32:4",
+       "ssm.inner_size=u32:128", "ssm.state_size=u32:16", "ssm.time_step_rank=u32:8");
+    ck_assert(hp.is_hybrid && !hp.is_recurrent_model);
+    layers_are(hp.is_recr, "1110");
+    ck_assert_uint_eq(hp.ssm_d_conv, 4);
+    ck_assert_uint_eq(hp.ssm_d_inner, 128);
+    ck_assert_uint_eq(hp.ssm_d_state, 16);
+    ck_assert_uint_eq(hp.ssm_dt_rank, 8);
+    /* every full_attention_interval-th layer is attention, or the per-layer flags */
+    HP(&hp, "qwen3next", "block_count=u32:4", "full_attention_interval=u32:2");
+    layers_are(hp.is_recr, "1010");
+    HP(&hp, "qwen3next", "block_count=u32:8");
+    layers_are(hp.is_recr, "11101110");
+    HP(&hp, "qwen35", "block_count=u32:3", "attention.recurrent_layers=array/bool:[false,true,true]");
+    layers_are(hp.is_recr, "011");
+    /* nemotron_h: no key/value heads and no feed-forward */
+    HP(&hp, "nemotron_h", "block_count=u32:3", "attention.head_count_kv=array/u32:[0,0,4]",
+       "feed_forward_length=array/u32:[0,64,0]");
+    layers_are(hp.is_recr, "100");
+    /* recurrent models: every layer; rwkv's head size */
+    HP(&hp, "rwkv7", "block_count=u32:2", "wkv.head_size=u32:64");
+    ck_assert(hp.is_recurrent_model && !hp.is_hybrid);
+    layers_are(hp.is_recr, "11");
+    ck_assert_uint_eq(hp.wkv_head_size, 64);
+    HP(&hp, "llama", "block_count=u32:2");
+    layers_are(hp.is_recr, "00");
+}
+END_TEST
+
+/* --override-kv: a scalar key is overridden even when absent, a per-layer key only when the
+ * file has it as a scalar (llama.cpp's get_key and get_key_or_arr). */
+static int override_heads(void *user, const char *key, int64_t *v) {
+    (void)user;
+    if (strcmp(key, "llama.expert_count") == 0 || strcmp(key, "llama.attention.head_count") == 0 ||
+        strcmp(key, "llama.attention.head_count_kv") == 0) {
+        *v = 4;
+        return 1;
+    }
+    return 0;
+}
+
+START_TEST(test_hparams_overrides) {
+    static gguf__llama_hparams hp;
+    static const char *const keys[] = {"block_count=u32:2", "attention.head_count=u32:8",
+                                       "attention.head_count_kv=array/u32:[2,2]"};
+    gguf_file *f = hp_model("llama", keys, 3);
+    gguf__llama_hparams_read(&hp, f, NULL, override_heads, NULL);
+    ck_assert_uint_eq(hp.n_expert, 4);     /* absent, overridden */
+    ck_assert_uint_eq(hp.n_head[1], 4);    /* a scalar, overridden */
+    ck_assert_uint_eq(hp.n_head_kv[1], 2); /* an array: the override does not count */
+    gguf__llama_hparams_read(&hp, f, "gemma2", NULL, NULL); /* the architecture given */
+    ck_assert_str_eq(hp.arch, "gemma2");
+    ck_assert_uint_eq(hp.n_layer_all, 0); /* gemma2.block_count is not in the file */
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(test_check_alloc_failures) {
     gguf_file *f = tiny_llama();
     set(f, "tokenizer.ggml.eos_token_id", "u32", "9");
@@ -660,6 +836,10 @@ int main(void) {
     tcase_add_test(tc, test_check_modes);
     tcase_add_test(tc, test_ftype_table);
     tcase_add_test(tc, test_check_file_type);
+    tcase_add_test(tc, test_hparams_layers);
+    tcase_add_test(tc, test_hparams_experts_mla);
+    tcase_add_test(tc, test_hparams_recurrent);
+    tcase_add_test(tc, test_hparams_overrides);
     tcase_add_test(tc, test_check_alloc_failures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
