@@ -197,7 +197,7 @@ _gguf_edit() {
     if [[ -z $cmd ]]; then
         if ((catalog)) && [[ $prev == --db ]]; then _gguf_files "$cur" 0; return; fi
         if ((!catalog)) && [[ $prev == --list ]]; then
-            COMPREPLY=($(compgen -W "commands types presets value-types keys tensors" -- "$cur"))
+            COMPREPLY=($(compgen -W "architectures commands types presets value-types keys tensors" -- "$cur"))
             return
         fi
         if ((!catalog)) && ((cword >= 2)) && [[ ${words[cword-2]} == --list ]]; then

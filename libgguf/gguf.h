@@ -1442,7 +1442,7 @@ GGUF_API int gguf_file_lint(const gguf_file *f, gguf_warn_fn report, void *user,
  *    special token ids inside the vocabulary (a warning: llama.cpp loads such a file and ignores
  *    the id), a chat template that is a string (a warning);
  *  - general.file_type consistent with the tensor types (a warning).
- * The rules are tables (libgguf/format/llama_arch.c, llama_vocab.c), one per architecture,
+ * The rules are tables (libgguf/llama/llama_arch.c, llama_vocab.c), one per architecture,
  * written from llama.cpp's names and shapes.
  */
 

@@ -1,4 +1,4 @@
-/* llama.cpp's loader rules (libgguf/format/llama_*.c): the expression language the tables are
+/* llama.cpp's loader rules (libgguf/llama/llama_*.c): the expression language the tables are
  * written in, the tables themselves (every expression parses, every symbol exists), and
  * gguf_llama_check on models built in memory, one rule at a time, with every allocation failure.
  * The rules against llama.cpp itself: tests/cli_verify_llama.sh. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../libgguf/format/llama.h"
+#include "../libgguf/llama/llama.h"
 #include "testutil.h"
 
 /* ---- expressions ---- */
@@ -490,6 +490,316 @@ START_TEST(test_check_modes) {
 END_TEST
 
 /* Every allocation the check makes can fail: it then returns GGUF_ENOMEM and leaks nothing. */
+/* ---- file types: the table against llama.cpp's own sources ---- */
+
+/* llama.cpp's tree beside the oracle (GGML_ORACLE=.../bin/ggml-oracle: .../src). */
+static char *oracle_source(const char *rel) {
+    const char *oracle = getenv("GGML_ORACLE");
+    char root[512];
+    snprintf(root, sizeof root, "%s", oracle ? oracle : "/tmp/ggml-oracle/bin/ggml-oracle");
+    for (int up = 0; up < 2; up++) { /* bin/ggml-oracle -> the oracle's folder */
+        char *slash = strrchr(root, '/');
+        if (slash == NULL)
+            return NULL;
+        *slash = '\0';
+    }
+    char path[768];
+    snprintf(path, sizeof path, "%s/src/%s", root, rel);
+    size_t len;
+    uint8_t *text = tu_read_file(path, &len);
+    if (text == NULL)
+        return NULL;
+    char *s = realloc(text, len + 1);
+    ck_assert_ptr_nonnull(s);
+    s[len] = '\0';
+    return s;
+}
+
+START_TEST(test_ftype_table) {
+    char *header = oracle_source("include/llama.h");
+    char *quantize = oracle_source("tools/quantize/quantize.cpp");
+    char *loader = oracle_source("src/llama-model-loader.cpp");
+    if (header == NULL || quantize == NULL || loader == NULL) {
+        free(header);
+        free(quantize);
+        free(loader);
+        tu_skip("llama.cpp's sources beside the oracle (src/include/llama.h, "
+                "tools/quantize/quantize.cpp, src/llama-model-loader.cpp) are not here");
+    }
+    /* every value of enum llama_ftype, the removed ones (commented out) too, has its row, named
+     * as the enum names it without LLAMA_FTYPE_ and ALL_/MOSTLY_ */
+    int n_enum = 0;
+    for (const char *p = header; (p = strstr(p, "LLAMA_FTYPE_")) != NULL; p++) {
+        char name[64];
+        unsigned id;
+        int used = 0;
+        if (sscanf(p, "LLAMA_FTYPE_%63[A-Z0-9_] = %u,%n", name, &id, &used) != 2 || used == 0)
+            continue;
+        const char *shortname = name;
+        if (strncmp(name, "ALL_", 4) == 0)
+            shortname += 4;
+        else if (strncmp(name, "MOSTLY_", 7) == 0)
+            shortname += 7;
+        const gguf__llama_ftype *row = gguf__llama_ftype_find(id);
+        ck_assert_msg(row != NULL, "LLAMA_FTYPE_%s = %u has no row", name, id);
+        ck_assert_str_eq(row->name, shortname);
+        n_enum++;
+    }
+    ck_assert_int_eq(n_enum, (int)gguf__llama_n_ftypes);
+    /* llama-quantize's names (its aliases and COPY aside) and the default types: every preset
+     * it offers can be written */
+    int n_quant = 0;
+    for (const char *p = strstr(quantize, "QUANT_OPTIONS"); p && (p = strstr(p, "{ \"")) != NULL;
+         p++) {
+        char name[32], ftype[64], about[24];
+        if (sscanf(p, "{ \"%31[^\"]\", LLAMA_FTYPE_%63[A-Z0-9_], \"%23[^\"]", name, ftype, about) != 3)
+            break;
+        if (strncmp(about, "alias for", 9) == 0 || strcmp(name, "COPY") == 0)
+            continue;
+        const char *tail = strncmp(ftype, "ALL_", 4) == 0 ? ftype + 4 : ftype + 7;
+        ck_assert_str_eq(name, tail);
+        int seen = 0;
+        for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
+            if (strcmp(gguf__llama_ftypes[i].name, name) == 0) {
+                ck_assert_int_ge(gguf__llama_ftypes[i].dtype, 0);
+                seen = 1;
+            }
+        }
+        ck_assert_msg(seen, "llama-quantize's %s has no row", name);
+        n_quant++;
+    }
+    ck_assert_int_ge(n_quant, 30);
+    /* llama_ftype_name's display names */
+    int n_display = 0;
+    for (const char *p = loader; (p = strstr(p, "case LLAMA_FTYPE_")) != NULL; p++) {
+        char ftype[64], display[64];
+        if (sscanf(p, "case LLAMA_FTYPE_%63[A-Z0-9_]: name = LLAMA_FTYPE_PREFIX \"%63[^\"]\"",
+                   ftype, display) != 2)
+            continue;
+        const char *tail = strncmp(ftype, "ALL_", 4) == 0 ? ftype + 4 : ftype + 7;
+        int seen = 0;
+        for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
+            if (strcmp(gguf__llama_ftypes[i].name, tail) == 0) {
+                ck_assert_ptr_nonnull(gguf__llama_ftypes[i].display);
+                ck_assert_str_eq(gguf__llama_ftypes[i].display, display);
+                seen = 1;
+            }
+        }
+        ck_assert_msg(seen, "llama_ftype_name's %s has no row", ftype);
+        n_display++;
+    }
+    ck_assert_int_ge(n_display, 30);
+    /* a row llama.cpp cannot write has no display name (llama.cpp shows 'unknown') */
+    for (size_t i = 0; i < gguf__llama_n_ftypes; i++)
+        ck_assert((gguf__llama_ftypes[i].dtype < 0) == (gguf__llama_ftypes[i].display == NULL));
+    free(header);
+    free(quantize);
+    free(loader);
+}
+END_TEST
+
+/* verify's general.file_type check reads the quantizer's default type: an IQ2_S file whose
+ * weights are IQ2_XS (as llama_model_quantize writes them) is not told it has no IQ2_S. */
+START_TEST(test_check_file_type) {
+    gguf_file *f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    uint64_t dims[2] = {256, 1};
+    ck_assert_int_eq(gguf_tensor_add(f, "blk.0.extra.weight", GGUF_DTYPE_IQ2_XS, dims, 2, &err), 0);
+    /* the F32 weights outnumber it; the check asks only that some weight has the type */
+    set(f, "general.file_type", "u32", "28");
+    found r;
+    check(f, 0, &r);
+    ck_assert_msg(!has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, NULL),
+                  "IQ2_S with IQ2_XS weights");
+    /* Q4_K_M with no Q4_K tensor is named as llama.cpp shows it */
+    set(f, "general.file_type", "u32", "15");
+    check(f, 0, &r);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, "Q4_K - Medium"));
+    /* the removed Q4_0_4_4 is no file type llama.cpp knows */
+    set(f, "general.file_type", "u32", "33");
+    check(f, 0, &r);
+    ck_assert(has(&r, GGUF_LLAMA_WARNING, "general.file_type", NULL, "no llama.cpp file type"));
+    gguf_file_free(f);
+}
+END_TEST
+
+/* ---- the hyperparameter reader ---- */
+
+/* A model of architecture `arch` with the keys "KEY=TYPE:VALUE" (KEY after "{arch}."; an
+ * array is "KEY=array/ELEM:[...]"). */
+static gguf_file *hp_model(const char *arch, const char *const *keys, size_t n) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err), 0);
+    set(f, "general.architecture", "str", arch);
+    for (size_t i = 0; i < n; i++) {
+        char key[160], type[32];
+        const char *eq = strchr(keys[i], '='), *colon = strchr(eq, ':');
+        snprintf(key, sizeof key, "%s.%.*s", arch, (int)(eq - keys[i]), keys[i]);
+        snprintf(type, sizeof type, "%.*s", (int)(colon - eq - 1), eq + 1);
+        char *slash = strchr(type, '/');
+        uint32_t vt, et = GGUF_VTYPE_COUNT;
+        if (slash != NULL) {
+            *slash = '\0';
+            et = (uint32_t)gguf_vtype_parse(slash + 1);
+        }
+        vt = (uint32_t)gguf_vtype_parse(type);
+        ck_assert_msg(gguf_kv_set_text(f, key, vt, et, colon + 1, strlen(colon + 1), &err) == 0,
+                      "%s: %s", key, err.message);
+    }
+    return f;
+}
+
+static void hp_of(gguf__llama_hparams *hp, const char *arch, const char *const *keys, size_t n) {
+    gguf_file *f = hp_model(arch, keys, n);
+    gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
+    gguf_file_free(f);
+}
+
+#define HP(hp, arch, ...)                                                                       \
+    do {                                                                                        \
+        static const char *const k_[] = {__VA_ARGS__};                                          \
+        hp_of(hp, arch, k_, sizeof k_ / sizeof k_[0]);                                          \
+    } while (0)
+
+static void layers_are(const uint8_t *got, const char *want) {
+    for (size_t il = 0; want[il]; il++)
+        ck_assert_msg(got[il] == (want[il] == '1'), "layer %zu: %d, want %s", il, got[il], want);
+}
+
+START_TEST(test_hparams_layers) {
+    static gguf__llama_hparams hp;
+    /* per-layer arrays, head_count_kv defaulting to head_count, nextn layers apart */
+    HP(&hp, "llama", "block_count=u32:4", "embedding_length=u32:64", "nextn_predict_layers=u32:1",
+       "attention.head_count=u32:8", "feed_forward_length=array/i32:[96,128,96,0]");
+    ck_assert_uint_eq(hp.n_layer_all, 4);
+    ck_assert_uint_eq(hp.n_layer, 3);
+    ck_assert_uint_eq(hp.n_head[3], 8);
+    ck_assert_uint_eq(hp.n_head_kv[2], 8);
+    ck_assert_uint_eq(hp.n_ff[1], 128);
+    ck_assert_uint_eq(hp.n_ff[3], 0);
+    ck_assert_uint_eq(hp.n_embd_head_k, 8); /* E/H without key_length */
+    /* an array of another length than block_count is refused by llama.cpp: read as absent */
+    HP(&hp, "llama", "block_count=u32:4", "attention.head_count=array/u32:[8,8]");
+    ck_assert_uint_eq(hp.n_head[0], 0);
+
+    /* gemma2: the window and the period default (4096, 2); the window from the file */
+    HP(&hp, "gemma2", "block_count=u32:4");
+    ck_assert_uint_eq(hp.n_swa, 4096);
+    ck_assert_uint_eq(hp.swa_period, 2);
+    layers_are(hp.is_swa, "1010");
+    HP(&hp, "gemma2", "block_count=u32:4", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=u32:4");
+    ck_assert_uint_eq(hp.n_swa, 512);
+    layers_are(hp.is_swa, "1110");
+    /* gemma3: sliding layers only with a window in the file */
+    HP(&hp, "gemma3", "block_count=u32:7");
+    layers_are(hp.is_swa, "0000000");
+    HP(&hp, "gemma3", "block_count=u32:7", "attention.sliding_window=u32:1024");
+    layers_are(hp.is_swa, "1111101");
+    /* dense first (modern-bert): layer 0 of each period is full */
+    HP(&hp, "modern-bert", "block_count=u32:6", "attention.sliding_window=u32:128");
+    layers_are(hp.is_swa, "011011");
+    /* one flag per layer, BOOL or integer (gemma4) */
+    HP(&hp, "gemma4", "block_count=u32:4", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=array/bool:[true,false,true,true]");
+    layers_are(hp.is_swa, "1011");
+    HP(&hp, "gemma4", "block_count=u32:3", "attention.sliding_window=u32:512",
+       "attention.sliding_window_pattern=array/u32:[0,1,1]");
+    layers_are(hp.is_swa, "011");
+    /* no sliding window where the architecture has none */
+    HP(&hp, "llama", "block_count=u32:2", "attention.sliding_window=u32:512");
+    layers_are(hp.is_swa, "00");
+}
+END_TEST
+
+START_TEST(test_hparams_experts_mla) {
+    static gguf__llama_hparams hp;
+    HP(&hp, "deepseek2", "block_count=u32:3", "expert_count=u32:8",
+       "expert_used_count=array/u32:[0,2,4]", "expert_shared_count=u32:1",
+       "leading_dense_block_count=u32:1", "expert_feed_forward_length=u32:32",
+       "attention.q_lora_rank=u32:96", "attention.kv_lora_rank=u32:64",
+       "attention.key_length_mla=u32:48", "attention.value_length_mla=u32:32");
+    ck_assert_uint_eq(hp.n_expert, 8);
+    ck_assert_uint_eq(hp.n_expert_used[2], 4);
+    ck_assert_uint_eq(hp.n_expert_shared, 1);
+    ck_assert_uint_eq(hp.n_layer_dense_lead, 1);
+    ck_assert_uint_eq(hp.n_ff_exp[2], 32);
+    ck_assert_uint_eq(hp.n_lora_q, 96);
+    ck_assert_uint_eq(hp.n_lora_kv, 64);
+    ck_assert_uint_eq(hp.n_embd_head_k_mla, 48);
+    ck_assert_uint_eq(hp.n_embd_head_v_mla, 32);
+    HP(&hp, "llama4", "block_count=u32:4", "interleave_moe_layer_step=u32:2");
+    ck_assert_uint_eq(hp.moe_every_n_layers, 2);
+    /* llama4's chunked attention: the window defaults to 8192, 3 chunked layers and 1 full */
+    layers_are(hp.is_swa, "1110");
+    ck_assert_uint_eq(hp.n_swa, 8192);
+}
+END_TEST
+
+START_TEST(test_hparams_recurrent) {
+    static gguf__llama_hparams hp;
+    /* hybrid: layers without key/value heads are recurrent */
+    HP(&hp, "jamba", "block_count=u32:4", "attention.head_count=u32:8",
+       "attention.head_count_kv=array/u32:[0,0,0,8]", "ssm.conv_kernel=u32:4",
+       "ssm.inner_size=u32:128", "ssm.state_size=u32:16", "ssm.time_step_rank=u32:8");
+    ck_assert(hp.is_hybrid && !hp.is_recurrent_model);
+    layers_are(hp.is_recr, "1110");
+    ck_assert_uint_eq(hp.ssm_d_conv, 4);
+    ck_assert_uint_eq(hp.ssm_d_inner, 128);
+    ck_assert_uint_eq(hp.ssm_d_state, 16);
+    ck_assert_uint_eq(hp.ssm_dt_rank, 8);
+    /* every full_attention_interval-th layer is attention, or the per-layer flags */
+    HP(&hp, "qwen3next", "block_count=u32:4", "full_attention_interval=u32:2");
+    layers_are(hp.is_recr, "1010");
+    HP(&hp, "qwen3next", "block_count=u32:8");
+    layers_are(hp.is_recr, "11101110");
+    HP(&hp, "qwen35", "block_count=u32:3", "attention.recurrent_layers=array/bool:[false,true,true]");
+    layers_are(hp.is_recr, "011");
+    /* nemotron_h: no key/value heads and no feed-forward */
+    HP(&hp, "nemotron_h", "block_count=u32:3", "attention.head_count_kv=array/u32:[0,0,4]",
+       "feed_forward_length=array/u32:[0,64,0]");
+    layers_are(hp.is_recr, "100");
+    /* recurrent models: every layer; rwkv's head size */
+    HP(&hp, "rwkv7", "block_count=u32:2", "wkv.head_size=u32:64");
+    ck_assert(hp.is_recurrent_model && !hp.is_hybrid);
+    layers_are(hp.is_recr, "11");
+    ck_assert_uint_eq(hp.wkv_head_size, 64);
+    HP(&hp, "llama", "block_count=u32:2");
+    layers_are(hp.is_recr, "00");
+}
+END_TEST
+
+/* --override-kv: a scalar key is overridden even when absent, a per-layer key only when the
+ * file has it as a scalar (llama.cpp's get_key and get_key_or_arr). */
+static int override_heads(void *user, const char *key, int64_t *v) {
+    (void)user;
+    if (strcmp(key, "llama.expert_count") == 0 || strcmp(key, "llama.attention.head_count") == 0 ||
+        strcmp(key, "llama.attention.head_count_kv") == 0) {
+        *v = 4;
+        return 1;
+    }
+    return 0;
+}
+
+START_TEST(test_hparams_overrides) {
+    static gguf__llama_hparams hp;
+    static const char *const keys[] = {"block_count=u32:2", "attention.head_count=u32:8",
+                                       "attention.head_count_kv=array/u32:[2,2]"};
+    gguf_file *f = hp_model("llama", keys, 3);
+    gguf__llama_hparams_read(&hp, f, NULL, override_heads, NULL);
+    ck_assert_uint_eq(hp.n_expert, 4);     /* absent, overridden */
+    ck_assert_uint_eq(hp.n_head[1], 4);    /* a scalar, overridden */
+    ck_assert_uint_eq(hp.n_head_kv[1], 2); /* an array: the override does not count */
+    gguf__llama_hparams_read(&hp, f, "gemma2", NULL, NULL); /* the architecture given */
+    ck_assert_str_eq(hp.arch, "gemma2");
+    ck_assert_uint_eq(hp.n_layer_all, 0); /* gemma2.block_count is not in the file */
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(test_check_alloc_failures) {
     gguf_file *f = tiny_llama();
     set(f, "tokenizer.ggml.eos_token_id", "u32", "9");
@@ -524,6 +834,12 @@ int main(void) {
     tcase_add_test(tc, test_check_tensors);
     tcase_add_test(tc, test_check_vocab);
     tcase_add_test(tc, test_check_modes);
+    tcase_add_test(tc, test_ftype_table);
+    tcase_add_test(tc, test_check_file_type);
+    tcase_add_test(tc, test_hparams_layers);
+    tcase_add_test(tc, test_hparams_experts_mla);
+    tcase_add_test(tc, test_hparams_recurrent);
+    tcase_add_test(tc, test_hparams_overrides);
     tcase_add_test(tc, test_check_alloc_failures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

@@ -54,6 +54,25 @@ if have_corpus; then
 else
     skip "the corpus: warnings and errors of real and malformed files" "no ../shared/corpus"
 fi
+# --list architectures: every name llama.cpp's llama-arch.cpp gives an architecture, with how
+# far verify checks it; clip and gptj, which llama.cpp cannot load as a model, left out
+"$EDIT" --list architectures > "$TMP/archs" 2> "$TMP/err" && ok || fail "--list architectures: $(cat "$TMP/err")"
+awk -F '\t' 'NF != 2 || ($2 != "full" && $2 != "keys") { bad = 1 } END { exit bad }' "$TMP/archs" \
+    && ok || fail "--list architectures: a line is not NAME<TAB>full|keys: $(head -3 "$TMP/archs")"
+[ "$(grep -c "$(printf '\t')full$" "$TMP/archs")" -eq "$(grep -c . "$TMP/archs")" ] \
+    && fail "--list architectures: every architecture full" || ok
+grep -qx "$(printf 'llama\tfull')" "$TMP/archs" && grep -qx "$(printf 'mamba2\tkeys')" "$TMP/archs" \
+    && ok || fail "--list architectures: llama full, mamba2 keys"
+ARCH_SRC="$(dirname "$(dirname "${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}")")/src/src/llama-arch.cpp"
+if [ -f "$ARCH_SRC" ]; then
+    sed -n '/LLM_ARCH_NAMES = {/,/^};/p' "$ARCH_SRC" | sed -n 's/.*{ *LLM_ARCH_[A-Z0-9_]*, *"\([^"]*\)".*/\1/p' \
+        | grep -vx -e '(unknown)' -e clip -e gptj | sort > "$TMP/want"
+    cut -f1 "$TMP/archs" | sort > "$TMP/got"
+    [ "$(grep -c . "$TMP/want")" -ge 140 ] && diff "$TMP/want" "$TMP/got" > "$TMP/diff" \
+        && ok || fail "--list architectures against llama-arch.cpp: $(head -5 "$TMP/diff")"
+else
+    skip "--list architectures against llama.cpp's names" "no $ARCH_SRC"
+fi
 expect_status 2 "$EDIT" verify
 expect_status 1 "$EDIT" verify "$TMP/missing.gguf"
 finish

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 # the order of DESIGN.md section 2, bottom up; folders of one rank must not use each other
-RANKS = {"base": 0, "source": 1, "format": 2, "quant": 3, "write": 3, "commit": 4,
+RANKS = {"base": 0, "source": 1, "format": 2, "llama": 3, "quant": 3, "write": 3, "commit": 4,
          "requant": 5, "catalog": 5, "split": 5}
 
 
@@ -64,6 +64,10 @@ def main():
         if fa not in RANKS:
             bad.append(f"{a}: folder '{fa}' has no rank (add it to tests/layers.py and DESIGN.md)")
             continue
+        # a file named after a layer (llama_check.c) belongs in that layer's folder
+        prefix = a.split("/")[1].split("_")[0]
+        if prefix in RANKS and prefix != fa:
+            bad.append(f"{a}: named after the layer '{prefix}' but lives in {fa}/")
         for b in sorted(uses):
             fb = b.split("/")[0]
             if fb == fa:

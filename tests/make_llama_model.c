@@ -13,7 +13,7 @@
  *     --add-dim NAME         give a tensor one dimension more than it should have (of 2)
  *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
  *     --layers N             block_count (default 2) */
-#include "../libgguf/format/llama.h"
+#include "../libgguf/llama/llama.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -40,9 +40,10 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %s\n", commands[i].summary);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
-                 "'gguf-edit --list WHAT' lists commands, types (tensor types), presets (requant's),\n"
-                 "value-types (set --type's), or a file's keys or tensors (keys FILE, tensors\n"
-                 "FILE), one per line.\n"
+                 "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
+                 "'keys': how far verify checks it), commands, types (tensor types), presets\n"
+                 "(requant's), value-types (set --type's), or a file's keys or tensors (keys FILE,\n"
+                 "tensors FILE), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
@@ -96,12 +97,21 @@ static int list(const char *what, const char *file) {
     } else if (strcmp(what, "value-types") == 0) {
         for (size_t i = 0; i < sizeof value_types / sizeof value_types[0]; i++)
             puts(value_types[i]);
+    } else if (strcmp(what, "architectures") == 0) {
+        /* the ones llama.cpp can load as a model: full (tensors and hyperparameter rules
+         * checked) or keys (key types only) */
+        const char *name;
+        for (size_t i = 0; (name = gguf_llama_arch_name(i)) != NULL; i++) {
+            int support = gguf_llama_arch_support(name);
+            if (support != GGUF_LLAMA_ARCH_UNKNOWN)
+                printf("%s\t%s\n", name, support == GGUF_LLAMA_ARCH_FULL ? "full" : "keys");
+        }
     } else {
-        static const char *const lists[] = {"commands", "types", "presets", "value-types",
-                                            "keys", "tensors"};
+        static const char *const lists[] = {"architectures", "commands", "types", "presets",
+                                            "value-types", "keys", "tensors"};
         const char *s = cli_suggest(what, lists, sizeof lists / sizeof lists[0]);
-        cli_errorf("--list takes commands, types, presets, value-types, keys FILE or tensors "
-                   "FILE, not '%s'%s%s%s", what,
+        cli_errorf("--list takes architectures, commands, types, presets, value-types, keys "
+                   "FILE or tensors FILE, not '%s'%s%s%s", what,
                    s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
         return CLI_USAGE;
     }
@@ -127,8 +137,9 @@ int main(int argc, char **argv) {
         int at = first[6] == '=' ? 2 : 3; /* where FILE is */
         const char *what = first[6] == '=' ? first + 7 : argc > 2 ? argv[2] : NULL;
         if (what == NULL)
-            return cli_usage_error(short_usage, "--list needs an argument: commands, types, "
-                                                "presets, value-types, keys FILE or tensors FILE");
+            return cli_usage_error(short_usage, "--list needs an argument: architectures, "
+                                                "commands, types, presets, value-types, keys FILE "
+                                                "or tensors FILE");
         return list(what, argc > at ? argv[at] : NULL);
     }
     /* "help COMMAND" is "COMMAND --help" */

@@ -29,6 +29,7 @@
 #include "config.h"
 #endif
 #include "catalog/catalog.h"
+#include "llama/llama.h"
 
 #ifdef GGUF_HAVE_CATALOG
 
@@ -252,24 +253,7 @@ static const char schema_v6[] =
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {
     schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6};
 
-/* llama.cpp's enum llama_ftype (general.file_type), named like its quantize presets. */
-static const struct {
-    int id;
-    const char *name;
-} file_type_names[] = {
-    {0, "F32"},        {1, "F16"},       {2, "Q4_0"},       {3, "Q4_1"},
-    {4, "Q4_1_SOME_F16"}, {7, "Q8_0"},   {8, "Q5_0"},       {9, "Q5_1"},
-    {10, "Q2_K"},      {11, "Q3_K_S"},   {12, "Q3_K_M"},    {13, "Q3_K_L"},
-    {14, "Q4_K_S"},    {15, "Q4_K_M"},   {16, "Q5_K_S"},    {17, "Q5_K_M"},
-    {18, "Q6_K"},      {19, "IQ2_XXS"},  {20, "IQ2_XS"},    {21, "Q2_K_S"},
-    {22, "IQ3_XS"},    {23, "IQ3_XXS"},  {24, "IQ1_S"},     {25, "IQ4_NL"},
-    {26, "IQ3_S"},     {27, "IQ3_M"},    {28, "IQ2_S"},     {29, "IQ2_M"},
-    {30, "IQ4_XS"},    {31, "IQ1_M"},    {32, "BF16"},      {33, "Q4_0_4_4"},
-    {34, "Q4_0_4_8"},  {35, "Q4_0_8_8"}, {36, "TQ1_0"},     {37, "TQ2_0"},
-    {38, "MXFP4_MOE"}, {39, "NVFP4"},    {40, "Q1_0"},      {41, "Q2_0"},
-    {1024, "GUESSED"},
-};
-
+/* file_types: llama.cpp's enum llama_ftype (general.file_type) by llama-quantize's names. */
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(cat->db,
@@ -277,9 +261,9 @@ static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
                                 &st, NULL);
     if (rc != SQLITE_OK)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "filling file_types");
-    for (size_t i = 0; i < sizeof file_type_names / sizeof file_type_names[0]; i++) {
-        sqlite3_bind_int(st, 1, file_type_names[i].id);
-        sqlite3_bind_text(st, 2, file_type_names[i].name, -1, SQLITE_STATIC);
+    for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
+        sqlite3_bind_int64(st, 1, gguf__llama_ftypes[i].id);
+        sqlite3_bind_text(st, 2, gguf__llama_ftypes[i].name, -1, SQLITE_STATIC);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {

@@ -50,7 +50,7 @@ static uint32_t copy_ftype(const gguf_file *f, const size_t *order) {
             type = ti.type;
         }
     }
-    return gguf__requant_ftype_of_dtype(type) | GGUF__FTYPE_GUESSED; /* unknown: ALL_F32 */
+    return gguf__llama_ftype_guess(type) | GGUF__LLAMA_FTYPE_GUESSED; /* unknown: ALL_F32 */
 }
 
 /* Every imatrix value must be finite (llama.cpp checks before it starts). */

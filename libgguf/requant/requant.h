@@ -1,7 +1,7 @@
 /* The requant layer: requantization the way llama.cpp's quantizer (llama_model_quantize) does
  * it. Stands on commit/ (and quant/ for the kernels). Not installed.
  *
- *   presets.c         the presets (llama_ftype): names, default types, parsing a TYPE argument
+ *   presets.c         the presets (llama/'s llama_ftype table): parsing a TYPE argument
  *   category.c        what a tensor is from its name: category, layer, may it change type at all
  *   kv_override.c     --override-kv: parsing, writing, what the model's reading sees
  *   model.c           the model as far as the rules look at it (architecture, layers, heads)
@@ -18,18 +18,15 @@
 #define LIBGGUF_REQUANT_H
 
 #include "commit/commit.h"
+#include "llama/llama.h"
 
 #define GGUF__QNT_VERSION 2         /* ggml's GGML_QNT_VERSION: general.quantization_version */
-#define GGUF__FTYPE_GUESSED 1024u   /* llama.cpp marks a file type it guessed from the tensors */
 
 /* ---- presets (presets.c) ---- */
 
 /* Whether ftype is a preset, and the type most of its tensors get. */
 GGUF_HIDDEN bool gguf__requant_preset_valid(uint32_t ftype);
 GGUF_HIDDEN uint32_t gguf__requant_preset_dtype(uint32_t ftype);
-/* The file type llama.cpp's loader guesses from a file's most common tensor type (0, ALL_F32,
- * for a type no preset stores). */
-GGUF_HIDDEN uint32_t gguf__requant_ftype_of_dtype(uint32_t dtype);
 
 /* ---- tensor categories (category.c) ---- */
 

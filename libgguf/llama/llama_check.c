@@ -674,14 +674,15 @@ static void check_file_type(lc *c) {
     uint64_t ft;
     if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_U32 || gguf_value_get_u64(&ft, v, NULL) != 0)
         return;
-    ft &= ~(uint64_t)1024; /* LLAMA_FTYPE_GUESSED */
-    int want = gguf__llama_ftype_dtype((uint32_t)ft);
-    if (want < 0) {
+    ft &= ~(uint64_t)GGUF__LLAMA_FTYPE_GUESSED;
+    const gguf__llama_ftype *row = ft <= UINT32_MAX ? gguf__llama_ftype_find((uint32_t)ft) : NULL;
+    if (row == NULL || row->dtype < 0) {
         gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, "general.file_type", NULL, 0, off,
                          "general.file_type is %llu, which is no llama.cpp file type (it shows "
                          "the model as 'unknown')", (unsigned long long)ft);
         return;
     }
+    int want = row->dtype;
     uint64_t count[GGUF_DTYPE_COUNT] = {0}, weights = 0;
     for (size_t i = 0; i < gguf_tensor_count(c->meta); i++) {
         gguf_tensor_info t;
@@ -698,7 +699,7 @@ static void check_file_type(lc *c) {
         if (count[t] > count[most])
             most = t;
     }
-    const char *fname = gguf__llama_ftype_name((uint32_t)ft);
+    const char *fname = row->display;
     if (want == GGUF_DTYPE_F32 && count[GGUF_DTYPE_F32] != weights)
         gguf__llama_emit(&c->rep, GGUF_LLAMA_WARNING, "general.file_type", NULL, 0, off,
                          "general.file_type is %llu (%s) but %llu of the %llu weight tensors are "

@@ -1,8 +1,8 @@
-/* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c), the small
- * expression language their shapes and conditions are written in (llama_expr.c), and the
- * checker that applies them (llama_check.c). Private to the library. */
-#ifndef LIBGGUF_FORMAT_LLAMA_H
-#define LIBGGUF_FORMAT_LLAMA_H
+/* llama.cpp's loader rules as data: the tables (llama_arch.c, llama_vocab.c, llama_ftype.c),
+ * the small expression language their shapes and conditions are written in (llama_expr.c),
+ * and the checker that applies them (llama_check.c). Private to the library. */
+#ifndef LIBGGUF_LLAMA_LLAMA_H
+#define LIBGGUF_LLAMA_LLAMA_H
 
 #include "format/format.h"
 
@@ -123,9 +123,73 @@ GGUF_HIDDEN extern const gguf__llama_rule gguf__llama_generic_rules[];
 GGUF_HIDDEN extern const gguf__llama_tensor gguf__llama_generic_tensors[];
 /* Keys read whatever the load (the loader's constructor, general.name). */
 GGUF_HIDDEN extern const gguf__llama_key gguf__llama_file_keys[];
-/* The tensor type most tensors of a llama_ftype have, or -1 for an unknown file type. */
-GGUF_HIDDEN int gguf__llama_ftype_dtype(uint32_t ftype);
-GGUF_HIDDEN const char *gguf__llama_ftype_name(uint32_t ftype);
+
+/* ---- file types (llama_ftype.c) ---- */
+
+/* A value of llama.cpp's enum llama_ftype (general.file_type). */
+typedef struct gguf__llama_ftype {
+    uint32_t id;
+    const char *name;    /* llama-quantize's name ("Q4_K_M"); for the ids llama.cpp no longer
+                            writes, the enum's name without LLAMA_FTYPE_MOSTLY_ */
+    int dtype;           /* llama_model_quantize's default tensor type, or -1: llama.cpp cannot
+                            write this file type */
+    const char *display; /* llama_ftype_name ("Q4_K - Medium"), or NULL: llama.cpp shows
+                            "unknown, may not work" */
+} gguf__llama_ftype;
+#define GGUF__LLAMA_FTYPE_GUESSED 1024u /* a flag: the loader guessed it from the tensors */
+GGUF_HIDDEN extern const gguf__llama_ftype gguf__llama_ftypes[];
+GGUF_HIDDEN extern const size_t gguf__llama_n_ftypes;
+/* The row of a file type, or NULL when llama.cpp's enum has no such value. */
+GGUF_HIDDEN const gguf__llama_ftype *gguf__llama_ftype_find(uint32_t id);
+/* The file type the loader guesses from a file's most common tensor type (0, ALL_F32, for a
+ * type it has no guess for). */
+GGUF_HIDDEN uint32_t gguf__llama_ftype_guess(uint32_t dtype);
+
+/* ---- hyperparameters (llama_hparams.c) ---- */
+
+#define GGUF__LLAMA_MAX_LAYERS 512 /* LLAMA_MAX_LAYERS: llama.cpp refuses more */
+
+/* What llama.cpp's loader reads into llama_hparams, for the checks and estimates that need
+ * numbers rather than rules. Per-layer arrays hold block_count entries (a scalar key gives
+ * every layer the same value). */
+typedef struct gguf__llama_hparams {
+    char arch[64];
+    uint32_t n_ctx_train, n_embd;
+    uint32_t n_layer_all;   /* block_count */
+    uint32_t n_layer_nextn; /* nextn_predict_layers (next-token prediction layers at the end) */
+    uint32_t n_layer;       /* the layers that run: n_layer_all - n_layer_nextn */
+    uint32_t n_head[GGUF__LLAMA_MAX_LAYERS], n_head_kv[GGUF__LLAMA_MAX_LAYERS];
+    uint32_t n_ff[GGUF__LLAMA_MAX_LAYERS];
+    uint32_t n_embd_head_k, n_embd_head_v;         /* key_length, value_length (E/H) */
+    uint32_t n_embd_head_k_swa, n_embd_head_v_swa; /* their _swa forms */
+    /* experts */
+    uint32_t n_expert, n_expert_used[GGUF__LLAMA_MAX_LAYERS], n_ff_exp[GGUF__LLAMA_MAX_LAYERS];
+    uint32_t n_expert_shared, n_ff_shexp, n_expert_groups, n_group_used;
+    uint32_t n_layer_dense_lead; /* leading_dense_block_count: the first layers have no experts */
+    uint32_t moe_every_n_layers; /* moe_every_n_layers or interleave_moe_layer_step, 0: none */
+    /* multi-head latent attention */
+    uint32_t n_lora_q, n_lora_kv, n_embd_head_k_mla, n_embd_head_v_mla;
+    /* sliding-window attention */
+    uint32_t n_swa;      /* the window (the architecture's default when the key is absent) */
+    uint32_t swa_period; /* the pattern's period, 0 when given per layer or absent */
+    uint8_t is_swa[GGUF__LLAMA_MAX_LAYERS];
+    /* recurrent layers (mamba's ssm, rwkv's wkv) */
+    int is_recurrent_model; /* every layer recurrent (llm_arch_is_recurrent) */
+    int is_hybrid;          /* some layers recurrent, some attention (llm_arch_is_hybrid) */
+    uint8_t is_recr[GGUF__LLAMA_MAX_LAYERS];
+    uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
+} gguf__llama_hparams;
+
+/* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`
+ * is overridden. */
+typedef int (*gguf__llama_override_fn)(void *user, const char *key, int64_t *v);
+
+/* Reads f's hyperparameters as llama.cpp's loader does, for architecture `arch` (NULL: f's
+ * general.architecture). A key that is absent or of a type llama.cpp would refuse reads as
+ * absent (the checker reports it); the reader never fails. override may be NULL. */
+GGUF_HIDDEN void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f,
+                                          const char *arch, gguf__llama_override_fn override,
+                                          void *user);
 
 /* ---- tokenizer (llama_vocab.c) ---- */
 

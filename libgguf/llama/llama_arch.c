@@ -33,9 +33,11 @@
 #define F32 GGUF_VTYPE_F32
 #define BOOL GGUF_VTYPE_BOOL
 #define STR GGUF_VTYPE_STRING
+#define I32 GGUF_VTYPE_I32
 #define REQ GGUF__LK_REQUIRED
 #define SCALAR GGUF__LK_SCALAR
 #define PER_LAYER GGUF__LK_PER_LAYER
+#define ANY_LENGTH GGUF__LK_ANY_LENGTH
 #define OPT GGUF__LT_OPTIONAL
 #define LAYER GGUF__LT_LAYER
 #define ALL_LAYERS GGUF__LT_ALL_LAYERS
@@ -170,6 +172,112 @@ const gguf__llama_tensor gguf__llama_generic_tensors[] = {
 #define NO_SYMS {{NULL, NULL, NULL}}
 #define NO_RULES {{NULL, NULL, NULL, 0, NULL}}
 
+/* ---- key tables that several architectures share ---- */
+
+/* the RMS norm epsilon only: qwen2, qwen3, deci, baichuan, refact, neo_bert, eurobert, qwen,
+ * phimoe, plamo, internlm2, gemma, xverse, olmoe, openelm, arctic, chatglm, bitnet, exaone, arcee,
+ * smollm3, dream, llada, seed_oss, cogvlm, pangu_embedded, maincoder */
+static const gguf__llama_key keys_rms_norm[] = {
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = NULL}};
+
+/* the layer norm epsilon only: falcon, gpt2, starcoder, jina_bert_v2, jina_bert_v3, bloom,
+ * stablelm, phi2, codeshell, orion, starcoder2, jais2, nemotron, pockettts */
+static const gguf__llama_key keys_layer_norm[] = {
+    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = NULL}};
+
+/* RMS norm, multi-section rope and deepstack layers: qwen3vl, qwen3tts */
+static const gguf__llama_key keys_rms_norm_deepstack[] = {
+    {.name = "n_deepstack_layers", .type = U32, .form = SCALAR},
+    {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH | REQ},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = NULL}};
+
+/* RMS norm and a state-space block: plamo2, falcon_h1 */
+static const gguf__llama_key keys_rms_norm_ssm[] = {
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.conv_kernel", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.inner_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.state_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.time_step_rank", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.group_count", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = NULL}};
+
+/* RMS norm, dense first layers, then experts with shared ones: deepseek2_ocr, dots1 */
+static const gguf__llama_key keys_rms_norm_dense_lead_moe[] = {
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "leading_dense_block_count", .type = U32, .form = SCALAR},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER, .flags = REQ},
+    {.name = "expert_shared_count", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "expert_weights_scale", .type = F32, .form = SCALAR},
+    {.name = "expert_weights_norm", .type = BOOL, .form = SCALAR},
+    {.name = "expert_gating_func", .type = U32, .form = SCALAR},
+    {.name = NULL}};
+
+/* RMS norm and multi-section rope: glm4, hunyuan_dense, hunyuan_vl */
+static const gguf__llama_key keys_rms_norm_mrope[] = {
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH},
+    {.name = NULL}};
+
+/* state-space and attention layers, with experts: nemotron_h, nemotron_h_moe */
+static const gguf__llama_key keys_nemotron_h[] = {
+    {.name = "ssm.conv_kernel", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.inner_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.state_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.time_step_rank", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "ssm.group_count", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
+    {.name = "expert_shared_feed_forward_length", .type = U32, .form = SCALAR},
+    {.name = "expert_shared_count", .type = U32, .form = SCALAR},
+    {.name = "expert_weights_norm", .type = BOOL, .form = SCALAR},
+    {.name = "expert_weights_scale", .type = F32, .form = SCALAR},
+    {.name = "moe_latent_size", .type = U32, .form = SCALAR},
+    {.name = NULL}};
+
+/* rwkv6 time mixing: rwkv6, rwkv6qwen2 */
+static const gguf__llama_key keys_rwkv6[] = {
+    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR},
+    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "time_mix_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "time_decay_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "rescale_every_n_layers", .type = U32, .form = SCALAR},
+    {.name = "token_shift_count", .type = U32, .form = SCALAR},
+    {.name = NULL}};
+
+/* rwkv7 low-rank attention: rwkv7, arwkv7 */
+static const gguf__llama_key keys_rwkv7[] = {
+    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR},
+    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.decay_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.iclr_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.value_residual_mix_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "attention.gate_lora_rank", .type = U32, .form = SCALAR},
+    {.name = "token_shift_count", .type = U32, .form = SCALAR},
+    {.name = NULL}};
+
+/* RMS norm, multi-section rope, experts every few layers after dense ones: ernie4_5, ernie4_5_moe,
+ * paddleocr */
+static const gguf__llama_key keys_ernie4_5[] = {
+    {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
+    {.name = "expert_shared_feed_forward_length", .type = U32, .form = SCALAR},
+    {.name = "interleave_moe_layer_step", .type = U32, .form = SCALAR},
+    {.name = "leading_dense_block_count", .type = U32, .form = SCALAR},
+    {.name = NULL}};
+
+/* RMS norm and the experts' feed-forward length: llada_moe, rnd1 */
+static const gguf__llama_key keys_rms_norm_expert_ff[] = {
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
+    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
+    {.name = NULL}};
+
 /* ---- llama ---- */
 
 static const gguf__llama_key keys_llama[] = {
@@ -206,7 +314,6 @@ static const gguf__llama_tensor tensors_llama[] = {
 
 /* ---- qwen2 ---- */
 
-static const gguf__llama_key keys_qwen2[] = {RMS_EPS, {NULL, 0, 0, 0}};
 static const gguf__llama_sym syms_qwen2[] = NO_SYMS;
 static const gguf__llama_rule rules_qwen2[] = NO_RULES;
 static const gguf__llama_tensor tensors_qwen2[] = {
@@ -223,7 +330,6 @@ static const gguf__llama_tensor tensors_qwen2[] = {
 
 /* ---- qwen3 ---- */
 
-static const gguf__llama_key keys_qwen3[] = {RMS_EPS, {NULL, 0, 0, 0}};
 static const gguf__llama_sym syms_qwen3[] = NO_SYMS;
 static const gguf__llama_rule rules_qwen3[] = NO_RULES;
 static const gguf__llama_tensor tensors_qwen3[] = {
@@ -521,12 +627,6 @@ static const gguf__llama_key keys_llama4[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deci[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_falcon[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_grok[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -542,9 +642,6 @@ static const gguf__llama_key keys_grok[] = {
     {"rope.scaling.yarn_beta_fast", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"rope.scaling.yarn_beta_slow", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gpt2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_gptneox[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"use_parallel_residual", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -553,15 +650,6 @@ static const gguf__llama_key keys_mpt[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_baichuan[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_starcoder[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_refact[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_modern_bert[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
@@ -573,27 +661,6 @@ static const gguf__llama_key keys_modern_bert[] = {
 static const gguf__llama_key keys_nomic_bert_moe[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"moe_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_neo_bert[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_jina_bert_v2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_jina_bert_v3[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_eurobert[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_bloom[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_stablelm[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen2moe[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -614,11 +681,6 @@ static const gguf__llama_key keys_qwen3next[] = {
     {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
     {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen3vl[] = {
-    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen3vlmoe[] = {
     {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
@@ -679,37 +741,11 @@ static const gguf__llama_key keys_qwen4exp[] = {
     {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
     {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_phi2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_phimoe[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_plamo[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_plamo2[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_plamo3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_codeshell[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_orion[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_internlm2[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_minicpm[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -721,9 +757,6 @@ static const gguf__llama_key keys_minicpm3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gemma[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_gemma3n[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
@@ -762,9 +795,6 @@ static const gguf__llama_key keys_gemma_embedding[] = {
     {"dense_3_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"dense_3_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_starcoder2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mamba[] = {
     {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -786,17 +816,6 @@ static const gguf__llama_key keys_jamba[] = {
     {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_falcon_h1[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_xverse[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_command_r[] = {
@@ -839,9 +858,6 @@ static const gguf__llama_key keys_olmo2[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_olmoe[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_muse_glimmer[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -850,27 +866,12 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_openelm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_arctic[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_deepseek[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek2_ocr[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_deepseek32[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -913,13 +914,6 @@ static const gguf__llama_key keys_deepseek4[] = {
     {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_chatglm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_glm4[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_glm4moe[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -948,9 +942,6 @@ static const gguf__llama_key keys_glm_dsa[] = {
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_bitnet[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_t5[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -964,45 +955,6 @@ static const gguf__llama_key keys_t5encoder[] = {
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_jais2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_nemotron[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_nemotron_h[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"moe_latent_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_nemotron_h_moe[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"moe_latent_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_exaone[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_exaone4[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
@@ -1022,44 +974,6 @@ static const gguf__llama_key keys_exaone_moe[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_rwkv6[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"time_mix_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"time_decay_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rescale_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_rwkv6qwen2[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"time_mix_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"time_decay_extra_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rescale_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_rwkv7[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.decay_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.iclr_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_residual_mix_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.gate_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_arwkv7[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"wkv.head_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.decay_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.iclr_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_residual_mix_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.gate_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"token_shift_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_granite[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1167,15 +1081,6 @@ static const gguf__llama_key keys_bailingmoe3[] = {
     {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_dots1[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_dots3note[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1198,9 +1103,6 @@ static const gguf__llama_key keys_dots3note[] = {
     {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_arcee[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_afmoe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1228,34 +1130,10 @@ static const gguf__llama_key keys_laguna[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"rope.dimension_count_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_ernie4_5[] = {
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_ernie4_5_moe[] = {
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_hunyuan_moe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_hunyuan_dense[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_hunyuan_vl[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_hy_v3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1264,9 +1142,6 @@ static const gguf__llama_key keys_hy_v3[] = {
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_smollm3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_lfm2[] = {
     {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1280,9 +1155,6 @@ static const gguf__llama_key keys_lfm2moe[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_dream[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_smallthinker[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
@@ -1290,16 +1162,6 @@ static const gguf__llama_key keys_smallthinker[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_llada[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_llada_moe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_seed_oss[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_grovemoe[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -1339,16 +1201,6 @@ static const gguf__llama_key keys_minimax_m3[] = {
     {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.local_blocks", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_cogvlm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_rnd1[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_pangu_embedded[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mistral3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1407,14 +1259,6 @@ static const gguf__llama_key keys_mistral4[] = {
     {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_paddleocr[] = {
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mimo2[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -1438,9 +1282,6 @@ static const gguf__llama_key keys_step35[] = {
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_llama_embed[] = {
     {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_maincoder[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_kimi_linear[] = {
@@ -1491,14 +1332,6 @@ static const gguf__llama_key keys_nanbeige[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"num_loops", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen3tts[] = {
-    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_pockettts[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 
 /* ---- every architecture llama.cpp knows, in llama-arch.cpp's order ---- */
 
@@ -1506,96 +1339,96 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "clip", .refused = 1},
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "llama4", .keys = keys_llama4},
-    {.name = "deci", .keys = keys_deci},
-    {.name = "falcon", .keys = keys_falcon},
+    {.name = "deci", .keys = keys_rms_norm},
+    {.name = "falcon", .keys = keys_layer_norm},
     {.name = "grok", .keys = keys_grok},
-    {.name = "gpt2", .keys = keys_gpt2},
+    {.name = "gpt2", .keys = keys_layer_norm},
     {.name = "gptj", .refused = 1},
     {.name = "gptneox", .keys = keys_gptneox},
     {.name = "mpt", .keys = keys_mpt},
-    {.name = "baichuan", .keys = keys_baichuan},
-    {.name = "starcoder", .keys = keys_starcoder},
-    {.name = "refact", .keys = keys_refact},
+    {.name = "baichuan", .keys = keys_rms_norm},
+    {.name = "starcoder", .keys = keys_layer_norm},
+    {.name = "refact", .keys = keys_rms_norm},
     {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
     {.name = "modern-bert", .keys = keys_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
     {.name = "nomic-bert-moe", .keys = keys_nomic_bert_moe},
-    {.name = "neo-bert", .keys = keys_neo_bert},
-    {.name = "jina-bert-v2", .keys = keys_jina_bert_v2},
-    {.name = "jina-bert-v3", .keys = keys_jina_bert_v3},
-    {.name = "eurobert", .keys = keys_eurobert},
-    {.name = "bloom", .keys = keys_bloom},
-    {.name = "stablelm", .keys = keys_stablelm},
-    {.name = "qwen", .keys = keys_qwen},
-    {.name = "qwen2", .keys = keys_qwen2, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
+    {.name = "neo-bert", .keys = keys_rms_norm},
+    {.name = "jina-bert-v2", .keys = keys_layer_norm},
+    {.name = "jina-bert-v3", .keys = keys_layer_norm},
+    {.name = "eurobert", .keys = keys_rms_norm},
+    {.name = "bloom", .keys = keys_layer_norm},
+    {.name = "stablelm", .keys = keys_layer_norm},
+    {.name = "qwen", .keys = keys_rms_norm},
+    {.name = "qwen2", .keys = keys_rms_norm, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
     {.name = "qwen2moe", .keys = keys_qwen2moe},
     {.name = "qwen2vl", .keys = keys_qwen2vl},
-    {.name = "qwen3", .keys = keys_qwen3, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
+    {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
     {.name = "qwen3next", .keys = keys_qwen3next},
-    {.name = "qwen3vl", .keys = keys_qwen3vl},
+    {.name = "qwen3vl", .keys = keys_rms_norm_deepstack},
     {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe},
     {.name = "qwen35", .keys = keys_qwen35},
     {.name = "qwen35moe", .keys = keys_qwen35moe},
     {.name = "qwen4exp", .keys = keys_qwen4exp},
-    {.name = "phi2", .keys = keys_phi2},
+    {.name = "phi2", .keys = keys_layer_norm},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
-    {.name = "phimoe", .keys = keys_phimoe},
-    {.name = "plamo", .keys = keys_plamo},
-    {.name = "plamo2", .keys = keys_plamo2},
+    {.name = "phimoe", .keys = keys_rms_norm},
+    {.name = "plamo", .keys = keys_rms_norm},
+    {.name = "plamo2", .keys = keys_rms_norm_ssm},
     {.name = "plamo3", .keys = keys_plamo3},
-    {.name = "codeshell", .keys = keys_codeshell},
-    {.name = "orion", .keys = keys_orion},
-    {.name = "internlm2", .keys = keys_internlm2},
+    {.name = "codeshell", .keys = keys_layer_norm},
+    {.name = "orion", .keys = keys_layer_norm},
+    {.name = "internlm2", .keys = keys_rms_norm},
     {.name = "minicpm", .keys = keys_minicpm},
     {.name = "minicpm3", .keys = keys_minicpm3},
-    {.name = "gemma", .keys = keys_gemma},
+    {.name = "gemma", .keys = keys_rms_norm},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
     {.name = "gemma3", .keys = keys_gemma3, .syms = syms_gemma3, .rules = rules_gemma3, .tensors = tensors_gemma3},
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
     {.name = "gemma-embedding", .keys = keys_gemma_embedding},
-    {.name = "starcoder2", .keys = keys_starcoder2},
+    {.name = "starcoder2", .keys = keys_layer_norm},
     {.name = "mamba", .keys = keys_mamba},
     {.name = "mamba2", .keys = keys_mamba2},
     {.name = "jamba", .keys = keys_jamba},
-    {.name = "falcon-h1", .keys = keys_falcon_h1},
-    {.name = "xverse", .keys = keys_xverse},
+    {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
+    {.name = "xverse", .keys = keys_rms_norm},
     {.name = "command-r", .keys = keys_command_r},
     {.name = "cohere2", .keys = keys_cohere2},
     {.name = "cohere2moe", .keys = keys_cohere2moe},
     {.name = "dbrx", .keys = keys_dbrx},
     {.name = "olmo", .keys = keys_olmo},
     {.name = "olmo2", .keys = keys_olmo2},
-    {.name = "olmoe", .keys = keys_olmoe},
+    {.name = "olmoe", .keys = keys_rms_norm},
     {.name = "muse-glimmer", .keys = keys_muse_glimmer},
-    {.name = "openelm", .keys = keys_openelm},
-    {.name = "arctic", .keys = keys_arctic},
+    {.name = "openelm", .keys = keys_rms_norm},
+    {.name = "arctic", .keys = keys_rms_norm},
     {.name = "deepseek", .keys = keys_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "deepseek2-ocr", .keys = keys_deepseek2_ocr},
+    {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "deepseek32", .keys = keys_deepseek32},
     {.name = "deepseek4", .keys = keys_deepseek4},
-    {.name = "chatglm", .keys = keys_chatglm},
-    {.name = "glm4", .keys = keys_glm4},
+    {.name = "chatglm", .keys = keys_rms_norm},
+    {.name = "glm4", .keys = keys_rms_norm_mrope},
     {.name = "glm4moe", .keys = keys_glm4moe},
     {.name = "glm-dsa", .keys = keys_glm_dsa},
-    {.name = "bitnet", .keys = keys_bitnet},
+    {.name = "bitnet", .keys = keys_rms_norm},
     {.name = "t5", .keys = keys_t5},
     {.name = "t5encoder", .keys = keys_t5encoder},
     {.name = "jais", .keys = keys_jais},
-    {.name = "jais2", .keys = keys_jais2},
-    {.name = "nemotron", .keys = keys_nemotron},
+    {.name = "jais2", .keys = keys_layer_norm},
+    {.name = "nemotron", .keys = keys_layer_norm},
     {.name = "nemotron_h", .keys = keys_nemotron_h},
-    {.name = "nemotron_h_moe", .keys = keys_nemotron_h_moe},
-    {.name = "exaone", .keys = keys_exaone},
+    {.name = "nemotron_h_moe", .keys = keys_nemotron_h},
+    {.name = "exaone", .keys = keys_rms_norm},
     {.name = "exaone4", .keys = keys_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe},
     {.name = "rwkv6", .keys = keys_rwkv6},
-    {.name = "rwkv6qwen2", .keys = keys_rwkv6qwen2},
+    {.name = "rwkv6qwen2", .keys = keys_rwkv6},
     {.name = "rwkv7", .keys = keys_rwkv7},
-    {.name = "arwkv7", .keys = keys_arwkv7},
+    {.name = "arwkv7", .keys = keys_rwkv7},
     {.name = "granite", .keys = keys_granite},
     {.name = "granitemoe", .keys = keys_granitemoe},
     {.name = "granitehybrid", .keys = keys_granitehybrid},
@@ -1607,50 +1440,50 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "bailingmoe", .keys = keys_bailingmoe},
     {.name = "bailingmoe2", .keys = keys_bailingmoe2},
     {.name = "bailingmoe3", .keys = keys_bailingmoe3},
-    {.name = "dots1", .keys = keys_dots1},
+    {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "dots3note", .keys = keys_dots3note},
-    {.name = "arcee", .keys = keys_arcee},
+    {.name = "arcee", .keys = keys_rms_norm},
     {.name = "afmoe", .keys = keys_afmoe},
     {.name = "laguna", .keys = keys_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5},
-    {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe},
+    {.name = "ernie4_5-moe", .keys = keys_ernie4_5},
     {.name = "hunyuan-moe", .keys = keys_hunyuan_moe},
-    {.name = "hunyuan-dense", .keys = keys_hunyuan_dense},
-    {.name = "hunyuan_vl", .keys = keys_hunyuan_vl},
+    {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope},
+    {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope},
     {.name = "hy_v3", .keys = keys_hy_v3},
-    {.name = "smollm3", .keys = keys_smollm3},
+    {.name = "smollm3", .keys = keys_rms_norm},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
     {.name = "lfm2", .keys = keys_lfm2},
     {.name = "lfm2moe", .keys = keys_lfm2moe},
-    {.name = "dream", .keys = keys_dream},
+    {.name = "dream", .keys = keys_rms_norm},
     {.name = "smallthinker", .keys = keys_smallthinker},
-    {.name = "llada", .keys = keys_llada},
-    {.name = "llada-moe", .keys = keys_llada_moe},
-    {.name = "seed_oss", .keys = keys_seed_oss},
+    {.name = "llada", .keys = keys_rms_norm},
+    {.name = "llada-moe", .keys = keys_rms_norm_expert_ff},
+    {.name = "seed_oss", .keys = keys_rms_norm},
     {.name = "grovemoe", .keys = keys_grovemoe},
     {.name = "apertus", .keys = keys_apertus},
     {.name = "minimax-01", .keys = keys_minimax_01},
     {.name = "minimax-m2", .keys = keys_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3},
-    {.name = "cogvlm", .keys = keys_cogvlm},
-    {.name = "rnd1", .keys = keys_rnd1},
-    {.name = "pangu-embedded", .keys = keys_pangu_embedded},
+    {.name = "cogvlm", .keys = keys_rms_norm},
+    {.name = "rnd1", .keys = keys_rms_norm_expert_ff},
+    {.name = "pangu-embedded", .keys = keys_rms_norm},
     {.name = "mistral3", .keys = keys_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
     {.name = "dflash", .keys = keys_dflash},
     {.name = "mistral4", .keys = keys_mistral4},
-    {.name = "paddleocr", .keys = keys_paddleocr},
+    {.name = "paddleocr", .keys = keys_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
     {.name = "step35", .keys = keys_step35},
     {.name = "llama-embed", .keys = keys_llama_embed},
-    {.name = "maincoder", .keys = keys_maincoder},
+    {.name = "maincoder", .keys = keys_rms_norm},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
     {.name = "talkie", .keys = keys_talkie},
     {.name = "mellum", .keys = keys_mellum},
     {.name = "nanbeige", .keys = keys_nanbeige},
-    {.name = "qwen3tts", .keys = keys_qwen3tts},
-    {.name = "pockettts", .keys = keys_pockettts},
+    {.name = "qwen3tts", .keys = keys_rms_norm_deepstack},
+    {.name = "pockettts", .keys = keys_layer_norm},
 };
 const size_t gguf__llama_n_archs = sizeof gguf__llama_archs / sizeof gguf__llama_archs[0];
 
@@ -1672,42 +1505,4 @@ int gguf_llama_arch_support(const char *arch) {
 
 const char *gguf_llama_arch_name(size_t i) {
     return i < gguf__llama_n_archs ? gguf__llama_archs[i].name : NULL;
-}
-
-/* ---- general.file_type (llama_ftype): its name and the type most of its tensors have ---- */
-
-static const struct {
-    const char *name;
-    int dtype;
-} ftypes[] = {
-    [0] = {"ALL_F32", GGUF_DTYPE_F32},      [1] = {"MOSTLY_F16", GGUF_DTYPE_F16},
-    [2] = {"MOSTLY_Q4_0", GGUF_DTYPE_Q4_0}, [3] = {"MOSTLY_Q4_1", GGUF_DTYPE_Q4_1},
-    [7] = {"MOSTLY_Q8_0", GGUF_DTYPE_Q8_0}, [8] = {"MOSTLY_Q5_0", GGUF_DTYPE_Q5_0},
-    [9] = {"MOSTLY_Q5_1", GGUF_DTYPE_Q5_1}, [10] = {"MOSTLY_Q2_K", GGUF_DTYPE_Q2_K},
-    [11] = {"MOSTLY_Q3_K_S", GGUF_DTYPE_Q3_K}, [12] = {"MOSTLY_Q3_K_M", GGUF_DTYPE_Q3_K},
-    [13] = {"MOSTLY_Q3_K_L", GGUF_DTYPE_Q3_K}, [14] = {"MOSTLY_Q4_K_S", GGUF_DTYPE_Q4_K},
-    [15] = {"MOSTLY_Q4_K_M", GGUF_DTYPE_Q4_K}, [16] = {"MOSTLY_Q5_K_S", GGUF_DTYPE_Q5_K},
-    [17] = {"MOSTLY_Q5_K_M", GGUF_DTYPE_Q5_K}, [18] = {"MOSTLY_Q6_K", GGUF_DTYPE_Q6_K},
-    [19] = {"MOSTLY_IQ2_XXS", GGUF_DTYPE_IQ2_XXS}, [20] = {"MOSTLY_IQ2_XS", GGUF_DTYPE_IQ2_XS},
-    [21] = {"MOSTLY_Q2_K_S", GGUF_DTYPE_Q2_K}, [22] = {"MOSTLY_IQ3_XS", GGUF_DTYPE_IQ3_S},
-    [23] = {"MOSTLY_IQ3_XXS", GGUF_DTYPE_IQ3_XXS}, [24] = {"MOSTLY_IQ1_S", GGUF_DTYPE_IQ1_S},
-    [25] = {"MOSTLY_IQ4_NL", GGUF_DTYPE_IQ4_NL}, [26] = {"MOSTLY_IQ3_S", GGUF_DTYPE_IQ3_S},
-    [27] = {"MOSTLY_IQ3_M", GGUF_DTYPE_IQ3_S}, [28] = {"MOSTLY_IQ2_S", GGUF_DTYPE_IQ2_S},
-    [29] = {"MOSTLY_IQ2_M", GGUF_DTYPE_IQ2_S}, [30] = {"MOSTLY_IQ4_XS", GGUF_DTYPE_IQ4_XS},
-    [31] = {"MOSTLY_IQ1_M", GGUF_DTYPE_IQ1_M}, [32] = {"MOSTLY_BF16", GGUF_DTYPE_BF16},
-    [36] = {"MOSTLY_TQ1_0", GGUF_DTYPE_TQ1_0}, [37] = {"MOSTLY_TQ2_0", GGUF_DTYPE_TQ2_0},
-    [38] = {"MOSTLY_MXFP4_MOE", GGUF_DTYPE_MXFP4}, [39] = {"MOSTLY_NVFP4", GGUF_DTYPE_NVFP4},
-    [40] = {"MOSTLY_Q1_0", GGUF_DTYPE_Q1_0}, [41] = {"MOSTLY_Q2_0", GGUF_DTYPE_Q2_0},
-};
-
-int gguf__llama_ftype_dtype(uint32_t ftype) {
-    if (ftype >= sizeof ftypes / sizeof ftypes[0] || ftypes[ftype].name == NULL)
-        return -1;
-    return ftypes[ftype].dtype;
-}
-
-const char *gguf__llama_ftype_name(uint32_t ftype) {
-    if (ftype >= sizeof ftypes / sizeof ftypes[0])
-        return NULL;
-    return ftypes[ftype].name;
 }
