@@ -281,7 +281,7 @@ _gguf_edit() {
                 fi ;;
             --threads | --reserve | --realign | --array-max | --timeout | --retries | --deadline | \
                 --max-tensors | --max-size | --header | --whole-limit | --max-elems | \
-                --max-buffer-size | --prune-layers | --max-memory | --jobs | --values) ;;
+                --max-buffer-size | --prune-layers | --max-memory | --max-width | --jobs | --values) ;;
             *) _gguf_files "$cur" 0 ;;
         esac
         _gguf_trim "$cur"

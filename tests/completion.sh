@@ -142,6 +142,7 @@ if [ -x "$CATALOG_TOOL" ]; then
     has "gguf-catalog " index query verify prune path --db --version
     is "gguf-catalog query x --format " "box csv json line markdown table"
     is "gguf-catalog --db x.db query x --format j" "json"
+    is "gguf-catalog query x --max-width " ""
     has "gguf-catalog index --" --crc --follow-symlinks --quiet --lenient
     is "gguf-catalog index --one" ""
     is "gguf-catalog query x --max-memory " ""
