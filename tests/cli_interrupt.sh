@@ -92,7 +92,7 @@ interrupted "merge" "$TMP/out.gguf" no_out "$EDIT" merge "$SET1" "$TMP/out.gguf"
 SPLIT_OUT=$(ls "$TMP"/probe-*.gguf | sed 's|/probe-|/sp-|' | tr '\n' ' ')
 rm -f "$TMP"/probe-*.gguf
 [ "$(echo $SPLIT_OUT | wc -w)" -ge 3 ] && ok || fail "the split makes fewer than 3 shards: $SPLIT_OUT"
-no_split() { rm -f "$TMP"/sp-0000*; }
+no_split() { rm -f "$TMP"/sp-0000*.gguf; } # not their .old and .new copies
 interrupted "split" "$SPLIT_OUT" no_split "$EDIT" split "$MODEL" "$TMP/sp" --max-tensors 8
 # set rewriting the whole file: the new value does not fit the header's padding
 edited() { cp "$MODEL" "$TMP/edit.gguf"; }

@@ -12,7 +12,9 @@
  *   save-proven          a rewrite written, fsync'd and proven; the target not yet checked nor
  *                        replaced (commit/save.c)
  *   merge-shard-emptied  merge: a shard's tensors in the first shard, the shard emptied
- *   merge-renamed        merge: the merged file renamed to OUT, the emptied shards still there */
+ *   merge-renamed        merge: the merged file renamed to OUT, the emptied shards still there
+ *   journal-half-written an in-place header between its two writes, neither old nor new
+ *                        (commit/journal.c) */
 #define _GNU_SOURCE
 #include "base/base.h"
 
