@@ -193,11 +193,11 @@ gen tensors "llama: blk.1.attn_q.weight with a dimension more" llama llama-spm b
 # a per-layer UINT32 key as an array of BOOL (llama.cpp converts it) or of UINT8 (refused)
 "$GEN" llama "$VOCAB/ggml-vocab-llama-spm.gguf" "$TMP/kv1.gguf" --set .attention.head_count_kv=u32:1 2>/dev/null
 cp "$TMP/kv1.gguf" "$TMP/kvb.gguf"
-"$EDIT" set "$TMP/kvb.gguf" llama.attention.head_count_kv '[true, true]' --type bool >/dev/null 2>&1
+"$EDIT" set "$TMP/kvb.gguf" llama.attention.head_count_kv '[true, true]' --json --type bool >/dev/null 2>&1
 judge key-type "llama: head_count_kv a BOOL array of 1s" "$TMP/kvb.gguf" ""
 "$EDIT" get "$TMP/kvb.gguf" llama.attention.head_count_kv --json | grep -q true && ok ||
     fail "head_count_kv is not a BOOL array: $("$EDIT" get "$TMP/kvb.gguf" llama.attention.head_count_kv --json)"
-"$EDIT" set "$TMP/kv1.gguf" llama.attention.head_count_kv '[1, 1]' --type u8 >/dev/null 2>&1
+"$EDIT" set "$TMP/kv1.gguf" llama.attention.head_count_kv '[1, 1]' --json --type u8 >/dev/null 2>&1
 judge key-type "llama: head_count_kv a UINT8 array" "$TMP/kv1.gguf" llama.attention.head_count_kv
 gen tensors "gemma2: output.weight llama.cpp does not use" gemma2 llama-spm output.weight --extra output.weight
 
