@@ -153,7 +153,7 @@ while True:
     out += chunk
 text = out.decode(errors='replace')
 assert p.returncode == 0, p.returncode
-assert sys.argv[3] + ' [' in text and '100%' in text and text.endswith('\r\x1b[K'), repr(text)
+assert sys.argv[3] + ' [' in text and ('syncing' in text or '100%' in text) and text.endswith('\r\x1b[K'), repr(text)
 PY
     done
 fi

@@ -38,6 +38,9 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
     *next = 0;
     if (want > f->size)
         want = f->size;
+    /* read past a pipe's kept bytes only once the header needs them, to be told they are gone */
+    if (f->src->readable != 0 && have < f->src->readable && want > f->src->readable)
+        want = f->src->readable;
     if (want < have)
         want = have;
     if (want > SIZE_MAX)

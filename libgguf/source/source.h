@@ -35,6 +35,9 @@ struct gguf__source {
     /* a source that pays per byte: how far past the least end of the header (as the parse
      * knows it) the reader may read while it grows its reads; 0: no limit, reads double */
     uint64_t read_ahead;
+    /* a pipe that kept only its first bytes: how far the reader's growing reads may go before
+     * the header itself asks for more (0: no such limit) */
+    uint64_t readable;
     enum gguf__source_kind kind;
     /* a URL: what the server said the file is, for a catalog's cheap re-check ("" if not) */
     char *etag, *last_modified;

@@ -159,6 +159,8 @@ int gguf__source_open_fd(gguf__source **out, int fd, const char *name, unsigned 
     s->size = total;
     if (impl->kept_len == total)
         s->mem = impl->kept != NULL ? impl->kept : (const uint8_t *)"";
+    else
+        s->readable = impl->kept_len;
     *out = s;
     return 0;
 }
