@@ -1373,7 +1373,7 @@ END_TEST
 static void plant_journal(const char *model, const char *jpath) {
     tu_journal j;
     ck_assert_int_eq(tu_journal_for_edit(&j, model, "general.architecture"), 0);
-    uint8_t *bytes = malloc(64 + 2 * (size_t)j.len + (size_t)j.insert_len + 4);
+    uint8_t *bytes = malloc(tu_journal_encoded_size(&j));
     ck_assert_ptr_nonnull(bytes);
     size_t n = tu_journal_encode(bytes, &j);
     write_bytes(jpath, bytes, n);

@@ -360,7 +360,7 @@ START_TEST(recover_finishes_a_growing_edit) {
                     .moved_crc = (uint32_t)crc32_z(0, orig + REGION, moved), .old_region = orig,
                     .new_region = grown};
     memcpy(s.magic, "GGUFJRNL", 8);
-    uint8_t *j = malloc(TU_JOURNAL_HEAD + 2 * REGION + ins + 4);
+    uint8_t *j = malloc(tu_journal_encoded_size(&s));
     for (int stage = 0; stage < 3; stage++) {
         write_bytes(model, orig, orig_len);
         int fd = open(model, O_RDWR);
@@ -482,7 +482,7 @@ START_TEST(an_insertion_that_never_happened_is_refused) {
                     .moved_crc = (uint32_t)crc32_z(0, bytes + d, BLOCK), .old_region = bytes,
                     .new_region = grown};
     memcpy(s.magic, "GGUFJRNL", 8);
-    uint8_t *j = malloc(128 + 2 * d + BLOCK);
+    uint8_t *j = malloc(tu_journal_encoded_size(&s));
     size_t jn = tu_journal_encode(j, &s);
     write_bytes(jpath, j, jn);
     free(orig);

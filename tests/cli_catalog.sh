@@ -144,7 +144,7 @@ expect_status 0 "$CATALOG" --db "$DB" query --max-width 5 "SELECT 'abcdefghij' A
 abcd…  abc" ] && ok || fail "--max-width: $(cat "$TMP/out")"
 expect_status 2 "$CATALOG" --db "$DB" query --max-width 0 "SELECT 1"
 # table output holds at most --max-memory of rows: 1,200 rows of 100 KB (120 MB) print in pages
-# within an address space of 100 MB (ulimit -v: skipped where it cannot run, as under ASan)
+# within an address space of 100 MB (ulimit -v, which a sanitizer build cannot run under)
 big="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1200) SELECT x, printf('%.*c', 100000, 'a') AS t FROM c"
 if (ulimit -v 100000 && "$CATALOG" --db "$DB" query "SELECT 1") > /dev/null 2>&1; then
     for fmt in table box; do
@@ -152,7 +152,7 @@ if (ulimit -v 100000 && "$CATALOG" --db "$DB" query "SELECT 1") > /dev/null 2>&1
         [ "$(cat "$TMP/rc")" = 0 ] && [ "$rows" = 1200 ] && ok || fail "$fmt of 120 MB under --max-memory 8M: $rows rows, $(cat "$TMP/err")"
     done
 else
-    skip "table output within --max-memory" "ulimit -v does not run here"
+    skip_sanitized "table output within --max-memory" "the tools do not start under ulimit -v"
 fi
 # what a terminal would act on is escaped in every text mode: in csv it is quoted (data kept)
 # and, on a terminal, escaped; a right-to-left override is escaped too; a blob is an object in

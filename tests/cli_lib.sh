@@ -5,6 +5,9 @@
 #   skip WHAT WHY    a part that could not run    "ok - WHAT # SKIP WHY" (or skip WHY)
 #   skip_all WHY     the whole script cannot run  "1..0 # SKIP WHY", exit 0 (so does `exit 77`)
 #   skip_all_optional WHY   a test run only when asked for (GGUF_BIG_TESTS) was not asked for
+#   skip_sanitized WHAT WHY  a memory bound that a sanitizer build cannot show (it reserves
+#                    terabytes of address space and keeps freed blocks): a skip there, a
+#                    failure under GGUF_TEST_NO_SKIP anywhere else
 #   finish           the plan "1..N"; returns non-zero when a check failed
 #
 # A missing corpus or oracle is a skip, never a pass; with GGUF_TEST_NO_SKIP=1 (CI, which has
@@ -79,6 +82,13 @@ skip_all() {
 skip_all_optional() { # (.ci/run tells these from the others by "optional: ")
     GGUF_TEST_NO_SKIP=
     skip_all "optional: $1"
+}
+skip_sanitized() { # (the plain build's run of the same check is the one that counts)
+    if grep -q __asan_init "$EDIT" 2>/dev/null; then
+        (GGUF_TEST_NO_SKIP= skip "$1" "optional: a sanitizer build: $2")
+    else
+        skip "$1" "$2"
+    fi
 }
 # expect_status WANT CMD...: runs CMD, checks its exit status
 expect_status() {

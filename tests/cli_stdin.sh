@@ -64,6 +64,6 @@ if (ulimit -v $limit && "$EDIT" show "$TMP/small.gguf") >/dev/null 2>&1; then
     [ $? -eq 0 ] && grep -q "kept once" "$TMP/out" && ok ||
         fail "show - of a 300 MiB stream in $limit KiB: $(head -c 300 "$TMP/err")"
 else
-    skip "show - within 256 MiB" "the tools do not start under ulimit -v (a sanitizer build)"
+    skip_sanitized "show - within 256 MiB" "the tools do not start under ulimit -v"
 fi
 finish

@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(kind, "foreign") == 0)
         j.ino += 1;
-    uint8_t *bytes = malloc(TU_JOURNAL_HEAD + 2 * (size_t)j.len + 4);
+    uint8_t *bytes = malloc(tu_journal_encoded_size(&j));
     size_t n = tu_journal_encode(bytes, &j);
     if (strcmp(kind, "cut") == 0)
         n -= 100;

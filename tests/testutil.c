@@ -443,6 +443,10 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+size_t tu_journal_encoded_size(const tu_journal *j) {
+    return TU_JOURNAL_HEAD + 2 * (size_t)j->len + (size_t)j->insert_len + 4;
+}
+
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
     size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
     memcpy(out, j->magic, 8);

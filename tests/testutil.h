@@ -76,7 +76,7 @@ void tu_free_list(char **list);
 
 /* A journal of an in-place edit, assembled from the byte map in libgguf/commit/journal.c by
  * this test-local encoder (so that a bug shared by the library's writer and reader cannot
- * hide). Writes 64 + 2*len + insert_len + 4 bytes to out and returns that count. trailer_delta
+ * hide). Writes tu_journal_encoded_size(j) bytes to out and returns that count. trailer_delta
  * is added to the trailing crc32 (non-zero: a bad one). */
 typedef struct tu_journal {
     char magic[8];
@@ -90,6 +90,8 @@ typedef struct tu_journal {
 #define TU_JOURNAL_VERSION 3
 #define TU_JOURNAL_HEAD 68 /* bytes before the old region */
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j);
+/* TU_JOURNAL_HEAD + 2*len + insert_len + 4: the bytes tu_journal_encode writes */
+size_t tu_journal_encoded_size(const tu_journal *j);
 /* The journal of an edit of the file at path that changes the first byte of the string value
  * of key (whose value must be a STRING in a v2/v3 little-endian file): fills *j (regions
  * malloc'd: free with tu_journal_free). Returns 0, or -1 when the key or file does not fit. */
