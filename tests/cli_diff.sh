@@ -80,6 +80,9 @@ if ! have_oracle || ! have_corpus; then
 fi
 Q="$TMP/q"
 mkdir -p "$Q"
+# Debian's interpreter, which has python3-numpy (the first python3 on PATH may not)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
 "$ORACLE" gen-llama --vocab "$CORPUS/real/ggml-vocab-llama-spm.gguf" --embd 256 --ff 512 "$Q/f32.gguf" 2>/dev/null ||
     fail "gen-llama"
 for t in Q8_0 Q4_K_M Q6_K; do
@@ -101,14 +104,23 @@ EOF
             "$EDIT" tensor "$Q/$t.gguf" "$name" -o "$Q/b.bin" &&
             "$ORACLE" dequant "$type" "$Q/b.bin" auto "$Q/b.f32" >/dev/null 2>&1 ||
             { fail "$t $name: extracting"; continue; }
-        python3 - "$Q/a.f32" "$Q/b.f32" "$Q/$t.json" "$name" <<'EOF' && ok || fail "$t $name: figures differ"
+        "$PY" - "$Q/a.f32" "$Q/b.f32" "$Q/$t.json" "$name" <<'EOF' && ok || fail "$t $name: figures differ"
 import array, json, math, sys
-a = array.array("f"); a.frombytes(open(sys.argv[1], "rb").read())
-b = array.array("f"); b.frombytes(open(sys.argv[2], "rb").read())
-assert len(a) == len(b) and len(a) > 0
-d2 = a2 = b2 = ab = mx = 0.0
-for x, y in zip(a, b):
-    d2 += (x - y) ** 2; a2 += x * x; b2 += y * y; ab += x * y; mx = max(mx, abs(x - y))
+try:  # numpy where the interpreter has it (Debian's python3-numpy): the same sums, in C
+    import numpy
+    a = numpy.fromfile(sys.argv[1], dtype="<f4").astype(numpy.float64)
+    b = numpy.fromfile(sys.argv[2], dtype="<f4").astype(numpy.float64)
+    assert len(a) == len(b) and len(a) > 0
+    d = a - b
+    d2, a2, b2, ab = (float(numpy.dot(x, y)) for x, y in ((d, d), (a, a), (b, b), (a, b)))
+    mx = float(numpy.abs(d).max())
+except ImportError:
+    a = array.array("f"); a.frombytes(open(sys.argv[1], "rb").read())
+    b = array.array("f"); b.frombytes(open(sys.argv[2], "rb").read())
+    assert len(a) == len(b) and len(a) > 0
+    d2 = a2 = b2 = ab = mx = 0.0
+    for x, y in zip(a, b):
+        d2 += (x - y) ** 2; a2 += x * x; b2 += y * y; ab += x * y; mx = max(mx, abs(x - y))
 want = {"rmse": math.sqrt(d2 / len(a)), "max_abs": mx, "rel": math.sqrt(d2 / a2),
         "cos": ab / math.sqrt(a2 * b2)}
 got = next(t for t in json.load(open(sys.argv[3]))["tensors"] if t["name"] == sys.argv[4])["values"]

@@ -5,7 +5,8 @@ Every mutant of tests/mutants.txt (a file, an original snippet that must occur e
 its replacement, and the tests that should catch it: its own `tests:` line, else those that
 tests/mutants.txt's `map:` lines give its file) is applied in turn to one scratch copy of the
 source tree, configured and built once; per mutant only what changed is rebuilt (make), the
-tests it names run, and the file is put back. A test failure (or a timeout) means the mutant
+tests it names run (the quickest first, by the baseline's times, until one fails), and the
+file is put back. A test failure (or a timeout) means the mutant
 was caught. The user's tree is never touched. Prints per mutant the tests it ran, its verdict
 and its time, then the survivors and the score: caught / (mutants - equivalent ones - ones
 that did not build).
@@ -27,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -42,6 +44,7 @@ class Mutant:
         self.result = None
         self.detail = ""
         self.seconds = 0.0
+        self.ran = []  # the tests that ran: the quickest first, up to the first failure
 
 
 def parse_mutants(path):
@@ -227,11 +230,23 @@ class Build:
             return "FAIL", secs, "%s: %s" % (test, first or "status %s" % st)
         return "PASS", secs, ""
 
-    def run_tests(self, tests, timeouts):
-        """Runs tests, --jobs at a time; returns [(test, verdict, seconds, detail)]."""
+    def run_tests(self, tests, timeouts, stop_at_failure=False):
+        """Runs tests, --jobs at a time; returns [(test, verdict, seconds, detail)] for those
+        that ran. With stop_at_failure no test starts once one has failed (a mutant is caught
+        by its first failure: the rest would only cost time)."""
+        failed = threading.Event()
+
+        def one(t):
+            if stop_at_failure and failed.is_set():
+                return None
+            r = self.run_test(t, timeouts.get(t, 600))
+            if r[0] != "PASS":
+                failed.set()
+            return (t,) + r
+
         with concurrent.futures.ThreadPoolExecutor(max_workers=int(self.jobs)) as pool:
-            futs = [pool.submit(self.run_test, t, timeouts.get(t, 600)) for t in tests]
-            return [(t,) + f.result() for t, f in zip(tests, futs)]
+            results = list(pool.map(one, tests))
+        return [r for r in results if r is not None]
 
 
 def main():
@@ -360,7 +375,11 @@ def main():
             if b.make(b.needs(m.tests) + progs, 1800) != 0:
                 m.result, m.detail = "no-build", "does not build"
             else:
-                results = b.run_tests(m.tests, {t: timeouts.get(t, a.timeout) for t in m.tests})
+                # the quickest tests first (by the baseline's times), up to the first failure
+                order = sorted(m.tests, key=lambda t: timeouts.get(t, a.timeout))
+                results = b.run_tests(order, {t: timeouts.get(t, a.timeout) for t in order},
+                                      stop_at_failure=True)
+                m.ran = [r[0] for r in results]
                 failed = [r for r in results if r[1] != "PASS"]
                 m.result = "caught" if failed else "survived"
                 if failed:
@@ -373,8 +392,8 @@ def main():
         tag = m.result.upper()
         if m.equivalent is not None:
             tag += " (marked equivalent)"
-        print("[%d/%d] %-28s %-10s %4.0f s  tests: %s%s" % (
-            i, len(mutants), m.name, tag, m.seconds, " ".join(m.tests),
+        print("[%d/%d] %-28s %-10s %4.0f s  ran: %s%s" % (
+            i, len(mutants), m.name, tag, m.seconds, " ".join(m.ran) or "-",
             "\n        " + m.detail if m.detail else ""), flush=True)
 
     judged = [m for m in mutants if m.equivalent is None and m.result != "no-build"]

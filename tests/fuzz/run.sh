@@ -13,19 +13,28 @@ dir=${FUZZ_DIR:-$(mktemp -d /tmp/gguf-fuzz.XXXXXX)}
 targets="read edit json catalog"
 for t in $targets; do mkdir -p "$dir/seed_$t" "$dir/corpus_$t"; done
 # every library source file Makefile.am lists (LIBGGUF_SOURCES and each += after it)
-sources=$(sed -n '/^LIBGGUF_SOURCES /,/[^\\]$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c' | sed "s#^#$top/#")
+sources=$(sed -n '/^LIBGGUF_SOURCES /,/[^\\]$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c')
 sqlite_flags= sqlite_libs=
 if pkg-config --exists sqlite3; then
     sqlite_flags="-DGGUF_HAVE_CATALOG $(pkg-config --cflags sqlite3)"
     sqlite_libs=$(pkg-config --libs sqlite3)
 fi
+# the library and the shared sources compiled once, in parallel (a single clang call would
+# compile them one after another, for each target), then linked into each target
+flags="-std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+flags="$flags -I$top/libgguf -I$top $sqlite_flags"
+mkdir -p "$dir/obj"
+# (objects named by their path in the tree: libgguf/base/io.c -> obj/libgguf_base_io.o)
+# shellcheck disable=SC2086
+printf '%s\n' $sources tools/query_output.c $(printf 'tests/fuzz/fuzz_%s.c ' $targets) |
+    (cd "$top" && FLAGS=$flags OBJ="$dir/obj" xargs -P "$(nproc)" -n 1 sh -c \
+        'o=$(echo "${1%.c}" | tr / _); clang $FLAGS -c "$1" -o "$OBJ/$o.o"' compile)
 for t in $targets; do
     extra=
-    [ $t = catalog ] && extra="$top/tools/query_output.c"
+    [ $t = catalog ] && extra="$dir/obj/tools_query_output.o"
     # shellcheck disable=SC2086
-    clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -I"$top/libgguf" -I"$top" $sqlite_flags $sources $extra "$top/tests/fuzz/fuzz_$t.c" \
-        -lz $sqlite_libs -lpthread -lm -o "$dir/fuzz_$t"
+    clang -fsanitize=fuzzer,address,undefined "$dir"/obj/libgguf_*.o $extra \
+        "$dir/obj/tests_fuzz_fuzz_$t.o" -lz $sqlite_libs -lpthread -lm -o "$dir/fuzz_$t"
 done
 # seeds: every small GGUF we have; the edit target reads 16 bytes of operations first
 for f in $(find "$top/golden" "$top/tests/fuzz/regress" "$top/../shared/corpus" -name '*.gguf' -size -256k 2>/dev/null); do
@@ -44,15 +53,28 @@ for sql in "SELECT * FROM models" "SELECT key, type, text FROM kv LIMIT 3" \
     done
     i=$((i + 1))
 done
+# the targets run side by side, one per CPU, each for $seconds
 status=0
-for t in $targets; do
-    (cd "$dir" && ./fuzz_$t -max_total_time="$seconds" -max_len=262144 -print_final_stats=1 \
-        "corpus_$t" "seed_$t" > "fuzz_$t.log" 2>&1) || status=1
-    grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' "$dir/fuzz_$t.log" |
-        sed "s/^/fuzz_$t: /"
+run_target() {
+    (cd "$dir" && ./fuzz_$1 -max_total_time="$seconds" -max_len=262144 -print_final_stats=1 \
+        -artifact_prefix="$dir/$1-" "corpus_$1" "seed_$1" > "fuzz_$1.log" 2>&1)
+}
+set -- $targets
+while [ $# -gt 0 ]; do
+    batch= pids=
+    for _ in $(seq "$(nproc)"); do
+        [ $# -gt 0 ] || break
+        run_target "$1" & pids="$pids $!" batch="$batch $1"
+        shift
+    done
+    for p in $pids; do wait "$p" || status=1; done
+    for t in $batch; do
+        grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' "$dir/fuzz_$t.log" |
+            sed "s/^/fuzz_$t: /"
+    done
     if [ $status -ne 0 ]; then
-        grep -E 'ERROR|check failed|SUMMARY' "$dir/fuzz_$t.log" | head -5
-        ls "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* 2>/dev/null || true
+        for t in $batch; do grep -E 'ERROR|check failed|SUMMARY' "$dir/fuzz_$t.log" | head -5; done
+        ls "$dir"/*crash-* "$dir"/*leak-* "$dir"/*timeout-* 2>/dev/null || true
         break
     fi
 done
