@@ -19,18 +19,18 @@ static const char usage_text[] =
     "Prints the bytes llama.cpp allocates on the CPU to run FILE (a model, a split set or a URL:\n"
     "its header only is read): weights (what it loads), context (the KV cache), compute (the\n"
     "scheduler's buffer for the largest batch, within 10%) and their total. The options are\n"
-    "llama-server's, with its defaults:\n"
+    "llama-server's, with its defaults (its short forms -ctk, -ctv, -np, -ub, -fa, -kvu too):\n"
     "  -c, --ctx-size N       context in tokens (default 0: the model's training context)\n"
-    "  -ctk, --cache-type-k T  K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1\n"
+    "  --cache-type-k T       K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1\n"
     "                         (default f16)\n"
-    "  -ctv, --cache-type-v T  V cache type (default f16; quantized needs flash attention)\n"
-    "  -np, --parallel N      sequences decoded at once (default: 4 in a unified cache, as\n"
+    "  --cache-type-v T       V cache type (default f16; quantized needs flash attention)\n"
+    "  --parallel N           sequences decoded at once (default: 4 in a unified cache, as\n"
     "                         llama-server's automatic choice)\n"
     "  -b, --batch-size N     logical batch (default 2048)\n"
-    "  -ub, --ubatch-size N   physical batch (default 512)\n"
-    "  -fa, --flash-attn on|off|auto  flash attention (default auto: on for the CPU)\n"
+    "  --ubatch-size N        physical batch (default 512)\n"
+    "  --flash-attn on|off|auto  flash attention (default auto: on for the CPU)\n"
     "  --swa-full             sliding-window layers keep the whole context\n"
-    "  -kvu, --kv-unified     one KV cache for every sequence (default with -np: off)\n"
+    "  --kv-unified           one KV cache for every sequence (default with --parallel: off)\n"
     "  --no-kv-unified        a KV cache per sequence\n"
     "  --fit SIZE             the largest context (a multiple of 256, at most the training\n"
     "                         context) whose total fits in SIZE (K, M, G, T suffixes)\n"
@@ -216,8 +216,9 @@ int cmd_estimate(int argc, char **argv) {
         case OPT_UB: bad = parse_count(optarg, "--ubatch-size", &p.n_ubatch); break;
         case OPT_NP:
             /* -1 is llama-server's automatic choice, the default */
-            if (strcmp(optarg, "-1") != 0)
-                bad = parse_count(optarg, "--parallel", &n_seq);
+            if (strcmp(optarg, "-1") != 0 &&
+                (bad = parse_count(optarg, "--parallel", &n_seq)) == 0 && n_seq == 0)
+                return cli_usage_error(usage_text, "--parallel takes 1 to 256 sequences, or -1");
             break;
         case OPT_CTK: bad = parse_cache_type(optarg, "--cache-type-k", &p.type_k); break;
         case OPT_CTV: bad = parse_cache_type(optarg, "--cache-type-v", &p.type_v); break;

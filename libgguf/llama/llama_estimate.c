@@ -27,10 +27,12 @@ enum memory_kind {
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
+    uint8_t qkv_rope; /* a fused QKV projection stays alive beside the roped Q and K copies */
 } archs[] = {
-    {"llama", MEM_KV},   {"qwen2", MEM_KV},    {"qwen3", MEM_KV}, {"qwen3moe", MEM_KV},
-    {"gemma2", MEM_KV},  {"gemma3", MEM_KV},   {"phi3", MEM_KV},  {"deepseek2", MEM_KV},
-    {"gpt-oss", MEM_KV}, {"bert", MEM_NONE},   {"nomic-bert", MEM_NONE},
+    {"llama", MEM_KV, 0},   {"qwen2", MEM_KV, 0},    {"qwen3", MEM_KV, 0},
+    {"qwen3moe", MEM_KV, 0}, {"gemma2", MEM_KV, 0},  {"gemma3", MEM_KV, 0},
+    {"phi3", MEM_KV, 0},    {"deepseek2", MEM_KV, 0}, {"gpt-oss", MEM_KV, 0},
+    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
@@ -176,6 +178,11 @@ static int resolve(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int ca
         return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                           "context 0 asks for the training context, and %s.context_length is "
                           "absent or 0", hp->arch);
+    /* the batch is clamped to the context as asked, before the padding */
+    if (causal && p->n_batch > n_ctx)
+        p->n_batch = (uint32_t)n_ctx;
+    if (p->n_ubatch == 0 || p->n_ubatch > p->n_batch)
+        p->n_ubatch = p->n_batch;
     n_ctx = pad(n_ctx, CTX_PAD);
     uint64_t n_ctx_seq = n_ctx;
     if (!p->kv_unified) {
@@ -192,10 +199,6 @@ static int resolve(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int ca
                           (unsigned long long)n_ctx);
     p->n_ctx = (uint32_t)n_ctx;
     e->n_ctx_seq = (uint32_t)n_ctx_seq;
-    if (causal && p->n_batch > p->n_ctx)
-        p->n_batch = p->n_ctx;
-    if (p->n_ubatch == 0 || p->n_ubatch > p->n_batch)
-        p->n_ubatch = p->n_batch;
     return 0;
 }
 
@@ -241,26 +244,36 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
  * the masks, alive from the first layer to the last), its feed-forward (the gate and up
  * projections, the experts' selected rows), and the output (the logits of every token). */
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
-                              uint64_t n_vocab, int has_cache) {
+                              uint64_t n_vocab, const struct arch_memory *am) {
     const gguf_llama_estimate_params *p = &e->params;
+    int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = (uint64_t)hp->n_embd * T * 4;
-    uint64_t mask_elem = e->flash_attn_used ? 2 : 4;
-    /* inputs: token ids, positions, a mask per cache (cells x batch) */
-    uint64_t in = 2 * T * 4;
+    uint64_t mask_elem = flash ? 2 : 4;
+    /* cells a layer attends to: its cache's (per stream), or the batch without a cache */
     uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : 0;
-    in += kv_full * T * mask_elem + kv_swa * T * mask_elem;
+    /* inputs: token ids, positions, a mask (cells x batch) per kind of layer there is */
+    int any_full = 0, any_swa = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        any_full |= !e->layer[il].swa;
+        any_swa |= e->layer[il].swa;
+    }
+    uint64_t in = 2 * T * 4 + (any_full ? kv_full * T * mask_elem : 0) +
+                  (any_swa ? kv_swa * T * mask_elem : 0);
     uint64_t attn = 0, ffn = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
         uint64_t q = hk * hp->n_head[il] * T * 4;
         uint64_t kv = (hk + hv) * hp->n_head_kv[il] * T * 4;
-        uint64_t a = 2 * E + q + kv;
-        if (e->flash_attn_used)
+        uint64_t a = 2 * E + q + kv + (am->qkv_rope ? 2 * E : 0);
+        if (flash) {
             a += hv * hp->n_head[il] * T * 4;
-        else
-            a += n_kv * T * hp->n_head[il] * 4;
+            if (!has_cache) /* K and V are cast to f16 for the fused kernel */
+                a += kv / 2;
+        } else {
+            a += n_kv * T * hp->n_head[il] * 4; /* the scores; softmax works in place */
+        }
         attn = a > attn ? a : attn;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
@@ -270,7 +283,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         ffn = f > ffn ? f : ffn;
     }
     uint64_t peak = in + (attn > ffn ? attn : ffn);
-    uint64_t out = n_vocab * T * 4 + 2 * E + T * 4;
+    /* the output: the last hidden states and the logits of every token (none for encoders) */
+    uint64_t out = (has_cache ? n_vocab * T * 4 : 0) + 2 * E + T * 4;
     return pad(peak > out ? peak : out, BUF_ALIGN);
 }
 
@@ -292,6 +306,9 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (hp->arch[0] == '\0') {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "no general.architecture: not a model llama.cpp loads");
+    } else if (gguf_tensor_count(f) == 0) {
+        rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                        "no tensors: a vocabulary, not a model llama.cpp runs");
     } else if (am == NULL) {
         rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "architecture '%s': estimate does not know how llama.cpp keeps its "
@@ -321,7 +338,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (rc == 0) {
         if (am->kind == MEM_KV)
             add_kv_cache(out, hp, mla);
-        out->compute = compute_bytes(out, hp, vocab_size(f), am->kind == MEM_KV);
+        out->compute = compute_bytes(out, hp, vocab_size(f), am);
         out->total = out->weights + out->context + out->compute;
     }
     free(hp);
