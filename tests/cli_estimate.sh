@@ -50,9 +50,11 @@ model qwen3-wide qwen3 gpt-2 --set qwen3.attention.key_length=u32:64 \
 model deepseek2-wide deepseek2 deepseek-coder --set deepseek2.attention.kv_lora_rank=u32:64 \
     --set deepseek2.rope.dimension_count=u32:32 --set deepseek2.attention.key_length=u32:96 \
     --set deepseek2.attention.value_length=u32:64
+# a long training context, for --fit
+model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 
-if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then sample=0; else sample=${GGUF_ESTIMATE_SAMPLE:-40}; fi
+if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then sample=0; else sample=${GGUF_ESTIMATE_SAMPLE:-24}; fi
 python3 "$top_srcdir/tests/estimate_agree.py" "$EDIT" "$MEM" "$sample" "${GGUF_ESTIMATE_SEED:-1}" \
     "$M"/*.gguf "$LLAMA" >"$TMP/agree.out" 2>"$TMP/agree.err" ||
     fail "estimate_agree.py: $(tail -3 "$TMP/agree.err")"
@@ -75,7 +77,10 @@ est_field() {
     field=$1
     shift
     "$EDIT" estimate --json "$@" 2>"$TMP/est.err" |
-        python3 -c "import json,sys; print(json.load(sys.stdin)['$field'])"
+        python3 -c "import json,sys
+v = json.load(sys.stdin)
+for k in '$field'.split('.'): v = v[k]
+print(v)"
 }
 
 # no options: llama-server's defaults (training context, 4 sequences in a unified cache, f16,
@@ -93,20 +98,23 @@ got=$(est_field context "$LLAMA" -c 1000 -np 3)
 [ -n "$want" ] && [ "$want" = "$got" ] && ok "-np 3: a cache per sequence" ||
     fail "-np 3: context $got, llama.cpp $want"
 
-# --fit: the context found fits, 256 more do not (or it is the training context)
-"$EDIT" estimate "$M/gemma3-wide.gguf" -c 131072 --json >"$TMP/big.json" || fail "estimate -c 131072"
-total=$(python3 -c "import json; print(json.load(open('$TMP/big.json'))['total'])")
-size=$((total * 3 / 4))
-"$EDIT" estimate "$M/gemma3-wide.gguf" --fit "$size" --json >"$TMP/fit.json" 2>"$TMP/err" ||
+# --fit: the context found fits, 256 more do not; it stops at the training context
+LONG="$M/llama-long.gguf"
+total=$(est_field total "$LONG" -c 65536)
+size=$((total - 1))
+"$EDIT" estimate "$LONG" --fit "$size" --json >"$TMP/fit.json" 2>"$TMP/err" ||
     fail "--fit $size: $(cat "$TMP/err")"
 ctx=$(python3 -c "import json; d=json.load(open('$TMP/fit.json')); print(d['params']['ctx'])")
 fit_total=$(python3 -c "import json; print(json.load(open('$TMP/fit.json'))['total'])")
-next=$(est_field total "$M/gemma3-wide.gguf" -c $((ctx + 256)))
-if [ $((ctx % 256)) -eq 0 ] && [ "$fit_total" -le "$size" ] && [ "$next" -gt "$size" ]; then
+next=$(est_field total "$LONG" -c $((ctx + 256)))
+if [ "$ctx" -gt 0 ] && [ $((ctx % 256)) -eq 0 ] && [ "$fit_total" -le "$size" ] &&
+    [ "$next" -gt "$size" ]; then
     ok "--fit $size: -c $ctx fits ($fit_total bytes), -c $((ctx + 256)) does not ($next)"
 else
     fail "--fit $size: -c $ctx with $fit_total bytes; -c $((ctx + 256)) $next"
 fi
+ctx=$(est_field params.ctx "$LONG" --fit 1T)
+[ "$ctx" = 131072 ] && ok "--fit 1T: the training context" || fail "--fit 1T: -c $ctx"
 "$EDIT" estimate "$LLAMA" --fit 1M >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 1 ] && grep -q "no context fits" "$TMP/err" && ok "--fit 1M: nothing fits, said so" ||
     fail "--fit 1M: $(cat "$TMP/err")"

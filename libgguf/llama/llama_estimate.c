@@ -268,9 +268,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t kv = (hk + hv) * hp->n_head_kv[il] * T * 4;
         uint64_t a = 2 * E + q + kv + (am->qkv_rope ? 2 * E : 0);
         if (flash) {
-            a += hv * hp->n_head[il] * T * 4;
-            if (!has_cache) /* K and V are cast to f16 for the fused kernel */
-                a += kv / 2;
+            a += hv * hp->n_head[il] * T * 4; /* the fused kernel's output */
         } else {
             a += n_kv * T * hp->n_head[il] * 4; /* the scores; softmax works in place */
         }
