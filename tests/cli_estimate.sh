@@ -44,7 +44,7 @@ model nomic-bert nomic-bert bert-bge
 model gemma2-wide gemma2 llama-spm --layers 4 --set gemma2.attention.key_length=u32:64 \
     --set gemma2.attention.value_length=u32:64
 model gemma3-wide gemma3 llama-spm --layers 7 --set gemma3.attention.key_length=u32:64 \
-    --set gemma3.attention.value_length=u32:64
+    --set gemma3.attention.value_length=u32:64 --set gemma3.attention.sliding_window=u32:256
 model qwen3-wide qwen3 gpt-2 --set qwen3.attention.key_length=u32:64 \
     --set qwen3.attention.value_length=u32:64
 model deepseek2-wide deepseek2 deepseek-coder --set deepseek2.attention.kv_lora_rank=u32:64 \

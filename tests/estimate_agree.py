@@ -6,7 +6,7 @@ usage: estimate_agree.py GGUF_EDIT LLAMA_MEM SAMPLE SEED MODEL...
 The matrix: context sizes (0: the training context), cache types (f16, q8_0, q4_0, and q8_0 K
 with an f16 V), flash attention on and off, 1, 2 or 4 sequences, a unified cache or one per
 sequence, the sliding-window cache full or not (models with sliding layers only), two ubatch
-sizes. SAMPLE cells (0: all) are drawn with SEED. Each option is given to both tools explicitly
+sizes. SAMPLE cells (0: all; -1: none) are drawn with SEED, after the FIXED cells. Each option is given to both tools explicitly
 (llama-mem's defaults are llama_context_default_params', not llama-server's).
 
 Per cell: weights (llama-mem's model_size, what llama_model_size reports) and context must be
@@ -26,6 +26,16 @@ SEQS = [1, 2, 4]
 UNIFIED = ["on", "off"]
 SWA_FULL = ["off", "on"]
 UBATCH = [512, 128]
+# cells always run, whatever the sample: each part of the arithmetic where it decides the result
+# (latent cache, sliding windows unified and full, a cache per sequence, the scores without
+# flash attention, an encoder)
+FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
+         ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
+         ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
+         ("gemma2-wide.gguf", 1000, "f16", "f16", "off", 4, "off", "on", 128),
+         ("qwen3-wide.gguf", 1000, "q4_0", "q4_0", "on", 3, "off", "off", 512),
+         ("llama.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
+         ("nomic-bert.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128)]
 
 
 def has_swa(edit, model):
@@ -63,7 +73,9 @@ def main():
     edit, mem, sample, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     models = sys.argv[5:]
     all_cells = list(cells(edit, models))
-    if sample and sample < len(all_cells):
+    if sample < 0:
+        all_cells = []
+    if 0 < sample < len(all_cells):
         rng = random.Random(seed)
         # every model at least once, then the rest drawn from the whole matrix
         chosen = [rng.choice([c for c in all_cells if c[0] == m]) for m in models]
@@ -71,6 +83,8 @@ def main():
         chosen += rng.sample(rest, max(0, sample - len(chosen)))
     else:
         chosen = all_cells
+    by_name = {m.rsplit("/", 1)[-1]: m for m in models}
+    chosen = [(by_name[c[0]],) + c[1:] for c in FIXED if c[0] in by_name] + chosen
     n = exact_w = exact_c = within = refused = 0
     worst = (0.0, None)
     for cell in chosen:

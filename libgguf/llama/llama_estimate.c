@@ -244,9 +244,10 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
  * the masks, alive from the first layer to the last), its feed-forward (the gate and up
  * projections, the experts' selected rows), and the output (the logits of every token). */
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
-                              uint64_t n_vocab, const struct arch_memory *am) {
+                              uint64_t n_vocab, const struct arch_memory *am, int mla) {
     const gguf_llama_estimate_params *p = &e->params;
     int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
+    uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = (uint64_t)hp->n_embd * T * 4;
     uint64_t mask_elem = flash ? 2 : 4;
@@ -271,6 +272,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             a += hv * hp->n_head[il] * T * 4; /* the fused kernel's output */
         } else {
             a += n_kv * T * hp->n_head[il] * 4; /* the scores; softmax works in place */
+            if (mla) /* V is the latent K cache's first rows, made contiguous */
+                a += row_size(p->type_k, hv) * n_kv * n_stream;
         }
         attn = a > attn ? a : attn;
         uint64_t ff = hp->n_ff[il];
@@ -336,7 +339,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (rc == 0) {
         if (am->kind == MEM_KV)
             add_kv_cache(out, hp, mla);
-        out->compute = compute_bytes(out, hp, vocab_size(f), am);
+        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla);
         out->total = out->weights + out->context + out->compute;
     }
     free(hp);
