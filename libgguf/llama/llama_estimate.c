@@ -6,6 +6,7 @@
  * Written from llama.cpp's llama-context.cpp, llama-model.cpp, llama-kv-cache*.cpp and
  * llama-graph.cpp; the tests compare every part with llama.cpp's own memory breakdown. */
 #include "llama.h"
+#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,40 @@ void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p) {
 
 static uint64_t pad(uint64_t x, uint64_t n) {
     return (x + n - 1) / n * n;
+}
+
+/* Products and sums of hyperparameters a hostile file sets to anything: one that passes 64
+ * bits sets *ovf (the estimate is then refused, never wrapped). */
+static uint64_t mul(int *ovf, uint64_t a, uint64_t b) {
+    uint64_t r;
+    if (!gguf__mul_u64(&r, a, b)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
+}
+
+static uint64_t mul4(int *ovf, uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+    return mul(ovf, mul(ovf, a, b), mul(ovf, c, d));
+}
+
+static uint64_t add(int *ovf, uint64_t a, uint64_t b) {
+    uint64_t r;
+    if (!gguf__add_u64(&r, a, b)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
+}
+
+/* A tensor's bytes in the CPU buffer: rounded up to its alignment. */
+static uint64_t aligned(int *ovf, uint64_t x) {
+    uint64_t r;
+    if (!gguf__align_up(&r, x, BUF_ALIGN)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
 }
 
 /* ggml_row_size: bytes of n elements of dtype (n a multiple of its block). */
@@ -204,7 +239,8 @@ static int resolve(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int ca
 
 /* The KV cache: llama_kv_cache for every layer, or llama_kv_cache_iswa's two caches when some
  * layers slide (those in a cache of their window unless swa_full). */
-static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int mla) {
+static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int mla,
+                         int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
     uint32_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint32_t cells = e->n_ctx_seq, cells_swa = cells;
@@ -229,9 +265,9 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
         uint64_t n = (uint64_t)l->cells * n_stream;
         uint64_t k = (uint64_t)head_k(hp, il) * hp->n_head_kv[il];
         uint64_t v = e->flash_attn_used ? (uint64_t)head_v(hp, il) * hp->n_head_kv[il] : v_max;
-        l->k = pad(row_size(p->type_k, k) * n, BUF_ALIGN);
-        l->v = mla ? 0 : pad(row_size(p->type_v, v) * n, BUF_ALIGN);
-        e->context += l->k + l->v;
+        l->k = aligned(ovf, mul(ovf, row_size(p->type_k, k), n));
+        l->v = mla ? 0 : aligned(ovf, mul(ovf, row_size(p->type_v, v), n));
+        e->context = add(ovf, e->context, add(ovf, l->k, l->v));
     }
 }
 
@@ -244,12 +280,12 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
  * the masks, alive from the first layer to the last), its feed-forward (the gate and up
  * projections, the experts' selected rows), and the output (the logits of every token). */
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
-                              uint64_t n_vocab, const struct arch_memory *am, int mla) {
+                              uint64_t n_vocab, const struct arch_memory *am, int mla, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
     int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
-    uint64_t E = (uint64_t)hp->n_embd * T * 4;
+    uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
     uint64_t mask_elem = flash ? 2 : 4;
     /* cells a layer attends to: its cache's (per stream), or the batch without a cache */
     uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : 0;
@@ -259,34 +295,37 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         any_full |= !e->layer[il].swa;
         any_swa |= e->layer[il].swa;
     }
-    uint64_t in = 2 * T * 4 + (any_full ? kv_full * T * mask_elem : 0) +
-                  (any_swa ? kv_swa * T * mask_elem : 0);
+    uint64_t in = add(ovf, 2 * T * 4,
+                      add(ovf, any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0,
+                          any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0));
     uint64_t attn = 0, ffn = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
-        uint64_t q = hk * hp->n_head[il] * T * 4;
-        uint64_t kv = (hk + hv) * hp->n_head_kv[il] * T * 4;
-        uint64_t a = 2 * E + q + kv + (am->qkv_rope ? 2 * E : 0);
+        uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4);
+        uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
+        uint64_t a = add(ovf, add(ovf, mul(ovf, am->qkv_rope ? 4 : 2, E), q), kv);
         if (flash) {
-            a += hv * hp->n_head[il] * T * 4; /* the fused kernel's output */
+            a = add(ovf, a, mul4(ovf, hv, hp->n_head[il], T, 4)); /* the fused kernel's output */
         } else {
-            a += n_kv * T * hp->n_head[il] * 4; /* the scores; softmax works in place */
+            /* the scores; softmax works in place */
+            a = add(ovf, a, mul4(ovf, n_kv, T, hp->n_head[il], 4));
             if (mla) /* V is the latent K cache's first rows, made contiguous */
-                a += row_size(p->type_k, hv) * n_kv * n_stream;
+                a = add(ovf, a, mul4(ovf, row_size(p->type_k, hv), n_kv, n_stream, 1));
         }
         attn = a > attn ? a : attn;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
             il >= hp->n_layer_dense_lead)
             ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
-        uint64_t f = 2 * E + 2 * ff * T * 4;
+        uint64_t f = add(ovf, mul(ovf, 2, E), mul4(ovf, 2, ff, T, 4));
         ffn = f > ffn ? f : ffn;
     }
-    uint64_t peak = in + (attn > ffn ? attn : ffn);
+    uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
     /* the output: the last hidden states and the logits of every token (none for encoders) */
-    uint64_t out = (has_cache ? n_vocab * T * 4 : 0) + 2 * E + T * 4;
-    return pad(peak > out ? peak : out, BUF_ALIGN);
+    uint64_t out = add(ovf, has_cache ? mul4(ovf, n_vocab, T, 4, 1) : 0,
+                       add(ovf, mul(ovf, 2, E), T * 4));
+    return aligned(ovf, peak > out ? peak : out);
 }
 
 int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
@@ -337,10 +376,14 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (rc == 0)
         rc = add_weights(out, f, err);
     if (rc == 0) {
+        int ovf = 0;
         if (am->kind == MEM_KV)
-            add_kv_cache(out, hp, mla);
-        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla);
-        out->total = out->weights + out->context + out->compute;
+            add_kv_cache(out, hp, mla, &ovf);
+        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &ovf);
+        out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
+        if (ovf)
+            rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                            "the hyperparameters of %s give more than 2^64 bytes", hp->arch);
     }
     free(hp);
     return rc;
