@@ -142,6 +142,11 @@ grep -q "no tensors" "$TMP/err" && ok "a vocabulary is refused" || fail "vocab: 
 expect_status 1 "$EDIT" estimate "$LLAMA" -ctv q8_0 -fa off
 grep -q "flash attention" "$TMP/err" && ok "quantized V without flash attention" ||
     fail "-ctv q8_0 -fa off: $(cat "$TMP/err")"
+# hostile hyperparameters whose products pass 64 bits are refused, not wrapped
+"$EDIT" set "$M/llama.gguf" llama.attention.head_count 4000000000 -o "$TMP/heads.gguf" \
+    2>"$TMP/err" || fail "set head_count: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/heads.gguf" -c 4000000000 -fa off
+grep -q "2^64" "$TMP/err" && ok "an estimate past 64 bits is refused" || fail "heads: $(cat "$TMP/err")"
 expect_status 2 "$EDIT" estimate "$LLAMA" -ctk q3_k
 expect_status 2 "$EDIT" estimate "$LLAMA" -fa maybe
 expect_status 2 "$EDIT" estimate "$LLAMA" --fit lots
