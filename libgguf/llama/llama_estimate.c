@@ -337,7 +337,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         out->params = *p;
     else
         gguf_llama_estimate_defaults(&out->params);
-    gguf__llama_hparams *hp = malloc(sizeof *hp);
+    gguf__llama_hparams *hp = gguf__malloc(sizeof *hp);
     if (hp == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
@@ -350,10 +350,14 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                         "no tensors: a vocabulary, not a model llama.cpp runs");
     } else if (am == NULL) {
+        char known[256] = "";
+        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
+        }
         rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "architecture '%s': estimate does not know how llama.cpp keeps its "
-                        "context (known: llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, phi3, "
-                        "deepseek2, gpt-oss, bert, nomic-bert)", hp->arch);
+                        "context (it knows %s)", hp->arch, known);
     } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
                hp->n_embd == 0 || hp->n_head[0] == 0) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
@@ -385,6 +389,6 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
             rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                             "the hyperparameters of %s give more than 2^64 bytes", hp->arch);
     }
-    free(hp);
+    gguf__free(hp);
     return rc;
 }
