@@ -168,7 +168,8 @@ static int fit_context(uint32_t *best, gguf_llama_estimate *e, const gguf_file *
     int rc = gguf_llama_estimate_run(e, f, &q, err);
     if (rc != 0)
         return rc;
-    uint32_t lo = 0, hi = (e->n_ctx_train + 255) / 256;
+    uint64_t top = ((uint64_t)e->n_ctx_train + 255) / 256;
+    uint32_t lo = 0, hi = (uint32_t)(top < UINT32_MAX / 256 ? top : UINT32_MAX / 256);
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo + 1) / 2;
         q.n_ctx = mid * 256;
