@@ -1497,6 +1497,76 @@ GGUF_API int gguf_llama_arch_support(const char *arch);
 /* The architectures llama.cpp knows, by index (0 .. count-1), in its order; NULL past the end. */
 GGUF_API const char *gguf_llama_arch_name(size_t i);
 
+/* ------------------------------------------------------------------------------------------ */
+/* llama.cpp's memory for a model and a context                                                */
+/*
+ * The bytes llama.cpp (the release of gguf_llama_check) allocates on its CPU backend to run a
+ * model with a context, known from the header alone:
+ *  - weights: the tensors it loads (llama_model_size), by token embedding, output and layer;
+ *  - context: the KV cache, per layer: K and V rows of the layer's head count and head sizes
+ *    in the cache types, for the context padded as llama.cpp pads it (to 256, per sequence
+ *    unless unified), sliding-window layers in a cache of their window (unless swa_full), the
+ *    latent cache of multi-head latent attention (K only);
+ *  - compute: the scheduler's buffer for the largest batch (a model of ggml's allocator over
+ *    the layer graph: within 10% of llama.cpp's);
+ *  - total: their sum.
+ * Architectures whose memory this does not know (recurrent state, hybrid and shared caches)
+ * are refused with GGUF_EUNSUPPORTED rather than given a wrong number.
+ */
+
+#define GGUF_LLAMA_MAX_LAYERS 512 /* llama.cpp refuses models with more */
+
+enum gguf_llama_flash_attn {
+    GGUF_LLAMA_FLASH_ATTN_AUTO = -1, /* on where the backend has it (the CPU has) */
+    GGUF_LLAMA_FLASH_ATTN_OFF = 0,
+    GGUF_LLAMA_FLASH_ATTN_ON = 1
+};
+
+/* The context, with llama-server's option names. */
+typedef struct gguf_llama_estimate_params {
+    uint32_t n_ctx;          /* -c: tokens of context, 0: the model's training context */
+    uint32_t type_k, type_v; /* -ctk, -ctv: cache types (gguf_dtype) */
+    uint32_t n_seq;          /* -np: sequences decoded in parallel (1 to 256) */
+    uint32_t n_batch;        /* -b: logical batch */
+    uint32_t n_ubatch;       /* -ub: physical batch, 0: n_batch */
+    int flash_attn;          /* -fa: a gguf_llama_flash_attn */
+    int swa_full;            /* --swa-full: sliding-window layers keep the whole context */
+    int kv_unified;          /* -kvu: one cache for every sequence */
+} gguf_llama_estimate_params;
+
+/* llama-server's defaults: context 0, f16 caches, 4 sequences in a unified cache (its automatic
+ * -np), batch 2048, ubatch 512, flash attention auto, no swa_full. */
+GGUF_API void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p);
+
+typedef struct gguf_llama_estimate_layer {
+    uint64_t weights; /* its blk.N.* tensors */
+    uint64_t k, v;    /* its KV cache (V 0 with a latent cache) */
+    uint32_t cells;   /* KV cells per stream, 0 when the layer keeps no cache */
+    int swa;          /* 1: a sliding-window layer */
+} gguf_llama_estimate_layer;
+
+typedef struct gguf_llama_estimate {
+    /* the parameters as llama.cpp resolves them: n_ctx padded (and the training context for
+     * 0), n_batch and n_ubatch clamped to it; flash_attn as given (AUTO stays AUTO) */
+    gguf_llama_estimate_params params;
+    int flash_attn_used;     /* 1 when attention runs flash (AUTO on the CPU) */
+    uint32_t n_ctx_seq;      /* cells per sequence (n_ctx when unified) */
+    uint32_t n_ctx_train;
+    uint32_t n_swa_cells;    /* cells of the sliding-window cache, 0 without one */
+    uint64_t weights, weights_token_embd, weights_output, weights_other;
+    uint64_t context, compute, total;
+    uint32_t n_layer;        /* layers in layer[] (block_count) */
+    gguf_llama_estimate_layer layer[GGUF_LLAMA_MAX_LAYERS];
+} gguf_llama_estimate;
+
+/* Estimates f (a model, or a split set's view) with the context p (NULL: the defaults). Returns
+ * 0, GGUF_EINVAL (f NULL, or parameters llama.cpp refuses for this model: a quantized V cache
+ * without flash attention, a cache type whose block does not divide a head, ...),
+ * GGUF_EUNSUPPORTED (an architecture whose memory this does not know), or GGUF_ECORRUPT (the
+ * hyperparameters it needs are missing or out of range). */
+GGUF_API int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
+                                     const gguf_llama_estimate_params *p, gguf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

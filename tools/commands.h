@@ -17,5 +17,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct {
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
     {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit"},
+    {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context"},
     {"verify", cmd_verify, "verify FILE...                        check structure and what llama.cpp refuses"},
     {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)"},
     {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)"},

@@ -1,0 +1,394 @@
+/* The memory llama.cpp allocates on its CPU backend for a model and a context, from the header:
+ * the weights (every tensor it loads), the KV cache (llama_context's padding of n_ctx, the
+ * caches of llama_model::create_memory, the tensors of llama_kv_cache's constructor) and the
+ * scheduler's compute buffer for the largest batch (a model of the tensors ggml's allocator
+ * keeps alive at once in the layer graph, its three peaks: attention, feed-forward, output).
+ * Written from llama.cpp's llama-context.cpp, llama-model.cpp, llama-kv-cache*.cpp and
+ * llama-graph.cpp; the tests compare every part with llama.cpp's own memory breakdown. */
+#include "llama.h"
+#include "base/base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LLAMA_MAX_SEQ 256 /* llama.cpp refuses more sequences */
+#define CTX_PAD 256       /* llama_context pads n_ctx (and n_ctx_seq) to this */
+#define BUF_ALIGN 32      /* the CPU buffer's alignment of each tensor */
+
+/* How an architecture keeps its context, as create_memory builds it. */
+enum memory_kind {
+    MEM_NONE = 0, /* encoders: no cache (res = nullptr) */
+    MEM_KV        /* llama_kv_cache, or llama_kv_cache_iswa when some layers slide */
+};
+
+/* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
+ * layer filter, reuse or sharing, and a graph of the usual shape (tests/cli_estimate.sh checks
+ * each against llama.cpp). */
+static const struct arch_memory {
+    const char *arch;
+    uint8_t kind;
+    uint8_t qkv_rope; /* a fused QKV projection stays alive beside the roped Q and K copies */
+} archs[] = {
+    {"llama", MEM_KV, 0},   {"qwen2", MEM_KV, 0},    {"qwen3", MEM_KV, 0},
+    {"qwen3moe", MEM_KV, 0}, {"gemma2", MEM_KV, 0},  {"gemma3", MEM_KV, 0},
+    {"phi3", MEM_KV, 0},    {"deepseek2", MEM_KV, 0}, {"gpt-oss", MEM_KV, 0},
+    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1},
+};
+
+static const struct arch_memory *arch_memory_find(const char *arch) {
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+        if (strcmp(archs[i].arch, arch) == 0)
+            return &archs[i];
+    }
+    return NULL;
+}
+
+void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p) {
+    memset(p, 0, sizeof *p);
+    p->n_ctx = 0;
+    p->type_k = p->type_v = GGUF_DTYPE_F16;
+    p->n_seq = 4;
+    p->kv_unified = 1;
+    p->n_batch = 2048;
+    p->n_ubatch = 512;
+    p->flash_attn = GGUF_LLAMA_FLASH_ATTN_AUTO;
+    p->swa_full = 0;
+}
+
+static uint64_t pad(uint64_t x, uint64_t n) {
+    return (x + n - 1) / n * n;
+}
+
+/* Products and sums of hyperparameters a hostile file sets to anything: one that passes 64
+ * bits sets *ovf (the estimate is then refused, never wrapped). */
+static uint64_t mul(int *ovf, uint64_t a, uint64_t b) {
+    uint64_t r;
+    if (!gguf__mul_u64(&r, a, b)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
+}
+
+static uint64_t mul4(int *ovf, uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+    return mul(ovf, mul(ovf, a, b), mul(ovf, c, d));
+}
+
+static uint64_t add(int *ovf, uint64_t a, uint64_t b) {
+    uint64_t r;
+    if (!gguf__add_u64(&r, a, b)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
+}
+
+/* A tensor's bytes in the CPU buffer: rounded up to its alignment. */
+static uint64_t aligned(int *ovf, uint64_t x) {
+    uint64_t r;
+    if (!gguf__align_up(&r, x, BUF_ALIGN)) {
+        *ovf = 1;
+        return 0;
+    }
+    return r;
+}
+
+/* ggml_row_size: bytes of n elements of dtype (n a multiple of its block). */
+static uint64_t row_size(uint32_t dtype, uint64_t n) {
+    return n / gguf_dtype_block_elems(dtype) * gguf_dtype_block_bytes(dtype);
+}
+
+/* A boolean key of the architecture, or dflt when absent or not a bool. */
+static int arch_bool(const gguf_file *f, const char *arch, const char *suffix, int dflt) {
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    int64_t i = gguf_kv_find(f, key);
+    uint8_t b;
+    if (i < 0 || gguf_value_get_bool_byte(&b, gguf_kv_value(f, (size_t)i), NULL) != 0)
+        return dflt;
+    return b != 0;
+}
+
+/* tokenizer.ggml.tokens' length: the vocabulary llama.cpp's output layer produces. */
+static uint64_t vocab_size(const gguf_file *f) {
+    int64_t i = gguf_kv_find(f, "tokenizer.ggml.tokens");
+    if (i < 0)
+        return 0;
+    const gguf_value *v = gguf_kv_value(f, (size_t)i);
+    return gguf_value_type(v) == GGUF_VTYPE_ARRAY ? gguf_value_count(v) : 0;
+}
+
+/* ---- weights ---- */
+
+/* The layer of a "blk.N." tensor, or -1. */
+static long layer_of(const char *name, size_t len) {
+    if (len < 6 || memcmp(name, "blk.", 4) != 0)
+        return -1;
+    long il = 0;
+    size_t i = 4;
+    for (; i < len && name[i] >= '0' && name[i] <= '9' && il < 100000; i++)
+        il = il * 10 + (name[i] - '0');
+    return i > 4 && i < len && name[i] == '.' ? il : -1;
+}
+
+static int add_weights(gguf_llama_estimate *e, const gguf_file *f, gguf_error *err) {
+    for (size_t i = 0; i < gguf_tensor_count(f); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        if (t.nbytes == GGUF_NBYTES_UNKNOWN)
+            return gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                              "tensor '%.*s': type %u is unknown, its size too",
+                              (int)t.name_len, t.name, t.type);
+        e->weights += t.nbytes;
+        long il = layer_of(t.name, t.name_len);
+        if (il >= 0 && (uint64_t)il < e->n_layer)
+            e->layer[il].weights += t.nbytes;
+        else if (t.name_len == 17 && memcmp(t.name, "token_embd.weight", 17) == 0)
+            e->weights_token_embd += t.nbytes;
+        else if (t.name_len == 13 && memcmp(t.name, "output.weight", 13) == 0)
+            e->weights_output += t.nbytes;
+        else
+            e->weights_other += t.nbytes;
+    }
+    return 0;
+}
+
+/* ---- context ---- */
+
+static uint32_t head_k(const gguf__llama_hparams *hp, uint32_t il) {
+    return hp->is_swa[il] ? hp->n_embd_head_k_swa : hp->n_embd_head_k;
+}
+
+static uint32_t head_v(const gguf__llama_hparams *hp, uint32_t il) {
+    return hp->is_swa[il] ? hp->n_embd_head_v_swa : hp->n_embd_head_v;
+}
+
+/* Refuses what llama_init_from_model refuses for these parameters. */
+static int check_params(const gguf__llama_hparams *hp, const gguf_llama_estimate_params *p,
+                        int flash, int mla, gguf_error *err) {
+    static const char *const which[2] = {"K", "V"};
+    uint32_t types[2] = {p->type_k, p->type_v};
+    for (int kv = 0; kv < 2; kv++) {
+        if (gguf_dtype_name(types[kv]) == NULL || gguf_dtype_block_elems(types[kv]) == 0)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "%s cache type %u is not a tensor type", which[kv], types[kv]);
+    }
+    if (mla && p->type_k != p->type_v)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "a model with latent attention (MLA) takes one cache type for K and V, "
+                          "not %s and %s", gguf_dtype_name(p->type_k),
+                          gguf_dtype_name(p->type_v));
+    int v_quant = gguf_dtype_block_elems(p->type_v) > 1;
+    if (v_quant && !flash)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "a quantized V cache (%s) needs flash attention (-fa on or auto)",
+                          gguf_dtype_name(p->type_v));
+    for (uint32_t il = 0; flash && il < hp->n_layer; il++) {
+        for (int kv = 0; kv < 2; kv++) {
+            uint32_t blck = gguf_dtype_block_elems(types[kv]);
+            uint32_t head = kv == 0 ? head_k(hp, il) : head_v(hp, il);
+            if (blck > 1 && head % blck != 0)
+                return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                  "%s cache type %s: its block of %u does not divide layer %u's "
+                                  "head size %u", which[kv], gguf_dtype_name(types[kv]), blck, il,
+                                  head);
+        }
+    }
+    return 0;
+}
+
+/* Resolves the parameters as llama_context's constructor does. */
+static int resolve(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int causal,
+                   gguf_error *err) {
+    gguf_llama_estimate_params *p = &e->params;
+    if (p->n_seq == 0 || p->n_seq > LLAMA_MAX_SEQ)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "%u parallel sequences: llama.cpp takes 1 to %d", p->n_seq,
+                          LLAMA_MAX_SEQ);
+    if (p->n_batch == 0)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "a batch of 0 tokens");
+    uint64_t n_ctx = p->n_ctx == 0 ? hp->n_ctx_train : p->n_ctx;
+    if (n_ctx == 0)
+        return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                          "context 0 asks for the training context, and %s.context_length is "
+                          "absent or 0", hp->arch);
+    /* the batch is clamped to the context as asked, before the padding */
+    if (causal && p->n_batch > n_ctx)
+        p->n_batch = (uint32_t)n_ctx;
+    if (p->n_ubatch == 0 || p->n_ubatch > p->n_batch)
+        p->n_ubatch = p->n_batch;
+    n_ctx = pad(n_ctx, CTX_PAD);
+    uint64_t n_ctx_seq = n_ctx;
+    if (!p->kv_unified) {
+        n_ctx_seq = pad(n_ctx / p->n_seq, CTX_PAD);
+        if (n_ctx_seq == 0)
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "a context of %llu tokens for %u sequences leaves none per "
+                              "sequence", (unsigned long long)n_ctx, p->n_seq);
+        n_ctx = n_ctx_seq * p->n_seq;
+    }
+    if (n_ctx > UINT32_MAX)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "a context of %llu tokens is past llama.cpp's 32-bit count",
+                          (unsigned long long)n_ctx);
+    p->n_ctx = (uint32_t)n_ctx;
+    e->n_ctx_seq = (uint32_t)n_ctx_seq;
+    return 0;
+}
+
+/* The KV cache: llama_kv_cache for every layer, or llama_kv_cache_iswa's two caches when some
+ * layers slide (those in a cache of their window unless swa_full). */
+static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int mla,
+                         int *ovf) {
+    const gguf_llama_estimate_params *p = &e->params;
+    uint32_t n_stream = p->kv_unified ? 1 : p->n_seq;
+    uint32_t cells = e->n_ctx_seq, cells_swa = cells;
+    int any_swa = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++)
+        any_swa |= hp->is_swa[il];
+    if (any_swa && !p->swa_full) {
+        uint64_t want = (uint64_t)hp->n_swa * (p->kv_unified ? p->n_seq : 1) + p->n_ubatch;
+        cells_swa = (uint32_t)pad(want < cells ? want : cells, CTX_PAD);
+    }
+    e->n_swa_cells = any_swa ? cells_swa : 0;
+    /* without flash attention V is stored transposed, every layer as wide as the widest */
+    uint64_t v_max = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        uint64_t w = (uint64_t)head_v(hp, il) * hp->n_head_kv[il];
+        v_max = w > v_max ? w : v_max;
+    }
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        gguf_llama_estimate_layer *l = &e->layer[il];
+        l->swa = hp->is_swa[il];
+        l->cells = l->swa ? cells_swa : cells;
+        uint64_t n = (uint64_t)l->cells * n_stream;
+        uint64_t k = (uint64_t)head_k(hp, il) * hp->n_head_kv[il];
+        uint64_t v = e->flash_attn_used ? (uint64_t)head_v(hp, il) * hp->n_head_kv[il] : v_max;
+        l->k = aligned(ovf, mul(ovf, row_size(p->type_k, k), n));
+        l->v = mla ? 0 : aligned(ovf, mul(ovf, row_size(p->type_v, v), n));
+        e->context = add(ovf, e->context, add(ovf, l->k, l->v));
+    }
+}
+
+/* ---- compute ---- */
+
+/* The scheduler's buffer for the worst-case batch (n_ubatch tokens, every one an output): ggml's
+ * allocator frees a tensor after its last use, so the buffer is the largest set alive at once.
+ * Three points of the graph hold it: a layer's attention (the residual stream, Q, K and V of
+ * the batch, the scores of every head over every cell unless flash attention fuses them, and
+ * the masks, alive from the first layer to the last), its feed-forward (the gate and up
+ * projections, the experts' selected rows), and the output (the logits of every token). */
+static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
+                              uint64_t n_vocab, const struct arch_memory *am, int mla, int *ovf) {
+    const gguf_llama_estimate_params *p = &e->params;
+    int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
+    uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
+    uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
+    uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
+    uint64_t mask_elem = flash ? 2 : 4;
+    /* cells a layer attends to: its cache's (per stream), or the batch without a cache */
+    uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : 0;
+    /* inputs: token ids, positions, a mask (cells x batch) per kind of layer there is */
+    int any_full = 0, any_swa = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        any_full |= !e->layer[il].swa;
+        any_swa |= e->layer[il].swa;
+    }
+    uint64_t in = add(ovf, 2 * T * 4,
+                      add(ovf, any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0,
+                          any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0));
+    uint64_t attn = 0, ffn = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
+        uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
+        uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4);
+        uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
+        uint64_t a = add(ovf, add(ovf, mul(ovf, am->qkv_rope ? 4 : 2, E), q), kv);
+        if (flash) {
+            a = add(ovf, a, mul4(ovf, hv, hp->n_head[il], T, 4)); /* the fused kernel's output */
+        } else {
+            /* the scores; softmax works in place */
+            a = add(ovf, a, mul4(ovf, n_kv, T, hp->n_head[il], 4));
+            if (mla) /* V is the latent K cache's first rows, made contiguous */
+                a = add(ovf, a, mul4(ovf, row_size(p->type_k, hv), n_kv, n_stream, 1));
+        }
+        attn = a > attn ? a : attn;
+        uint64_t ff = hp->n_ff[il];
+        if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
+            il >= hp->n_layer_dense_lead)
+            ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
+        uint64_t f = add(ovf, mul(ovf, 2, E), mul4(ovf, 2, ff, T, 4));
+        ffn = f > ffn ? f : ffn;
+    }
+    uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
+    /* the output: the last hidden states and the logits of every token (none for encoders) */
+    uint64_t out = add(ovf, has_cache ? mul4(ovf, n_vocab, T, 4, 1) : 0,
+                       add(ovf, mul(ovf, 2, E), T * 4));
+    return aligned(ovf, peak > out ? peak : out);
+}
+
+int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
+                            const gguf_llama_estimate_params *p, gguf_error *err) {
+    if (out == NULL || f == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no estimate or no file");
+    memset(out, 0, sizeof *out);
+    if (p != NULL)
+        out->params = *p;
+    else
+        gguf_llama_estimate_defaults(&out->params);
+    gguf__llama_hparams *hp = gguf__malloc(sizeof *hp);
+    if (hp == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
+    int rc = 0;
+    const struct arch_memory *am = arch_memory_find(hp->arch);
+    if (hp->arch[0] == '\0') {
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "no general.architecture: not a model llama.cpp loads");
+    } else if (gguf_tensor_count(f) == 0) {
+        rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                        "no tensors: a vocabulary, not a model llama.cpp runs");
+    } else if (am == NULL) {
+        char known[256] = "";
+        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
+        }
+        rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                        "architecture '%s': estimate does not know how llama.cpp keeps its "
+                        "context (it knows %s)", hp->arch, known);
+    } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
+               hp->n_embd == 0 || hp->n_head[0] == 0) {
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "%s.block_count (%u), embedding_length (%u) or attention.head_count "
+                        "(%u) is absent or out of range", hp->arch, hp->n_layer_all, hp->n_embd,
+                        hp->n_head[0]);
+    }
+    int causal = am != NULL && arch_bool(f, hp->arch, "attention.causal", 1);
+    int mla = hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0;
+    gguf_llama_estimate_params *ep = &out->params;
+    if (rc == 0) {
+        out->n_layer = hp->n_layer_all;
+        out->n_ctx_train = hp->n_ctx_train;
+        /* a quantized V cache turns flash attention on when it is auto; on the CPU auto is on */
+        out->flash_attn_used = ep->flash_attn != GGUF_LLAMA_FLASH_ATTN_OFF;
+        rc = check_params(hp, ep, out->flash_attn_used, mla, err);
+    }
+    if (rc == 0)
+        rc = resolve(out, hp, causal, err);
+    if (rc == 0)
+        rc = add_weights(out, f, err);
+    if (rc == 0) {
+        int ovf = 0;
+        if (am->kind == MEM_KV)
+            add_kv_cache(out, hp, mla, &ovf);
+        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &ovf);
+        out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
+        if (ovf)
+            rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                            "the hyperparameters of %s give more than 2^64 bytes", hp->arch);
+    }
+    gguf__free(hp);
+    return rc;
+}

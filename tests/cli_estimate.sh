@@ -1,0 +1,154 @@
+#!/bin/sh
+# gguf-edit estimate against llama.cpp's own memory breakdown (llama-mem, beside ggml-oracle).
+#
+# Models: tiny models of every architecture estimate knows (tests/make_llama_model, some also
+# with heads wide enough for quantized caches) and the corpus's llama model. A seeded sample of
+# the matrix (context sizes, cache types f16/q8_0/q4_0, flash attention on/off, 1/2/4 sequences,
+# unified or not, swa-full or not, two ubatch sizes; tests/estimate_agree.py) must give weights
+# and context bytes equal to llama.cpp's, compute within 10%, and refuse exactly what llama.cpp
+# refuses. GGUF_ESTIMATE_ALL=1 (make check-estimate) runs the whole matrix; GGUF_ESTIMATE_SEED
+# draws another sample. Then what needs no reference: llama-server's defaults, --fit, split sets,
+# standard input, and clear refusals (an architecture it does not know, a vocabulary).
+. "$(dirname "$0")/cli_lib.sh"
+
+MEM=${LLAMA_MEM:-$(dirname "$ORACLE")/llama-mem}
+have_corpus || skip_all "../shared/corpus absent"
+[ -x "$MEM" ] || skip_all "no llama-mem ($MEM; ../shared/oracle/build.sh builds it)"
+GEN="$top_builddir/tests/make_llama_model"
+VOCAB="$CORPUS/real"
+M="$TMP/models"
+mkdir -p "$M"
+
+# model NAME ARCH VOCAB [make_llama_model options]
+model() {
+    name=$1 arch=$2 voc=$3
+    shift 3
+    if "$GEN" "$arch" "$VOCAB/ggml-vocab-$voc.gguf" "$M/$name.gguf" "$@" 2>"$TMP/gen.err"; then
+        ok "make_llama_model $name"
+    else
+        fail "make_llama_model $name: $(head -c 200 "$TMP/gen.err")"
+    fi
+}
+model llama llama llama-spm
+model qwen2 qwen2 gpt-2
+model qwen3 qwen3 gpt-2
+model qwen3moe qwen3moe gpt-2
+model gemma2 gemma2 llama-spm
+model gemma3 gemma3 llama-spm
+model phi3 phi3 phi-3
+model deepseek2 deepseek2 deepseek-coder
+model gpt-oss gpt-oss gpt-2
+model bert bert bert-bge
+model nomic-bert nomic-bert bert-bge
+# heads of 64 (quantized caches need whole blocks) and more layers (sliding-window patterns)
+model gemma2-wide gemma2 llama-spm --layers 4 --set gemma2.attention.key_length=u32:64 \
+    --set gemma2.attention.value_length=u32:64
+model gemma3-wide gemma3 llama-spm --layers 7 --set gemma3.attention.key_length=u32:64 \
+    --set gemma3.attention.value_length=u32:64 --set gemma3.attention.sliding_window=u32:256
+model qwen3-wide qwen3 gpt-2 --set qwen3.attention.key_length=u32:64 \
+    --set qwen3.attention.value_length=u32:64
+model deepseek2-wide deepseek2 deepseek-coder --set deepseek2.attention.kv_lora_rank=u32:64 \
+    --set deepseek2.rope.dimension_count=u32:32 --set deepseek2.attention.key_length=u32:96 \
+    --set deepseek2.attention.value_length=u32:64
+# a long training context, for --fit
+model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
+LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
+
+if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then sample=0; else sample=${GGUF_ESTIMATE_SAMPLE:-24}; fi
+python3 "$top_srcdir/tests/estimate_agree.py" "$EDIT" "$MEM" "$sample" "${GGUF_ESTIMATE_SEED:-1}" \
+    "$M"/*.gguf "$LLAMA" >"$TMP/agree.out" 2>"$TMP/agree.err" ||
+    fail "estimate_agree.py: $(tail -3 "$TMP/agree.err")"
+while IFS= read -r line; do
+    case $line in
+    "ok "*) ok "${line#ok }" ;;
+    "fail "*) fail "${line#fail }" ;;
+    "#"*) echo "$line" ;;
+    esac
+done <"$TMP/agree.out"
+grep -q '^#' "$TMP/agree.out" && ok "the matrix ran" || fail "estimate_agree.py printed no summary"
+
+# mem FILE ARGS...: llama-mem's JSON field FIELD of its run with ARGS
+mem_field() {
+    field=$1
+    shift
+    "$MEM" "$@" 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['$field'])"
+}
+est_field() {
+    field=$1
+    shift
+    "$EDIT" estimate --json "$@" 2>"$TMP/est.err" |
+        python3 -c "import json,sys
+v = json.load(sys.stdin)
+for k in '$field'.split('.'): v = v[k]
+print(v)"
+}
+
+# no options: llama-server's defaults (training context, 4 sequences in a unified cache, f16,
+# batch 2048/512, flash attention auto, no swa-full)
+for f in "$M/gemma3-wide.gguf" "$LLAMA"; do
+    want=$(mem_field context "$f" --ctx 0 --seqs 4 --kv-unified on --swa-full off \
+        --flash-attn auto --type-k f16 --type-v f16 --batch 2048 --ubatch 512)
+    got=$(est_field context "$f")
+    [ -n "$want" ] && [ "$want" = "$got" ] && ok "defaults are llama-server's: $(basename "$f")" ||
+        fail "defaults: $(basename "$f"): context $got, llama-server's $want"
+done
+# -np N alone has a cache per sequence (llama-server's unified cache is for its automatic -np)
+want=$(mem_field context "$LLAMA" --ctx 1000 --seqs 3 --kv-unified off)
+got=$(est_field context "$LLAMA" -c 1000 -np 3)
+[ -n "$want" ] && [ "$want" = "$got" ] && ok "-np 3: a cache per sequence" ||
+    fail "-np 3: context $got, llama.cpp $want"
+
+# --fit: the context found fits, 256 more do not; it stops at the training context
+LONG="$M/llama-long.gguf"
+total=$(est_field total "$LONG" -c 65536)
+size=$((total - 1))
+"$EDIT" estimate "$LONG" --fit "$size" --json >"$TMP/fit.json" 2>"$TMP/err" ||
+    fail "--fit $size: $(cat "$TMP/err")"
+ctx=$(python3 -c "import json; d=json.load(open('$TMP/fit.json')); print(d['params']['ctx'])")
+fit_total=$(python3 -c "import json; print(json.load(open('$TMP/fit.json'))['total'])")
+next=$(est_field total "$LONG" -c $((ctx + 256)))
+if [ "$ctx" -gt 0 ] && [ $((ctx % 256)) -eq 0 ] && [ "$fit_total" -le "$size" ] &&
+    [ "$next" -gt "$size" ]; then
+    ok "--fit $size: -c $ctx fits ($fit_total bytes), -c $((ctx + 256)) does not ($next)"
+else
+    fail "--fit $size: -c $ctx with $fit_total bytes; -c $((ctx + 256)) $next"
+fi
+ctx=$(est_field params.ctx "$LONG" --fit 1T)
+[ "$ctx" = 131072 ] && ok "--fit 1T: the training context" || fail "--fit 1T: -c $ctx"
+"$EDIT" estimate "$LLAMA" --fit 1M >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "no context fits" "$TMP/err" && ok "--fit 1M: nothing fits, said so" ||
+    fail "--fit 1M: $(cat "$TMP/err")"
+
+# a split set (through its first shard) and standard input give the same estimate
+"$EDIT" split "$M/qwen3.gguf" "$TMP/set" --max-tensors 8 >/dev/null 2>"$TMP/err" ||
+    fail "split: $(cat "$TMP/err")"
+one=$(est_field total "$M/qwen3.gguf" -c 2048)
+set=$(est_field total "$TMP/set-00001-of-"*.gguf -c 2048)
+[ -n "$one" ] && [ "$one" = "$set" ] && ok "a split set: the whole set's weights" ||
+    fail "split set: total $set, the model's $one"
+stdin=$("$EDIT" estimate --json - -c 2048 <"$M/qwen3.gguf" |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['total'])")
+[ "$one" = "$stdin" ] && ok "standard input" || fail "standard input: total $stdin, the file's $one"
+
+# refused clearly: an architecture estimate does not know, a vocabulary without tensors,
+# parameters llama.cpp refuses, bad option values
+"$EDIT" set "$M/llama.gguf" general.architecture mamba -o "$TMP/mamba.gguf" 2>"$TMP/err" ||
+    fail "set architecture: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/mamba.gguf"
+grep -q "architecture 'mamba'" "$TMP/err" && ok "an unknown architecture is named" ||
+    fail "mamba: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$VOCAB/ggml-vocab-llama-spm.gguf"
+grep -q "no tensors" "$TMP/err" && ok "a vocabulary is refused" || fail "vocab: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$LLAMA" -ctv q8_0 -fa off
+grep -q "flash attention" "$TMP/err" && ok "quantized V without flash attention" ||
+    fail "-ctv q8_0 -fa off: $(cat "$TMP/err")"
+# hostile hyperparameters whose products pass 64 bits are refused, not wrapped
+"$EDIT" set "$M/llama.gguf" llama.attention.head_count 4000000000 -o "$TMP/heads.gguf" \
+    2>"$TMP/err" || fail "set head_count: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/heads.gguf" -c 4000000000 -fa off
+grep -q "2^64" "$TMP/err" && ok "an estimate past 64 bits is refused" || fail "heads: $(cat "$TMP/err")"
+expect_status 2 "$EDIT" estimate "$LLAMA" -ctk q3_k
+expect_status 2 "$EDIT" estimate "$LLAMA" -fa maybe
+expect_status 2 "$EDIT" estimate "$LLAMA" --fit lots
+expect_status 2 "$EDIT" estimate "$LLAMA" -np 0
+finish

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""gguf-edit estimate against llama.cpp's own memory breakdown (llama-mem), cell by cell.
+
+usage: estimate_agree.py GGUF_EDIT LLAMA_MEM SAMPLE SEED MODEL...
+
+The matrix: context sizes (0: the training context), cache types (f16, q8_0, q4_0, and q8_0 K
+with an f16 V), flash attention on and off, 1, 2 or 4 sequences, a unified cache or one per
+sequence, the sliding-window cache full or not (models with sliding layers only), two ubatch
+sizes. SAMPLE cells (0: all; -1: none) are drawn with SEED, after the FIXED cells. Each option is given to both tools explicitly
+(llama-mem's defaults are llama_context_default_params', not llama-server's).
+
+Per cell: weights (llama-mem's model_size, what llama_model_size reports) and context must be
+equal, compute within 10%; where llama.cpp refuses the parameters, estimate must refuse them
+too. Prints one line per cell, "ok DESC" or "fail DESC: why", then a summary line starting with
+'#': cells, exact matches per part, worst compute error."""
+import itertools
+import json
+import random
+import subprocess
+import sys
+
+CTX = [0, 1000, 4096, 16384]
+TYPES = [("f16", "f16"), ("q8_0", "q8_0"), ("q4_0", "q4_0"), ("q8_0", "f16")]
+FA = ["on", "off"]
+SEQS = [1, 2, 4]
+UNIFIED = ["on", "off"]
+SWA_FULL = ["off", "on"]
+UBATCH = [512, 128]
+# cells always run, whatever the sample: each part of the arithmetic where it decides the result
+# (latent cache, sliding windows unified and full, a cache per sequence, the scores without
+# flash attention, an encoder)
+FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
+         ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
+         ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
+         ("gemma2-wide.gguf", 1000, "f16", "f16", "off", 4, "off", "on", 128),
+         ("qwen3-wide.gguf", 1000, "q4_0", "q4_0", "on", 3, "off", "off", 512),
+         ("llama.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
+         ("nomic-bert.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128)]
+
+
+def has_swa(edit, model):
+    out = subprocess.run([edit, "estimate", model, "--json", "-c", "256", "-np", "1"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return False
+    return any(l["swa"] for l in json.loads(out.stdout)["layers"])
+
+
+def cells(edit, models):
+    for m in models:
+        swa = has_swa(edit, m)
+        for ctx, (tk, tv), fa, np, uni, full, ub in itertools.product(
+                CTX, TYPES, FA, SEQS, UNIFIED, SWA_FULL if swa else ["off"], UBATCH):
+            yield (m, ctx, tk, tv, fa, np, uni, full, ub)
+
+
+def run(edit, mem, cell):
+    m, ctx, tk, tv, fa, np, uni, full, ub = cell
+    ref = subprocess.run([mem, m, "--ctx", str(ctx), "--type-k", tk, "--type-v", tv,
+                          "--seqs", str(np), "--ubatch", str(ub), "--batch", "2048",
+                          "--flash-attn", fa, "--swa-full", full, "--kv-unified", uni],
+                         capture_output=True, text=True)
+    args = [edit, "estimate", m, "--json", "-c", str(ctx), "-ctk", tk, "-ctv", tv,
+            "-np", str(np), "-ub", str(ub), "-b", "2048", "-fa", fa,
+            "--kv-unified" if uni == "on" else "--no-kv-unified"]
+    if full == "on":
+        args.append("--swa-full")
+    got = subprocess.run(args, capture_output=True, text=True)
+    return ref, got
+
+
+def main():
+    edit, mem, sample, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    models = sys.argv[5:]
+    all_cells = list(cells(edit, models))
+    if sample < 0:
+        all_cells = []
+    if 0 < sample < len(all_cells):
+        rng = random.Random(seed)
+        # every model at least once, then the rest drawn from the whole matrix
+        chosen = [rng.choice([c for c in all_cells if c[0] == m]) for m in models]
+        rest = [c for c in all_cells if c not in chosen]
+        chosen += rng.sample(rest, max(0, sample - len(chosen)))
+    else:
+        chosen = all_cells
+    by_name = {m.rsplit("/", 1)[-1]: m for m in models}
+    chosen = [(by_name[c[0]],) + c[1:] for c in FIXED if c[0] in by_name] + chosen
+    n = exact_w = exact_c = within = refused = 0
+    worst = (0.0, None)
+    for cell in chosen:
+        desc = "%s ctx=%d ctk=%s ctv=%s fa=%s np=%d unified=%s swa_full=%s ub=%d" % (
+            cell[0].rsplit("/", 1)[-1], *cell[1:])
+        ref, got = run(edit, mem, cell)
+        n += 1
+        if ref.returncode != 0:
+            if got.returncode == 1:
+                refused += 1
+                print("ok %s: both refuse" % desc)
+            else:
+                print("fail %s: llama.cpp refuses (%s), estimate exits %d" % (
+                    desc, ref.stderr.strip().splitlines()[-1:] or "", got.returncode))
+            continue
+        if got.returncode != 0:
+            print("fail %s: estimate exits %d: %s" % (desc, got.returncode, got.stderr.strip()))
+            continue
+        r, g = json.loads(ref.stdout), json.loads(got.stdout)
+        why = []
+        if g["weights"] == r["model_size"]:
+            exact_w += 1
+        else:
+            why.append("weights %d, llama.cpp %d" % (g["weights"], r["model_size"]))
+        if g["context"] == r["context"]:
+            exact_c += 1
+        else:
+            why.append("context %d, llama.cpp %d" % (g["context"], r["context"]))
+        err = abs(g["compute"] - r["compute"]) / max(r["compute"], 1)
+        if err > worst[0]:
+            worst = (err, desc)
+        if err <= 0.10:
+            within += 1
+        else:
+            why.append("compute %d, llama.cpp %d (%.1f%%)" % (g["compute"], r["compute"],
+                                                             100 * err))
+        if g["params"]["ctx"] != r["n_ctx"]:
+            why.append("context size %d, llama.cpp %d" % (g["params"]["ctx"], r["n_ctx"]))
+        print(("fail %s: %s" % (desc, "; ".join(why))) if why else
+              ("ok %s (compute %+.1f%%)" % (desc, 100.0 * (g["compute"] - r["compute"]) /
+                                            max(r["compute"], 1))))
+    print("# %d cells of %d: %d refused by both; weights exact %d, context exact %d, compute "
+          "within 10%% %d; worst compute error %.2f%% (%s)" % (
+              n, len(all_cells), refused, exact_w, exact_c, within, 100 * worst[0], worst[1]))
+
+
+if __name__ == "__main__":
+    main()
