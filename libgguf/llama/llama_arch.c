@@ -21,7 +21,13 @@
  *
  * Architectures with a tensor table are checked fully; the others have their keys checked (a
  * list derived from their load_arch_hparams: a key read at the top level of that function
- * without `false` is required). */
+ * without `false` is required).
+ *
+ * Making an architecture full: from its models/<arch>.cpp, give its keys symbols and defaults
+ * where shapes use them, write every create_tensor as a row (TENSOR_NOT_REQUIRED is OPT, a
+ * branch is a `when`, create_tensor_qkv is QKV), the throws and asserts of both functions as
+ * rules; add its small hyperparameters to tests/make_llama_model.c's recipes; then
+ * `make check-architectures` (GGUF_ARCHS=NAME for one) holds the rows to llama.cpp's loader. */
 #include "llama.h"
 
 #include <string.h>
