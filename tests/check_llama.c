@@ -188,17 +188,18 @@ START_TEST(test_tables_parse) {
         full += arch->tensors != NULL;
     }
     ck_assert_uint_ge(gguf__llama_n_archs, 140);
-    ck_assert_uint_eq(full, 11);
+    ck_assert_uint_eq(full, 28);
 }
 END_TEST
 
 START_TEST(test_arch_support) {
     static const char *const full[] = {"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3",
-                                       "phi3", "deepseek2", "gpt-oss", "bert", "nomic-bert"};
+                                       "phi3", "deepseek2", "gpt-oss", "bert", "nomic-bert",
+                                       "mistral3", "mamba2", "rwkv7", "glm4moe"};
     for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
         ck_assert_int_eq(gguf_llama_arch_support(full[i]), GGUF_LLAMA_ARCH_FULL);
     ck_assert_int_eq(gguf_llama_arch_support("falcon"), GGUF_LLAMA_ARCH_KEYS);
-    ck_assert_int_eq(gguf_llama_arch_support("mamba2"), GGUF_LLAMA_ARCH_KEYS);
+    ck_assert_int_eq(gguf_llama_arch_support("jamba"), GGUF_LLAMA_ARCH_KEYS);
     ck_assert_int_eq(gguf_llama_arch_support("clip"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support("lama"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support(NULL), GGUF_LLAMA_ARCH_UNKNOWN);

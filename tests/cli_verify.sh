@@ -61,8 +61,8 @@ awk -F '\t' 'NF != 2 || ($2 != "full" && $2 != "keys") { bad = 1 } END { exit ba
     && ok || fail "--list architectures: a line is not NAME<TAB>full|keys: $(head -3 "$TMP/archs")"
 [ "$(grep -c "$(printf '\t')full$" "$TMP/archs")" -eq "$(grep -c . "$TMP/archs")" ] \
     && fail "--list architectures: every architecture full" || ok
-grep -qx "$(printf 'llama\tfull')" "$TMP/archs" && grep -qx "$(printf 'mamba2\tkeys')" "$TMP/archs" \
-    && ok || fail "--list architectures: llama full, mamba2 keys"
+grep -qx "$(printf 'llama\tfull')" "$TMP/archs" && grep -qx "$(printf 'jamba\tkeys')" "$TMP/archs" \
+    && ok || fail "--list architectures: llama full, jamba keys"
 ARCH_SRC="$(dirname "$(dirname "${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}")")/src/src/llama-arch.cpp"
 if [ -f "$ARCH_SRC" ]; then
     sed -n '/LLM_ARCH_NAMES = {/,/^};/p' "$ARCH_SRC" | sed -n 's/.*{ *LLM_ARCH_[A-Z0-9_]*, *"\([^"]*\)".*/\1/p' \

@@ -26,57 +26,7 @@ M="$TMP/models"
 mkdir -p "$M"
 : > "$TMP/classes"
 
-# judge CLASS NAME FILE NEEDLE: llama-load decides; verify must agree, and name NEEDLE when it
-# refuses (NEEDLE empty: nothing to name). Prints one line per case.
-judge() {
-    class=$1 name=$2 file=$3 needle=$4
-    "$ORACLE" llama-load "$file" >/dev/null 2>"$TMP/load.err"
-    load=$?
-    "$EDIT" verify "$file" >"$TMP/v.out" 2>&1
-    v=$?
-    verdict=agree
-    case $load in
-    0) [ $v -eq 0 ] || [ $v -eq 3 ] || verdict=DISAGREE ;;
-    1 | 3 | 134) [ $v -eq 1 ] || verdict=DISAGREE ;; # 134: llama.cpp aborted (GGML_ASSERT)
-    *) verdict="DISAGREE (llama-load exit $load)" ;;
-    esac
-    # a sanitizer build reports there, whatever the status
-    if grep -q "Sanitizer\|runtime error: " "$TMP/v.out"; then verdict="DISAGREE (sanitizer)"; fi
-    if [ "$verdict" = agree ] && [ $v -eq 1 ] && [ -n "$needle" ] &&
-        ! grep -q -F -- "$needle" "$TMP/v.out"; then
-        verdict="DISAGREE (does not name $needle)"
-    fi
-    printf '%-14s %-52s llama-load %s verify %s %s\n' "$class" "$name" "$load" "$v" "$verdict"
-    echo "$class $verdict" | cut -d' ' -f1-2 >>"$TMP/classes"
-    if [ "$verdict" = agree ]; then ok; else
-        fail "$name: llama-load $load, verify $v: $(grep -v ': ok$' "$TMP/v.out" | head -3)"
-        grep -i "error\|abort\|assert" "$TMP/load.err" | head -2 >&2
-    fi
-}
-
-# edit CLASS NAME BASE NEEDLE set|rm ARGS...: one ggml-written edit of BASE, then judge
-edit() {
-    class=$1 name=$2 base=$3 needle=$4 op=$5
-    shift 5
-    out="$TMP/edit.gguf"
-    if ! "$ORACLE" "$op" "$base" "$out" "$@" >/dev/null 2>"$TMP/edit.err"; then
-        fail "$name: ggml-oracle $op failed: $(head -c 200 "$TMP/edit.err")"
-        return
-    fi
-    judge "$class" "$name" "$out" "$needle"
-}
-
-# gen CLASS NAME ARCH VOCAB NEEDLE [make_llama_model options]: a model built so, then judge
-gen() {
-    class=$1 name=$2 arch=$3 vocab=$4 needle=$5
-    shift 5
-    out="$TMP/gen.gguf"
-    if ! "$GEN" "$arch" "$VOCAB/ggml-vocab-$vocab.gguf" "$out" "$@" 2>"$TMP/gen.err"; then
-        fail "$name: make_llama_model failed: $(head -c 200 "$TMP/gen.err")"
-        return
-    fi
-    judge "$class" "$name" "$out" "$needle"
-}
+. "$(dirname "$0")/llama_judge.sh"
 
 # the architectures and the vocabularies their models take
 ARCHS="llama:llama-spm qwen2:gpt-2 qwen3:gpt-2 qwen3moe:gpt-2 gemma2:llama-spm gemma3:llama-spm

@@ -12,7 +12,12 @@
  *     --reshape NAME         give a tensor one more row than it should have
  *     --add-dim NAME         give a tensor one dimension more than it should have (of 2)
  *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
- *     --layers N             block_count (default 2) */
+ *     --layers N             block_count (default 2)
+ *   make_llama_model --keys ARCH
+ *     prints the architecture's own keys from the library's table, one a line, as
+ *     "KEY required|optional always|conditional", for tests that remove or retype each one
+ *   make_llama_model --recipes
+ *     prints the architectures that have a recipe, one a line */
 #include "../libgguf/llama/llama.h"
 
 #include <stdio.h>
@@ -95,6 +100,111 @@ static const struct recipe {
                     {".attention.layer_norm_epsilon", "f32", "1e-12"},
                     {".attention.causal", "bool", "false"}, {".pooling_type", "u32", "1"},
                     {".rope.freq_base", "f32", "1000"}}},
+    {"mistral3",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"granite",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".logit_scale", "f32", "8"}}},
+    {"granitemoe",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".logit_scale", "f32", "8"},
+      {".expert_count", "u32", "4"}, {".expert_used_count", "u32", "2"},
+      {".expert_shared_feed_forward_length", "u32", "32"}}},
+    {"gemma",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"olmo2",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".attention.sliding_window", "u32", "32"}}},
+    {"exaone4",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".attention.key_length", "u32", "32"},
+      {".attention.value_length", "u32", "32"}}},
+    {"ernie4_5",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"ernie4_5-moe",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".expert_count", "u32", "4"}, {".expert_used_count", "u32", "2"},
+      {".expert_feed_forward_length", "u32", "32"},
+      {".expert_shared_feed_forward_length", "u32", "64"},
+      {".interleave_moe_layer_step", "u32", "1"},
+      {".leading_dense_block_count", "u32", "1"}}},
+    {"paddleocr",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"phi2",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_epsilon", "f32", "1e-5"}}},
+    {"starcoder2",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_epsilon", "f32", "1e-5"}}},
+    {"stablelm",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_epsilon", "f32", "1e-5"}}},
+    {"qwen2moe",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".expert_count", "u32", "4"}, {".expert_used_count", "u32", "2"},
+      {".expert_feed_forward_length", "u32", "32"},
+      {".expert_shared_feed_forward_length", "u32", "64"}}},
+    {"glm4moe",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+      {".attention.head_count_kv", "u32", "2"}, {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".expert_count", "u32", "4"}, {".expert_used_count", "u32", "2"},
+      {".expert_feed_forward_length", "u32", "32"}, {".expert_shared_count", "u32", "1"},
+      {".leading_dense_block_count", "u32", "1"}}},
+    {"mamba2",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "0"}, {".attention.head_count", "u32", "0"},
+      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "128"},
+      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
+      {".ssm.group_count", "u32", "1"}, {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"rwkv7",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "0"},
+      {".wkv.head_size", "u32", "16"}, {".attention.decay_lora_rank", "u32", "8"},
+      {".attention.iclr_lora_rank", "u32", "8"},
+      {".attention.value_residual_mix_lora_rank", "u32", "16"},
+      {".attention.gate_lora_rank", "u32", "32"}, {".attention.layer_norm_epsilon", "f32", "1e-5"}}},
+    {"glm4",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+     {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+     {".attention.head_count_kv", "u32", "2"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
 };
 
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,
@@ -170,7 +280,27 @@ static int fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t le
     return rc;
 }
 
+/* --keys ARCH: the table's keys of ARCH (after the generic ones) */
+static int print_keys(const char *arch) {
+    const gguf__llama_arch *a = gguf__llama_arch_find(arch, strlen(arch));
+    if (a == NULL) {
+        fprintf(stderr, "make_llama_model: unknown architecture '%s'\n", arch);
+        return 2;
+    }
+    for (const gguf__llama_key *k = a->keys; k != NULL && k->name != NULL; k++)
+        printf("%s %s %s\n", k->name, k->flags & GGUF__LK_REQUIRED ? "required" : "optional",
+               k->when != NULL ? "conditional" : "always");
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--keys") == 0)
+        return print_keys(argv[2]);
+    if (argc == 2 && strcmp(argv[1], "--recipes") == 0) {
+        for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
+            printf("%s\n", recipes[i].arch);
+        return 0;
+    }
     if (argc < 4) {
         fprintf(stderr, "usage: make_llama_model ARCH VOCAB OUT [--set K=T:V] [--drop N] "
                         "[--extra N] [--opt N] [--reshape N] [--add-dim N] [--dtype T] "

@@ -21,7 +21,13 @@
  *
  * Architectures with a tensor table are checked fully; the others have their keys checked (a
  * list derived from their load_arch_hparams: a key read at the top level of that function
- * without `false` is required). */
+ * without `false` is required).
+ *
+ * Making an architecture full: from its models/<arch>.cpp, give its keys symbols and defaults
+ * where shapes use them, write every create_tensor as a row (TENSOR_NOT_REQUIRED is OPT, a
+ * branch is a `when`, create_tensor_qkv is QKV), the throws and asserts of both functions as
+ * rules; add its small hyperparameters to tests/make_llama_model.c's recipes; then
+ * `make check-architectures` (GGUF_ARCHS=NAME for one) holds the rows to llama.cpp's loader. */
 #include "llama.h"
 
 #include <string.h>
@@ -254,23 +260,15 @@ static const gguf__llama_key keys_rwkv7[] = {
     {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR},
     {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.decay_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.iclr_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.value_residual_mix_lora_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.gate_lora_rank", .type = U32, .form = SCALAR},
+    {.name = "attention.decay_lora_rank", .type = U32, .form = SCALAR, .flags = REQ,
+     .sym = "LDECAY"},
+    {.name = "attention.iclr_lora_rank", .type = U32, .form = SCALAR, .flags = REQ, .sym = "LICLR"},
+    {.name = "attention.value_residual_mix_lora_rank", .type = U32, .form = SCALAR, .flags = REQ,
+     .sym = "LVRES"},
+    {.name = "attention.gate_lora_rank", .type = U32, .form = SCALAR, .sym = "LGATE", .dflt = "0"},
     {.name = "token_shift_count", .type = U32, .form = SCALAR},
     {.name = NULL}};
 
-/* RMS norm, multi-section rope, experts every few layers after dense ones: ernie4_5, ernie4_5_moe,
- * paddleocr */
-static const gguf__llama_key keys_ernie4_5[] = {
-    {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH},
-    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
-    {.name = "expert_shared_feed_forward_length", .type = U32, .form = SCALAR},
-    {.name = "interleave_moe_layer_step", .type = U32, .form = SCALAR},
-    {.name = "leading_dense_block_count", .type = U32, .form = SCALAR},
-    {.name = NULL}};
 
 /* RMS norm and the experts' feed-forward length: llada_moe, rnd1 */
 static const gguf__llama_key keys_rms_norm_expert_ff[] = {
@@ -289,28 +287,30 @@ static const gguf__llama_rule rules_llama[] = {
     {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
      "differs from the head size: llama.cpp refuses it (invalid n_rot) for llama"},
     {NULL, NULL, NULL, 0, NULL}};
-static const gguf__llama_tensor tensors_llama[] = {
-    EMBED_OUT,
-    /* created at layer 0 only (duplicated for the others) */
-    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
-    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
-    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
-    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
-    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
-    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
-    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
-    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER, .when = "X > 0"},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0"},
-    {NULL, {NULL}, 0}};
+/* llama's layers, shared by the architectures whose loader is a copy of llama's (mistral3,
+ * granite, granitemoe): dense feed-forward, or experts when expert_count is set */
+#define LLAMA_TENSORS                                                                            \
+    EMBED_OUT,                                                                                 \
+    /* created at layer 0 only (duplicated for the others) */                                  \
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},                                  \
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},                            \
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},                           \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),                                                        \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},                                       \
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},                                           \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},                          \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},                          \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},                            \
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},                           \
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},                            \
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},                             \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},                        \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER, .when = "X > 0"},           \
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},                 \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0"}
+static const gguf__llama_tensor tensors_llama[] = {LLAMA_TENSORS, {NULL, {NULL}, 0}};
 
 /* ---- qwen2 ---- */
 
@@ -617,6 +617,416 @@ static const gguf__llama_tensor tensors_nomic_bert[] = {
     {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "!(" MOEL ")"},
     {NULL, {NULL}, 0}};
 
+/* ---- mistral3: llama's loader, a temperature for attention ---- */
+
+static const gguf__llama_key keys_mistral3[] = {
+    RMS_EPS,
+    {"attention.temperature_scale", F32, SCALAR, 0},
+    {"rope.scaling.yarn_beta_fast", F32, SCALAR, 0},
+    {"rope.scaling.yarn_beta_slow", F32, SCALAR, 0},
+    {"rope.scaling.yarn_log_multiplier", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+#define syms_mistral3 syms_llama
+static const gguf__llama_rule rules_mistral3[] = NO_RULES;
+#define tensors_mistral3 tensors_llama
+
+/* ---- granite and granitemoe: llama's layers, and shared experts next to the experts ---- */
+
+static const gguf__llama_key keys_granite[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, REQ},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    {"deepstack_mapping", I32, GGUF__LK_ARRAY, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_granitemoe[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, REQ},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+#define syms_granite syms_llama
+#define syms_granitemoe syms_llama
+static const gguf__llama_rule rules_granite[] = NO_RULES;
+#define rules_granitemoe rules_granite
+static const gguf__llama_tensor tensors_granite[] = {
+    LLAMA_TENSORS,
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {NULL, {NULL}, 0}};
+#define tensors_granitemoe tensors_granite
+
+/* ---- gemma: the output is always token_embd ---- */
+
+#define syms_gemma syms_llama
+static const gguf__llama_rule rules_gemma[] = NO_RULES;
+static const gguf__llama_tensor tensors_gemma[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- olmo2: normalization after attention and feed-forward, optional sliding window ---- */
+
+static const gguf__llama_key keys_olmo2[] = {
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_olmo2[] = {
+    {"SWA0", "SWIN > 0 && PAT != 1", NULL},
+    {"HD", "E/H", "embedding_length/head_count"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_olmo2[] = NO_RULES;
+static const gguf__llama_tensor tensors_olmo2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"HKV*HD"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* The next-token prediction layers' attention (create_tensor_qkv with TENSOR_SKIP): any of the
+ * fused or separate weights may be there, none is required. */
+#define QKV_NEXTN(Q, K, V)                                                                       \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | ALL_LAYERS, .when = "i >= L"},              \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | ALL_LAYERS, .when = "i >= L"}, \
+    {"blk.%d.attn_q.weight", {"E", Q}, OPT | ALL_LAYERS, .when = "i >= L"},                    \
+    {"blk.%d.attn_k.weight", {"E", K}, OPT | ALL_LAYERS, .when = "i >= L"},                    \
+    {"blk.%d.attn_v.weight", {"E", V}, OPT | ALL_LAYERS, .when = "i >= L"},                    \
+    {"blk.%d.attn_q.bias", {Q}, OPT | ALL_LAYERS, .when = "i >= L"},                           \
+    {"blk.%d.attn_k.bias", {K}, OPT | ALL_LAYERS, .when = "i >= L"},                           \
+    {"blk.%d.attn_v.bias", {V}, OPT | ALL_LAYERS, .when = "i >= L"}
+#define NEXTN_HEAD                                                                               \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, ALL_LAYERS, .when = "i >= L"},               \
+    {"blk.%d.nextn.enorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"}
+
+/* ---- exaone4: sliding-window layers only in the 64-layer model ---- */
+
+static const gguf__llama_key keys_exaone4[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4", .when = "L == 64"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "L == 64"},
+    {"attention.sliding_window", U32, SCALAR, 0},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_exaone4[] = {{"SWA0", "L == 64 && PAT != 1", NULL},
+                                               {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_exaone4[] = NO_RULES;
+static const gguf__llama_tensor tensors_exaone4[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    QKV_NEXTN("DK*H", "DK*HKV", "DV*HKV"),
+    {"blk.%d.attn_output.weight", {"E", "E"}, ALL_LAYERS},
+    {"blk.%d.post_attention_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, ALL_LAYERS},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, ALL_LAYERS},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, ALL_LAYERS},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, ALL_LAYERS},
+    NEXTN_HEAD,
+    {NULL, {NULL}, 0}};
+
+/* ---- ernie4_5 (and paddleocr, its loader); ernie4_5-moe: experts after the dense layers ---- */
+
+static const gguf__llama_key keys_ernie4_5[] = {
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_ernie4_5_moe[] = {
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH},
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"interleave_moe_layer_step", U32, SCALAR, REQ},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+#define syms_ernie4_5 syms_llama
+#define syms_ernie4_5_moe syms_llama
+static const gguf__llama_rule rules_ernie4_5[] = NO_RULES;
+#define rules_ernie4_5_moe rules_ernie4_5
+#define ERNIE_ATTN                                                                               \
+    EMBED_OUT,                                                                                 \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),                                                        \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},                                       \
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},                                           \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER}
+#define ERNIE_DENSE(WHEN)                                                                        \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = WHEN},                              \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = WHEN},                              \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = WHEN}
+static const gguf__llama_tensor tensors_ernie4_5[] = {ERNIE_ATTN, ERNIE_DENSE(NULL),
+                                                      {NULL, {NULL}, 0}};
+#define ERNIE_MOE "i >= NDL"
+static const gguf__llama_tensor tensors_ernie4_5_moe[] = {
+    ERNIE_ATTN,
+    ERNIE_DENSE("i < NDL"),
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = ERNIE_MOE},
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | LAYER, .when = ERNIE_MOE},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, OPT | LAYER, .when = ERNIE_MOE},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = ERNIE_MOE},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = ERNIE_MOE},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER, .when = ERNIE_MOE " && FFS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER, .when = ERNIE_MOE " && FFS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, LAYER, .when = ERNIE_MOE " && FFS > 0"},
+    {NULL, {NULL}, 0}};
+
+/* ---- phi2, starcoder2, stablelm: layer norms with biases ---- */
+
+#define syms_phi2 syms_llama
+#define syms_starcoder2 syms_llama
+#define syms_stablelm syms_llama
+static const gguf__llama_rule rules_phi2[] = NO_RULES;
+#define rules_starcoder2 rules_phi2
+#define rules_stablelm rules_phi2
+static const gguf__llama_tensor tensors_phi2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"output.bias", {"V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_starcoder2[] = {
+    EMBED_OUT,
+    {"output_norm.bias", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_stablelm[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK", "H"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK", "HKV"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen2moe: experts and a gated shared expert in every layer ---- */
+
+static const gguf__llama_key keys_qwen2moe[] = {
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFSK", .dflt = "0"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_qwen2moe[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {"FFS", "FFSK ? FFSK : FF", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_qwen2moe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses qwen2moe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses qwen2moe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_qwen2moe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER},
+    {"blk.%d.ffn_gate_inp_shexp.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- glm4: a fused gate and up, next-token prediction layers at the end ---- */
+
+#define syms_glm4 syms_llama
+static const gguf__llama_rule rules_glm4[] = NO_RULES;
+static const gguf__llama_tensor tensors_glm4[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    QKV_NEXTN("DK*H", "DK*HKV", "DV*HKV"),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, ALL_LAYERS},
+    {"blk.%d.post_attention_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, ALL_LAYERS},
+    {"blk.%d.ffn_up.weight", {"E", "FF*2"}, ALL_LAYERS},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, ALL_LAYERS},
+    NEXTN_HEAD,
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+
+/* ---- glm4moe: dense first layers, then experts with a routing bias and shared experts ---- */
+
+static const gguf__llama_key keys_glm4moe[] = {
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    RMS_EPS,
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_glm4moe[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_glm4moe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on glm4moe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on glm4moe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define GM ALL_LAYERS
+#define GMX "i >= NDL"
+static const gguf__llama_tensor tensors_glm4moe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, GM},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_qkv.weight", {"E", "DK*H+DK*HKV+DV*HKV"}, OPT | GM, .when = "i >= L"},
+    {"blk.%d.attn_qkv.bias", {"DK*H+DK*HKV+DV*HKV"}, OPT | GM, .when = "i >= L",
+     .if_present = QKVW},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_q.bias", {"DK*H"}, OPT | GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_k.bias", {"DK*HKV"}, OPT | GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_v.bias", {"DV*HKV"}, OPT | GM, .when = "i >= L", .if_absent = QKVW},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, GM},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, OPT | GM},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, OPT | GM},
+    {"blk.%d.post_attention_norm.weight", {"E"}, GM},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, GM, .when = GMX},
+    {"blk.%d.exp_probs_b.bias", {"X"}, GM, .when = GMX},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, GM, .when = GMX},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, GM, .when = GMX},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, GM, .when = GMX},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFX*XS"}, GM, .when = GMX " && XS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFX*XS", "E"}, GM, .when = GMX " && XS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFX*XS"}, GM, .when = GMX " && XS > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, GM, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, GM, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, GM, .when = "i < NDL"},
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, GM, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, GM, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, GM, .when = "i >= L"},
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | GM, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | GM, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | GM, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef GM
+#undef GMX
+
+/* ---- mamba2: state-space layers only ---- */
+
+static const gguf__llama_key keys_mamba2[] = {
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_mamba2[] = {
+    {"CONVD", "DINNER + 2*NG*DSTATE", "ssm_conv_dim"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_mamba2[] = NO_RULES;
+static const gguf__llama_tensor tensors_mamba2[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ssm_in.weight", {"E", "DINNER + CONVD + DTR"}, LAYER},
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "CONVD"}, LAYER},
+    {"blk.%d.ssm_conv1d.bias", {"CONVD"}, LAYER},
+    {"blk.%d.ssm_dt.bias", {"DTR"}, LAYER},
+    {"blk.%d.ssm_a", {"1", "DTR"}, LAYER},
+    {"blk.%d.ssm_d", {"1", "DTR"}, LAYER},
+    {"blk.%d.ssm_norm.weight", {"DINNER/NG", "NG"}, LAYER},
+    {"blk.%d.ssm_out.weight", {"DINNER", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- rwkv7: time mixing with low-rank projections, channel mixing ---- */
+
+static const gguf__llama_sym syms_rwkv7[] = NO_SYMS;
+static const gguf__llama_rule rules_rwkv7[] = NO_RULES;
+#define RW(N, ...) {"blk.%d." N ".weight", {__VA_ARGS__}, LAYER}
+static const gguf__llama_tensor tensors_rwkv7[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"), {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    RW("attn_norm_2", "E"), {"blk.%d.attn_norm_2.bias", {"E"}, LAYER},
+    RW("time_mix_w0", "E"), RW("time_mix_w1", "E", "LDECAY"), RW("time_mix_w2", "LDECAY", "E"),
+    RW("time_mix_a0", "E"), RW("time_mix_a1", "E", "LICLR"), RW("time_mix_a2", "LICLR", "E"),
+    RW("time_mix_v0", "E"),
+    /* layer 0's value projection has the in-context learning rate's rank */
+    RW("time_mix_v1", "E", "i == 0 ? LICLR : LVRES"),
+    RW("time_mix_v2", "i == 0 ? LICLR : LVRES", "E"),
+    RW("time_mix_g1", "E", "LGATE"), RW("time_mix_g2", "LGATE", "E"),
+    RW("time_mix_lerp_fused", "E", "1", "1", "6"),
+    RW("time_mix_k_k", "E"), RW("time_mix_k_a", "E"), RW("time_mix_r_k", "E"),
+    RW("time_mix_key", "E", "E"), RW("time_mix_value", "E", "E"),
+    RW("time_mix_receptance", "E", "E"),
+    RW("time_mix_ln", "E"), {"blk.%d.time_mix_ln.bias", {"E"}, LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("channel_mix_lerp_k", "E", "1", "1"),
+    RW("channel_mix_key", "E", "FF"), RW("channel_mix_value", "FF", "E"),
+    {NULL, {NULL}, 0}};
+#undef RW
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_llama4[] = {
@@ -661,11 +1071,6 @@ static const gguf__llama_key keys_modern_bert[] = {
 static const gguf__llama_key keys_nomic_bert_moe[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"moe_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen2moe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen2vl[] = {
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
@@ -803,14 +1208,6 @@ static const gguf__llama_key keys_mamba[] = {
     {"ssm.dt_b_c_rms", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mamba2[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jamba[] = {
     {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -851,12 +1248,6 @@ static const gguf__llama_key keys_dbrx[] = {
 static const gguf__llama_key keys_olmo[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_olmo2[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_muse_glimmer[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -914,16 +1305,6 @@ static const gguf__llama_key keys_deepseek4[] = {
     {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_glm4moe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_glm_dsa[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -956,12 +1337,6 @@ static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_exaone4[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_exaone_moe[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
@@ -974,24 +1349,6 @@ static const gguf__llama_key keys_exaone_moe[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_granite[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"deepstack_mapping", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
-    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_granitemoe[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_granitehybrid[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1202,13 +1559,6 @@ static const gguf__llama_key keys_minimax_m3[] = {
     {"attention.indexer.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.local_blocks", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mistral3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_beta_fast", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_beta_slow", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_eagle3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"target_hidden_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1358,10 +1708,10 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "jina-bert-v3", .keys = keys_layer_norm},
     {.name = "eurobert", .keys = keys_rms_norm},
     {.name = "bloom", .keys = keys_layer_norm},
-    {.name = "stablelm", .keys = keys_layer_norm},
+    {.name = "stablelm", .keys = keys_layer_norm, .syms = syms_stablelm, .rules = rules_stablelm, .tensors = tensors_stablelm},
     {.name = "qwen", .keys = keys_rms_norm},
     {.name = "qwen2", .keys = keys_rms_norm, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
-    {.name = "qwen2moe", .keys = keys_qwen2moe},
+    {.name = "qwen2moe", .keys = keys_qwen2moe, .syms = syms_qwen2moe, .rules = rules_qwen2moe, .tensors = tensors_qwen2moe},
     {.name = "qwen2vl", .keys = keys_qwen2vl},
     {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
@@ -1371,7 +1721,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen35", .keys = keys_qwen35},
     {.name = "qwen35moe", .keys = keys_qwen35moe},
     {.name = "qwen4exp", .keys = keys_qwen4exp},
-    {.name = "phi2", .keys = keys_layer_norm},
+    {.name = "phi2", .keys = keys_layer_norm, .syms = syms_phi2, .rules = rules_phi2, .tensors = tensors_phi2},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
     {.name = "phimoe", .keys = keys_rms_norm},
     {.name = "plamo", .keys = keys_rms_norm},
@@ -1382,16 +1732,16 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "internlm2", .keys = keys_rms_norm},
     {.name = "minicpm", .keys = keys_minicpm},
     {.name = "minicpm3", .keys = keys_minicpm3},
-    {.name = "gemma", .keys = keys_rms_norm},
+    {.name = "gemma", .keys = keys_rms_norm, .syms = syms_gemma, .rules = rules_gemma, .tensors = tensors_gemma},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
     {.name = "gemma3", .keys = keys_gemma3, .syms = syms_gemma3, .rules = rules_gemma3, .tensors = tensors_gemma3},
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
     {.name = "gemma-embedding", .keys = keys_gemma_embedding},
-    {.name = "starcoder2", .keys = keys_layer_norm},
+    {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
     {.name = "mamba", .keys = keys_mamba},
-    {.name = "mamba2", .keys = keys_mamba2},
+    {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
     {.name = "jamba", .keys = keys_jamba},
     {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
     {.name = "xverse", .keys = keys_rms_norm},
@@ -1400,7 +1750,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "cohere2moe", .keys = keys_cohere2moe},
     {.name = "dbrx", .keys = keys_dbrx},
     {.name = "olmo", .keys = keys_olmo},
-    {.name = "olmo2", .keys = keys_olmo2},
+    {.name = "olmo2", .keys = keys_olmo2, .syms = syms_olmo2, .rules = rules_olmo2, .tensors = tensors_olmo2},
     {.name = "olmoe", .keys = keys_rms_norm},
     {.name = "muse-glimmer", .keys = keys_muse_glimmer},
     {.name = "openelm", .keys = keys_rms_norm},
@@ -1411,8 +1761,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "deepseek32", .keys = keys_deepseek32},
     {.name = "deepseek4", .keys = keys_deepseek4},
     {.name = "chatglm", .keys = keys_rms_norm},
-    {.name = "glm4", .keys = keys_rms_norm_mrope},
-    {.name = "glm4moe", .keys = keys_glm4moe},
+    {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
+    {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "glm-dsa", .keys = keys_glm_dsa},
     {.name = "bitnet", .keys = keys_rms_norm},
     {.name = "t5", .keys = keys_t5},
@@ -1423,14 +1773,14 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "nemotron_h", .keys = keys_nemotron_h},
     {.name = "nemotron_h_moe", .keys = keys_nemotron_h},
     {.name = "exaone", .keys = keys_rms_norm},
-    {.name = "exaone4", .keys = keys_exaone4},
+    {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe},
     {.name = "rwkv6", .keys = keys_rwkv6},
     {.name = "rwkv6qwen2", .keys = keys_rwkv6},
-    {.name = "rwkv7", .keys = keys_rwkv7},
+    {.name = "rwkv7", .keys = keys_rwkv7, .syms = syms_rwkv7, .rules = rules_rwkv7, .tensors = tensors_rwkv7},
     {.name = "arwkv7", .keys = keys_rwkv7},
-    {.name = "granite", .keys = keys_granite},
-    {.name = "granitemoe", .keys = keys_granitemoe},
+    {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},
+    {.name = "granitemoe", .keys = keys_granitemoe, .syms = syms_granitemoe, .rules = rules_granitemoe, .tensors = tensors_granitemoe},
     {.name = "granitehybrid", .keys = keys_granitehybrid},
     {.name = "graniteswitch", .keys = keys_graniteswitch},
     {.name = "granite_swa", .keys = keys_granite_swa},
@@ -1445,8 +1795,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "arcee", .keys = keys_rms_norm},
     {.name = "afmoe", .keys = keys_afmoe},
     {.name = "laguna", .keys = keys_laguna},
-    {.name = "ernie4_5", .keys = keys_ernie4_5},
-    {.name = "ernie4_5-moe", .keys = keys_ernie4_5},
+    {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
+    {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
     {.name = "hunyuan-moe", .keys = keys_hunyuan_moe},
     {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope},
     {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope},
@@ -1468,11 +1818,11 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "cogvlm", .keys = keys_rms_norm},
     {.name = "rnd1", .keys = keys_rms_norm_expert_ff},
     {.name = "pangu-embedded", .keys = keys_rms_norm},
-    {.name = "mistral3", .keys = keys_mistral3},
+    {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
     {.name = "dflash", .keys = keys_dflash},
     {.name = "mistral4", .keys = keys_mistral4},
-    {.name = "paddleocr", .keys = keys_ernie4_5},
+    {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
     {.name = "step35", .keys = keys_step35},
     {.name = "llama-embed", .keys = keys_llama_embed},

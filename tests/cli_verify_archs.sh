@@ -1,0 +1,134 @@
+#!/bin/sh
+# Every architecture with full tables, judged by llama.cpp's own loader (ggml-oracle llama-load).
+#
+# For each architecture `gguf-edit --list architectures` calls full, tests/make_llama_model
+# builds a tiny model from the library's tables (it must have a recipe for it); llama.cpp must
+# load it and verify must call it clean. Then the model is broken, and verify must exit 1
+# exactly when llama.cpp refuses it (tests/llama_judge.sh): a tensor left out, a tensor
+# misshapen, an extra tensor, a key of the architecture's table removed and retyped, a
+# per-layer array one element too long, head and expert counts changed.
+#
+# make check builds every model, and breaks those of 4 architectures in a sample of these ways,
+# seeded (GGUF_ARCH_SEED, printed: the day of the year unless set): one tensor left out, one
+# misshapen, one key removed and retyped. GGUF_ARCH_ALL=1 (make check-architectures) breaks
+# every model, leaving out every tensor of a layer in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to those architectures.
+. "$(dirname "$0")/cli_lib.sh"
+
+if ! have_oracle; then
+    echo "cli_verify_archs: ggml-oracle not found (set GGML_ORACLE): SKIP"
+    exit 77
+fi
+if ! have_corpus; then
+    echo "cli_verify_archs: ../shared/corpus absent: SKIP"
+    exit 77
+fi
+GEN="$top_builddir/tests/make_llama_model"
+VOCAB="$CORPUS/real"
+: >"$TMP/classes"
+. "$(dirname "$0")/llama_judge.sh"
+
+# the vocabulary a model takes (any loads; these are the ones its real models use)
+vocab_of() {
+    case $1 in
+    bert | nomic-bert) echo bert-bge ;;
+    deepseek2) echo deepseek-coder ;;
+    phi3) echo phi-3 ;;
+    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2) echo gpt-2 ;;
+    *) echo llama-spm ;;
+    esac
+}
+
+# one FILE: one seeded line of FILE; some FILE: every line with GGUF_ARCH_ALL, else one
+all=${GGUF_ARCH_ALL:-0}
+seed=${GGUF_ARCH_SEED:-$(date -u +%j | sed 's/^0*//')}
+one() { sample 1 "$1"; }
+some() { if [ "$all" != 0 ]; then cat "$1"; else one "$1"; fi; }
+sample() {
+    awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' "$2" | sort -k1,1 |
+        head -"$1" | cut -f2
+}
+
+"$EDIT" --list architectures | awk -F'\t' '$2 == "full" {print $1}' >"$TMP/full"
+"$GEN" --recipes >"$TMP/recipes"
+# every full architecture has a recipe: a table no model proves is not trusted
+for a in $(cat "$TMP/full"); do
+    grep -qx -- "$a" "$TMP/recipes" && ok || fail "$a: full tables but no recipe in make_llama_model"
+done
+n_full=$(wc -l <"$TMP/full")
+[ "$n_full" -ge 28 ] && ok || fail "only $n_full architectures with full tables"
+if [ "$all" != 0 ]; then
+    broken=$(cat "$TMP/full")
+    echo "cli_verify_archs: every case"
+else
+    broken=$(sample 4 "$TMP/full")
+    echo "cli_verify_archs: seed $seed (GGUF_ARCH_SEED=$seed reproduces the sample):" $broken
+fi
+
+for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
+    voc=$(vocab_of "$a")
+    B="$TMP/$a.gguf"
+    if ! "$GEN" "$a" "$VOCAB/ggml-vocab-$voc.gguf" "$B" 2>"$TMP/gen.err"; then
+        fail "make_llama_model $a: $(head -c 200 "$TMP/gen.err")"
+        continue
+    fi
+    judge base "$a: as built" "$B" ""
+    [ "$(cat "$TMP/v.out")" = "$B: ok" ] && ok || fail "$a: verify is not clean: $(head -3 "$TMP/v.out")"
+    [ "$load" -eq 0 ] || continue
+    case " $(echo $broken) " in *" $a "*) ;; *) [ -n "${GGUF_ARCHS:-}" ] || continue ;; esac
+
+    # tensors: left out (every one of layer 1 and outside the layers, or one), misshapen
+    "$EDIT" --list tensors "$B" >"$TMP/tensors"
+    grep -E '^blk\.1\.|^[^b]' "$TMP/tensors" >"$TMP/drop"
+    for t in $(some "$TMP/drop"); do
+        gen tensor-drop "$a: $t left out" "$a" "$voc" "$t" --drop "$t"
+    done
+    for t in $(one "$TMP/tensors"); do
+        gen tensor-shape "$a: $t misshapen" "$a" "$voc" "$t" --reshape "$t"
+    done
+    gen tensor-extra "$a: blk.0.unused.weight added" "$a" "$voc" blk.0.unused.weight --extra blk.0.unused.weight
+
+    # the architecture's own keys: removed, and as a STRING (a required key's removal must be
+    # named; an optional one's shows in the tensors' shapes)
+    "$GEN" --keys "$a" >"$TMP/keys"
+    : >"$TMP/present"
+    while read -r key req when; do
+        if "$EDIT" get "$B" "$a.$key" >/dev/null 2>&1; then
+            echo "$key $req" >>"$TMP/present"
+        elif [ "$req" = required ] && [ "$when" = always ]; then
+            fail "$a: the recipe lacks the required key $key"
+        fi
+    done <"$TMP/keys"
+    some "$TMP/present" | while read -r key req; do
+        needle=
+        [ "$req" = required ] && needle="$a.$key"
+        edit key-removed "$a: $key removed" "$B" "$needle" rm "$a.$key"
+        edit key-type "$a: $key as STRING" "$B" "$a.$key" set "$a.$key" str 7
+    done
+
+    # per-layer arrays one element too long (2 layers), and of the right length
+    for key in attention.head_count feed_forward_length expert_feed_forward_length; do
+        v=$("$EDIT" get "$B" "$a.$key" 2>/dev/null) || continue
+        cp "$B" "$TMP/arr.gguf"
+        "$EDIT" set "$TMP/arr.gguf" "$a.$key" "[$v, $v, $v]" --type u32 >/dev/null 2>&1
+        judge per-layer "$a: $key array of 3 for 2 layers" "$TMP/arr.gguf" "$a.$key"
+        [ "$all" != 0 ] || break
+        cp "$B" "$TMP/arr.gguf"
+        "$EDIT" set "$TMP/arr.gguf" "$a.$key" "[$v, $v]" --type u32 >/dev/null 2>&1
+        judge per-layer "$a: $key array of 2 for 2 layers" "$TMP/arr.gguf" ""
+    done
+
+    # head counts: one that does not divide embedding_length, more key/value heads; experts
+    [ "$all" != 0 ] || continue
+    if "$EDIT" get "$B" "$a.attention.head_count" >/dev/null 2>&1; then
+        edit heads "$a: head_count 5" "$B" "" set "$a.attention.head_count" u32 5
+        edit heads "$a: head_count_kv 4" "$B" "" set "$a.attention.head_count_kv" u32 4
+    fi
+    if "$EDIT" get "$B" "$a.expert_count" >/dev/null 2>&1; then
+        edit experts "$a: expert_count 8" "$B" "" set "$a.expert_count" u32 8
+        edit experts "$a: expert_used_count 0" "$B" "" set "$a.expert_used_count" u32 0
+    fi
+done
+
+echo "cli_verify_archs: cases per class (agree / disagree):"
+sort "$TMP/classes" | uniq -c | awk '{printf "  %-14s %-9s %d\n", $2, $3, $1}'
+finish
