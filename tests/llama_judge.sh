@@ -2,6 +2,15 @@
 # cli_verify_archs.sh), after cli_lib.sh: judge a file, an edit of a file, or a built model.
 # Needs ORACLE, EDIT, GEN (tests/make_llama_model), VOCAB (the real vocabularies) and
 # $TMP/classes (one "CLASS VERDICT" line per case is appended).
+#
+# JUDGE_SAMPLE=N (set by the caller) runs one in N of the edit and gen cases, chosen by a hash
+# of JUDGE_SEED and the case's name, so that a seed repeats its sample; 1 (the default) runs all.
+JUDGE_SAMPLE=${JUDGE_SAMPLE:-1}
+JUDGE_SEED=${JUDGE_SEED:-0}
+sampled() { # NAME: whether the case NAME is in the sample
+    [ "$JUDGE_SAMPLE" -le 1 ] && return 0
+    [ $(($(printf '%s:%s' "$JUDGE_SEED" "$1" | cksum | cut -d' ' -f1) % JUDGE_SAMPLE)) -eq 0 ]
+}
 
 # judge CLASS NAME FILE NEEDLE: llama-load decides; verify must agree, and name NEEDLE when it
 # refuses (NEEDLE empty: nothing to name). Prints one line per case.
@@ -35,6 +44,7 @@ judge() {
 edit() {
     class=$1 name=$2 base=$3 needle=$4 op=$5
     shift 5
+    sampled "$name" || return 0
     out="$TMP/edit.gguf"
     if ! "$ORACLE" "$op" "$base" "$out" "$@" >/dev/null 2>"$TMP/edit.err"; then
         fail "$name: ggml-oracle $op failed: $(head -c 200 "$TMP/edit.err")"
@@ -47,6 +57,7 @@ edit() {
 gen() {
     class=$1 name=$2 arch=$3 vocab=$4 needle=$5
     shift 5
+    sampled "$name" || return 0
     out="$TMP/gen.gguf"
     if ! "$GEN" "$arch" "$VOCAB/ggml-vocab-$vocab.gguf" "$out" "$@" 2>"$TMP/gen.err"; then
         fail "$name: make_llama_model failed: $(head -c 200 "$TMP/gen.err")"
