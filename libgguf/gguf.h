@@ -701,9 +701,9 @@ GGUF_API void gguf_output_abort(gguf_output *o);
 
 /* Waits until no in-place edit is between its journal and the journal's removal (an edit that
  * began finishes: the file is whole, with no journal pending), then removes every temporary
- * file the library has open. From then on this process's writes never rename or begin an
- * in-place edit: the threads that get there wait for the end of the process, so call it only
- * on the way out. Returns how many files it removed. */
+ * file the library has open. From then on this process's writes never rename, begin an
+ * in-place edit or return from one: the threads that get there wait for the end of the
+ * process, so call it only on the way out. Returns how many files it removed. */
 GGUF_API int gguf_interrupt_cleanup(void);
 
 /* What gguf_file_update did. */
