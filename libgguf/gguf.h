@@ -701,9 +701,9 @@ GGUF_API void gguf_output_abort(gguf_output *o);
 
 /* Waits until no in-place edit is between its journal and the journal's removal (an edit that
  * began finishes: the file is whole, with no journal pending), then removes every temporary
- * file the library has open. From then on this process's writes never rename or begin an
- * in-place edit: the threads that get there wait for the end of the process, so call it only
- * on the way out. Returns how many files it removed. */
+ * file the library has open. From then on this process's writes never rename, begin an
+ * in-place edit or return from one: the threads that get there wait for the end of the
+ * process, so call it only on the way out. Returns how many files it removed. */
 GGUF_API int gguf_interrupt_cleanup(void);
 
 /* What gguf_file_update did. */
@@ -875,7 +875,11 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             split set the set's first shard's, PREFIX-00001-of-N.gguf), etag and
  *             last_modified (a URL's ETag and Last-Modified, sent back as If-None-Match or
  *             If-Modified-Since when it is indexed again; a URL has no dev and ino, and its
- *             mtime_ns is its Last-Modified date, 0 when the server gave none)
+ *             mtime_ns is its Last-Modified date, 0 when the server gave none), missing_bytes
+ *             (0, or for a file cut short inside its tensor data, such as a download that
+ *             stopped, the bytes its tensors lack: its header is catalogued, read with
+ *             GGUF_OPEN_PARTIAL (in open_flags, so that verify reads it so), without tensor
+ *             crc32s; a file cut inside its header is an errors row)
  *   kv        file, position, key, type (the spec's name: 'UINT32', 'STRING', 'ARRAY', ...),
  *             elem_type and array_len (arrays), int (integers and bools), real (floats; NULL
  *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
@@ -905,14 +909,15 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             block_count, n_params, bytes, tensor_bytes, n_tensors (sums over the set's
  *             shards), split_no, split_count, shards (the files catalogued for the model),
  *             split_complete (1 when every shard of the set is catalogued and the set opens as
- *             one model, 0 when not, NULL when not split). A set whose first shard is missing
+ *             one model, 0 when not, NULL when not split), missing_bytes (summed over the
+ *             set's shards) and partial (1 when the model's files lack bytes, else 0). A set whose first shard is missing
  *             or refused has no row: its errors row says why.
  *
  * The database runs in WAL mode with a busy timeout, so several processes may index, prune,
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 6
+#define GGUF_CATALOG_SCHEMA_VERSION 7
 
 typedef struct gguf_catalog gguf_catalog;
 
@@ -966,7 +971,9 @@ enum gguf_catalog_event_kind {
 typedef struct gguf_catalog_event {
     int kind;                /* a gguf_catalog_event_kind */
     const char *path;        /* valid during the call only */
-    const gguf_error *error; /* BROKEN and WALK_ERROR: why; else NULL */
+    const gguf_error *error; /* BROKEN and WALK_ERROR: why; INDEXED: NULL, or for a file cut
+                                short inside its tensor data (catalogued partial: its header,
+                                files.missing_bytes), what it lacks; else NULL */
 } gguf_catalog_event;
 
 typedef void (*gguf_catalog_event_fn)(const gguf_catalog_event *ev, void *user);

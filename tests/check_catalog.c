@@ -491,6 +491,21 @@ static const char schema_v5[] =
     "  WHERE model = path) f;"
     "PRAGMA user_version = 5;";
 
+/* arrays' elements, one row each */
+static const char schema_v6[] =
+    "CREATE TABLE array_items ("
+    " file INTEGER NOT NULL REFERENCES files(id),"
+    " position INTEGER NOT NULL,"
+    " key TEXT NOT NULL,"
+    " idx INTEGER NOT NULL,"
+    " int INTEGER, real REAL, text TEXT,"
+    " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
+    "PRAGMA user_version = 6;";
+
+/* an array's element */
+static const char data_v6[] =
+    "INSERT INTO array_items VALUES (1, 6, 'tokenizer.ggml.tokens', 0, NULL, NULL, '<s>');";
+
 /* a split set's error, and a run that found it */
 static const char data_v5[] =
     "INSERT INTO runs (id, kind, started_at, finished_at, broken_sets) VALUES"
@@ -564,13 +579,19 @@ static void check_migrated(gguf_catalog *cat, int from) {
                                 " WHERE file = 2"),
                      "0|1|500");
     /* version 6: arrays' elements come when a file is read again */
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM array_items"), 0);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM array_items"), from >= 6);
+    /* version 7: the files stored before were whole (a file cut short was an errors row) */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE missing_bytes = 0"), 2);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM models WHERE partial = 0 AND"
+                               " missing_bytes = 0"),
+                     2);
 }
 
 START_TEST(migrates_from_every_older_version) {
-    static const char *const schemas[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
-    static const char *const data[] = {data_v1, data_v2, data_v3, data_v4, data_v5};
-    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 6); /* add the new old version here */
+    static const char *const schemas[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
+                                          schema_v6};
+    static const char *const data[] = {data_v1, data_v2, data_v3, data_v4, data_v5, data_v6};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 7); /* add the new old version here */
     make_dir();
     gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
     char *want = schema_of(fresh);
@@ -1225,8 +1246,8 @@ START_TEST(queries_cannot_reach_outside_the_catalog) {
                      "id kind started_at finished_at paths seen indexed unchanged broken skipped "
                      "walk_errors removed broken_sets");
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_index_list('kv')"), 3);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 18);
-    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 28);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 20);
+    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 29);
     ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
     ck_assert_int_eq(qint(cat, "SELECT sum(value) FROM json_each('[1,2,3]')"), 6);
     ck_assert_str_eq(qtext(cat, "SELECT upper(substr(hex(randomblob(4)), 1, 0)) || lower('A') ||"
@@ -1926,6 +1947,16 @@ START_TEST(corpus_every_file_is_recorded) {
             gguf_file_free(f);
             accepted++;
             check_rows(cat, *p);
+        } else if (err.code == GGUF_ETRUNC && gguf_file_open(&f, *p, GGUF_OPEN_PARTIAL, NULL) == 0) {
+            /* cut inside its tensor data: its header, with the bytes it lacks */
+            int64_t missing = (int64_t)(gguf_file_data_end(f) - gguf_file_size(f));
+            ck_assert_int_gt(missing, 0);
+            ck_assert_int_eq(qint(cat, "SELECT missing_bytes FROM files WHERE path = '%s'", *p),
+                             missing);
+            ck_assert_int_eq(qint(cat, "SELECT n_tensors FROM files WHERE path = '%s'", *p),
+                             (int64_t)gguf_tensor_count(f));
+            gguf_file_free(f);
+            accepted++;
         } else {
             ck_assert_msg(strcmp(qtext(cat, "SELECT message FROM errors WHERE path = '%s'", *p),
                                  err.message) == 0,

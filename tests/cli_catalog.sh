@@ -226,6 +226,8 @@ for t in "files (table)" "kv (table)" "tensors (table)" "errors (table)" "runs (
 done
 grep -q "^  changed_run  *INTEGER$" "$TMP/out" && ok || fail "schema: files.changed_run"
 grep -q "^  context_length" "$TMP/out" && ok || fail "schema: models.context_length"
+grep -q "^  missing_bytes  *INTEGER$" "$TMP/out" && ok || fail "schema: files.missing_bytes"
+grep -q "^  partial$" "$TMP/out" && ok || fail "schema: models.partial: $(grep -A40 '^models' "$TMP/out")"
 grep -q "^models (view): one row per model: a file, or a split set as one row" "$TMP/out" && ok || fail "schema: what a models row is: $(grep models "$TMP/out")"
 grep -q ' $' "$TMP/out" && fail "schema lines end in spaces" || ok
 # reading PRAGMAs, also as table-valued functions
@@ -490,16 +492,16 @@ if have_corpus; then
     [ "$(q "SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM errors)")" = "$n" ] && ok || fail "corpus: not every file recorded"
     corpus=$(cd "$CORPUS" && pwd -P)
     for f in $(find "$corpus" -name '*.gguf' | sort); do
-        # (show shows the header of a truncated file too, marked "partial"; index refuses it)
-        if "$EDIT" show --json "$f" > "$TMP/show.json" 2> "$TMP/show.err" &&
-            ! grep -q '"partial":' "$TMP/show.json"; then
+        # (show shows the header of a file cut inside its tensor data too, marked "partial":
+        # index catalogues it as partial, with the bytes show says it lacks)
+        if "$EDIT" show --json "$f" > "$TMP/show.json" 2> "$TMP/show.err"; then
             # show --json writes one key, and one tensor, per line
             want="$(grep -c '^{"key":' "$TMP/show.json") $(grep -c '^{"name":' "$TMP/show.json")"
-            got=$(q "SELECT (SELECT count(*) FROM kv WHERE kv.file = f.id) || ' ' || (SELECT count(*) FROM tensors t WHERE t.file = f.id) FROM files f WHERE path = '$f'")
-            [ "$got" = "$want" ] && ok || fail "corpus $f: catalog has $got keys/tensors, show has $want"
+            cut=$(sed -n 's/.*"partial":{"file_size":\([0-9]*\),"data_end":\([0-9]*\)}.*/\1 \2/p' "$TMP/show.json")
+            [ -n "$cut" ] && want="$want $((${cut#* } - ${cut% *}))" || want="$want 0"
+            got=$(q "SELECT (SELECT count(*) FROM kv WHERE kv.file = f.id) || ' ' || (SELECT count(*) FROM tensors t WHERE t.file = f.id) || ' ' || missing_bytes FROM files f WHERE path = '$f'")
+            [ "$got" = "$want" ] && ok || fail "corpus $f: catalog has $got keys/tensors/missing bytes, show has $want"
         else
-            # a truncated file: the reader's refusal, as hash (which reads every byte) meets it
-            grep -q '"partial":' "$TMP/show.json" && "$EDIT" hash "$f" > /dev/null 2> "$TMP/show.err"
             msg=$(q "SELECT message FROM errors WHERE path = '$f'")
             [ -n "$msg" ] && grep -qF "$msg" "$TMP/show.err" && ok || fail "corpus $f: error row '$msg' is not the reader's: $(cat "$TMP/show.err")"
         fi
@@ -562,5 +564,48 @@ PY
     grep -q "1 indexed" "$TMP/out" && ok || fail "index --lenient: $(cat "$TMP/out") $(cat "$TMP/err")"
 else
     skip "index --lenient" "no python3"
+fi
+# ---- a download cut short: a file cut inside its tensor data is catalogued as partial (its
+# header, with the bytes it lacks, as ggml's reader lays the file out: the oracle's JSON), a file
+# cut inside its header is an errors row ----
+REAL="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
+if [ -f "$REAL" ] && have_python; then
+    # the end of the tensor data, by ggml: data_offset + the end of the tensor that ends last
+    ends=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["data_offset"], d["data_offset"] + max(t["offset"] + t["size"] for t in d["tensors"]))' "$REAL.ggml.json")
+    data_offset=${ends% *} data_end=${ends#* }
+    [ "$data_end" -eq "$(wc -c <"$REAL")" ] && ok || fail "the model has bytes past its tensors"
+    mkdir -p "$TMP/cut"
+    cuts="100 $((data_offset / 2)) $data_offset $((data_offset + 4096)) $((data_end / 2)) $((data_end - 1))"
+    for n in $cuts; do head -c "$n" "$REAL" >"$TMP/cut/at-$n.gguf"; done
+    cp "$REAL" "$TMP/cut/whole.gguf"
+    expect_status 0 "$CATALOG" --db "$TMP/cut.db" index "$TMP/cut"
+    grep -q "7 files: 5 indexed (4 partial: cut short), 0 unchanged, 2 refused" "$TMP/out" && ok \
+        || fail "index of cut files: $(cat "$TMP/out")"
+    for n in $cuts; do
+        f="$TMP/cut/at-$n.gguf"
+        if [ "$n" -lt "$data_offset" ]; then
+            [ "$(q_in "$TMP/cut.db" "SELECT count(*) FROM errors WHERE path = '$f'")" = 1 ] \
+                && [ "$(q_in "$TMP/cut.db" "SELECT count(*) FROM files WHERE path = '$f'")" = 0 ] \
+                && ok || fail "a file cut inside its header ($n bytes) is not an errors row"
+        else
+            got=$(q_in "$TMP/cut.db" "SELECT partial || '|' || missing_bytes || '|' || n_tensors || '|' || architecture FROM models WHERE path = '$f'")
+            [ "$got" = "1|$((data_end - n))|21|llama" ] && ok \
+                || fail "cut at $n of $data_end bytes: models says '$got', not 1|$((data_end - n))|21|llama"
+            grep -q "at-$n.gguf: cut short: $((data_end - n)) of its $data_end bytes are missing" "$TMP/err" \
+                && ok || fail "no note for the cut at $n: $(cat "$TMP/err")"
+        fi
+    done
+    [ "$(q_in "$TMP/cut.db" "SELECT partial || '|' || missing_bytes FROM models WHERE path = '$TMP/cut/whole.gguf'")" = "0|0" ] \
+        && ok || fail "the whole file is partial"
+    # the download completes: read again (changed), whole; the files still cut are unchanged
+    cp "$REAL" "$TMP/cut/at-$((data_end - 1)).gguf"
+    expect_status 0 "$CATALOG" --db "$TMP/cut.db" index "$TMP/cut"
+    grep -q "1 indexed, 6 unchanged" "$TMP/out" && ok || fail "index after the download: $(cat "$TMP/out")"
+    [ "$(q_in "$TMP/cut.db" "SELECT count(*) FROM models WHERE partial")" = 3 ] && ok \
+        || fail "partial models after the download: $(q_in "$TMP/cut.db" "SELECT path FROM models WHERE partial")"
+else
+    skip "files cut short" "no corpus model or no python3"
 fi
 finish

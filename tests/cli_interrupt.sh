@@ -2,13 +2,16 @@
 # Interrupts: SIGINT, SIGTERM or SIGHUP during a write leaves no temporary file, leaves the target
 # whole (its old bytes, or its new bytes when the rename came first: compared with cmp against
 # both), and ends the command by that signal (exit status 128 + N). The moments are chosen by
-# events, never by time: the tools' test hook GGUF_EDIT_TEST_INTERRUPT="SIGNAL N" makes the
-# process send itself SIGNAL at the Nth progress report of the write and stops the writing
-# thread there, so the signal lands at that point of the write every time, however loaded the
-# machine. N runs over every report the write makes (up to 20; the last one is the "syncing"
-# moment: every byte written, the fsync, the proof and the rename still to come).
-# Commands: requant, convert, copy, split, merge, and set rewriting the whole file.
-# A seeded sample of the moments runs by default; GGUF_INTERRUPT_ALL=1 runs all 20 of each.
+# events, never by time: the library's test hook GGUF_TEST_INTERRUPT="SIGNAL N" makes the
+# process send itself SIGNAL at the Nth step of its work (libgguf/base/test_pause.c: the input
+# opened, the temporary file created, its header written, each tensor's bytes written, the
+# fsync, the proof's read-back, just before and just after the rename, the folder's fsync; the
+# journal's steps of an in-place edit) and stops the working thread there, so the signal lands
+# at that point every time, however loaded the machine.
+# Commands: requant, convert, copy, split, merge, set rewriting the whole file, and set in place.
+# Each gets 20 moments (all of them when it has 20 or fewer): the last four (proven, just
+# before the rename, just after it, the folder synced) and 16 spread over the rest; the signals
+# take turns. A seeded sample of up to 6 of them runs by default; GGUF_INTERRUPT_ALL=1 runs all 20.
 . "$(dirname "$0")/cli_lib.sh"
 
 GEN="$top_builddir/tests/check_requant"
@@ -19,25 +22,40 @@ MODEL="$TMP/model.gguf"
 SET1=$(ls "$TMP"/set-00001-of-*.gguf)
 SEED=${GGUF_INTERRUPT_SEED:-$(date +%s)}
 echo "# seed $SEED (GGUF_INTERRUPT_SEED=$SEED repeats this sample)"
-# the moments tried: all 20, or 4 drawn by the seed (1 and the last report always among them)
-moments() { # LAST
-    if [ -n "${GGUF_INTERRUPT_ALL:-}" ]; then
+# moments LAST WHAT: the moments tried out of 1..LAST
+moments() {
+    if [ "$1" -le 20 ]; then
         seq 1 "$1"
     else
-        { echo 1; echo "$1"; awk -v s="$SEED$2" -v n="$1" 'BEGIN { srand(s); for (i = 0; i < 2; i++) print 1 + int(rand() * n) }'; } | sort -un
+        { seq $(($1 - 3)) "$1"; awk -v n="$1" 'BEGIN { for (i = 0; i < 16; i++) print 1 + int(i * (n - 5) / 15) }'; } | sort -un
+    fi | if [ -n "${GGUF_INTERRUPT_ALL:-}" ] || [ "$1" -le 8 ]; then cat; else
+        # 1, just before and after the rename, and 3 drawn by the seed (a few moments: all)
+        awk -v s="$SEED$2" -v n="$1" 'BEGIN { srand(s) } { m[NR] = $0 } END {
+            pick[1] = 1; pick[NR - 2] = 1; pick[NR - 1] = 1
+            for (k = 0; k < 3 && NR > 3; k++) pick[1 + int(rand() * NR)] = 1
+            for (i = 1; i <= NR; i++) if (i in pick) print m[i] }'
     fi
 }
 
-# reports CMD...: how many progress reports the write makes (the hook at a report past the
-# last never fires, so the command ends normally: the first N that lets it finish)
-reports() {
-    n=1
-    while [ "$n" -le 21 ]; do
-        GGUF_EDIT_TEST_INTERRUPT="15 $n" "$@" >/dev/null 2>&1
-        [ $? -eq 0 ] && { echo $((n - 1)); return; }
-        n=$((n + 1))
+# count SETUP CMD...: how many moments the command's work has (the hook past the last never
+# fires and the command ends normally: the first N that lets it finish, found by doubling then
+# halving; SETUP before each run)
+finishes() { # N SETUP CMD...
+    at=$1; $2; shift 2
+    GGUF_TEST_INTERRUPT="15 $at" "$@" >/dev/null 2>&1
+}
+count() {
+    hi=1
+    until finishes "$hi" "$@"; do
+        hi=$((hi * 2))
+        [ "$hi" -gt 4096 ] && { echo 4096; return; }
     done
-    echo 21
+    lo=$((hi / 2)) # interrupted at lo (or lo = 0), finished at hi
+    while [ $((hi - lo)) -gt 1 ]; do
+        mid=$(((lo + hi) / 2))
+        if finishes "$mid" "$@"; then hi=$mid; else lo=$mid; fi
+    done
+    echo "$lo"
 }
 
 # interrupted WHAT TARGETS SETUP CMD...: for each chosen moment and signal, SETUP restores the
@@ -53,33 +71,41 @@ interrupted() {
     "$@" >/dev/null 2>"$TMP/err" || fail "$what: the uninterrupted run failed: $(head -c 300 "$TMP/err")"
     for t in $targets; do cp "$t" "$t.new"; done
     $setup
-    last=$(reports "$@")
-    $setup
-    [ "$last" -ge 1 ] && ok || { fail "$what: no progress report to interrupt at"; return; }
-    [ "$last" -gt 20 ] && last=20
-    echo "# $what: $last moments"
+    last=$(count "$setup" "$@")
+    [ "$last" -ge "$NEED" ] && ok || fail "$what: $last moments to interrupt at, not $NEED or more"
+    [ "$last" -ge 1 ] || return
+    tried=0 runs=0 olds=0 news=0
     for n in $(moments "$last" "$what"); do
-        for sig in 2 15 1; do
+        # the signals in turn; a write of a few moments gets all three at each
+        if [ "$last" -le 8 ]; then sigs="2 15 1"; else
+            case $((n % 3)) in 0) sigs=2 ;; 1) sigs=15 ;; *) sigs=1 ;; esac
+        fi
+        tried=$((tried + 1))
+        for sig in $sigs; do
+            runs=$((runs + 1))
             $setup
-            GGUF_EDIT_TEST_INTERRUPT="$sig $n" "$@" >/dev/null 2>"$TMP/err"
+            GGUF_TEST_INTERRUPT="$sig $n" "$@" >/dev/null 2>"$TMP/err"
             got=$?
             [ "$got" -eq $((128 + sig)) ] && ok \
-                || fail "$what: signal $sig at report $n: exit $got, not $((128 + sig)): $(head -c 300 "$TMP/err")"
+                || fail "$what: signal $sig at moment $n: exit $got, not $((128 + sig)): $(head -c 300 "$TMP/err")"
             for t in $targets; do
-                if [ -e "$t.old" ] && cmp -s "$t" "$t.old"; then ok
-                elif [ ! -e "$t.old" ] && [ ! -e "$t" ]; then ok
-                elif cmp -s "$t" "$t.new"; then ok
-                else fail "$what: signal $sig at report $n: $(basename "$t") is neither the old file nor the new one"
+                if [ -e "$t.old" ] && cmp -s "$t" "$t.old"; then ok; olds=$((olds + 1))
+                elif [ ! -e "$t.old" ] && [ ! -e "$t" ]; then ok; olds=$((olds + 1))
+                elif cmp -s "$t" "$t.new"; then ok; news=$((news + 1))
+                else fail "$what: signal $sig at moment $n: $(basename "$t") is neither the old file nor the new one"
                 fi
             done
             left=$(find "$TMP" -name '.*tmp-*' | head -3)
-            [ -z "$left" ] && ok || fail "$what: signal $sig at report $n: left $left"
+            [ -z "$left" ] && ok || fail "$what: signal $sig at moment $n: left $left"
             [ -z "$(find "$TMP" -name '*.gguf-journal')" ] && ok \
-                || fail "$what: signal $sig at report $n: a journal was left"
+                || fail "$what: signal $sig at moment $n: a journal was left"
         done
     done
+    echo "# $what: $tried of $last moments interrupted, $runs runs; targets left old $olds times, new $news times"
 }
 
+# a write of every command has 20 moments or more; an in-place edit, the journal's few
+NEED=20
 # the targets exist before (replaced: old bytes or new) or not (created: absent or new)
 old_out() { printf 'the old output\n' >"$TMP/out.gguf"; }
 no_out() { rm -f "$TMP/out.gguf"; }
@@ -98,6 +124,13 @@ interrupted "split" "$SPLIT_OUT" no_split "$EDIT" split "$MODEL" "$TMP/sp" --max
 edited() { cp "$MODEL" "$TMP/edit.gguf"; }
 interrupted "set (a rewrite)" "$TMP/edit.gguf" edited \
     "$EDIT" set "$TMP/edit.gguf" general.name "$(printf '%0300d' 0)" --no-in-place
+# set in place (a name of the same length), through the journal: an interrupt there waits for
+# the journal to finish
+edited
+"$EDIT" set "$TMP/edit.gguf" general.name requant-tes2 --verbose >"$TMP/msg" 2>&1
+grep -q "in place" "$TMP/msg" && ok || fail "set (in place) rewrote the file: $(head -c 300 "$TMP/msg")"
+NEED=4
+interrupted "set (in place)" "$TMP/edit.gguf" edited "$EDIT" set "$TMP/edit.gguf" general.name requant-tes2
 
 # ---- the progress bar on a terminal: "syncing" once every byte is written, never 100% ----
 if command -v script >/dev/null 2>&1; then

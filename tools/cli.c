@@ -831,31 +831,9 @@ static void progress_draw(void *user, uint64_t done, uint64_t total) {
     shown_bar = p;
 }
 
-/* The test hook GGUF_EDIT_TEST_INTERRUPT="SIGNAL N": at the Nth progress report the process
- * sends itself SIGNAL (a number), and the reporting thread waits there for the end, so that
- * tests interrupt a write at a moment they choose, without timing. */
-static int hook_signal;
-static long hook_at, hook_calls;
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void progress_report(void *user, uint64_t done, uint64_t total) {
-    if (hook_signal > 0) {
-        pthread_mutex_lock(&hook_lock);
-        long call = ++hook_calls;
-        pthread_mutex_unlock(&hook_lock);
-        if (call == hook_at) {
-            kill(getpid(), hook_signal);
-            for (;;)
-                pause(); /* the signal thread ends the process */
-        }
-    }
-    if (isatty(STDERR_FILENO))
-        progress_draw(user, done, total);
-}
-
 gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_file *f) {
     *p = (cli_progress){.label = label, .f = f, .last_permille = -1, .start = cli_now()};
-    return isatty(STDERR_FILENO) || hook_signal > 0 ? progress_report : NULL;
+    return isatty(STDERR_FILENO) ? progress_draw : NULL;
 }
 
 void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
@@ -907,9 +885,6 @@ static void *interrupt_thread(void *unused) {
 }
 
 void cli_signals_start(void) {
-    const char *hook = getenv("GGUF_EDIT_TEST_INTERRUPT");
-    if (hook != NULL && sscanf(hook, "%d %ld", &hook_signal, &hook_at) != 2)
-        hook_signal = 0;
     sigemptyset(&interrupts);
     sigaddset(&interrupts, SIGINT);
     sigaddset(&interrupts, SIGTERM);

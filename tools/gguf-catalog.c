@@ -225,7 +225,7 @@ static int fail(const gguf_error *err) {
 typedef struct progress {
     int quiet;
     int tty;
-    uint64_t files, indexed, unchanged, broken, offline;
+    uint64_t files, indexed, unchanged, broken, offline, partial;
     double last;
     int shown;
 } progress;
@@ -240,7 +240,14 @@ static void progress_clear(progress *p) {
 static void on_event(const gguf_catalog_event *ev, void *user) {
     progress *p = user;
     switch (ev->kind) {
-    case GGUF_CATALOG_EV_INDEXED: p->indexed++, p->files++; break;
+    case GGUF_CATALOG_EV_INDEXED:
+        p->indexed++, p->files++;
+        p->partial += ev->error != NULL;
+        if (ev->error != NULL && !p->quiet) { /* a file cut short, catalogued partial */
+            progress_clear(p);
+            cli_errorf("%s: %s", ev->path, ev->error->message);
+        }
+        break;
     case GGUF_CATALOG_EV_UNCHANGED: p->unchanged++, p->files++; break;
     case GGUF_CATALOG_EV_BROKEN:
         p->broken++, p->files++;
@@ -427,9 +434,11 @@ static int cmd_index(int argc, char **argv) {
     arg_free(&args);
     if (lrc != 0)
         return fail(&err);
-    printf("%" PRIu64 " file%s: %" PRIu64 " indexed, %" PRIu64 " unchanged, %" PRIu64
-           " refused (in the errors table)",
-           st.seen, plural(st.seen), st.indexed, st.unchanged, st.broken);
+    printf("%" PRIu64 " file%s: %" PRIu64 " indexed", st.seen, plural(st.seen), st.indexed);
+    if (p.partial)
+        printf(" (%" PRIu64 " partial: cut short)", p.partial);
+    printf(", %" PRIu64 " unchanged, %" PRIu64 " refused (in the errors table)", st.unchanged,
+           st.broken);
     if (st.broken_sets)
         printf(", %" PRIu64 " split set%s broken (in the errors table)", st.broken_sets,
                plural(st.broken_sets));
@@ -697,7 +706,8 @@ static int cmd_query(int argc, char **argv) {
 static const struct {
     const char *name, *what;
 } table_notes[] = {
-    {"files", "one row per file that reads as GGUF"},
+    {"files", "one row per file that reads as GGUF (missing_bytes > 0: cut short inside its "
+              "tensor data, its header catalogued)"},
     {"kv", "one row per key of each file (file = files.id)"},
     {"array_items", "one row per element of each array of at most 1048576 scalars or strings "
                     "(file, position = kv's)"},
@@ -706,7 +716,7 @@ static const struct {
     {"runs", "one row per index or prune run (files.changed_run, indexed_run, errors.run)"},
     {"file_types", "the names of llama.cpp's general.file_type ids"},
     {"models", "one row per model: a file, or a split set as one row (its first shard's, with "
-               "the totals of its shards)"},
+               "the totals of its shards); partial: its files lack missing_bytes bytes"},
 };
 
 typedef struct schema_printer {

@@ -267,6 +267,11 @@ GGUF_HIDDEN void gguf__pool_free(gguf__pool *p);
 /* Test-only, see test_pause.c: with GGUF_TEST_PAUSE_AT=point and GGUF_TEST_PAUSE_FIFO set,
  * tells the test the point is reached and waits for its reply; otherwise returns at once. */
 GGUF_HIDDEN void gguf__test_pause(const char *point);
+/* Test-only: the thread enters (+1) or leaves (-1) an in-place window, where the moment that
+ * GGUF_TEST_INTERRUPT picks runs on to the window's end instead of stopping. */
+GGUF_HIDDEN void gguf__test_window(int delta);
+/* Test-only: GGUF_TEST_INTERRUPT has sent its signal (the process is on its way out). */
+GGUF_HIDDEN bool gguf__test_interrupting(void);
 
 /* ---- strings and paths (path.c) ---- */
 

@@ -5,7 +5,7 @@
  * reply on PATH.go (until the test closes it); later arrivals run on. Meanwhile the test does
  * its part of the race (writes the file, runs another command, kills this process). Two FIFOs,
  * so that the process never reads back its own line. Without the two variables, as always
- * outside the tests, a call costs one getenv, on paths that then do file I/O anyway. The
+ * outside the tests, a call costs three getenvs, on paths that then do file I/O anyway. The
  * library prints nothing: the FIFO is the test's. The points:
  *   source-opened        a local file open (and mapped), not a byte of it read (source/local.c)
  *   file-opened          a file's header parsed, no tensor byte read (format/open.c)
@@ -14,18 +14,62 @@
  *   merge-shard-emptied  merge: a shard's tensors in the first shard, the shard emptied
  *   merge-renamed        merge: the merged file renamed to OUT, the emptied shards still there
  *   journal-half-written an in-place header between its two writes, neither old nor new
- *                        (commit/journal.c) */
+ *                        (commit/journal.c)
+ *   and the steps of a save, to interrupt it there (below): temp-created, header-written,
+ *   data-written (each progress report: up to a tensor's end, or a chunk of one), written,
+ *   synced, renaming (proven and checked, about to rename), renamed, folder-synced
+ *   (commit/save.c, write/write.c); of an in-place edit: journal-created, journal-applied,
+ *   journal-removed (commit/update.c).
+ *
+ * GGUF_TEST_INTERRUPT="SIGNAL N": the Nth arrival at any point, whatever its name, sends this
+ * process SIGNAL (a number) and stops the thread there for good, so that a test interrupts a
+ * write at a moment it chooses, without timing (the program's interrupt handling then ends the
+ * process: gguf_interrupt_cleanup). Inside an in-place window, which the cleanup waits for,
+ * the thread runs on to the window's end instead, and stops there (gguf__interrupt_release).
+ * A run with N past the last arrival ends normally: a test counts the moments that way. */
 #define _GNU_SOURCE
 #include "base/base.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static _Thread_local unsigned window;
+static atomic_bool interrupting;
+
+void gguf__test_window(int delta) {
+    window += (unsigned)delta;
+}
+
+bool gguf__test_interrupting(void) {
+    return atomic_load(&interrupting);
+}
+
+/* Counts the arrival as a moment of GGUF_TEST_INTERRUPT and, at the Nth, interrupts. */
+static void interrupt_moment(void) {
+    static atomic_long moments;
+    const char *hook = getenv("GGUF_TEST_INTERRUPT");
+    int sig;
+    long at;
+    if (hook == NULL || sscanf(hook, "%d %ld", &sig, &at) != 2 || sig <= 0)
+        return;
+    if (atomic_fetch_add(&moments, 1) + 1 != at)
+        return;
+    atomic_store(&interrupting, true);
+    kill(getpid(), sig);
+    if (window > 0)
+        return; /* the window ends first: its release stops this thread */
+    for (;;)
+        pause(); /* the program's interrupt thread ends the process */
+}
+
 void gguf__test_pause(const char *point) {
+    interrupt_moment();
     static atomic_long arrivals;
     const char *at = getenv("GGUF_TEST_PAUSE_AT");
     const char *fifo = getenv("GGUF_TEST_PAUSE_FIFO");

@@ -86,11 +86,19 @@ static int read_crcs(gguf__indexer *x, gguf_file *f, gguf_error *fe, gguf_error 
 
 int gguf__index_store(gguf__indexer *x, const char *path, const gguf__file_id *id, gguf_file *f,
                       const gguf_error *fe, int journal, gguf_error *err) {
-    int want_crc = (x->opt.flags & GGUF_CATALOG_CRC) != 0;
-    gguf_error fail;
+    /* a file cut short: its header, and no crc32s (its tensors are not all there) */
+    uint64_t end = f != NULL ? gguf_file_data_end(f) : 0, size = f != NULL ? gguf_file_size(f) : 0;
+    int want_crc = (x->opt.flags & GGUF_CATALOG_CRC) != 0 && end <= size;
+    gguf_error fail, cut;
     gguf_error_clear(&fail);
+    gguf_error_clear(&cut);
     if (f == NULL)
         fail = *fe;
+    else if (end > size)
+        gguf__fail(&cut, GGUF_ETRUNC, size,
+                   "cut short: %llu of its %llu bytes are missing; its header catalogued, "
+                   "partial",
+                   (unsigned long long)(end - size), (unsigned long long)end);
     uint32_t header_crc = 0;
     int rc = f != NULL ? gguf_crc_header(&header_crc, f, &fail) : 1;
     if (rc == 0 && want_crc) {
@@ -111,7 +119,9 @@ int gguf__index_store(gguf__indexer *x, const char *path, const gguf__file_id *i
     }
     gguf__file_rows r = {.path = path, .id = id, .f = f, .header_crc = header_crc,
                          .with_crc = want_crc, .crcs = x->crcs,
-                         .open_flags = gguf__index_open_flags(x), .array_max = x->opt.array_max,
+                         .open_flags = gguf__index_open_flags(x) |
+                                       (end > size ? (unsigned)GGUF_OPEN_PARTIAL : 0),
+                         .array_max = x->opt.array_max,
                          .journal = journal, .run = x->run, .now = x->now};
     rc = gguf__store_file(x->cat, &r, &x->json, err);
     /* a path named twice in one run (overlapping arguments) is read once */
@@ -120,7 +130,7 @@ int gguf__index_store(gguf__indexer *x, const char *path, const gguf__file_id *i
     if (rc != 0)
         return rc;
     x->stats.indexed++;
-    gguf__index_emit(x, GGUF_CATALOG_EV_INDEXED, path, NULL);
+    gguf__index_emit(x, GGUF_CATALOG_EV_INDEXED, path, end > size ? &cut : NULL);
     return 0;
 }
 
@@ -171,8 +181,16 @@ int gguf__index_local_file(gguf__indexer *x, const char *path, const struct stat
     gguf_error_clear(&fe);
     gguf_open_options o = GGUF_OPEN_OPTIONS_INIT;
     o.flags = gguf__index_open_flags(x);
-    if (gguf_file_open_ex(&f, path, &o, &fe) != 0)
+    if (gguf_file_open_ex(&f, path, &o, &fe) != 0) {
         f = NULL;
+        /* cut short inside its tensor data (a download that stopped): its header is
+         * catalogued, partial (a file cut inside its header stays refused) */
+        o.flags |= GGUF_OPEN_PARTIAL;
+        if (fe.code == GGUF_ETRUNC && gguf_file_open_ex(&f, path, &o, NULL) == 0)
+            gguf_error_clear(&fe);
+        else
+            f = NULL;
+    }
     if (unchanged)
         gguf__index_unchanged_seen(x, path); /* read again for its set only */
     else

@@ -21,6 +21,10 @@
  *            errors.last_modified (a URL the reader refused: asked for conditionally too);
  *            runs.broken_sets; the models view lists one row per model, a split set's totals
  *            on its first shard's row.
+ * Version 6: array_items (one row per element of an array, for the arrays' elements as rows).
+ * Version 7: files.missing_bytes (a file cut short inside its tensor data, a download that
+ *            stopped, is catalogued from its header, with the bytes it lacks; 0: whole); the
+ *            models view's missing_bytes and partial.
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
@@ -180,6 +184,45 @@ static const char schema_v4[] =
     "CREATE INDEX files_changed_run ON files(changed_run);"
     "PRAGMA user_version = 4;";
 
+/* The models view's columns and rows as version 5 made them (later versions add columns):
+ * one row per model, a split set's totals on its first shard's row. */
+#define MODELS_V5_COLUMNS \
+    " SELECT f.id AS file, f.path AS path, f.arch AS architecture," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label," \
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft" \
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t" \
+    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'" \
+    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)" \
+    "  LIMIT 1) ELSE f.dominant_type END AS quant," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')" \
+    "  AS context_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')" \
+    "  AS embedding_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')" \
+    "  AS block_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.size END AS bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors," \
+    " f.split_no AS split_no, f.split_count AS split_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path) ELSE 1 END AS shards," \
+    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE" \
+    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
+    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END" \
+    "  AS split_complete"
+
+#define MODELS_ROWS \
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id" \
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files" \
+    "  WHERE model = path) f"
+
 /* The errors table is rebuilt for its new primary key (path, scope). */
 static const char schema_v5[] =
     "DROP VIEW models;"
@@ -203,39 +246,7 @@ static const char schema_v5[] =
     "DROP TABLE errors;"
     "ALTER TABLE errors_v5 RENAME TO errors;"
     "ALTER TABLE runs ADD COLUMN broken_sets INTEGER NOT NULL DEFAULT 0;"
-    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label,"
-    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft"
-    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t"
-    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
-    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)"
-    "  LIMIT 1) ELSE f.dominant_type END AS quant,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')"
-    "  AS context_length,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')"
-    "  AS embedding_length,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')"
-    "  AS block_count,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.size END AS bytes,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors,"
-    " f.split_no AS split_no, f.split_count AS split_count,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
-    "  WHERE g.model = f.path) ELSE 1 END AS shards,"
-    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE"
-    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS"
-    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END"
-    "  AS split_complete"
-    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id"
-    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files"
-    "  WHERE model = path) f;"
+    "CREATE VIEW models AS" MODELS_V5_COLUMNS MODELS_ROWS ";"
     "PRAGMA user_version = 5;";
 
 /* Arrays' elements, one row each (position: the kv row's). The files of an older catalog get
@@ -250,8 +261,21 @@ static const char schema_v6[] =
     " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
     "PRAGMA user_version = 6;";
 
+/* Files cut short inside their tensor data (a download that stopped): read with
+ * GGUF_OPEN_PARTIAL, their header catalogued, with the bytes they lack. */
+static const char schema_v7[] =
+    "ALTER TABLE files ADD COLUMN missing_bytes INTEGER NOT NULL DEFAULT 0;"
+    "DROP VIEW models;"
+    "CREATE VIEW models AS" MODELS_V5_COLUMNS ","
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END"
+    "  AS partial" MODELS_ROWS ";"
+    "PRAGMA user_version = 7;";
+
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7};
 
 /* file_types: llama.cpp's enum llama_ftype (general.file_type) by llama-quantize's names. */
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {

@@ -248,6 +248,9 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
         sqlite3_bind_text(st, 27, r->id->last_modified, -1, SQLITE_STATIC);
     if (id != 0)
         sqlite3_bind_int64(st, 28, id);
+    /* a file cut short (read with GGUF_OPEN_PARTIAL): the bytes its tensors lack */
+    uint64_t end = gguf_file_data_end(r->f), size = gguf_file_size(r->f);
+    sqlite3_bind_int64(st, 29, end > size ? (sqlite3_int64)(end - size) : 0);
     return 0;
 }
 

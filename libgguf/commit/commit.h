@@ -44,7 +44,8 @@ GGUF_HIDDEN int gguf__temp_rename(const char *tmp, const char *target);
 GGUF_HIDDEN void gguf__temp_discard(const char *tmp);
 /* An in-place window (a journal written, the file rewritten in place, the journal removed):
  * gguf_interrupt_cleanup waits until it is released, and once a cleanup waits, no window
- * opens (the caller waits for the end of the process). Windows nest within a thread. */
+ * opens and the released one does not return (the caller waits for the end of the process,
+ * which ends by the signal, not by an ordinary exit). Windows nest within a thread. */
 GGUF_HIDDEN void gguf__interrupt_hold(void);
 GGUF_HIDDEN void gguf__interrupt_release(void);
 

@@ -121,9 +121,13 @@ static void save_task(void *ctx, size_t task, unsigned worker) {
         return;
     }
     j->rc = gguf__write_fd(j->fd, j->tmp, j->f, j->opt, &j->ctl, &j->err);
+    if (j->rc == 0)
+        gguf__test_pause("written");
     if (j->rc == 0 && gguf__io_fsync(j->fd) != 0)
         j->rc = gguf__fail(&j->err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "fsync of %s failed: %s",
                            j->tmp, gguf__io_strerror(errno));
+    if (j->rc == 0)
+        gguf__test_pause("synced");
     if (j->cmp != NULL)
         comparer_close(j->cmp);
 }
@@ -167,6 +171,7 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     int fd = gguf__temp_create(&tmp, path, ".tmp", err);
     if (fd < 0)
         return fd;
+    gguf__test_pause("temp-created");
     bool swapped = opt != NULL && opt->endian >= 0 && (opt->endian == GGUF_ENDIAN_BIG) != f->big;
     bool verify = opt != NULL && opt->verify && !swapped;
     save_job job = {.f = f, .fd = fd, .tmp = tmp, .opt = opt, .ctl = {.padding = padding}};
@@ -203,13 +208,18 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
         gguf__test_pause("save-proven");
     if (rc == 0 && expect != NULL && expect->set)
         rc = gguf__identity_check(path, expect, err);
+    if (rc == 0)
+        gguf__test_pause("renaming");
     if (rc == 0 && gguf__temp_rename(tmp, path) != 0)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot rename %s over it: %s", tmp,
                         gguf__io_strerror(errno));
-    if (rc != 0)
+    if (rc != 0) {
         gguf__temp_discard(tmp);
-    else
+    } else {
+        gguf__test_pause("renamed");
         (void)gguf__io_sync_dir(path); /* the rename is done; a failed folder sync cannot undo it */
+        gguf__test_pause("folder-synced");
+    }
     if (rc == 0 && cloned != NULL)
         *cloned = cmp.cloned;
     /* closed last: the lock on the temporary file keeps sweeps away until it has its name

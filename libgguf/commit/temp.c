@@ -75,14 +75,22 @@ void gguf__interrupt_hold(void) {
         pthread_cond_wait(&live.changed, &live.lock);
     live.holds++;
     pthread_mutex_unlock(&live.lock);
+    gguf__test_window(1);
 }
 
 void gguf__interrupt_release(void) {
     if (--hold_depth > 0)
         return;
+    gguf__test_window(-1);
     pthread_mutex_lock(&live.lock);
     live.holds--;
     pthread_cond_broadcast(&live.changed);
+    /* an interrupt came during the window: the edit is whole, and the process ends by the
+     * signal rather than run on to an ordinary exit */
+    if (live.waiting || gguf__test_interrupting()) {
+        for (;;)
+            pthread_cond_wait(&live.changed, &live.lock);
+    }
     pthread_mutex_unlock(&live.lock);
 }
 

@@ -37,6 +37,8 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
         rc = gguf__journal_measure(j, fd, err);
     if (rc == 0)
         rc = gguf__journal_create(real, j, err);
+    if (rc == 0)
+        gguf__test_pause("journal-created");
     if (rc != 0) {
         gguf__interrupt_release();
         gguf__free(jpath);
@@ -46,12 +48,16 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     rc = gguf__identity_check(real, expect, err);
     if (rc == 0)
         rc = gguf__journal_apply(j, fd, real, &touched, err);
+    if (rc == 0)
+        gguf__test_pause("journal-applied");
     /* done, or never begun (the file changed, a check failed, no block insertion here): the
      * journal goes, so that it cannot finish an edit that did not happen; the write began and
      * failed: it stays, for recover to finish the edit */
     int rm = 0;
     if (rc == 0 || !touched)
         rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
+    if (rc == 0 && rm == 0)
+        gguf__test_pause("journal-removed");
     gguf__interrupt_release();
     gguf__free(jpath);
     return rc != 0 ? rc : rm;

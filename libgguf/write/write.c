@@ -227,6 +227,7 @@ static int out_zeros(output *o, uint64_t n, gguf_error *err) {
 }
 
 static void progress(output *o, uint64_t n) {
+    gguf__test_pause("data-written");
     o->done += n;
     if (o->opt != NULL && o->opt->progress != NULL)
         o->opt->progress(o->opt->progress_user, o->done, o->total);
@@ -410,14 +411,24 @@ static int cmp_src_offset(const void *a, const void *b) {
     return x->src_offset < y->src_offset ? -1 : x->src_offset > y->src_offset;
 }
 
-/* The kept layout with a byte-order change: tensors converted, the bytes around them copied. */
-static int out_region_swapped(output *o, const gguf_file *f, gguf_error *err) {
+/* f's tensors in the order of their bytes in the source; NULL (err set) for want of memory. */
+static const gguf__tensor **by_offset(const gguf_file *f, gguf_error *err) {
     const gguf__tensor **order = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *order);
-    if (order == NULL)
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (order == NULL) {
+        gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        return NULL;
+    }
     for (size_t i = 0; i < f->n_tensors; i++)
         order[i] = &f->tensors[i];
     qsort(order, f->n_tensors, sizeof *order, cmp_src_offset);
+    return order;
+}
+
+/* The kept layout with a byte-order change: tensors converted, the bytes around them copied. */
+static int out_region_swapped(output *o, const gguf_file *f, gguf_error *err) {
+    const gguf__tensor **order = by_offset(f, err);
+    if (order == NULL)
+        return GGUF_ENOMEM;
     uint64_t pos = f->data_offset;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < f->n_tensors; i++) {
@@ -425,6 +436,30 @@ static int out_region_swapped(output *o, const gguf_file *f, gguf_error *err) {
         if (rc == 0)
             rc = out_tensor(o, f, order[i], true, err);
         pos = order[i]->src_offset + order[i]->nbytes;
+    }
+    if (rc == 0)
+        rc = out_source(o, f, pos, f->size, err);
+    gguf__free(order);
+    return rc;
+}
+
+/* The kept layout in the same byte order: the data region as it is, in pieces that end at
+ * each tensor's end, so that progress (and the bar's tensor count) follows the tensors.
+ * Pieces never overlap: tensors that share bytes, or of unknown size, add no boundary. */
+static int out_region_kept(output *o, const gguf_file *f, gguf_error *err) {
+    const gguf__tensor **order = by_offset(f, err);
+    if (order == NULL)
+        return GGUF_ENOMEM;
+    uint64_t pos = f->data_offset;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f->n_tensors; i++) {
+        const gguf__tensor *t = order[i];
+        uint64_t end;
+        if (t->src_offset == GGUF__NO_SOURCE || t->nbytes == GGUF_NBYTES_UNKNOWN ||
+            !gguf__add_u64(&end, t->src_offset, t->nbytes) || end <= pos || end > f->size)
+            continue;
+        rc = out_source(o, f, pos, end, err);
+        pos = end;
     }
     if (rc == 0)
         rc = out_source(o, f, pos, f->size, err);
@@ -451,6 +486,7 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
         rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
     if (rc != 0)
         return rc;
+    gguf__test_pause("header-written");
     /* what progress() will count: the tensors of a packed layout (not the zeros between
      * them), else the whole data region as it is copied, gaps and trailing bytes included */
     if (p->packed) {
@@ -483,7 +519,7 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
     else if (p->swap)
         rc = out_region_swapped(o, f, err);
     else
-        rc = out_source(o, f, f->data_offset, f->size, err);
+        rc = out_region_kept(o, f, err);
     gguf__free(o->buf);
     o->buf = NULL;
     gguf__pool_free(o->pool);
