@@ -236,7 +236,9 @@ static int fetch(remote *r, size_t n, int refetch) {
     gguf_open_options o = GGUF_OPEN_OPTIONS_INIT;
     if (x->cat->url != NULL)
         o = *x->cat->url;
-    o.flags = gguf__index_open_flags(x);
+    /* a URL cut short inside its tensor data is catalogued partial, as a local file is (a whole
+     * file opens the same either way; a file cut inside its header is refused either way) */
+    o.flags = gguf__index_open_flags(x) | GGUF_OPEN_PARTIAL;
     o.progress = NULL;
     o.progress_user = NULL;
     r->refetch = refetch;
