@@ -1,11 +1,11 @@
 #!/bin/bash
-# Builds the libFuzzer targets with ASan+UBSan and runs each for FUZZ_SECONDS (default 120): the
-# reader and the edits with golden/ and the shared corpus as seeds, text values and JSON with
-# regress_json/, gguf-catalog's query output (crafted cells, or SQL on a small catalog when
-# SQLite is there) with regress_catalog/ and a few SQL statements. Prints executions per second,
-# total executions and coverage; exits non-zero on a crash, leaving the crashing input in
-# $FUZZ_DIR (copy it into tests/fuzz/regress*/ with a note, fix the bug, and the replay test
-# keeps it fixed).
+# Builds the libFuzzer targets with ASan+UBSan and runs each for FUZZ_SECONDS (default 120), as
+# many at once as there are CPUs: the reader and the edits with golden/ and the shared corpus
+# as seeds, text values and JSON with regress_json/, gguf-catalog's query output (crafted
+# cells, or SQL on a small catalog when SQLite is there) with regress_catalog/ and a few SQL
+# statements. Prints executions per second, total executions and coverage; exits non-zero on a
+# crash, leaving the crashing input in $FUZZ_DIR (copy it into tests/fuzz/regress*/ with a
+# note, fix the bug, and the replay test keeps it fixed).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${FUZZ_SECONDS:-120}
