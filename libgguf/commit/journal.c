@@ -94,6 +94,8 @@ static int crc_of_range(uint32_t *out, int fd, uint64_t off, uint64_t n) {
     while (rc == 0 && n > 0) {
         size_t k = n < PIECE ? (size_t)n : PIECE;
         rc = gguf__io_pread(fd, buf, k, off);
+        if (rc != 0)
+            break; /* buf holds no bytes of the file */
         c = crc32_z(c, buf, k);
         off += k;
         n -= k;
