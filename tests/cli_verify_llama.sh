@@ -27,8 +27,9 @@ mkdir -p "$M"
 : > "$TMP/classes"
 
 # make check judges a seeded third of the broken models (some 600 cases, each a llama.cpp load,
-# in all); GGUF_LLAMA_ALL=1 (make check-architectures) judges every one
-if [ "${GGUF_LLAMA_ALL:-0}" != 0 ]; then JUDGE_SAMPLE=1; else JUDGE_SAMPLE=3; fi
+# in all; GGUF_LLAMA_SAMPLE=N judges one in N); GGUF_LLAMA_ALL=1 (make check-architectures)
+# judges every one
+if [ "${GGUF_LLAMA_ALL:-0}" != 0 ]; then JUDGE_SAMPLE=1; else JUDGE_SAMPLE=${GGUF_LLAMA_SAMPLE:-3}; fi
 JUDGE_SEED=${GGUF_LLAMA_SEED:-$(date -u +%j | sed 's/^0*//')}
 echo "cli_verify_llama: one case in $JUDGE_SAMPLE, seed $JUDGE_SEED (GGUF_LLAMA_SEED repeats it)"
 . "$(dirname "$0")/llama_judge.sh"
