@@ -55,7 +55,7 @@ for a in $(cat "$TMP/full"); do
     grep -qx -- "$a" "$TMP/recipes" && ok || fail "$a: full tables but no recipe in make_llama_model"
 done
 n_full=$(wc -l <"$TMP/full")
-[ "$n_full" -ge 28 ] && ok || fail "only $n_full architectures with full tables"
+[ "$n_full" -ge 69 ] && ok || fail "only $n_full architectures with full tables"
 if [ "$all" != 0 ]; then
     broken=$(cat "$TMP/full")
     echo "cli_verify_archs: every case"
@@ -79,6 +79,10 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
     # tensors: left out (every one of layer 1 and outside the layers, or one), misshapen
     "$EDIT" --list tensors "$B" >"$TMP/tensors"
     grep -E '^blk\.1\.|^[^b]' "$TMP/tensors" >"$TMP/drop"
+    # and layer 0's own (where the layers are of different kinds)
+    sed -n 's/^blk\.0\.//p' "$TMP/tensors" | while read -r t; do
+        grep -qxF "blk.1.$t" "$TMP/tensors" || echo "blk.0.$t"
+    done >>"$TMP/drop"
     for t in $(some "$TMP/drop"); do
         gen tensor-drop "$a: $t left out" "$a" "$voc" "$t" --drop "$t"
     done
@@ -92,17 +96,17 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
     "$GEN" --keys "$a" >"$TMP/keys"
     : >"$TMP/present"
     while read -r key req when; do
-        if "$EDIT" get "$B" "$a.$key" >/dev/null 2>&1; then
+        if "$EDIT" get "$B" "$key" >/dev/null 2>&1; then
             echo "$key $req" >>"$TMP/present"
         elif [ "$req" = required ] && [ "$when" = always ]; then
-            fail "$a: the recipe lacks the required key $key"
+            fail "$a: the recipe lacks the required key ${key#$a.}"
         fi
     done <"$TMP/keys"
     some "$TMP/present" | while read -r key req; do
         needle=
-        [ "$req" = required ] && needle="$a.$key"
-        edit key-removed "$a: $key removed" "$B" "$needle" rm "$a.$key"
-        edit key-type "$a: $key as STRING" "$B" "$a.$key" set "$a.$key" str 7
+        [ "$req" = required ] && needle="$key"
+        edit key-removed "$a: ${key#$a.} removed" "$B" "$needle" rm "$key"
+        edit key-type "$a: ${key#$a.} as STRING" "$B" "$key" set "$key" str 7
     done
 
     # per-layer arrays one element too long (2 layers), and of the right length
@@ -116,6 +120,15 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
         "$EDIT" set "$TMP/arr.gguf" "$a.$key" "[$v, $v]" --type u32 >/dev/null 2>&1
         judge per-layer "$a: $key array of 2 for 2 layers" "$TMP/arr.gguf" ""
     done
+
+    # key/value heads given per layer, sorted the other way (where they make a layer recurrent
+    # or attention, the two layers swap kinds)
+    if [ "$("$EDIT" get "$B" "$a.attention.head_count_kv" 2>/dev/null | wc -l)" -gt 1 ]; then
+        rev=$("$EDIT" get "$B" "$a.attention.head_count_kv" | sort -r | paste -sd, -)
+        cp "$B" "$TMP/arr.gguf"
+        "$EDIT" set "$TMP/arr.gguf" "$a.attention.head_count_kv" "[$rev]" --type u32 >/dev/null 2>&1
+        judge layer-kinds "$a: head_count_kv per layer reversed" "$TMP/arr.gguf" ""
+    fi
 
     # head counts: one that does not divide embedding_length, more key/value heads; experts
     [ "$all" != 0 ] || continue

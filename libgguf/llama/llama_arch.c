@@ -156,17 +156,20 @@ const gguf__llama_tensor gguf__llama_generic_tensors[] = {
     {NULL, {NULL}, 0}};
 
 /* create_tensor_qkv: one fused attn_qkv (whose bias is optional), or separate q, k and v
- * (required unless F says otherwise) with optional biases. */
+ * (required unless F says otherwise) with optional biases; QKV_WHEN in the layers where W
+ * holds. */
 #define QKVW "blk.%d.attn_qkv.weight"
-#define QKV(Q, K, V, F)                                                                          \
-    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | LAYER},                                     \
-    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .if_present = QKVW},    \
-    {"blk.%d.attn_q.weight", {"E", Q}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_k.weight", {"E", K}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_v.weight", {"E", V}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_q.bias", {Q}, OPT | LAYER, .if_absent = QKVW},                               \
-    {"blk.%d.attn_k.bias", {K}, OPT | LAYER, .if_absent = QKVW},                               \
-    {"blk.%d.attn_v.bias", {V}, OPT | LAYER, .if_absent = QKVW}
+#define QKV_WHEN(Q, K, V, F, W)                                                                  \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .when = W},                          \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .when = W,              \
+     .if_present = QKVW},                                                                      \
+    {"blk.%d.attn_q.weight", {"E", Q}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_k.weight", {"E", K}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_v.weight", {"E", V}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_q.bias", {Q}, OPT | LAYER, .when = W, .if_absent = QKVW},                    \
+    {"blk.%d.attn_k.bias", {K}, OPT | LAYER, .when = W, .if_absent = QKVW},                    \
+    {"blk.%d.attn_v.bias", {V}, OPT | LAYER, .when = W, .if_absent = QKVW}
+#define QKV(Q, K, V, F) QKV_WHEN(Q, K, V, F, NULL)
 
 /* token_embd, output_norm, and an output that may be absent (tied to token_embd) */
 #define EMBED_OUT                                                                                \
@@ -1027,6 +1030,616 @@ static const gguf__llama_tensor tensors_rwkv7[] = {
     {NULL, {NULL}, 0}};
 #undef RW
 
+/* ---- gpt2, starcoder, bloom, falcon, mpt, codeshell, orion: layer norms with biases, a
+ * fused attention projection or the separate ones ---- */
+
+static const gguf__llama_rule rules_none[] = NO_RULES;
+/* the output, or token_embd in its place */
+#define EMBED_OUT_BIASED                                                                         \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"output_norm.weight", {"E"}, 0},                                                          \
+    {"output_norm.bias", {"E"}, 0},                                                            \
+    {"output.weight", {"E", "V"}, OPT}
+/* attention and feed-forward with biases everywhere, one fused qkv (gpt2, starcoder, bloom) */
+#define FUSED_BIASED_LAYERS                                                                      \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},                                                   \
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},                                    \
+    {"blk.%d.attn_qkv.bias", {"E+2*DV*HKV"}, LAYER},                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},                                                 \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},                                              \
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER}
+static const gguf__llama_tensor tensors_gpt2[] = {
+    EMBED_OUT_BIASED,
+    {"position_embd.weight", {"E", "CTX"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+#define tensors_starcoder tensors_gpt2
+static const gguf__llama_tensor tensors_bloom[] = {
+    EMBED_OUT_BIASED,
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+static const gguf__llama_rule rules_falcon[] = {
+    {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
+     "differs from the head size: llama.cpp refuses it (invalid n_rot) for falcon"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_falcon[] = {
+    EMBED_OUT_BIASED,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.attn_norm_2.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_norm_2.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_mpt[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"position_embd.weight", {"E", "CTX"}, OPT},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, OPT},
+    {"output.weight", {"E", "V"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_qkv.bias", {"E+2*DV*HKV"}, OPT | LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {"blk.%d.attn_q_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_q_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_act.scales", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+/* norms and projections with biases, separate (or fused) q, k, v: codeshell, orion */
+#define BIASED_NORMS_LAYERS                                                                      \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},                                                   \
+    QKV("E", "DV*HKV", "DV*HKV", 0),                                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_codeshell[] = {
+    /* token_embd may be absent: the output stands in for it */
+    {"token_embd.weight", {"E", "V"}, OPT},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    BIASED_NORMS_LAYERS,
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_orion[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    BIASED_NORMS_LAYERS,
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- internlm2, baichuan, xverse: llama's layers without options, a required output;
+ * refact: llama's loader; smollm3: llama's layers, the output optional ---- */
+
+#define DENSE_LAYERS(Q)                                                                          \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV(Q, "DV*HKV", "DV*HKV", 0),                                                             \
+    {"blk.%d.attn_output.weight", {Q, "E"}, LAYER},                                            \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},                                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_internlm2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+#define tensors_baichuan tensors_internlm2
+#define tensors_xverse tensors_internlm2
+static const gguf__llama_tensor tensors_smollm3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* seed_oss: a normalization after attention; head sizes from key_length */
+static const gguf__llama_tensor tensors_seed_oss[] = {
+    EMBED_OUT,
+    QKV("DK*H", "DK*HKV", "DK*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- command-r, cohere2: no feed-forward norm, the output is token_embd; command-r's 64-layer
+ * models normalize queries and keys ---- */
+
+#define COHERE_LAYERS                                                                            \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("E", "DV*HKV", "DV*HKV", 0),                                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},                                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_command_r[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    COHERE_LAYERS,
+    {"blk.%d.attn_q_norm.weight", {"DK", "H"}, LAYER, .when = "L >= 64"},
+    {"blk.%d.attn_k_norm.weight", {"DK", "HKV"}, LAYER, .when = "L >= 64"},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_key keys_cohere2[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"logit_scale", F32, SCALAR, REQ},
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+/* layer 0 slides unless the period is 1 */
+static const gguf__llama_sym syms_cohere2[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_cohere2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    COHERE_LAYERS,
+    {NULL, {NULL}, 0}};
+
+/* ---- olmoe: experts in every layer, queries and keys normalized over the whole width ---- */
+
+static const gguf__llama_rule rules_olmoe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses olmoe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses olmoe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_olmoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- chatglm: a fused gate and up; bitnet: sub-norms, the output is token_embd ---- */
+
+static const gguf__llama_tensor tensors_chatglm[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF*2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* (the weights' optional scales are the generic rows) */
+static const gguf__llama_tensor tensors_bitnet[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_sub_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_sub_norm.weight", {"FF"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- exaone, arcee: llama's layers with rope factors (arcee: no gate) ---- */
+
+#define ROPE_LAYERS(GATE)                                                                        \
+    EMBED_OUT,                                                                                 \
+    {"rope_freqs.weight", {"R/2"}, OPT},                                                       \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),                                                        \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},                                       \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = GATE},                              \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_exaone[] = {ROPE_LAYERS("1"), {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_arcee[] = {ROPE_LAYERS("0"), {NULL, {NULL}, 0}};
+
+/* ---- gptneox: gpt2's layers without position embeddings, a required output ---- */
+
+static const gguf__llama_tensor tensors_gptneox[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+
+/* ---- minicpm: llama's loader (its scales have defaults) ---- */
+
+static const gguf__llama_key keys_minicpm[] = {
+    RMS_EPS,
+    {"embedding_scale", F32, SCALAR, 0},
+    {"residual_scale", F32, SCALAR, 0},
+    {"logit_scale", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+
+/* ---- deepseek: dense first layers, then experts with shared ones ---- */
+
+static const gguf__llama_key keys_deepseek[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_deepseek[] = {
+    {"X > 0", "NDL < L", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers (after leading_dense_block_count) without experts"},
+    {"XU > 0", "NDL < L", "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_deepseek[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- dbrx: experts only, a fused attention projection, a norm after attention ---- */
+
+static const gguf__llama_rule rules_dbrx[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses dbrx without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_dbrx[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- arctic: a dense residual feed-forward of the embedding's width beside the experts ---- */
+
+static const gguf__llama_tensor tensors_arctic[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_norm_exps.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- dream, llada (diffusion), maincoder: llama-like layers ---- */
+
+static const gguf__llama_tensor tensors_dream[] = {
+    EMBED_OUT,
+    {"output.bias", {"V"}, OPT},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_llada[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_maincoder[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- plamo: no feed-forward norm; olmo: no norms at all; qwen: a fused projection of three
+ * widths and feed-forward halves ---- */
+
+static const gguf__llama_tensor tensors_plamo[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_olmo[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output.weight", {"E", "V"}, OPT},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_qwen[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E*3"}, LAYER},
+    {"blk.%d.attn_qkv.bias", {"E*3"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF/2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF/2", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF/2"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- jais: gated feed-forward with biases; jais2: separate projections with biases; nemotron:
+ * biased norms, optional biases ---- */
+
+static const gguf__llama_tensor tensors_jais[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    FUSED_BIASED_LAYERS,
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_gate.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_jais2[] = {
+    EMBED_OUT_BIASED,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q.bias", {"E"}, LAYER},
+    {"blk.%d.attn_k.bias", {"E"}, LAYER},
+    {"blk.%d.attn_v.bias", {"E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_nemotron[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- phimoe: experts, biased norms and output, rope factors of E/H/2 ---- */
+
+static const gguf__llama_tensor tensors_phimoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"output.bias", {"V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"rope_factors_long.weight", {"E/H/2"}, OPT},
+    {"rope_factors_short.weight", {"E/H/2"}, OPT},
+    {NULL, {NULL}, 0}};
+
+/* ---- pangu-embedded: llama's layers with a required output bias, rope factors ---- */
+
+static const gguf__llama_tensor tensors_pangu_embedded[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- minimax-m2: experts sized by feed_forward_length with a routing bias, queries and keys
+ * normalized over all heads; hunyuan-moe: experts and a shared expert in every layer ---- */
+
+static const gguf__llama_tensor tensors_minimax_m2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK*H"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK*HKV"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* the shared expert is as wide as the layer's feed-forward unless given */
+#define HY_FFS "FFS > 0 ? FFS : FF_i"
+static const gguf__llama_tensor tensors_hunyuan_moe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", HY_FFS}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", HY_FFS}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {HY_FFS, "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+#undef HY_FFS
+
+/* ---- apertus: no gate, queries and keys normalized (optional biases), rope factors ---- */
+
+static const gguf__llama_tensor tensors_apertus[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.bias", {"DK"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.bias", {"DK"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- openelm: head and feed-forward counts that change from layer to layer ---- */
+
+static const gguf__llama_tensor tensors_openelm[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "(2*HKV_i + H_i)*DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_output.weight", {"H_i*DK", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF_i"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
+ * others (head_count_kv given per layer), dense feed-forward in both ---- */
+
+static const gguf__llama_key keys_lfm2[] = {
+    {"shortconv.l_cache", U32, SCALAR, REQ, .sym = "LCACHE"},
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, 0},
+    {"embedding_length_out", U32, SCALAR, 0, .sym = "EOUTK", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_lfm2[] = {
+    {"EOUT", "EOUTK > 0 ? EOUTK : E", "embedding_length_out"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_lfm2[] = {
+    {"DK*HKV == DV*HKV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless layer 0's keys and values have the same width"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_lfm2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, OPT},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    QKV_WHEN("E", "DK*HKV_i", "DV*HKV_i", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.shortconv.conv.weight", {"LCACHE", "E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.shortconv.in_proj.weight", {"E", "3*E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.shortconv.out_proj.weight", {"E", "E"}, LAYER, .when = "RECR_i"},
+    {"dense_2.weight", {"E", "EOUT"}, OPT},
+    {"dense_2.bias", {"EOUT"}, OPT},
+    {NULL, {NULL}, 0}};
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_llama4[] = {
@@ -1152,12 +1765,6 @@ static const gguf__llama_key keys_plamo3[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_minicpm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_minicpm3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1219,13 +1826,6 @@ static const gguf__llama_key keys_command_r[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_cohere2[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_cohere2moe[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
@@ -1256,13 +1856,6 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_deepseek32[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -1490,7 +2083,7 @@ static const gguf__llama_key keys_laguna[] = {
 static const gguf__llama_key keys_hunyuan_moe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0, .sym = "FFS", .dflt = "0"},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_hy_v3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1499,11 +2092,6 @@ static const gguf__llama_key keys_hy_v3[] = {
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_lfm2[] = {
-    {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_lfm2moe[] = {
     {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1690,15 +2278,15 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "llama4", .keys = keys_llama4},
     {.name = "deci", .keys = keys_rms_norm},
-    {.name = "falcon", .keys = keys_layer_norm},
+    {.name = "falcon", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_falcon, .tensors = tensors_falcon},
     {.name = "grok", .keys = keys_grok},
-    {.name = "gpt2", .keys = keys_layer_norm},
+    {.name = "gpt2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gpt2},
     {.name = "gptj", .refused = 1},
-    {.name = "gptneox", .keys = keys_gptneox},
-    {.name = "mpt", .keys = keys_mpt},
-    {.name = "baichuan", .keys = keys_rms_norm},
-    {.name = "starcoder", .keys = keys_layer_norm},
-    {.name = "refact", .keys = keys_rms_norm},
+    {.name = "gptneox", .keys = keys_gptneox, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gptneox},
+    {.name = "mpt", .keys = keys_mpt, .syms = syms_llama, .rules = rules_none, .tensors = tensors_mpt},
+    {.name = "baichuan", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_baichuan},
+    {.name = "starcoder", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_starcoder},
+    {.name = "refact", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
     {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
     {.name = "modern-bert", .keys = keys_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
@@ -1707,9 +2295,9 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "jina-bert-v2", .keys = keys_layer_norm},
     {.name = "jina-bert-v3", .keys = keys_layer_norm},
     {.name = "eurobert", .keys = keys_rms_norm},
-    {.name = "bloom", .keys = keys_layer_norm},
+    {.name = "bloom", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bloom},
     {.name = "stablelm", .keys = keys_layer_norm, .syms = syms_stablelm, .rules = rules_stablelm, .tensors = tensors_stablelm},
-    {.name = "qwen", .keys = keys_rms_norm},
+    {.name = "qwen", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_qwen},
     {.name = "qwen2", .keys = keys_rms_norm, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
     {.name = "qwen2moe", .keys = keys_qwen2moe, .syms = syms_qwen2moe, .rules = rules_qwen2moe, .tensors = tensors_qwen2moe},
     {.name = "qwen2vl", .keys = keys_qwen2vl},
@@ -1723,14 +2311,14 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen4exp", .keys = keys_qwen4exp},
     {.name = "phi2", .keys = keys_layer_norm, .syms = syms_phi2, .rules = rules_phi2, .tensors = tensors_phi2},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
-    {.name = "phimoe", .keys = keys_rms_norm},
-    {.name = "plamo", .keys = keys_rms_norm},
+    {.name = "phimoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_phimoe},
+    {.name = "plamo", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plamo},
     {.name = "plamo2", .keys = keys_rms_norm_ssm},
     {.name = "plamo3", .keys = keys_plamo3},
-    {.name = "codeshell", .keys = keys_layer_norm},
-    {.name = "orion", .keys = keys_layer_norm},
-    {.name = "internlm2", .keys = keys_rms_norm},
-    {.name = "minicpm", .keys = keys_minicpm},
+    {.name = "codeshell", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_codeshell},
+    {.name = "orion", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_orion},
+    {.name = "internlm2", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_internlm2},
+    {.name = "minicpm", .keys = keys_minicpm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
     {.name = "minicpm3", .keys = keys_minicpm3},
     {.name = "gemma", .keys = keys_rms_norm, .syms = syms_gemma, .rules = rules_gemma, .tensors = tensors_gemma},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
@@ -1744,35 +2332,35 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
     {.name = "jamba", .keys = keys_jamba},
     {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
-    {.name = "xverse", .keys = keys_rms_norm},
-    {.name = "command-r", .keys = keys_command_r},
-    {.name = "cohere2", .keys = keys_cohere2},
+    {.name = "xverse", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_xverse},
+    {.name = "command-r", .keys = keys_command_r, .syms = syms_llama, .rules = rules_none, .tensors = tensors_command_r},
+    {.name = "cohere2", .keys = keys_cohere2, .syms = syms_cohere2, .rules = rules_none, .tensors = tensors_cohere2},
     {.name = "cohere2moe", .keys = keys_cohere2moe},
-    {.name = "dbrx", .keys = keys_dbrx},
-    {.name = "olmo", .keys = keys_olmo},
+    {.name = "dbrx", .keys = keys_dbrx, .syms = syms_llama, .rules = rules_dbrx, .tensors = tensors_dbrx},
+    {.name = "olmo", .keys = keys_olmo, .syms = syms_llama, .rules = rules_none, .tensors = tensors_olmo},
     {.name = "olmo2", .keys = keys_olmo2, .syms = syms_olmo2, .rules = rules_olmo2, .tensors = tensors_olmo2},
-    {.name = "olmoe", .keys = keys_rms_norm},
+    {.name = "olmoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_olmoe, .tensors = tensors_olmoe},
     {.name = "muse-glimmer", .keys = keys_muse_glimmer},
-    {.name = "openelm", .keys = keys_rms_norm},
-    {.name = "arctic", .keys = keys_rms_norm},
-    {.name = "deepseek", .keys = keys_deepseek},
+    {.name = "openelm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_openelm},
+    {.name = "arctic", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arctic},
+    {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "deepseek32", .keys = keys_deepseek32},
     {.name = "deepseek4", .keys = keys_deepseek4},
-    {.name = "chatglm", .keys = keys_rms_norm},
+    {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
     {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "glm-dsa", .keys = keys_glm_dsa},
-    {.name = "bitnet", .keys = keys_rms_norm},
+    {.name = "bitnet", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bitnet},
     {.name = "t5", .keys = keys_t5},
     {.name = "t5encoder", .keys = keys_t5encoder},
-    {.name = "jais", .keys = keys_jais},
-    {.name = "jais2", .keys = keys_layer_norm},
-    {.name = "nemotron", .keys = keys_layer_norm},
+    {.name = "jais", .keys = keys_jais, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais},
+    {.name = "jais2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais2},
+    {.name = "nemotron", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_nemotron},
     {.name = "nemotron_h", .keys = keys_nemotron_h},
     {.name = "nemotron_h_moe", .keys = keys_nemotron_h},
-    {.name = "exaone", .keys = keys_rms_norm},
+    {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe},
     {.name = "rwkv6", .keys = keys_rwkv6},
@@ -1792,32 +2380,32 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "bailingmoe3", .keys = keys_bailingmoe3},
     {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "dots3note", .keys = keys_dots3note},
-    {.name = "arcee", .keys = keys_rms_norm},
+    {.name = "arcee", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arcee},
     {.name = "afmoe", .keys = keys_afmoe},
     {.name = "laguna", .keys = keys_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
-    {.name = "hunyuan-moe", .keys = keys_hunyuan_moe},
+    {.name = "hunyuan-moe", .keys = keys_hunyuan_moe, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_moe},
     {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope},
     {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope},
     {.name = "hy_v3", .keys = keys_hy_v3},
-    {.name = "smollm3", .keys = keys_rms_norm},
+    {.name = "smollm3", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_smollm3},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
-    {.name = "lfm2", .keys = keys_lfm2},
+    {.name = "lfm2", .keys = keys_lfm2, .syms = syms_lfm2, .rules = rules_lfm2, .tensors = tensors_lfm2},
     {.name = "lfm2moe", .keys = keys_lfm2moe},
-    {.name = "dream", .keys = keys_rms_norm},
+    {.name = "dream", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
     {.name = "smallthinker", .keys = keys_smallthinker},
-    {.name = "llada", .keys = keys_rms_norm},
+    {.name = "llada", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llada},
     {.name = "llada-moe", .keys = keys_rms_norm_expert_ff},
-    {.name = "seed_oss", .keys = keys_rms_norm},
+    {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
     {.name = "grovemoe", .keys = keys_grovemoe},
-    {.name = "apertus", .keys = keys_apertus},
+    {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
     {.name = "minimax-01", .keys = keys_minimax_01},
-    {.name = "minimax-m2", .keys = keys_minimax_m2},
+    {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3},
     {.name = "cogvlm", .keys = keys_rms_norm},
     {.name = "rnd1", .keys = keys_rms_norm_expert_ff},
-    {.name = "pangu-embedded", .keys = keys_rms_norm},
+    {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
     {.name = "dflash", .keys = keys_dflash},
@@ -1826,7 +2414,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "mimo2", .keys = keys_mimo2},
     {.name = "step35", .keys = keys_step35},
     {.name = "llama-embed", .keys = keys_llama_embed},
-    {.name = "maincoder", .keys = keys_rms_norm},
+    {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
     {.name = "talkie", .keys = keys_talkie},
