@@ -1604,6 +1604,110 @@ static const gguf__llama_tensor tensors_openelm[] = {
     {"blk.%d.ffn_up.weight", {"E", "FF_i"}, LAYER},
     {NULL, {NULL}, 0}};
 
+/* ---- qwen3next, qwen35, qwen35moe: gated delta-net layers, attention every
+ * full_attention_interval-th layer (or where attention.recurrent_layers says), next-token
+ * prediction layers at the end that are attention layers ---- */
+
+#define DELTANET_KEYS                                                                            \
+    RMS_EPS,                                                                                   \
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
+    {"ssm.inner_size", U32, SCALAR, REQ},                                                      \
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"},                                        \
+    {"attention.recurrent_layers", U32, PER_LAYER, 0},                                         \
+    {"full_attention_interval", U32, SCALAR, 0}
+#define DELTANET_EXPERT_KEYS                                                                     \
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},              \
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"}
+static const gguf__llama_key keys_qwen3next[] = {DELTANET_EXPERT_KEYS, DELTANET_KEYS,
+                                                 {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35[] = {
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ}, DELTANET_KEYS, {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35moe[] = {
+    DELTANET_EXPERT_KEYS,
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ},
+    DELTANET_KEYS,
+    {NULL, 0, 0, 0}};
+#define DELTANET_SYMS                                                                            \
+    {"KD", "DSTATE*NG", "ssm.state_size*ssm.group_count"},                                     \
+    {"VD", "DSTATE*DTR", "ssm.state_size*ssm.time_step_rank"}
+static const gguf__llama_sym syms_deltanet[] = {DELTANET_SYMS, {NULL, NULL, NULL}};
+static const gguf__llama_sym syms_deltanet_moe[] = {
+    DELTANET_SYMS, {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"}, {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_deltanet_moe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define DN ALL_LAYERS
+#define DN_ATTN "!RECR_i"
+#define DN_RECR "RECR_i"
+/* create_tensor_qkv over every layer, in the attention layers */
+#define DN_QKV(Q, K, V)                                                                          \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | DN, .when = DN_ATTN},                       \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | DN, .when = DN_ATTN,           \
+     .if_present = QKVW},                                                                      \
+    {"blk.%d.attn_q.weight", {"E", Q}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_k.weight", {"E", K}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_v.weight", {"E", V}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_q.bias", {Q}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW},                 \
+    {"blk.%d.attn_k.bias", {K}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW},                 \
+    {"blk.%d.attn_v.bias", {V}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW}
+#define DELTANET_LAYERS(BETA_ALPHA)                                                              \
+    EMBED_OUT,                                                                                 \
+    {"blk.%d.attn_norm.weight", {"E"}, DN},                                                    \
+    {"blk.%d.post_attention_norm.weight", {"E"}, DN},                                          \
+    DN_QKV("DK*H*2", "DK*HKV", "DV*HKV"),                                                      \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, DN, .when = DN_ATTN},                         \
+    {"blk.%d.attn_q_norm.weight", {"DK"}, DN, .when = DN_ATTN},                                \
+    {"blk.%d.attn_k_norm.weight", {"DK"}, DN, .when = DN_ATTN},                                \
+    {QKVW, {"E", "KD*2+VD"}, OPT | DN, .when = DN_RECR},                                       \
+    {"blk.%d.attn_gate.weight", {"E", "VD"}, OPT | DN, .when = DN_RECR},                       \
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "KD*2+VD"}, DN, .when = DN_RECR},                   \
+    {"blk.%d.ssm_dt.bias", {"DTR"}, DN, .when = DN_RECR},                                      \
+    {"blk.%d.ssm_a", {"DTR"}, DN, .when = DN_RECR},                                            \
+    BETA_ALPHA,                                                                                \
+    {"blk.%d.ssm_norm.weight", {"DSTATE"}, DN, .when = DN_RECR},                               \
+    {"blk.%d.ssm_out.weight", {"VD", "E"}, DN, .when = DN_RECR},                               \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, DN, .when = "i >= L"},                       \
+    {"blk.%d.nextn.enorm.weight", {"E"}, DN, .when = "i >= L"},                                \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, DN, .when = "i >= L"},                                \
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | DN, .when = "i >= L"},              \
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | DN, .when = "i >= L"},          \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | DN, .when = "i >= L"}
+#define DN_EXPERTS(FFS)                                                                          \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, DN},                                            \
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, DN},                                    \
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFX*2", "X"}, OPT | DN},                         \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, DN,                                     \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, DN,                                       \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_gate_inp_shexp.weight", {"E"}, DN},                                           \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", FFS}, DN},                                          \
+    {"blk.%d.ffn_up_shexp.weight", {"E", FFS}, DN},                                            \
+    {"blk.%d.ffn_down_shexp.weight", {FFS, "E"}, DN}
+#define DN_BA {"blk.%d.ssm_ba.weight", {"E", "DTR*2"}, DN, .when = DN_RECR}
+static const gguf__llama_tensor tensors_qwen3next[] = {
+    DELTANET_LAYERS(DN_BA),
+    {"blk.%d.ssm_in.weight", {"E", "KD*2+VD*2"}, OPT | DN, .when = DN_RECR},
+    /* the shared expert is as wide as the layer's feed-forward unless given */
+    DN_EXPERTS("FFS > 0 ? FFS : FF_i"),
+    {NULL, {NULL}, 0}};
+#define DN_BETA_ALPHA                                                                            \
+    {"blk.%d.ssm_beta.weight", {"E", "DTR"}, DN, .when = DN_RECR},                             \
+    {"blk.%d.ssm_alpha.weight", {"E", "DTR"}, DN, .when = DN_RECR}
+static const gguf__llama_tensor tensors_qwen35[] = {
+    DELTANET_LAYERS(DN_BETA_ALPHA),
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, DN},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, DN},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, DN},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_qwen35moe[] = {
+    DELTANET_LAYERS(DN_BETA_ALPHA),
+    DN_EXPERTS("FFS ? FFS : FF"),
+    {NULL, {NULL}, 0}};
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -1688,47 +1792,11 @@ static const gguf__llama_key keys_nomic_bert_moe[] = {
 static const gguf__llama_key keys_qwen2vl[] = {
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen3next[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen3vlmoe[] = {
     {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen35[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen35moe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen4exp[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -2303,11 +2371,11 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen2vl", .keys = keys_qwen2vl},
     {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
-    {.name = "qwen3next", .keys = keys_qwen3next},
+    {.name = "qwen3next", .keys = keys_qwen3next, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen3next},
     {.name = "qwen3vl", .keys = keys_rms_norm_deepstack},
     {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe},
-    {.name = "qwen35", .keys = keys_qwen35},
-    {.name = "qwen35moe", .keys = keys_qwen35moe},
+    {.name = "qwen35", .keys = keys_qwen35, .syms = syms_deltanet, .rules = rules_none, .tensors = tensors_qwen35},
+    {.name = "qwen35moe", .keys = keys_qwen35moe, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen35moe},
     {.name = "qwen4exp", .keys = keys_qwen4exp},
     {.name = "phi2", .keys = keys_layer_norm, .syms = syms_phi2, .rules = rules_phi2, .tensors = tensors_phi2},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
