@@ -230,23 +230,6 @@ static const gguf__llama_key keys_rms_norm_mrope[] = {
     {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH},
     {.name = NULL}};
 
-/* state-space and attention layers, with experts: nemotron_h, nemotron_h_moe */
-static const gguf__llama_key keys_nemotron_h[] = {
-    {.name = "ssm.conv_kernel", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.inner_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.state_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.time_step_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.group_count", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
-    {.name = "expert_shared_feed_forward_length", .type = U32, .form = SCALAR},
-    {.name = "expert_shared_count", .type = U32, .form = SCALAR},
-    {.name = "expert_weights_norm", .type = BOOL, .form = SCALAR},
-    {.name = "expert_weights_scale", .type = F32, .form = SCALAR},
-    {.name = "moe_latent_size", .type = U32, .form = SCALAR},
-    {.name = NULL}};
-
 /* rwkv6 time mixing: rwkv6, rwkv6qwen2 */
 static const gguf__llama_key keys_rwkv6[] = {
     {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
@@ -1708,6 +1691,131 @@ static const gguf__llama_tensor tensors_qwen35moe[] = {
     DN_EXPERTS("FFS ? FFS : FF"),
     {NULL, {NULL}, 0}};
 
+/* ---- granitehybrid, nemotron_h: mamba2 layers where a layer has no key/value heads (nemotron_h:
+ * and no feed-forward), attention in the others ---- */
+
+#define MAMBA2_KEYS                                                                              \
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},                                     \
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"}
+/* a mamba2 block in the layers where W holds */
+#define MAMBA2_LAYER(F, W)                                                                       \
+    {"blk.%d.ssm_in.weight", {"E", "2*DINNER + 2*NG*DSTATE + DTR"}, F, .when = W},             \
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "DINNER + 2*NG*DSTATE"}, F, .when = W},             \
+    {"blk.%d.ssm_conv1d.bias", {"DINNER + 2*NG*DSTATE"}, OPT | (F), .when = W},                \
+    {"blk.%d.ssm_dt.bias", {"DTR"}, F, .when = W},                                             \
+    {"blk.%d.ssm_a", {"1", "DTR"}, F, .when = W},                                              \
+    {"blk.%d.ssm_d", {"1", "DTR"}, F, .when = W},                                              \
+    {"blk.%d.ssm_norm.weight", {"DINNER/NG", "NG"}, F, .when = W},                             \
+    {"blk.%d.ssm_out.weight", {"DINNER", "E"}, F, .when = W}
+static const gguf__llama_key keys_granitehybrid[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, 0},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    MAMBA2_KEYS,
+    {"rope.scaling.finetuned", BOOL, SCALAR, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_granitehybrid[] = {
+    {"2*E == DINNER", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is twice embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_granitehybrid[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    MAMBA2_LAYER(LAYER, "RECR_i"),
+    QKV_WHEN("DK*H_i", "DK*HKV_i", "DV*HKV_i", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"DK*H_i", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER, .when = "!RECR_i"},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {NULL, {NULL}, 0}};
+
+static const gguf__llama_key keys_nemotron_h[] = {
+    MAMBA2_KEYS,
+    RMS_EPS,
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_shared_count", U32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"moe_latent_size", U32, SCALAR, 0, .sym = "MLAT", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_nemotron_h[] = {
+    {"MOEE", "MLAT > 0 ? MLAT : E", "moe_latent_size"},
+    {NULL, NULL, NULL}};
+#define NH ALL_LAYERS
+#define NH_FFN "i < L && !RECR_i && FF_i != 0"
+#define NH_FFX "FFE_i ? FFE_i : FF_i/XU_i"
+#define NH_MTP_FFX "FFE_i ? FFE_i : FF/XU_i"
+static const gguf__llama_tensor tensors_nemotron_h[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, NH},
+    MAMBA2_LAYER(NH, "RECR_i"),
+    /* attention in the layers without feed-forward, and in the next-token prediction layers */
+    {QKVW, {"E", "DK*H_i+DK*HKV_i+DV*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    {"blk.%d.attn_qkv.bias", {"DK*H_i+DK*HKV_i+DV*HKV_i"}, OPT | NH,
+     .when = "!RECR_i && (i >= L || FF_i == 0)", .if_present = QKVW},
+    {"blk.%d.attn_q.weight", {"E", "DK*H_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_q.bias", {"DK*H_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_k.bias", {"DK*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_v.bias", {"DV*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_output.weight", {"DK*H_i", "E"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    /* feed-forward layers: experts, or a dense up and down */
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_latent_down.weight", {"E", "MOEE"}, OPT | NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_latent_up.weight", {"MOEE", "E"}, OPT | NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down_exps.weight", {NH_FFX, "MOEE", "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_up_exps.weight", {"MOEE", NH_FFX, "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF_i"}, OPT | NH, .when = NH_FFN " && X == 0"},
+    /* next-token prediction layers */
+    {"blk.%d.nextn.enorm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.post_attention_norm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, NH, .when = "i >= L"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_down_exps.weight", {NH_MTP_FFX, "MOEE", "X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_up_exps.weight", {"MOEE", NH_MTP_FFX, "X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, NH, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef NH
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -2010,20 +2118,6 @@ static const gguf__llama_key keys_exaone_moe[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_granitehybrid[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_graniteswitch[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2426,8 +2520,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "jais", .keys = keys_jais, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais},
     {.name = "jais2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais2},
     {.name = "nemotron", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_nemotron},
-    {.name = "nemotron_h", .keys = keys_nemotron_h},
-    {.name = "nemotron_h_moe", .keys = keys_nemotron_h},
+    {.name = "nemotron_h", .keys = keys_nemotron_h, .syms = syms_nemotron_h, .rules = rules_none, .tensors = tensors_nemotron_h},
+    {.name = "nemotron_h_moe", .keys = keys_nemotron_h, .syms = syms_nemotron_h, .rules = rules_none, .tensors = tensors_nemotron_h},
     {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe},
@@ -2437,7 +2531,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "arwkv7", .keys = keys_rwkv7},
     {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},
     {.name = "granitemoe", .keys = keys_granitemoe, .syms = syms_granitemoe, .rules = rules_granitemoe, .tensors = tensors_granitemoe},
-    {.name = "granitehybrid", .keys = keys_granitehybrid},
+    {.name = "granitehybrid", .keys = keys_granitehybrid, .syms = syms_llama, .rules = rules_granitehybrid, .tensors = tensors_granitehybrid},
     {.name = "graniteswitch", .keys = keys_graniteswitch},
     {.name = "granite_swa", .keys = keys_granite_swa},
     {.name = "chameleon", .keys = keys_chameleon},

@@ -7,8 +7,8 @@
  * on an undefined symbol is not judged, so one bad key gives one finding, not a cascade.
  *
  * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
- * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, RECR_i
- * and SWA_i at the layer being judged. */
+ * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
+ * XU_i, RECR_i and SWA_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -225,6 +225,8 @@ static int key_value(lc *c, const gguf__llama_key *k, const gguf_value *v, int64
 static uint32_t hkv_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_head_kv[il]; }
 static uint32_t h_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_head[il]; }
 static uint32_t ff_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff[il]; }
+static uint32_t ffe_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff_exp[il]; }
+static uint32_t xu_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_expert_used[il]; }
 static uint32_t recr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_recr[il]; }
 static uint32_t swa_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_swa[il]; }
 static const struct layer_sym {
@@ -236,6 +238,8 @@ static const struct layer_sym {
     {"HKV_i", "HKV", hkv_at, "attention.head_count_kv"},
     {"H_i", "H", h_at, "attention.head_count"},
     {"FF_i", "FF", ff_at, "feed_forward_length"},
+    {"FFE_i", "E", ffe_at, "expert_feed_forward_length"},
+    {"XU_i", "XU", xu_at, "expert_used_count"},
     {"RECR_i", "HKV + FF", recr_at, NULL},
     {"SWA_i", "E", swa_at, NULL},
 };
