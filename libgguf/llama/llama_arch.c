@@ -1816,6 +1816,101 @@ static const gguf__llama_tensor tensors_nemotron_h[] = {
     {NULL, {NULL}, 0}};
 #undef NH
 
+/* ---- mamba: selective state-space layers of twice the embedding's width ---- */
+
+static const gguf__llama_key keys_mamba[] = {
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},
+    {"ssm.dt_b_c_rms", BOOL, SCALAR, 0},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_mamba[] = {
+    {"2*E == DINNER", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses it unless it is twice embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_mamba[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ssm_in.weight", {"E", "2*DINNER"}, LAYER},
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "DINNER"}, LAYER},
+    {"blk.%d.ssm_conv1d.bias", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_x.weight", {"DINNER", "DTR + 2*DSTATE"}, LAYER},
+    {"blk.%d.ssm_dt.weight", {"DTR", "DINNER"}, LAYER},
+    {"blk.%d.ssm_dt.bias", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_a", {"DSTATE", "DINNER"}, LAYER},
+    {"blk.%d.ssm_d", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_out.weight", {"DINNER", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- hunyuan-dense and hunyuan_vl (one loader): queries and keys normalized ---- */
+
+static const gguf__llama_tensor tensors_hunyuan_vl[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- t5 (an encoder and a decoder), t5encoder (the encoder alone) ---- */
+
+static const gguf__llama_key keys_t5[] = {
+    RMS_EPS,
+    {"attention.relative_buckets_count", U32, SCALAR, REQ, .sym = "NRB"},
+    {"decoder_start_token_id", U32, SCALAR, 0},
+    {"decoder_block_count", U32, SCALAR, 0, .sym = "DNL", .dflt = "L"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_t5encoder[] = {
+    RMS_EPS,
+    {"attention.relative_buckets_count", U32, SCALAR, REQ, .sym = "NRB"},
+    {NULL, 0, 0, 0}};
+#define T5_ENCODER                                                                               \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"enc.output_norm.weight", {"E"}, 0},                                                      \
+    {"output.weight", {"E", "V"}, OPT},                                                        \
+    {"enc.blk.%d.attn_norm.weight", {"E"}, LAYER},                                             \
+    {"enc.blk.%d.attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER},                               \
+    {"enc.blk.%d.attn_q.weight", {"E", "DK*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_o.weight", {"DV*HKV", "E"}, LAYER},                                      \
+    {"enc.blk.%d.ffn_norm.weight", {"E"}, LAYER},                                              \
+    {"enc.blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER},                                  \
+    {"enc.blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                        \
+    {"enc.blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_t5encoder[] = {T5_ENCODER, {NULL, {NULL}, 0}};
+/* The decoder's layers are judged over block_count: with more decoder than encoder layers the
+ * condition is undefined (1/0), so the tensors beyond are not judged rather than misjudged. */
+#define T5D "DNL <= L ? i < DNL : 1/0"
+static const gguf__llama_tensor tensors_t5[] = {
+    T5_ENCODER,
+    {"dec.output_norm.weight", {"E"}, 0},
+    {"dec.blk.%d.attn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.attn_q.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_o.weight", {"DV*HKV", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_q.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_k.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_v.weight", {"E", "DV*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_o.weight", {"DV*HKV", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = T5D},
+    {NULL, {NULL}, 0}};
+#undef T5D
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -1983,14 +2078,6 @@ static const gguf__llama_key keys_gemma_embedding[] = {
     {"dense_3_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"dense_3_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mamba[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.dt_b_c_rms", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jamba[] = {
     {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2091,16 +2178,6 @@ static const gguf__llama_key keys_glm_dsa[] = {
     {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_t5[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"decoder_start_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"decoder_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_t5encoder[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2490,7 +2567,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
     {.name = "gemma-embedding", .keys = keys_gemma_embedding},
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
-    {.name = "mamba", .keys = keys_mamba},
+    {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
     {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
     {.name = "jamba", .keys = keys_jamba},
     {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
@@ -2515,8 +2592,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "glm-dsa", .keys = keys_glm_dsa},
     {.name = "bitnet", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bitnet},
-    {.name = "t5", .keys = keys_t5},
-    {.name = "t5encoder", .keys = keys_t5encoder},
+    {.name = "t5", .keys = keys_t5, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5},
+    {.name = "t5encoder", .keys = keys_t5encoder, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5encoder},
     {.name = "jais", .keys = keys_jais, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais},
     {.name = "jais2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais2},
     {.name = "nemotron", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_nemotron},
@@ -2548,8 +2625,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
     {.name = "hunyuan-moe", .keys = keys_hunyuan_moe, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_moe},
-    {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope},
-    {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope},
+    {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
+    {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
     {.name = "hy_v3", .keys = keys_hy_v3},
     {.name = "smollm3", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_smollm3},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
