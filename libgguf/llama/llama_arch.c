@@ -271,7 +271,7 @@ static const gguf__llama_key keys_llama[] = {
 static const gguf__llama_sym syms_llama[] = NO_SYMS;
 static const gguf__llama_rule rules_llama[] = {
     {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
-     "differs from the head size: llama.cpp refuses it (invalid n_rot) for llama"},
+     "differs from the head size: llama.cpp refuses it (invalid n_rot)"},
     {NULL, NULL, NULL, 0, NULL}};
 /* llama's layers, shared by the architectures whose loader is a copy of llama's (mistral3,
  * granite, granitemoe): dense feed-forward, or experts when expert_count is set */
@@ -1049,10 +1049,8 @@ static const gguf__llama_tensor tensors_bloom[] = {
     {"token_embd_norm.bias", {"E"}, 0},
     FUSED_BIASED_LAYERS,
     {NULL, {NULL}, 0}};
-static const gguf__llama_rule rules_falcon[] = {
-    {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
-     "differs from the head size: llama.cpp refuses it (invalid n_rot) for falcon"},
-    {NULL, NULL, NULL, 0, NULL}};
+/* llama's check of the rope dimension applies to falcon too */
+#define rules_falcon rules_llama
 static const gguf__llama_tensor tensors_falcon[] = {
     EMBED_OUT_BIASED,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
@@ -2419,23 +2417,6 @@ static const gguf__llama_key keys_dflash[] = {
     {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mistral4[] = {
-    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mimo2[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -2456,10 +2437,6 @@ static const gguf__llama_key keys_step35[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_llama_embed[] = {
-    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_kimi_linear[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2648,11 +2625,11 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
     {.name = "dflash", .keys = keys_dflash},
-    {.name = "mistral4", .keys = keys_mistral4},
+    {.name = "mistral4", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
     {.name = "step35", .keys = keys_step35},
-    {.name = "llama-embed", .keys = keys_llama_embed},
+    {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
