@@ -498,6 +498,12 @@ static const struct recipe {
                {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
                {".attention.head_count_kv", "u32", "2"}, {".rope.dimension_count", "u32", "16"},
                {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"gemma-embedding",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+      {".attention.head_count_kv", "u32", "1"}, {".attention.key_length", "u32", "32"},
+      {".attention.value_length", "u32", "32"}, {".attention.sliding_window", "u32", "32"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
 };
 
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,

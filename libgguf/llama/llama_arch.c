@@ -1909,6 +1909,43 @@ static const gguf__llama_tensor tensors_t5[] = {
     {NULL, {NULL}, 0}};
 #undef T5D
 
+/* ---- gemma-embedding: gemma3's layers without a causal mask, optional dense projections ---- */
+
+static const gguf__llama_key keys_gemma_embedding[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "6"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    RMS_EPS,
+    {"dense_2_feat_in", U32, SCALAR, 0, .sym = "D2I", .dflt = "0"},
+    {"dense_2_feat_out", U32, SCALAR, 0, .sym = "D2O", .dflt = "0"},
+    {"dense_3_feat_in", U32, SCALAR, 0, .sym = "D3I", .dflt = "0"},
+    {"dense_3_feat_out", U32, SCALAR, 0, .sym = "D3O", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+#define syms_gemma_embedding syms_gemma2
+static const gguf__llama_rule rules_gemma_embedding[] = {
+    {"D2I == 0 || D2I == E", NULL, "dense_2_feat_in", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is 0 or embedding_length"},
+    {"D3O == 0 || D3O == E", NULL, "dense_3_feat_out", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is 0 or embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_gemma_embedding[] = {
+    EMBED_OUT,
+    {"dense_2.weight", {"E", "D2O"}, OPT},
+    {"dense_3.weight", {"D3I", "E"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -2065,16 +2102,6 @@ static const gguf__llama_key keys_gemma4_assistant[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gemma_embedding[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"dense_2_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_2_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_3_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_3_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jamba[] = {
     {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2542,7 +2569,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
-    {.name = "gemma-embedding", .keys = keys_gemma_embedding},
+    {.name = "gemma-embedding", .keys = keys_gemma_embedding, .syms = syms_gemma_embedding, .rules = rules_gemma_embedding, .tensors = tensors_gemma_embedding},
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
     {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
     {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
