@@ -448,6 +448,59 @@ START_TEST(test_check_vocab) {
 }
 END_TEST
 
+/* The per-layer symbols: lfm2's layers are short convolutions where head_count_kv is 0 and
+ * attention elsewhere, each with its own width (what llama.cpp's loader creates; cli_verify_archs
+ * holds the same plan to llama-load) */
+typedef struct plan_seen {
+    char names[64][64];
+    int64_t d1[64];
+    size_t n;
+} plan_seen;
+
+static void on_plan(void *user, const char *name, const int64_t *dims, int n_dims, int required) {
+    plan_seen *p = user;
+    (void)required;
+    if (p->n < 64) {
+        snprintf(p->names[p->n], sizeof p->names[0], "%s", name);
+        p->d1[p->n++] = n_dims > 1 ? dims[1] : -1;
+    }
+}
+
+static int64_t planned(const plan_seen *p, const char *name) {
+    for (size_t i = 0; i < p->n; i++) {
+        if (strcmp(p->names[i], name) == 0)
+            return p->d1[i];
+    }
+    return -2;
+}
+
+START_TEST(test_layer_symbols) {
+    gguf_file *f;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err), 0);
+    set(f, "general.architecture", "str", "lfm2");
+    set(f, "lfm2.block_count", "u32", "3");
+    set(f, "lfm2.context_length", "u32", "64");
+    set(f, "lfm2.embedding_length", "u32", "32");
+    set(f, "lfm2.feed_forward_length", "u32", "48");
+    set(f, "lfm2.attention.head_count", "u32", "4");
+    set(f, "lfm2.shortconv.l_cache", "u32", "3");
+    set(f, "lfm2.attention.layer_norm_rms_epsilon", "f32", "1e-5");
+    ck_assert_int_eq(gguf_kv_set_text(f, "lfm2.attention.head_count_kv", GGUF_VTYPE_ARRAY,
+                                      GGUF_VTYPE_U32, "[0, 2, 4]", 9, &err), 0);
+    static plan_seen p;
+    p.n = 0;
+    ck_assert_int_eq(gguf__llama_plan(f, on_plan, &p, &err), 0);
+    ck_assert_int_eq(planned(&p, "blk.0.shortconv.conv.weight"), 32);
+    ck_assert_int_eq(planned(&p, "blk.0.attn_k.weight"), -2);
+    ck_assert_int_eq(planned(&p, "blk.1.shortconv.conv.weight"), -2);
+    ck_assert_int_eq(planned(&p, "blk.1.attn_k.weight"), 16); /* head size 8, 2 heads */
+    ck_assert_int_eq(planned(&p, "blk.2.attn_k.weight"), 32); /* 4 heads */
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(test_check_modes) {
     gguf_file *f = tiny_llama();
     found r;
@@ -829,6 +882,7 @@ int main(void) {
     tcase_add_test(tc, test_expr_values);
     tcase_add_test(tc, test_expr_undefined_and_errors);
     tcase_add_test(tc, test_expr_explain);
+    tcase_add_test(tc, test_layer_symbols);
     tcase_add_test(tc, test_tables_parse);
     tcase_add_test(tc, test_arch_support);
     tcase_add_test(tc, test_check_clean);
