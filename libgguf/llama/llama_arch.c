@@ -258,7 +258,8 @@ static const gguf__llama_key keys_rwkv7[] = {
 
 /* RMS norm and the experts' feed-forward length: llada_moe, rnd1 */
 static const gguf__llama_key keys_rms_norm_expert_ff[] = {
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER, .sym = "FFE",
+     .dflt = "0"},
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
     {.name = NULL}};
 
@@ -1946,6 +1947,54 @@ static const gguf__llama_tensor tensors_gemma_embedding[] = {
     {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
     {NULL, {NULL}, 0}};
 
+/* ---- llada-moe, rnd1: experts in every layer (sized by FF/XU unless given), queries and keys
+ * normalized; bailingmoe: heads of the rope dimension, shared experts ---- */
+
+static const gguf__llama_sym syms_expert_ff[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_experts_used[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define NORMED_EXPERT_LAYERS(Q)                                                                  \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV(Q, "DV*HKV", "DV*HKV", 0),                                                             \
+    {"blk.%d.attn_output.weight", {Q, "E"}, LAYER},                                            \
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},                                              \
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},                                              \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},                                         \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},                                 \
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},                                 \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER}
+static const gguf__llama_tensor tensors_llada_moe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    NORMED_EXPERT_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_rnd1[] = {EMBED_OUT, NORMED_EXPERT_LAYERS("DK*H"),
+                                                  {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_bailingmoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("H*R", "HKV*R", "HKV*R", 0),
+    {"blk.%d.attn_output.weight", {"H*R", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER},
+    {NULL, {NULL}, 0}};
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -2260,8 +2309,8 @@ static const gguf__llama_key keys_plm[] = {
 static const gguf__llama_key keys_bailingmoe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED, .sym = "FFE"},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED, .sym = "XS"},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
@@ -2543,7 +2592,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_qwen},
     {.name = "qwen2", .keys = keys_rms_norm, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
     {.name = "qwen2moe", .keys = keys_qwen2moe, .syms = syms_qwen2moe, .rules = rules_qwen2moe, .tensors = tensors_qwen2moe},
-    {.name = "qwen2vl", .keys = keys_qwen2vl},
+    {.name = "qwen2vl", .keys = keys_qwen2vl, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
     {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
     {.name = "qwen3next", .keys = keys_qwen3next, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen3next},
@@ -2618,7 +2667,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "chameleon", .keys = keys_chameleon},
     {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec},
     {.name = "plm", .keys = keys_plm},
-    {.name = "bailingmoe", .keys = keys_bailingmoe},
+    {.name = "bailingmoe", .keys = keys_bailingmoe, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe},
     {.name = "bailingmoe2", .keys = keys_bailingmoe2},
     {.name = "bailingmoe3", .keys = keys_bailingmoe3},
     {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe},
@@ -2639,7 +2688,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "dream", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
     {.name = "smallthinker", .keys = keys_smallthinker},
     {.name = "llada", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llada},
-    {.name = "llada-moe", .keys = keys_rms_norm_expert_ff},
+    {.name = "llada-moe", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_llada_moe},
     {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
     {.name = "grovemoe", .keys = keys_grovemoe},
     {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
@@ -2647,7 +2696,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3},
     {.name = "cogvlm", .keys = keys_rms_norm},
-    {.name = "rnd1", .keys = keys_rms_norm_expert_ff},
+    {.name = "rnd1", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
