@@ -1995,6 +1995,39 @@ static const gguf__llama_tensor tensors_bailingmoe[] = {
     {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER},
     {NULL, {NULL}, 0}};
 
+/* ---- eurobert, neo-bert: encoders; smallthinker: experts in every layer ---- */
+
+static const gguf__llama_tensor tensors_eurobert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_neo_bert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"cls.weight", {"E", "E"}, OPT},
+    {"cls.bias", {"E"}, OPT},
+    {"cls.output.weight", {"E", "CLS"}, OPT},
+    {"cls.output.bias", {"CLS"}, OPT},
+    {"enc.output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF*2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_smallthinker[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
  * others (head_count_kv given per layer), dense feed-forward in both ---- */
 
@@ -2417,7 +2450,7 @@ static const gguf__llama_key keys_smallthinker[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
@@ -2583,10 +2616,10 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "modern-bert", .keys = keys_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
     {.name = "nomic-bert-moe", .keys = keys_nomic_bert_moe},
-    {.name = "neo-bert", .keys = keys_rms_norm},
+    {.name = "neo-bert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_neo_bert},
     {.name = "jina-bert-v2", .keys = keys_layer_norm},
     {.name = "jina-bert-v3", .keys = keys_layer_norm},
-    {.name = "eurobert", .keys = keys_rms_norm},
+    {.name = "eurobert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_eurobert},
     {.name = "bloom", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bloom},
     {.name = "stablelm", .keys = keys_layer_norm, .syms = syms_stablelm, .rules = rules_stablelm, .tensors = tensors_stablelm},
     {.name = "qwen", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_qwen},
@@ -2686,7 +2719,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "lfm2", .keys = keys_lfm2, .syms = syms_lfm2, .rules = rules_lfm2, .tensors = tensors_lfm2},
     {.name = "lfm2moe", .keys = keys_lfm2moe},
     {.name = "dream", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
-    {.name = "smallthinker", .keys = keys_smallthinker},
+    {.name = "smallthinker", .keys = keys_smallthinker, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_smallthinker},
     {.name = "llada", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llada},
     {.name = "llada-moe", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_llada_moe},
     {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
