@@ -8,10 +8,12 @@
 # misshapen, an extra tensor, a key of the architecture's table removed and retyped, a
 # per-layer array one element too long, head and expert counts changed.
 #
-# make check builds every model, and breaks those of 4 architectures in a sample of these ways,
-# seeded (GGUF_ARCH_SEED, printed: the day of the year unless set): one tensor left out, one
-# misshapen, one key removed and retyped. GGUF_ARCH_ALL=1 (make check-architectures) breaks
-# every model, leaving out every tensor of a layer in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to those architectures.
+# make check builds the models of 16 architectures, and breaks those of 4 of them in a sample of
+# these ways, seeded (GGUF_ARCH_SEED, printed: the day of the year unless set): one tensor left
+# out, one misshapen, one key removed and retyped. GGUF_ARCH_ALL=1 (make check-architectures)
+# builds and breaks every model, leaving out every tensor of a layer (and layer 0's own where the
+# layers differ) in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to
+# those architectures.
 . "$(dirname "$0")/cli_lib.sh"
 
 if ! have_oracle; then
@@ -57,14 +59,17 @@ done
 n_full=$(wc -l <"$TMP/full")
 [ "$n_full" -ge 90 ] && ok || fail "only $n_full architectures with full tables"
 if [ "$all" != 0 ]; then
-    broken=$(cat "$TMP/full")
+    built=$(cat "$TMP/full")
+    broken=$built
     echo "cli_verify_archs: every case"
 else
+    built=$(sample 16 "$TMP/full")
     broken=$(sample 4 "$TMP/full")
-    echo "cli_verify_archs: seed $seed (GGUF_ARCH_SEED=$seed reproduces the sample):" $broken
+    echo "cli_verify_archs: seed $seed (GGUF_ARCH_SEED=$seed reproduces the sample): built" \
+        $built "; broken" $broken
 fi
 
-for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
+for a in ${GGUF_ARCHS:-$built}; do
     voc=$(vocab_of "$a")
     B="$TMP/$a.gguf"
     if ! "$GEN" "$a" "$VOCAB/ggml-vocab-$voc.gguf" "$B" 2>"$TMP/gen.err"; then
@@ -121,13 +126,13 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
         judge per-layer "$a: $key array of 2 for 2 layers" "$TMP/arr.gguf" ""
     done
 
-    # key/value heads given per layer, sorted the other way (where they make a layer recurrent
-    # or attention, the two layers swap kinds)
+    # key/value heads given per layer, sorted the other way (where they decide which layers are
+    # recurrent and which attention, the layers change kinds)
     if [ "$("$EDIT" get "$B" "$a.attention.head_count_kv" 2>/dev/null | wc -l)" -gt 1 ]; then
         rev=$("$EDIT" get "$B" "$a.attention.head_count_kv" | sort -r | paste -sd, -)
         cp "$B" "$TMP/arr.gguf"
         "$EDIT" set "$TMP/arr.gguf" "$a.attention.head_count_kv" "[$rev]" --type u32 >/dev/null 2>&1
-        judge layer-kinds "$a: head_count_kv per layer reversed" "$TMP/arr.gguf" ""
+        judge layer-kinds "$a: head_count_kv per layer re-sorted" "$TMP/arr.gguf" ""
     fi
 
     # head counts: one that does not divide embedding_length, more key/value heads; experts

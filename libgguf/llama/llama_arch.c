@@ -16,6 +16,8 @@
  *   X     expert_count                XU    expert_used_count (layer 0; XUMAX the largest)
  *   CTX   context_length              TT    tokenizer.ggml.token_type_count
  *   CLS   classifier labels (1)       i     the layer of a per-layer tensor
+ *   HKV_i, H_i, FF_i, FFE_i, XU_i  that layer's value of a per-layer key (llama_hparams.c)
+ *   RECR_i  1 when that layer is recurrent (mamba, delta-net, short convolution), else 0
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
