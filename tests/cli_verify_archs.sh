@@ -8,10 +8,12 @@
 # misshapen, an extra tensor, a key of the architecture's table removed and retyped, a
 # per-layer array one element too long, head and expert counts changed.
 #
-# make check builds every model, and breaks those of 4 architectures in a sample of these ways,
-# seeded (GGUF_ARCH_SEED, printed: the day of the year unless set): one tensor left out, one
-# misshapen, one key removed and retyped. GGUF_ARCH_ALL=1 (make check-architectures) breaks
-# every model, leaving out every tensor of a layer in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to those architectures.
+# make check builds the models of 16 architectures, and breaks those of 4 of them in a sample of
+# these ways, seeded (GGUF_ARCH_SEED, printed: the day of the year unless set): one tensor left
+# out, one misshapen, one key removed and retyped. GGUF_ARCH_ALL=1 (make check-architectures)
+# builds and breaks every model, leaving out every tensor of a layer (and layer 0's own where the
+# layers differ) in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to
+# those architectures.
 . "$(dirname "$0")/cli_lib.sh"
 
 if ! have_oracle; then
@@ -55,16 +57,19 @@ for a in $(cat "$TMP/full"); do
     grep -qx -- "$a" "$TMP/recipes" && ok || fail "$a: full tables but no recipe in make_llama_model"
 done
 n_full=$(wc -l <"$TMP/full")
-[ "$n_full" -ge 28 ] && ok || fail "only $n_full architectures with full tables"
+[ "$n_full" -ge 90 ] && ok || fail "only $n_full architectures with full tables"
 if [ "$all" != 0 ]; then
-    broken=$(cat "$TMP/full")
+    built=$(cat "$TMP/full")
+    broken=$built
     echo "cli_verify_archs: every case"
 else
+    built=$(sample 16 "$TMP/full")
     broken=$(sample 4 "$TMP/full")
-    echo "cli_verify_archs: seed $seed (GGUF_ARCH_SEED=$seed reproduces the sample):" $broken
+    echo "cli_verify_archs: seed $seed (GGUF_ARCH_SEED=$seed reproduces the sample): built" \
+        $built "; broken" $broken
 fi
 
-for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
+for a in ${GGUF_ARCHS:-$built}; do
     voc=$(vocab_of "$a")
     B="$TMP/$a.gguf"
     if ! "$GEN" "$a" "$VOCAB/ggml-vocab-$voc.gguf" "$B" 2>"$TMP/gen.err"; then
@@ -79,6 +84,10 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
     # tensors: left out (every one of layer 1 and outside the layers, or one), misshapen
     "$EDIT" --list tensors "$B" >"$TMP/tensors"
     grep -E '^blk\.1\.|^[^b]' "$TMP/tensors" >"$TMP/drop"
+    # and layer 0's own (where the layers are of different kinds)
+    sed -n 's/^blk\.0\.//p' "$TMP/tensors" | while read -r t; do
+        grep -qxF "blk.1.$t" "$TMP/tensors" || echo "blk.0.$t"
+    done >>"$TMP/drop"
     for t in $(some "$TMP/drop"); do
         gen tensor-drop "$a: $t left out" "$a" "$voc" "$t" --drop "$t"
     done
@@ -92,17 +101,17 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
     "$GEN" --keys "$a" >"$TMP/keys"
     : >"$TMP/present"
     while read -r key req when; do
-        if "$EDIT" get "$B" "$a.$key" >/dev/null 2>&1; then
+        if "$EDIT" get "$B" "$key" >/dev/null 2>&1; then
             echo "$key $req" >>"$TMP/present"
         elif [ "$req" = required ] && [ "$when" = always ]; then
-            fail "$a: the recipe lacks the required key $key"
+            fail "$a: the recipe lacks the required key ${key#$a.}"
         fi
     done <"$TMP/keys"
     some "$TMP/present" | while read -r key req; do
         needle=
-        [ "$req" = required ] && needle="$a.$key"
-        edit key-removed "$a: $key removed" "$B" "$needle" rm "$a.$key"
-        edit key-type "$a: $key as STRING" "$B" "$a.$key" set "$a.$key" str 7
+        [ "$req" = required ] && needle="$key"
+        edit key-removed "$a: ${key#$a.} removed" "$B" "$needle" rm "$key"
+        edit key-type "$a: ${key#$a.} as STRING" "$B" "$key" set "$key" str 7
     done
 
     # per-layer arrays one element too long (2 layers), and of the right length
@@ -116,6 +125,15 @@ for a in ${GGUF_ARCHS:-$(cat "$TMP/full")}; do
         "$EDIT" set "$TMP/arr.gguf" "$a.$key" "[$v, $v]" --type u32 >/dev/null 2>&1
         judge per-layer "$a: $key array of 2 for 2 layers" "$TMP/arr.gguf" ""
     done
+
+    # key/value heads given per layer, sorted the other way (where they decide which layers are
+    # recurrent and which attention, the layers change kinds)
+    if [ "$("$EDIT" get "$B" "$a.attention.head_count_kv" 2>/dev/null | wc -l)" -gt 1 ]; then
+        rev=$("$EDIT" get "$B" "$a.attention.head_count_kv" | sort -r | paste -sd, -)
+        cp "$B" "$TMP/arr.gguf"
+        "$EDIT" set "$TMP/arr.gguf" "$a.attention.head_count_kv" "[$rev]" --type u32 >/dev/null 2>&1
+        judge layer-kinds "$a: head_count_kv per layer re-sorted" "$TMP/arr.gguf" ""
+    fi
 
     # head counts: one that does not divide embedding_length, more key/value heads; experts
     [ "$all" != 0 ] || continue

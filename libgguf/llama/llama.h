@@ -229,6 +229,11 @@ GGUF_HIDDEN void gguf__llama_emit(gguf__llama_report *r, int severity, const cha
 GGUF_HIDDEN int gguf__llama_check_vocab(gguf__llama_report *r, const gguf_file *f,
                                         const char *arch, int64_t *n_tokens, gguf_error *err);
 
+/* llama_check.c: the i-th symbol whose value is that of the layer an expression is evaluated
+ * at (HKV_i: that layer's head_count_kv; RECR_i: 1 when it is recurrent), or NULL after the
+ * last. Tables may use them in tensor rows (shapes and conditions) only. */
+GGUF_HIDDEN const char *gguf__llama_layer_sym(size_t i);
+
 /* llama_check.c: the tensors llama.cpp's loader creates for f's metadata, for tests that
  * build models: fn gets each name, shape and whether it is required (optional tensors that
  * depend on another's presence, and fused alternatives, are left out). Returns 0, or

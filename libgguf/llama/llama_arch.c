@@ -16,6 +16,8 @@
  *   X     expert_count                XU    expert_used_count (layer 0; XUMAX the largest)
  *   CTX   context_length              TT    tokenizer.ggml.token_type_count
  *   CLS   classifier labels (1)       i     the layer of a per-layer tensor
+ *   HKV_i, H_i, FF_i, FFE_i, XU_i  that layer's value of a per-layer key (llama_hparams.c)
+ *   RECR_i  1 when that layer is recurrent (mamba, delta-net, short convolution), else 0
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
@@ -156,17 +158,20 @@ const gguf__llama_tensor gguf__llama_generic_tensors[] = {
     {NULL, {NULL}, 0}};
 
 /* create_tensor_qkv: one fused attn_qkv (whose bias is optional), or separate q, k and v
- * (required unless F says otherwise) with optional biases. */
+ * (required unless F says otherwise) with optional biases; QKV_WHEN in the layers where W
+ * holds. */
 #define QKVW "blk.%d.attn_qkv.weight"
-#define QKV(Q, K, V, F)                                                                          \
-    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | LAYER},                                     \
-    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .if_present = QKVW},    \
-    {"blk.%d.attn_q.weight", {"E", Q}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_k.weight", {"E", K}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_v.weight", {"E", V}, (F) | LAYER, .if_absent = QKVW},                        \
-    {"blk.%d.attn_q.bias", {Q}, OPT | LAYER, .if_absent = QKVW},                               \
-    {"blk.%d.attn_k.bias", {K}, OPT | LAYER, .if_absent = QKVW},                               \
-    {"blk.%d.attn_v.bias", {V}, OPT | LAYER, .if_absent = QKVW}
+#define QKV_WHEN(Q, K, V, F, W)                                                                  \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .when = W},                          \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | LAYER, .when = W,              \
+     .if_present = QKVW},                                                                      \
+    {"blk.%d.attn_q.weight", {"E", Q}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_k.weight", {"E", K}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_v.weight", {"E", V}, (F) | LAYER, .when = W, .if_absent = QKVW},             \
+    {"blk.%d.attn_q.bias", {Q}, OPT | LAYER, .when = W, .if_absent = QKVW},                    \
+    {"blk.%d.attn_k.bias", {K}, OPT | LAYER, .when = W, .if_absent = QKVW},                    \
+    {"blk.%d.attn_v.bias", {V}, OPT | LAYER, .when = W, .if_absent = QKVW}
+#define QKV(Q, K, V, F) QKV_WHEN(Q, K, V, F, NULL)
 
 /* token_embd, output_norm, and an output that may be absent (tied to token_embd) */
 #define EMBED_OUT                                                                                \
@@ -227,23 +232,6 @@ static const gguf__llama_key keys_rms_norm_mrope[] = {
     {.name = "rope.dimension_sections", .type = I32, .form = PER_LAYER, .flags = ANY_LENGTH},
     {.name = NULL}};
 
-/* state-space and attention layers, with experts: nemotron_h, nemotron_h_moe */
-static const gguf__llama_key keys_nemotron_h[] = {
-    {.name = "ssm.conv_kernel", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.inner_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.state_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.time_step_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.group_count", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
-    {.name = "expert_shared_feed_forward_length", .type = U32, .form = SCALAR},
-    {.name = "expert_shared_count", .type = U32, .form = SCALAR},
-    {.name = "expert_weights_norm", .type = BOOL, .form = SCALAR},
-    {.name = "expert_weights_scale", .type = F32, .form = SCALAR},
-    {.name = "moe_latent_size", .type = U32, .form = SCALAR},
-    {.name = NULL}};
-
 /* rwkv6 time mixing: rwkv6, rwkv6qwen2 */
 static const gguf__llama_key keys_rwkv6[] = {
     {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
@@ -272,7 +260,8 @@ static const gguf__llama_key keys_rwkv7[] = {
 
 /* RMS norm and the experts' feed-forward length: llada_moe, rnd1 */
 static const gguf__llama_key keys_rms_norm_expert_ff[] = {
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER, .sym = "FFE",
+     .dflt = "0"},
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
     {.name = NULL}};
 
@@ -285,7 +274,7 @@ static const gguf__llama_key keys_llama[] = {
 static const gguf__llama_sym syms_llama[] = NO_SYMS;
 static const gguf__llama_rule rules_llama[] = {
     {"R == DK", NULL, "rope.dimension_count", GGUF_LLAMA_ERROR,
-     "differs from the head size: llama.cpp refuses it (invalid n_rot) for llama"},
+     "differs from the head size: llama.cpp refuses it (invalid n_rot)"},
     {NULL, NULL, NULL, 0, NULL}};
 /* llama's layers, shared by the architectures whose loader is a copy of llama's (mistral3,
  * granite, granitemoe): dense feed-forward, or experts when expert_count is set */
@@ -1027,6 +1016,1056 @@ static const gguf__llama_tensor tensors_rwkv7[] = {
     {NULL, {NULL}, 0}};
 #undef RW
 
+/* ---- gpt2, starcoder, bloom, falcon, mpt, codeshell, orion: layer norms with biases, a
+ * fused attention projection or the separate ones ---- */
+
+static const gguf__llama_rule rules_none[] = NO_RULES;
+/* the output, or token_embd in its place */
+#define EMBED_OUT_BIASED                                                                         \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"output_norm.weight", {"E"}, 0},                                                          \
+    {"output_norm.bias", {"E"}, 0},                                                            \
+    {"output.weight", {"E", "V"}, OPT}
+/* attention and feed-forward with biases everywhere, one fused qkv (gpt2, starcoder, bloom) */
+#define FUSED_BIASED_LAYERS                                                                      \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},                                                   \
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},                                    \
+    {"blk.%d.attn_qkv.bias", {"E+2*DV*HKV"}, LAYER},                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},                                                 \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},                                              \
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER}
+static const gguf__llama_tensor tensors_gpt2[] = {
+    EMBED_OUT_BIASED,
+    {"position_embd.weight", {"E", "CTX"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+#define tensors_starcoder tensors_gpt2
+static const gguf__llama_tensor tensors_bloom[] = {
+    EMBED_OUT_BIASED,
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+/* llama's check of the rope dimension applies to falcon too */
+#define rules_falcon rules_llama
+static const gguf__llama_tensor tensors_falcon[] = {
+    EMBED_OUT_BIASED,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.attn_norm_2.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_norm_2.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_mpt[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"position_embd.weight", {"E", "CTX"}, OPT},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, OPT},
+    {"output.weight", {"E", "V"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_qkv.bias", {"E+2*DV*HKV"}, OPT | LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {"blk.%d.attn_q_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_q_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_act.scales", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+/* norms and projections with biases, separate (or fused) q, k, v: codeshell, orion */
+#define BIASED_NORMS_LAYERS                                                                      \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},                                                   \
+    QKV("E", "DV*HKV", "DV*HKV", 0),                                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},                                                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_codeshell[] = {
+    /* token_embd may be absent: the output stands in for it */
+    {"token_embd.weight", {"E", "V"}, OPT},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    BIASED_NORMS_LAYERS,
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_orion[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    BIASED_NORMS_LAYERS,
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- internlm2, baichuan, xverse: llama's layers without options, a required output;
+ * refact: llama's loader; smollm3: llama's layers, the output optional ---- */
+
+#define DENSE_LAYERS(Q)                                                                          \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV(Q, "DV*HKV", "DV*HKV", 0),                                                             \
+    {"blk.%d.attn_output.weight", {Q, "E"}, LAYER},                                            \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},                                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_internlm2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+#define tensors_baichuan tensors_internlm2
+#define tensors_xverse tensors_internlm2
+static const gguf__llama_tensor tensors_smollm3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* seed_oss: a normalization after attention; head sizes from key_length */
+static const gguf__llama_tensor tensors_seed_oss[] = {
+    EMBED_OUT,
+    QKV("DK*H", "DK*HKV", "DK*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- command-r, cohere2: no feed-forward norm, the output is token_embd; command-r's 64-layer
+ * models normalize queries and keys ---- */
+
+#define COHERE_LAYERS                                                                            \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("E", "DV*HKV", "DV*HKV", 0),                                                           \
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},                                          \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},                                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_command_r[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    COHERE_LAYERS,
+    {"blk.%d.attn_q_norm.weight", {"DK", "H"}, LAYER, .when = "L >= 64"},
+    {"blk.%d.attn_k_norm.weight", {"DK", "HKV"}, LAYER, .when = "L >= 64"},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_key keys_cohere2[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"logit_scale", F32, SCALAR, REQ},
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+/* layer 0 slides unless the period is 1 */
+static const gguf__llama_sym syms_cohere2[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_cohere2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    COHERE_LAYERS,
+    {NULL, {NULL}, 0}};
+
+/* ---- olmoe: experts in every layer, queries and keys normalized over the whole width ---- */
+
+static const gguf__llama_rule rules_olmoe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses olmoe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses olmoe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_olmoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- chatglm: a fused gate and up; bitnet: sub-norms, the output is token_embd ---- */
+
+static const gguf__llama_tensor tensors_chatglm[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF*2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* (the weights' optional scales are the generic rows) */
+static const gguf__llama_tensor tensors_bitnet[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_sub_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_sub_norm.weight", {"FF"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- exaone, arcee: llama's layers with rope factors (arcee: no gate) ---- */
+
+#define ROPE_LAYERS(GATE)                                                                        \
+    EMBED_OUT,                                                                                 \
+    {"rope_freqs.weight", {"R/2"}, OPT},                                                       \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),                                                        \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},                                       \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = GATE},                              \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_exaone[] = {ROPE_LAYERS("1"), {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_arcee[] = {ROPE_LAYERS("0"), {NULL, {NULL}, 0}};
+
+/* ---- gptneox: gpt2's layers without position embeddings, a required output ---- */
+
+static const gguf__llama_tensor tensors_gptneox[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    FUSED_BIASED_LAYERS,
+    {NULL, {NULL}, 0}};
+
+/* ---- minicpm: llama's loader (its scales have defaults) ---- */
+
+static const gguf__llama_key keys_minicpm[] = {
+    RMS_EPS,
+    {"embedding_scale", F32, SCALAR, 0},
+    {"residual_scale", F32, SCALAR, 0},
+    {"logit_scale", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+
+/* ---- deepseek: dense first layers, then experts with shared ones ---- */
+
+static const gguf__llama_key keys_deepseek[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_deepseek[] = {
+    {"X > 0", "NDL < L", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers (after leading_dense_block_count) without experts"},
+    {"XU > 0", "NDL < L", "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_deepseek[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- dbrx: experts only, a fused attention projection, a norm after attention ---- */
+
+static const gguf__llama_rule rules_dbrx[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses dbrx without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_dbrx[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- arctic: a dense residual feed-forward of the embedding's width beside the experts ---- */
+
+static const gguf__llama_tensor tensors_arctic[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_norm_exps.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- dream, llada (diffusion), maincoder: llama-like layers ---- */
+
+static const gguf__llama_tensor tensors_dream[] = {
+    EMBED_OUT,
+    {"output.bias", {"V"}, OPT},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_llada[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_maincoder[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- plamo: no feed-forward norm; olmo: no norms at all; qwen: a fused projection of three
+ * widths and feed-forward halves ---- */
+
+static const gguf__llama_tensor tensors_plamo[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_olmo[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output.weight", {"E", "V"}, OPT},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_qwen[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E*3"}, LAYER},
+    {"blk.%d.attn_qkv.bias", {"E*3"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF/2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF/2", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF/2"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- jais: gated feed-forward with biases; jais2: separate projections with biases; nemotron:
+ * biased norms, optional biases ---- */
+
+static const gguf__llama_tensor tensors_jais[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    FUSED_BIASED_LAYERS,
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_gate.bias", {"FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_jais2[] = {
+    EMBED_OUT_BIASED,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q.bias", {"E"}, LAYER},
+    {"blk.%d.attn_k.bias", {"E"}, LAYER},
+    {"blk.%d.attn_v.bias", {"E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_nemotron[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- phimoe: experts, biased norms and output, rope factors of E/H/2 ---- */
+
+static const gguf__llama_tensor tensors_phimoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"output.bias", {"V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"rope_factors_long.weight", {"E/H/2"}, OPT},
+    {"rope_factors_short.weight", {"E/H/2"}, OPT},
+    {NULL, {NULL}, 0}};
+
+/* ---- pangu-embedded: llama's layers with a required output bias, rope factors ---- */
+
+static const gguf__llama_tensor tensors_pangu_embedded[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- minimax-m2: experts sized by feed_forward_length with a routing bias, queries and keys
+ * normalized over all heads; hunyuan-moe: experts and a shared expert in every layer ---- */
+
+static const gguf__llama_tensor tensors_minimax_m2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK*H"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK*HKV"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER},
+    {NULL, {NULL}, 0}};
+/* the shared expert is as wide as the layer's feed-forward unless given */
+#define HY_FFS "FFS > 0 ? FFS : FF_i"
+static const gguf__llama_tensor tensors_hunyuan_moe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", HY_FFS}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", HY_FFS}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {HY_FFS, "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+#undef HY_FFS
+
+/* ---- apertus: no gate, queries and keys normalized (optional biases), rope factors ---- */
+
+static const gguf__llama_tensor tensors_apertus[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.bias", {"DK"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.bias", {"DK"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- openelm: head and feed-forward counts that change from layer to layer ---- */
+
+static const gguf__llama_tensor tensors_openelm[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "(2*HKV_i + H_i)*DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_output.weight", {"H_i*DK", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF_i"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen3next, qwen35, qwen35moe: gated delta-net layers, attention every
+ * full_attention_interval-th layer (or where attention.recurrent_layers says), next-token
+ * prediction layers at the end that are attention layers ---- */
+
+#define DELTANET_KEYS                                                                            \
+    RMS_EPS,                                                                                   \
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
+    {"ssm.inner_size", U32, SCALAR, REQ},                                                      \
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"},                                        \
+    {"attention.recurrent_layers", U32, PER_LAYER, 0},                                         \
+    {"full_attention_interval", U32, SCALAR, 0}
+#define DELTANET_EXPERT_KEYS                                                                     \
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},              \
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"}
+static const gguf__llama_key keys_qwen3next[] = {DELTANET_EXPERT_KEYS, DELTANET_KEYS,
+                                                 {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35[] = {
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ}, DELTANET_KEYS, {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_qwen35moe[] = {
+    DELTANET_EXPERT_KEYS,
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ},
+    DELTANET_KEYS,
+    {NULL, 0, 0, 0}};
+#define DELTANET_SYMS                                                                            \
+    {"KD", "DSTATE*NG", "ssm.state_size*ssm.group_count"},                                     \
+    {"VD", "DSTATE*DTR", "ssm.state_size*ssm.time_step_rank"}
+static const gguf__llama_sym syms_deltanet[] = {DELTANET_SYMS, {NULL, NULL, NULL}};
+static const gguf__llama_sym syms_deltanet_moe[] = {
+    DELTANET_SYMS, {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"}, {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_deltanet_moe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define DN ALL_LAYERS
+#define DN_ATTN "!RECR_i"
+#define DN_RECR "RECR_i"
+/* create_tensor_qkv over every layer, in the attention layers */
+#define DN_QKV(Q, K, V)                                                                          \
+    {QKVW, {"E", "(" Q ")+(" K ")+(" V ")"}, OPT | DN, .when = DN_ATTN},                       \
+    {"blk.%d.attn_qkv.bias", {"(" Q ")+(" K ")+(" V ")"}, OPT | DN, .when = DN_ATTN,           \
+     .if_present = QKVW},                                                                      \
+    {"blk.%d.attn_q.weight", {"E", Q}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_k.weight", {"E", K}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_v.weight", {"E", V}, DN, .when = DN_ATTN, .if_absent = QKVW},                \
+    {"blk.%d.attn_q.bias", {Q}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW},                 \
+    {"blk.%d.attn_k.bias", {K}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW},                 \
+    {"blk.%d.attn_v.bias", {V}, OPT | DN, .when = DN_ATTN, .if_absent = QKVW}
+#define DELTANET_LAYERS(BETA_ALPHA)                                                              \
+    EMBED_OUT,                                                                                 \
+    {"blk.%d.attn_norm.weight", {"E"}, DN},                                                    \
+    {"blk.%d.post_attention_norm.weight", {"E"}, DN},                                          \
+    DN_QKV("DK*H*2", "DK*HKV", "DV*HKV"),                                                      \
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, DN, .when = DN_ATTN},                         \
+    {"blk.%d.attn_q_norm.weight", {"DK"}, DN, .when = DN_ATTN},                                \
+    {"blk.%d.attn_k_norm.weight", {"DK"}, DN, .when = DN_ATTN},                                \
+    {QKVW, {"E", "KD*2+VD"}, OPT | DN, .when = DN_RECR},                                       \
+    {"blk.%d.attn_gate.weight", {"E", "VD"}, OPT | DN, .when = DN_RECR},                       \
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "KD*2+VD"}, DN, .when = DN_RECR},                   \
+    {"blk.%d.ssm_dt.bias", {"DTR"}, DN, .when = DN_RECR},                                      \
+    {"blk.%d.ssm_a", {"DTR"}, DN, .when = DN_RECR},                                            \
+    BETA_ALPHA,                                                                                \
+    {"blk.%d.ssm_norm.weight", {"DSTATE"}, DN, .when = DN_RECR},                               \
+    {"blk.%d.ssm_out.weight", {"VD", "E"}, DN, .when = DN_RECR},                               \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, DN, .when = "i >= L"},                       \
+    {"blk.%d.nextn.enorm.weight", {"E"}, DN, .when = "i >= L"},                                \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, DN, .when = "i >= L"},                                \
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | DN, .when = "i >= L"},              \
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | DN, .when = "i >= L"},          \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | DN, .when = "i >= L"}
+#define DN_EXPERTS(FFS)                                                                          \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, DN},                                            \
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, DN},                                    \
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFX*2", "X"}, OPT | DN},                         \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, DN,                                     \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, DN,                                       \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_gate_inp_shexp.weight", {"E"}, DN},                                           \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", FFS}, DN},                                          \
+    {"blk.%d.ffn_up_shexp.weight", {"E", FFS}, DN},                                            \
+    {"blk.%d.ffn_down_shexp.weight", {FFS, "E"}, DN}
+#define DN_BA {"blk.%d.ssm_ba.weight", {"E", "DTR*2"}, DN, .when = DN_RECR}
+static const gguf__llama_tensor tensors_qwen3next[] = {
+    DELTANET_LAYERS(DN_BA),
+    {"blk.%d.ssm_in.weight", {"E", "KD*2+VD*2"}, OPT | DN, .when = DN_RECR},
+    /* the shared expert is as wide as the layer's feed-forward unless given */
+    DN_EXPERTS("FFS > 0 ? FFS : FF_i"),
+    {NULL, {NULL}, 0}};
+#define DN_BETA_ALPHA                                                                            \
+    {"blk.%d.ssm_beta.weight", {"E", "DTR"}, DN, .when = DN_RECR},                             \
+    {"blk.%d.ssm_alpha.weight", {"E", "DTR"}, DN, .when = DN_RECR}
+static const gguf__llama_tensor tensors_qwen35[] = {
+    DELTANET_LAYERS(DN_BETA_ALPHA),
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, DN},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, DN},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, DN},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_qwen35moe[] = {
+    DELTANET_LAYERS(DN_BETA_ALPHA),
+    DN_EXPERTS("FFS ? FFS : FF"),
+    {NULL, {NULL}, 0}};
+
+/* ---- granitehybrid, nemotron_h: mamba2 layers where a layer has no key/value heads (nemotron_h:
+ * and no feed-forward), attention in the others ---- */
+
+#define MAMBA2_KEYS                                                                              \
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},                                     \
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"}
+/* a mamba2 block in the layers where W holds */
+#define MAMBA2_LAYER(F, W)                                                                       \
+    {"blk.%d.ssm_in.weight", {"E", "2*DINNER + 2*NG*DSTATE + DTR"}, F, .when = W},             \
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "DINNER + 2*NG*DSTATE"}, F, .when = W},             \
+    {"blk.%d.ssm_conv1d.bias", {"DINNER + 2*NG*DSTATE"}, OPT | (F), .when = W},                \
+    {"blk.%d.ssm_dt.bias", {"DTR"}, F, .when = W},                                             \
+    {"blk.%d.ssm_a", {"1", "DTR"}, F, .when = W},                                              \
+    {"blk.%d.ssm_d", {"1", "DTR"}, F, .when = W},                                              \
+    {"blk.%d.ssm_norm.weight", {"DINNER/NG", "NG"}, F, .when = W},                             \
+    {"blk.%d.ssm_out.weight", {"DINNER", "E"}, F, .when = W}
+static const gguf__llama_key keys_granitehybrid[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, 0},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    MAMBA2_KEYS,
+    {"rope.scaling.finetuned", BOOL, SCALAR, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_granitehybrid[] = {
+    {"2*E == DINNER", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is twice embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_granitehybrid[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    MAMBA2_LAYER(LAYER, "RECR_i"),
+    QKV_WHEN("DK*H_i", "DK*HKV_i", "DV*HKV_i", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"DK*H_i", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER, .when = "!RECR_i"},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {NULL, {NULL}, 0}};
+
+static const gguf__llama_key keys_nemotron_h[] = {
+    MAMBA2_KEYS,
+    RMS_EPS,
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_shared_count", U32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"moe_latent_size", U32, SCALAR, 0, .sym = "MLAT", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_nemotron_h[] = {
+    {"MOEE", "MLAT > 0 ? MLAT : E", "moe_latent_size"},
+    {NULL, NULL, NULL}};
+#define NH ALL_LAYERS
+#define NH_FFN "i < L && !RECR_i && FF_i != 0"
+#define NH_FFX "FFE_i ? FFE_i : FF_i/XU_i"
+#define NH_MTP_FFX "FFE_i ? FFE_i : FF/XU_i"
+static const gguf__llama_tensor tensors_nemotron_h[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, NH},
+    MAMBA2_LAYER(NH, "RECR_i"),
+    /* attention in the layers without feed-forward, and in the next-token prediction layers */
+    {QKVW, {"E", "DK*H_i+DK*HKV_i+DV*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    {"blk.%d.attn_qkv.bias", {"DK*H_i+DK*HKV_i+DV*HKV_i"}, OPT | NH,
+     .when = "!RECR_i && (i >= L || FF_i == 0)", .if_present = QKVW},
+    {"blk.%d.attn_q.weight", {"E", "DK*H_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_v.weight", {"E", "DV*HKV_i"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_q.bias", {"DK*H_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_k.bias", {"DK*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_v.bias", {"DV*HKV_i"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)",
+     .if_absent = QKVW},
+    {"blk.%d.attn_output.weight", {"DK*H_i", "E"}, NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | NH, .when = "!RECR_i && (i >= L || FF_i == 0)"},
+    /* feed-forward layers: experts, or a dense up and down */
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_latent_down.weight", {"E", "MOEE"}, OPT | NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_latent_up.weight", {"MOEE", "E"}, OPT | NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down_exps.weight", {NH_FFX, "MOEE", "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_up_exps.weight", {"MOEE", NH_FFX, "X"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, NH, .when = NH_FFN " && X != 0"},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | NH, .when = NH_FFN " && X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF_i"}, OPT | NH, .when = NH_FFN " && X == 0"},
+    /* next-token prediction layers */
+    {"blk.%d.nextn.enorm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, NH, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.post_attention_norm.weight", {"E"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, NH, .when = "i >= L"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_down_exps.weight", {NH_MTP_FFX, "MOEE", "X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_up_exps.weight", {"MOEE", NH_MTP_FFX, "X"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, NH, .when = "i >= L"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, NH, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef NH
+
+/* ---- mamba: selective state-space layers of twice the embedding's width ---- */
+
+static const gguf__llama_key keys_mamba[] = {
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},
+    {"ssm.dt_b_c_rms", BOOL, SCALAR, 0},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_mamba[] = {
+    {"2*E == DINNER", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses it unless it is twice embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_mamba[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ssm_in.weight", {"E", "2*DINNER"}, LAYER},
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "DINNER"}, LAYER},
+    {"blk.%d.ssm_conv1d.bias", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_x.weight", {"DINNER", "DTR + 2*DSTATE"}, LAYER},
+    {"blk.%d.ssm_dt.weight", {"DTR", "DINNER"}, LAYER},
+    {"blk.%d.ssm_dt.bias", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_a", {"DSTATE", "DINNER"}, LAYER},
+    {"blk.%d.ssm_d", {"DINNER"}, LAYER},
+    {"blk.%d.ssm_out.weight", {"DINNER", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- hunyuan-dense and hunyuan_vl (one loader): queries and keys normalized ---- */
+
+static const gguf__llama_tensor tensors_hunyuan_vl[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- t5 (an encoder and a decoder), t5encoder (the encoder alone) ---- */
+
+static const gguf__llama_key keys_t5[] = {
+    RMS_EPS,
+    {"attention.relative_buckets_count", U32, SCALAR, REQ, .sym = "NRB"},
+    {"decoder_start_token_id", U32, SCALAR, 0},
+    {"decoder_block_count", U32, SCALAR, 0, .sym = "DNL", .dflt = "L"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_t5encoder[] = {
+    RMS_EPS,
+    {"attention.relative_buckets_count", U32, SCALAR, REQ, .sym = "NRB"},
+    {NULL, 0, 0, 0}};
+#define T5_ENCODER                                                                               \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"enc.output_norm.weight", {"E"}, 0},                                                      \
+    {"output.weight", {"E", "V"}, OPT},                                                        \
+    {"enc.blk.%d.attn_norm.weight", {"E"}, LAYER},                                             \
+    {"enc.blk.%d.attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER},                               \
+    {"enc.blk.%d.attn_q.weight", {"E", "DK*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER},                                      \
+    {"enc.blk.%d.attn_o.weight", {"DV*HKV", "E"}, LAYER},                                      \
+    {"enc.blk.%d.ffn_norm.weight", {"E"}, LAYER},                                              \
+    {"enc.blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER},                                  \
+    {"enc.blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                        \
+    {"enc.blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+static const gguf__llama_tensor tensors_t5encoder[] = {T5_ENCODER, {NULL, {NULL}, 0}};
+/* The decoder's layers are judged over block_count: with more decoder than encoder layers the
+ * condition is undefined (1/0), so the tensors beyond are not judged rather than misjudged. */
+#define T5D "DNL <= L ? i < DNL : 1/0"
+static const gguf__llama_tensor tensors_t5[] = {
+    T5_ENCODER,
+    {"dec.output_norm.weight", {"E"}, 0},
+    {"dec.blk.%d.attn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.attn_q.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_k.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_v.weight", {"E", "DV*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.attn_o.weight", {"DV*HKV", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_rel_b.weight", {"H", "NRB"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_q.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_k.weight", {"E", "DK*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_v.weight", {"E", "DV*HKV"}, LAYER, .when = T5D},
+    {"dec.blk.%d.cross_attn_o.weight", {"DV*HKV", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_norm.weight", {"E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = T5D},
+    {"dec.blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = T5D},
+    {NULL, {NULL}, 0}};
+#undef T5D
+
+/* ---- gemma-embedding: gemma3's layers without a causal mask, optional dense projections ---- */
+
+static const gguf__llama_key keys_gemma_embedding[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "6"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    RMS_EPS,
+    {"dense_2_feat_in", U32, SCALAR, 0, .sym = "D2I", .dflt = "0"},
+    {"dense_2_feat_out", U32, SCALAR, 0, .sym = "D2O", .dflt = "0"},
+    {"dense_3_feat_in", U32, SCALAR, 0, .sym = "D3I", .dflt = "0"},
+    {"dense_3_feat_out", U32, SCALAR, 0, .sym = "D3O", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+#define syms_gemma_embedding syms_gemma2
+static const gguf__llama_rule rules_gemma_embedding[] = {
+    {"D2I == 0 || D2I == E", NULL, "dense_2_feat_in", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is 0 or embedding_length"},
+    {"D3O == 0 || D3O == E", NULL, "dense_3_feat_out", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is 0 or embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_gemma_embedding[] = {
+    EMBED_OUT,
+    {"dense_2.weight", {"E", "D2O"}, OPT},
+    {"dense_3.weight", {"D3I", "E"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- llada-moe, rnd1: experts in every layer (sized by FF/XU unless given), queries and keys
+ * normalized; bailingmoe: heads of the rope dimension, shared experts ---- */
+
+static const gguf__llama_sym syms_expert_ff[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_experts_used[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define NORMED_EXPERT_LAYERS(Q)                                                                  \
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},                                                 \
+    QKV(Q, "DV*HKV", "DV*HKV", 0),                                                             \
+    {"blk.%d.attn_output.weight", {Q, "E"}, LAYER},                                            \
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},                                              \
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},                                              \
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},                                                  \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},                                         \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},                                 \
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},                                 \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER}
+static const gguf__llama_tensor tensors_llada_moe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    NORMED_EXPERT_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_rnd1[] = {EMBED_OUT, NORMED_EXPERT_LAYERS("DK*H"),
+                                                  {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_bailingmoe[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("H*R", "HKV*R", "HKV*R", 0),
+    {"blk.%d.attn_output.weight", {"H*R", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- eurobert, neo-bert: encoders; smallthinker: experts in every layer ---- */
+
+static const gguf__llama_tensor tensors_eurobert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    DENSE_LAYERS("E"),
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_neo_bert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"cls.weight", {"E", "E"}, OPT},
+    {"cls.bias", {"E"}, OPT},
+    {"cls.output.weight", {"E", "CLS"}, OPT},
+    {"cls.output.bias", {"CLS"}, OPT},
+    {"enc.output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF*2"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_smallthinker[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
+ * others (head_count_kv given per layer), dense feed-forward in both ---- */
+
+static const gguf__llama_key keys_lfm2[] = {
+    {"shortconv.l_cache", U32, SCALAR, REQ, .sym = "LCACHE"},
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, 0},
+    {"embedding_length_out", U32, SCALAR, 0, .sym = "EOUTK", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_lfm2[] = {
+    {"EOUT", "EOUTK > 0 ? EOUTK : E", "embedding_length_out"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_lfm2[] = {
+    {"DK*HKV == DV*HKV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless layer 0's keys and values have the same width"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_lfm2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, OPT},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    QKV_WHEN("E", "DK*HKV_i", "DV*HKV_i", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.shortconv.conv.weight", {"LCACHE", "E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.shortconv.in_proj.weight", {"E", "3*E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.shortconv.out_proj.weight", {"E", "E"}, LAYER, .when = "RECR_i"},
+    {"dense_2.weight", {"E", "EOUT"}, OPT},
+    {"dense_2.bias", {"EOUT"}, OPT},
+    {NULL, {NULL}, 0}};
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_llama4[] = {
@@ -1075,47 +2114,11 @@ static const gguf__llama_key keys_nomic_bert_moe[] = {
 static const gguf__llama_key keys_qwen2vl[] = {
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen3next[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen3vlmoe[] = {
     {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen35[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen35moe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen4exp[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -1152,12 +2155,6 @@ static const gguf__llama_key keys_plamo3[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_minicpm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_minicpm3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1190,24 +2187,6 @@ static const gguf__llama_key keys_gemma4_assistant[] = {
     {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gemma_embedding[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"dense_2_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_2_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_3_feat_in", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"dense_3_feat_out", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mamba[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.dt_b_c_rms", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jamba[] = {
     {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1217,13 +2196,6 @@ static const gguf__llama_key keys_jamba[] = {
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_command_r[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_cohere2[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_cohere2moe[] = {
@@ -1256,13 +2228,6 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_deepseek32[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -1323,16 +2288,6 @@ static const gguf__llama_key keys_glm_dsa[] = {
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_t5[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"decoder_start_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"decoder_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_t5encoder[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.relative_buckets_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
@@ -1349,20 +2304,6 @@ static const gguf__llama_key keys_exaone_moe[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_granitehybrid[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_graniteswitch[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1403,8 +2344,8 @@ static const gguf__llama_key keys_plm[] = {
 static const gguf__llama_key keys_bailingmoe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED, .sym = "FFE"},
+    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED, .sym = "XS"},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
@@ -1490,7 +2431,7 @@ static const gguf__llama_key keys_laguna[] = {
 static const gguf__llama_key keys_hunyuan_moe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
+    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0, .sym = "FFS", .dflt = "0"},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_hy_v3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1499,11 +2440,6 @@ static const gguf__llama_key keys_hy_v3[] = {
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_lfm2[] = {
-    {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_lfm2moe[] = {
     {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1516,7 +2452,7 @@ static const gguf__llama_key keys_smallthinker[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
+    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
@@ -1592,23 +2528,6 @@ static const gguf__llama_key keys_dflash[] = {
     {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mistral4[] = {
-    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.temperature_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mimo2[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -1629,10 +2548,6 @@ static const gguf__llama_key keys_step35[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_llama_embed[] = {
-    {"vocab_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_kimi_linear[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -1690,47 +2605,47 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "llama4", .keys = keys_llama4},
     {.name = "deci", .keys = keys_rms_norm},
-    {.name = "falcon", .keys = keys_layer_norm},
+    {.name = "falcon", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_falcon, .tensors = tensors_falcon},
     {.name = "grok", .keys = keys_grok},
-    {.name = "gpt2", .keys = keys_layer_norm},
+    {.name = "gpt2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gpt2},
     {.name = "gptj", .refused = 1},
-    {.name = "gptneox", .keys = keys_gptneox},
-    {.name = "mpt", .keys = keys_mpt},
-    {.name = "baichuan", .keys = keys_rms_norm},
-    {.name = "starcoder", .keys = keys_layer_norm},
-    {.name = "refact", .keys = keys_rms_norm},
+    {.name = "gptneox", .keys = keys_gptneox, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gptneox},
+    {.name = "mpt", .keys = keys_mpt, .syms = syms_llama, .rules = rules_none, .tensors = tensors_mpt},
+    {.name = "baichuan", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_baichuan},
+    {.name = "starcoder", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_starcoder},
+    {.name = "refact", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
     {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
     {.name = "modern-bert", .keys = keys_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
     {.name = "nomic-bert-moe", .keys = keys_nomic_bert_moe},
-    {.name = "neo-bert", .keys = keys_rms_norm},
+    {.name = "neo-bert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_neo_bert},
     {.name = "jina-bert-v2", .keys = keys_layer_norm},
     {.name = "jina-bert-v3", .keys = keys_layer_norm},
-    {.name = "eurobert", .keys = keys_rms_norm},
-    {.name = "bloom", .keys = keys_layer_norm},
+    {.name = "eurobert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_eurobert},
+    {.name = "bloom", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bloom},
     {.name = "stablelm", .keys = keys_layer_norm, .syms = syms_stablelm, .rules = rules_stablelm, .tensors = tensors_stablelm},
-    {.name = "qwen", .keys = keys_rms_norm},
+    {.name = "qwen", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_qwen},
     {.name = "qwen2", .keys = keys_rms_norm, .syms = syms_qwen2, .rules = rules_qwen2, .tensors = tensors_qwen2},
     {.name = "qwen2moe", .keys = keys_qwen2moe, .syms = syms_qwen2moe, .rules = rules_qwen2moe, .tensors = tensors_qwen2moe},
-    {.name = "qwen2vl", .keys = keys_qwen2vl},
+    {.name = "qwen2vl", .keys = keys_qwen2vl, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
     {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
-    {.name = "qwen3next", .keys = keys_qwen3next},
+    {.name = "qwen3next", .keys = keys_qwen3next, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen3next},
     {.name = "qwen3vl", .keys = keys_rms_norm_deepstack},
     {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe},
-    {.name = "qwen35", .keys = keys_qwen35},
-    {.name = "qwen35moe", .keys = keys_qwen35moe},
+    {.name = "qwen35", .keys = keys_qwen35, .syms = syms_deltanet, .rules = rules_none, .tensors = tensors_qwen35},
+    {.name = "qwen35moe", .keys = keys_qwen35moe, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen35moe},
     {.name = "qwen4exp", .keys = keys_qwen4exp},
     {.name = "phi2", .keys = keys_layer_norm, .syms = syms_phi2, .rules = rules_phi2, .tensors = tensors_phi2},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
-    {.name = "phimoe", .keys = keys_rms_norm},
-    {.name = "plamo", .keys = keys_rms_norm},
+    {.name = "phimoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_phimoe},
+    {.name = "plamo", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plamo},
     {.name = "plamo2", .keys = keys_rms_norm_ssm},
     {.name = "plamo3", .keys = keys_plamo3},
-    {.name = "codeshell", .keys = keys_layer_norm},
-    {.name = "orion", .keys = keys_layer_norm},
-    {.name = "internlm2", .keys = keys_rms_norm},
-    {.name = "minicpm", .keys = keys_minicpm},
+    {.name = "codeshell", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_codeshell},
+    {.name = "orion", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_orion},
+    {.name = "internlm2", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_internlm2},
+    {.name = "minicpm", .keys = keys_minicpm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
     {.name = "minicpm3", .keys = keys_minicpm3},
     {.name = "gemma", .keys = keys_rms_norm, .syms = syms_gemma, .rules = rules_gemma, .tensors = tensors_gemma},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
@@ -1738,41 +2653,41 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
-    {.name = "gemma-embedding", .keys = keys_gemma_embedding},
+    {.name = "gemma-embedding", .keys = keys_gemma_embedding, .syms = syms_gemma_embedding, .rules = rules_gemma_embedding, .tensors = tensors_gemma_embedding},
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
-    {.name = "mamba", .keys = keys_mamba},
+    {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
     {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
     {.name = "jamba", .keys = keys_jamba},
     {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
-    {.name = "xverse", .keys = keys_rms_norm},
-    {.name = "command-r", .keys = keys_command_r},
-    {.name = "cohere2", .keys = keys_cohere2},
+    {.name = "xverse", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_xverse},
+    {.name = "command-r", .keys = keys_command_r, .syms = syms_llama, .rules = rules_none, .tensors = tensors_command_r},
+    {.name = "cohere2", .keys = keys_cohere2, .syms = syms_cohere2, .rules = rules_none, .tensors = tensors_cohere2},
     {.name = "cohere2moe", .keys = keys_cohere2moe},
-    {.name = "dbrx", .keys = keys_dbrx},
-    {.name = "olmo", .keys = keys_olmo},
+    {.name = "dbrx", .keys = keys_dbrx, .syms = syms_llama, .rules = rules_dbrx, .tensors = tensors_dbrx},
+    {.name = "olmo", .keys = keys_olmo, .syms = syms_llama, .rules = rules_none, .tensors = tensors_olmo},
     {.name = "olmo2", .keys = keys_olmo2, .syms = syms_olmo2, .rules = rules_olmo2, .tensors = tensors_olmo2},
-    {.name = "olmoe", .keys = keys_rms_norm},
+    {.name = "olmoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_olmoe, .tensors = tensors_olmoe},
     {.name = "muse-glimmer", .keys = keys_muse_glimmer},
-    {.name = "openelm", .keys = keys_rms_norm},
-    {.name = "arctic", .keys = keys_rms_norm},
-    {.name = "deepseek", .keys = keys_deepseek},
+    {.name = "openelm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_openelm},
+    {.name = "arctic", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arctic},
+    {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "deepseek32", .keys = keys_deepseek32},
     {.name = "deepseek4", .keys = keys_deepseek4},
-    {.name = "chatglm", .keys = keys_rms_norm},
+    {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
     {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "glm-dsa", .keys = keys_glm_dsa},
-    {.name = "bitnet", .keys = keys_rms_norm},
-    {.name = "t5", .keys = keys_t5},
-    {.name = "t5encoder", .keys = keys_t5encoder},
-    {.name = "jais", .keys = keys_jais},
-    {.name = "jais2", .keys = keys_layer_norm},
-    {.name = "nemotron", .keys = keys_layer_norm},
-    {.name = "nemotron_h", .keys = keys_nemotron_h},
-    {.name = "nemotron_h_moe", .keys = keys_nemotron_h},
-    {.name = "exaone", .keys = keys_rms_norm},
+    {.name = "bitnet", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bitnet},
+    {.name = "t5", .keys = keys_t5, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5},
+    {.name = "t5encoder", .keys = keys_t5encoder, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5encoder},
+    {.name = "jais", .keys = keys_jais, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais},
+    {.name = "jais2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_jais2},
+    {.name = "nemotron", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_nemotron},
+    {.name = "nemotron_h", .keys = keys_nemotron_h, .syms = syms_nemotron_h, .rules = rules_none, .tensors = tensors_nemotron_h},
+    {.name = "nemotron_h_moe", .keys = keys_nemotron_h, .syms = syms_nemotron_h, .rules = rules_none, .tensors = tensors_nemotron_h},
+    {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe},
     {.name = "rwkv6", .keys = keys_rwkv6},
@@ -1781,52 +2696,52 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "arwkv7", .keys = keys_rwkv7},
     {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},
     {.name = "granitemoe", .keys = keys_granitemoe, .syms = syms_granitemoe, .rules = rules_granitemoe, .tensors = tensors_granitemoe},
-    {.name = "granitehybrid", .keys = keys_granitehybrid},
+    {.name = "granitehybrid", .keys = keys_granitehybrid, .syms = syms_llama, .rules = rules_granitehybrid, .tensors = tensors_granitehybrid},
     {.name = "graniteswitch", .keys = keys_graniteswitch},
     {.name = "granite_swa", .keys = keys_granite_swa},
     {.name = "chameleon", .keys = keys_chameleon},
     {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec},
     {.name = "plm", .keys = keys_plm},
-    {.name = "bailingmoe", .keys = keys_bailingmoe},
+    {.name = "bailingmoe", .keys = keys_bailingmoe, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe},
     {.name = "bailingmoe2", .keys = keys_bailingmoe2},
     {.name = "bailingmoe3", .keys = keys_bailingmoe3},
     {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe},
     {.name = "dots3note", .keys = keys_dots3note},
-    {.name = "arcee", .keys = keys_rms_norm},
+    {.name = "arcee", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arcee},
     {.name = "afmoe", .keys = keys_afmoe},
     {.name = "laguna", .keys = keys_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
-    {.name = "hunyuan-moe", .keys = keys_hunyuan_moe},
-    {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope},
-    {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope},
+    {.name = "hunyuan-moe", .keys = keys_hunyuan_moe, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_moe},
+    {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
+    {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
     {.name = "hy_v3", .keys = keys_hy_v3},
-    {.name = "smollm3", .keys = keys_rms_norm},
+    {.name = "smollm3", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_smollm3},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
-    {.name = "lfm2", .keys = keys_lfm2},
+    {.name = "lfm2", .keys = keys_lfm2, .syms = syms_lfm2, .rules = rules_lfm2, .tensors = tensors_lfm2},
     {.name = "lfm2moe", .keys = keys_lfm2moe},
-    {.name = "dream", .keys = keys_rms_norm},
-    {.name = "smallthinker", .keys = keys_smallthinker},
-    {.name = "llada", .keys = keys_rms_norm},
-    {.name = "llada-moe", .keys = keys_rms_norm_expert_ff},
-    {.name = "seed_oss", .keys = keys_rms_norm},
+    {.name = "dream", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
+    {.name = "smallthinker", .keys = keys_smallthinker, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_smallthinker},
+    {.name = "llada", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llada},
+    {.name = "llada-moe", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_llada_moe},
+    {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
     {.name = "grovemoe", .keys = keys_grovemoe},
-    {.name = "apertus", .keys = keys_apertus},
+    {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
     {.name = "minimax-01", .keys = keys_minimax_01},
-    {.name = "minimax-m2", .keys = keys_minimax_m2},
+    {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3},
     {.name = "cogvlm", .keys = keys_rms_norm},
-    {.name = "rnd1", .keys = keys_rms_norm_expert_ff},
-    {.name = "pangu-embedded", .keys = keys_rms_norm},
+    {.name = "rnd1", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
+    {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3},
     {.name = "dflash", .keys = keys_dflash},
-    {.name = "mistral4", .keys = keys_mistral4},
+    {.name = "mistral4", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
     {.name = "step35", .keys = keys_step35},
-    {.name = "llama-embed", .keys = keys_llama_embed},
-    {.name = "maincoder", .keys = keys_rms_norm},
+    {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
+    {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
     {.name = "talkie", .keys = keys_talkie},

@@ -4,7 +4,11 @@
  *
  * Hyperparameters are symbols resolved lazily from their keys (or defaults) when an
  * expression needs them; a symbol whose key is unusable is undefined, and a rule that depends
- * on an undefined symbol is not judged, so one bad key gives one finding, not a cascade. */
+ * on an undefined symbol is not judged, so one bad key gives one finding, not a cascade.
+ *
+ * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
+ * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
+ * XU_i and RECR_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -45,6 +49,9 @@ typedef struct lc {
     int *stats_arch;
     char label[NAME_MAX_LEN]; /* sym_label's answer */
     gguf_error *err;
+    int64_t layer;            /* the layer an expression is evaluated at, or -1 */
+    int hp_read;              /* hp holds the file's hyperparameters */
+    gguf__llama_hparams hp;
 } lc;
 
 static const gguf_value *find_value(const gguf_file *f, const char *key, uint64_t *offset) {
@@ -101,7 +108,10 @@ static void sym_set(lc *c, const char *name, int64_t v, int undefined) {
 static int resolve(void *ctx, const char *name, size_t len, int defined, int64_t *v);
 
 static int eval(lc *c, const char *expr, int64_t layer, int64_t *out) {
+    int64_t outer = c->layer;
+    c->layer = layer;
     int rc = gguf__llama_eval(out, expr, layer, resolve, c);
+    c->layer = outer;
     return rc < 0 ? 1 : rc; /* a table bug counts as undefined; tests catch it */
 }
 
@@ -209,8 +219,61 @@ static int key_value(lc *c, const gguf__llama_key *k, const gguf_value *v, int64
     return 0;
 }
 
+/* The symbols whose value depends on the layer: what llama_hparams.c reads for that layer.
+ * Each is undefined where the layer-0 symbols `base` names are (a key llama.cpp would refuse,
+ * so that the key's own finding is the only one). */
+static uint32_t hkv_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_head_kv[il]; }
+static uint32_t h_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_head[il]; }
+static uint32_t ff_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff[il]; }
+static uint32_t ffe_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff_exp[il]; }
+static uint32_t xu_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_expert_used[il]; }
+static uint32_t recr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_recr[il]; }
+static const struct layer_sym {
+    const char *name;
+    const char *base;
+    uint32_t (*at)(const gguf__llama_hparams *hp, uint32_t il);
+    const char *key; /* how a message names it */
+} layer_syms[] = {
+    {"HKV_i", "HKV", hkv_at, "attention.head_count_kv"},
+    {"H_i", "H", h_at, "attention.head_count"},
+    {"FF_i", "FF", ff_at, "feed_forward_length"},
+    {"FFE_i", "E", ffe_at, "expert_feed_forward_length"},
+    {"XU_i", "XU", xu_at, "expert_used_count"},
+    {"RECR_i", "HKV + FF", recr_at, NULL},
+};
+
+const char *gguf__llama_layer_sym(size_t i) {
+    return i < sizeof layer_syms / sizeof layer_syms[0] ? layer_syms[i].name : NULL;
+}
+
+static const struct layer_sym *layer_sym_find(const char *name, size_t len) {
+    for (size_t k = 0; k < sizeof layer_syms / sizeof layer_syms[0]; k++) {
+        if (strlen(layer_syms[k].name) == len && memcmp(layer_syms[k].name, name, len) == 0)
+            return &layer_syms[k];
+    }
+    return NULL;
+}
+
+static int resolve_layer(lc *c, const struct layer_sym *ls, int64_t *v) {
+    int64_t base, nl;
+    if (c->layer < 0 || eval(c, ls->base, -1, &base) != 0 || eval(c, "NL", -1, &nl) != 0 ||
+        c->layer >= nl || c->layer >= GGUF__LLAMA_MAX_LAYERS)
+        return 1;
+    if (!c->hp_read) {
+        gguf__llama_hparams_read(&c->hp, c->meta, c->arch_name, NULL, NULL);
+        c->hp_read = 1;
+    }
+    *v = ls->at(&c->hp, (uint32_t)c->layer);
+    return 0;
+}
+
 static int resolve(void *ctx, const char *name, size_t len, int defined, int64_t *v) {
     lc *c = ctx;
+    const struct layer_sym *ls = layer_sym_find(name, len);
+    if (ls != NULL) {
+        *v = 0;
+        return defined ? 0 : resolve_layer(c, ls, v);
+    }
     if (len == 5 && memcmp(name, "XUMAX", 5) == 0 && !defined) {
         int64_t xu;
         if (eval(c, "XU", -1, &xu) != 0)
@@ -262,6 +325,11 @@ static const char *sym_label(void *ctx, const char *name, size_t len) {
         return "n_vocab";
     if (len == 5 && memcmp(name, "XUMAX", 5) == 0) {
         snprintf(c->label, sizeof c->label, "max(%s.expert_used_count)", c->arch_name);
+        return c->label;
+    }
+    const struct layer_sym *ls = layer_sym_find(name, len);
+    if (ls != NULL && ls->key != NULL) {
+        snprintf(c->label, sizeof c->label, "%s.%s[i]", c->arch_name, ls->key);
         return c->label;
     }
     sym *s = sym_find(c, name, len);
@@ -866,6 +934,7 @@ int gguf_llama_check(gguf_llama_check_stats *stats, const gguf_file *f, unsigned
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     c->rep = (gguf__llama_report){fn, user, &st};
     c->meta = f;
+    c->layer = -1;
     c->n_shards = gguf_file_shard_count(f);
     c->err = err;
     c->stats_arch = &st.arch_support;
@@ -922,6 +991,7 @@ int gguf__llama_plan(const gguf_file *f, gguf__llama_plan_fn fn, void *user, ggu
     if (c == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     c->meta = f;
+    c->layer = -1;
     c->n_shards = 1;
     c->err = err;
     c->arch = gguf__llama_arch_find(arch, (size_t)alen);
