@@ -269,8 +269,7 @@ static const char schema_v6[] =
     " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
     "PRAGMA user_version = 6;";
 
-/* Files cut short inside their tensor data (a download that stopped): read with
- * GGUF_OPEN_PARTIAL, their header catalogued, with the bytes they lack. */
+/* The models view's columns as version 7 made them. */
 #define MODELS_V7_COLUMNS MODELS_V5_COLUMNS "," \
     " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g" \
     "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes," \
@@ -278,6 +277,8 @@ static const char schema_v6[] =
     "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END" \
     "  AS partial"
 
+/* Files cut short inside their tensor data (a download that stopped): read with
+ * GGUF_OPEN_PARTIAL, their header catalogued, with the bytes they lack. */
 static const char schema_v7[] =
     "ALTER TABLE files ADD COLUMN missing_bytes INTEGER NOT NULL DEFAULT 0;"
     "DROP VIEW models;"
