@@ -917,9 +917,9 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             one model, 0 when not, NULL when not split), missing_bytes (summed over the
  *             set's shards), partial (1 when the model's files lack bytes, else 0),
  *             kv_bytes_per_token, kv_bytes_per_token_swa, sliding_window,
- *             state_bytes_per_sequence (the files row's figures) and bits_per_weight (tensor_bytes * 8 / n_params, as llama.cpp prints
- *             it). A set whose first shard is missing or refused has no row: its errors row
- *             says why. The models that fit in 24 GiB with 32k tokens of context (weights and
+ *             state_bytes_per_sequence (the files row's figures) and bits_per_weight
+ *             (tensor_bytes * 8 / n_params, as llama.cpp prints it). A set whose first shard is
+ *             missing or refused has no row: its errors row says why. The models that fit in 24 GiB with 32k tokens of context (weights and
  *             KV cache, one sequence; sliding-window layers keep their window and a batch of
  *             512, in blocks of 256):
  *               SELECT path FROM models WHERE tensor_bytes + 32768 * kv_bytes_per_token +
@@ -1603,7 +1603,8 @@ typedef struct gguf_llama_summary {
     uint32_t file_type;      /* general.file_type, or the loader's guess from the most common
                                 tensor type when absent */
     int file_type_guessed;   /* 1: guessed (llama.cpp shows "(guessed)") */
-    const char *file_type_name; /* llama-quantize's name ("Q4_K_M"), NULL: not one of llama.cpp's */
+    const char *file_type_name; /* llama-quantize's name ("Q4_K_M"), NULL: not one of
+                                   llama.cpp's */
     uint32_t n_ctx_train;    /* {arch}.context_length, 0 when absent */
     int has_kv;              /* 1: the KV figures are known (the estimate knows the
                                 architecture's memory) */
