@@ -879,7 +879,12 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             (0, or for a file cut short inside its tensor data, such as a download that
  *             stopped, the bytes its tensors lack: its header is catalogued, read with
  *             GGUF_OPEN_PARTIAL (in open_flags, so that verify reads it so), without tensor
- *             crc32s; a file cut inside its header is an errors row)
+ *             crc32s; a file cut inside its header is an errors row), kv_bytes_token and
+ *             kv_bytes_token_swa (the f16 KV cache's bytes per token of context of the
+ *             full-attention and the sliding-window layers, gguf_llama_summary's),
+ *             swa_window (the sliding window, 0 without one) and state_bytes (the recurrent
+ *             state per sequence, 0 without one): NULL where the estimate does not
+ *             know the architecture, and for files stored before version 8 until read again
  *   kv        file, position, key, type (the spec's name: 'UINT32', 'STRING', 'ARRAY', ...),
  *             elem_type and array_len (arrays), int (integers and bools), real (floats; NULL
  *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
@@ -910,14 +915,22 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             shards), split_no, split_count, shards (the files catalogued for the model),
  *             split_complete (1 when every shard of the set is catalogued and the set opens as
  *             one model, 0 when not, NULL when not split), missing_bytes (summed over the
- *             set's shards) and partial (1 when the model's files lack bytes, else 0). A set whose first shard is missing
- *             or refused has no row: its errors row says why.
+ *             set's shards), partial (1 when the model's files lack bytes, else 0),
+ *             kv_bytes_per_token, kv_bytes_per_token_swa, sliding_window,
+ *             state_bytes_per_sequence (the files row's figures) and bits_per_weight
+ *             (tensor_bytes * 8 / n_params, as llama.cpp prints it). A set whose first shard is
+ *             missing or refused has no row: its errors row says why. The models that fit in 24 GiB with 32k tokens of context (weights and
+ *             KV cache, one sequence; sliding-window layers keep their window and a batch of
+ *             512, in blocks of 256):
+ *               SELECT path FROM models WHERE tensor_bytes + 32768 * kv_bytes_per_token +
+ *               min(32768, (sliding_window + 767) / 256 * 256) * kv_bytes_per_token_swa +
+ *               state_bytes_per_sequence <= 24 * 1073741824
  *
  * The database runs in WAL mode with a busy timeout, so several processes may index, prune,
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 7
+#define GGUF_CATALOG_SCHEMA_VERSION 8
 
 typedef struct gguf_catalog gguf_catalog;
 
@@ -1513,12 +1526,13 @@ GGUF_API const char *gguf_llama_arch_name(size_t i);
  *  - context: the KV cache, per layer: K and V rows of the layer's head count and head sizes
  *    in the cache types, for the context padded as llama.cpp pads it (to 256, per sequence
  *    unless unified), sliding-window layers in a cache of their window (unless swa_full), the
- *    latent cache of multi-head latent attention (K only);
+ *    latent cache of multi-head latent attention (K only); or the recurrent state of every
+ *    sequence (mamba2, rwkv7: r and s rows in f32, per layer);
  *  - compute: the scheduler's buffer for the largest batch (a model of ggml's allocator over
  *    the layer graph: within 10% of llama.cpp's);
  *  - total: their sum.
- * Architectures whose memory this does not know (recurrent state, hybrid and shared caches)
- * are refused with GGUF_EUNSUPPORTED rather than given a wrong number.
+ * Architectures whose memory this does not know (hybrid models, shared caches) are refused
+ * with GGUF_EUNSUPPORTED rather than given a wrong number.
  */
 
 #define GGUF_LLAMA_MAX_LAYERS 512 /* llama.cpp refuses models with more */
@@ -1548,6 +1562,8 @@ GGUF_API void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p);
 typedef struct gguf_llama_estimate_layer {
     uint64_t weights; /* its blk.N.* tensors */
     uint64_t k, v;    /* its KV cache (V 0 with a latent cache) */
+    uint64_t r, s;    /* its recurrent state for every sequence (mamba's conv and ssm
+                         states, rwkv's token shift and wkv states), 0 for attention */
     uint32_t cells;   /* KV cells per stream, 0 when the layer keeps no cache */
     int swa;          /* 1: a sliding-window layer */
 } gguf_llama_estimate_layer;
@@ -1573,6 +1589,37 @@ typedef struct gguf_llama_estimate {
  * hyperparameters it needs are missing or out of range). */
 GGUF_API int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
                                      const gguf_llama_estimate_params *p, gguf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* A model in one line                                                                          */
+
+/* What people look for first in a model, as llama.cpp counts it. */
+typedef struct gguf_llama_summary {
+    char arch[64];           /* general.architecture ("" when absent) */
+    uint64_t n_params;       /* llama_model_n_params: the elements of every tensor (UINT64_MAX:
+                                past 64 bits) */
+    uint64_t weight_bytes;   /* llama_model_size: the bytes of every tensor (UINT64_MAX: a
+                                tensor of an unknown type) */
+    uint32_t file_type;      /* general.file_type, or the loader's guess from the most common
+                                tensor type when absent */
+    int file_type_guessed;   /* 1: guessed (llama.cpp shows "(guessed)") */
+    const char *file_type_name; /* llama-quantize's name ("Q4_K_M"), NULL: not one of
+                                   llama.cpp's */
+    uint32_t n_ctx_train;    /* {arch}.context_length, 0 when absent */
+    int has_kv;              /* 1: the KV figures are known (the estimate knows the
+                                architecture's memory) */
+    uint64_t kv_bytes_token;     /* the f16 KV cache's bytes per token, full-attention layers */
+    uint64_t kv_bytes_token_swa; /* ... sliding-window layers (they keep at most their window) */
+    uint32_t n_swa;              /* the window, 0 without sliding-window layers */
+    uint64_t state_bytes;        /* the recurrent state per sequence (mamba, rwkv), 0 without */
+} gguf_llama_summary;
+
+/* Fills s from f's header (a model, a split set's view, a vocabulary). Returns 0 or
+ * GGUF_EINVAL (s or f NULL) / GGUF_ENOMEM; what it cannot know is marked as such in s. */
+GGUF_API int gguf_llama_summary_read(gguf_llama_summary *s, const gguf_file *f, gguf_error *err);
+
+/* bits per weight as llama.cpp prints them: weight_bytes * 8 / n_params (0 without tensors). */
+GGUF_API double gguf_llama_summary_bpw(const gguf_llama_summary *s);
 
 #ifdef __cplusplus
 }

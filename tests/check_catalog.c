@@ -433,6 +433,43 @@ static const char schema_v4[] =
     "CREATE INDEX files_changed_run ON files(changed_run);"
     "PRAGMA user_version = 4;";
 
+/* the models view as version 5 made it: its columns, and its rows */
+#define MODELS_V5_COLUMNS \
+    " SELECT f.id AS file, f.path AS path, f.arch AS architecture," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label," \
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft" \
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t" \
+    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'" \
+    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)" \
+    "  LIMIT 1) ELSE f.dominant_type END AS quant," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')" \
+    "  AS context_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')" \
+    "  AS embedding_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')" \
+    "  AS block_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.size END AS bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors," \
+    " f.split_no AS split_no, f.split_count AS split_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path) ELSE 1 END AS shards," \
+    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE" \
+    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
+    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END" \
+    "  AS split_complete"
+#define MODELS_V5_ROWS \
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id" \
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files" \
+    "  WHERE model = path) f"
+
 /* models per set, errors per scope, URL validators */
 static const char schema_v5[] =
     "DROP VIEW models;"
@@ -456,39 +493,7 @@ static const char schema_v5[] =
     "DROP TABLE errors;"
     "ALTER TABLE errors_v5 RENAME TO errors;"
     "ALTER TABLE runs ADD COLUMN broken_sets INTEGER NOT NULL DEFAULT 0;"
-    "CREATE VIEW models AS SELECT f.id AS file, f.path AS path, f.arch AS architecture,"
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name,"
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label,"
-    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft"
-    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t"
-    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'"
-    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)"
-    "  LIMIT 1) ELSE f.dominant_type END AS quant,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')"
-    "  AS context_length,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')"
-    "  AS embedding_length,"
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')"
-    "  AS block_count,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.size END AS bytes,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors,"
-    " f.split_no AS split_no, f.split_count AS split_count,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
-    "  WHERE g.model = f.path) ELSE 1 END AS shards,"
-    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE"
-    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS"
-    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END"
-    "  AS split_complete"
-    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id"
-    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files"
-    "  WHERE model = path) f;"
+    "CREATE VIEW models AS" MODELS_V5_COLUMNS MODELS_V5_ROWS ";"
     "PRAGMA user_version = 5;";
 
 /* arrays' elements, one row each */
@@ -501,6 +506,21 @@ static const char schema_v6[] =
     " int INTEGER, real REAL, text TEXT,"
     " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
     "PRAGMA user_version = 6;";
+
+/* files cut short, partial models */
+static const char schema_v7[] =
+    "ALTER TABLE files ADD COLUMN missing_bytes INTEGER NOT NULL DEFAULT 0;"
+    "DROP VIEW models;"
+    "CREATE VIEW models AS" MODELS_V5_COLUMNS ","
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END"
+    "  AS partial" MODELS_V5_ROWS ";"
+    "PRAGMA user_version = 7;";
+
+/* a file cut short */
+static const char data_v7[] = "UPDATE files SET missing_bytes = 0;";
 
 /* an array's element */
 static const char data_v6[] =
@@ -585,13 +605,23 @@ static void check_migrated(gguf_catalog *cat, int from) {
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM models WHERE partial = 0 AND"
                                " missing_bytes = 0"),
                      2);
+    /* version 8: the KV figures come when a file is read again; bits per weight from the
+     * stored counts */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE kv_bytes_token IS NULL AND"
+                               " kv_bytes_token_swa IS NULL AND swa_window IS NULL AND"
+                               " state_bytes IS NULL"),
+                     2);
+    ck_assert_str_eq(qtext(cat, "SELECT round(bits_per_weight, 4) || '|' ||"
+                                " coalesce(kv_bytes_per_token, 'null') FROM models WHERE file = 1"),
+                     "4.5275|null");
 }
 
 START_TEST(migrates_from_every_older_version) {
     static const char *const schemas[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
-                                          schema_v6};
-    static const char *const data[] = {data_v1, data_v2, data_v3, data_v4, data_v5, data_v6};
-    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 7); /* add the new old version here */
+                                          schema_v6, schema_v7};
+    static const char *const data[] = {data_v1, data_v2, data_v3, data_v4, data_v5, data_v6,
+                                       data_v7};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 8); /* add the new old version here */
     make_dir();
     gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
     char *want = schema_of(fresh);
@@ -1246,8 +1276,8 @@ START_TEST(queries_cannot_reach_outside_the_catalog) {
                      "id kind started_at finished_at paths seen indexed unchanged broken skipped "
                      "walk_errors removed broken_sets");
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_index_list('kv')"), 3);
-    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 20);
-    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 29);
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 25);
+    ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 33);
     ck_assert_int_eq(qint(cat, "PRAGMA user_version"), GGUF_CATALOG_SCHEMA_VERSION);
     ck_assert_int_eq(qint(cat, "SELECT sum(value) FROM json_each('[1,2,3]')"), 6);
     ck_assert_str_eq(qtext(cat, "SELECT upper(substr(hex(randomblob(4)), 1, 0)) || lower('A') ||"

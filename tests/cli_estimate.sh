@@ -50,6 +50,14 @@ model qwen3-wide qwen3 gpt-2 --set qwen3.attention.key_length=u32:64 \
 model deepseek2-wide deepseek2 deepseek-coder --set deepseek2.attention.kv_lora_rank=u32:64 \
     --set deepseek2.rope.dimension_count=u32:32 --set deepseek2.attention.key_length=u32:96 \
     --set deepseek2.attention.value_length=u32:64
+# recurrent models (a state per sequence), and with wider states
+model mamba2 mamba2 llama-spm
+model rwkv7 rwkv7 llama-spm
+model mamba2-wide mamba2 llama-spm --set mamba2.embedding_length=u32:256 \
+    --set mamba2.ssm.inner_size=u32:512 --set mamba2.ssm.state_size=u32:64 \
+    --set mamba2.ssm.time_step_rank=u32:8 --set mamba2.ssm.group_count=u32:2
+model rwkv7-wide rwkv7 llama-spm --set rwkv7.embedding_length=u32:256 \
+    --set rwkv7.wkv.head_size=u32:64 --set rwkv7.feed_forward_length=u32:512
 # a long training context, for --fit
 model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"

@@ -35,6 +35,91 @@ typedef struct what {
     int kv, tensors, full;
 } what;
 
+/* ---- the model at a glance ---- */
+
+/* The summary of a model (a file with general.architecture), or 0 for another file. */
+static int model_summary(gguf_llama_summary *s, const gguf_file *f) {
+    return gguf_llama_summary_read(s, f, NULL) == 0 && s->arch[0] != '\0';
+}
+
+/* A count as llama.cpp's loader prints the parameters: "17.56 M". */
+static void print_scaled(FILE *out, uint64_t n) {
+    static const char units[] = " KMBT";
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1000.0 && u < 4) {
+        v /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        fprintf(out, "%" PRIu64, n);
+    else
+        fprintf(out, "%.2f %c", v, units[u]);
+}
+
+static void text_summary(FILE *out, const gguf_llama_summary *s, size_t n_tensors) {
+    fputs("model: ", out);
+    cli_text_escape(out, s->arch, strlen(s->arch), 0);
+    if (n_tensors > 0 && s->n_params != UINT64_MAX) {
+        fputs(", ", out);
+        print_scaled(out, s->n_params);
+        fprintf(out, " parameters (%" PRIu64 ")", s->n_params);
+        if (s->weight_bytes != UINT64_MAX)
+            fprintf(out, ", %.2f bits per weight (%.2f MiB)", gguf_llama_summary_bpw(s),
+                    (double)s->weight_bytes / 1048576.0);
+    }
+    if (n_tensors > 0) {
+        if (s->file_type_name != NULL)
+            fprintf(out, ", %s", s->file_type_name);
+        else
+            fprintf(out, ", file type %" PRIu32, s->file_type);
+        if (s->file_type_guessed)
+            fputs(" (guessed)", out);
+    }
+    fprintf(out, ", training context %" PRIu32, s->n_ctx_train);
+    if (n_tensors > 0 && s->has_kv) {
+        if (s->kv_bytes_token > 0 || s->state_bytes == 0)
+            fprintf(out, ", KV cache %" PRIu64 " bytes per token at f16", s->kv_bytes_token);
+        if (s->n_swa > 0)
+            fprintf(out, " + %" PRIu64 " on sliding-window layers (window %" PRIu32 ")",
+                    s->kv_bytes_token_swa, s->n_swa);
+        if (s->state_bytes > 0)
+            fprintf(out, ", recurrent state %" PRIu64 " bytes per sequence", s->state_bytes);
+    }
+    putc('\n', out);
+}
+
+static void json_summary(FILE *out, const gguf_llama_summary *s) {
+    fputs(",\n\"model\":{\"architecture\":", out);
+    cli_json_str(out, s->arch, strlen(s->arch));
+    fputs(",\"parameters\":", out);
+    if (s->n_params == UINT64_MAX)
+        fputs("null", out);
+    else
+        fprintf(out, "%" PRIu64, s->n_params);
+    fputs(",\"weight_bytes\":", out);
+    if (s->weight_bytes == UINT64_MAX)
+        fputs("null", out);
+    else
+        fprintf(out, "%" PRIu64, s->weight_bytes);
+    fputs(",\"bits_per_weight\":", out);
+    cli_json_double(out, gguf_llama_summary_bpw(s), 6);
+    fprintf(out, ",\"file_type\":%" PRIu32 ",\"file_type_name\":", s->file_type);
+    if (s->file_type_name != NULL)
+        cli_json_str(out, s->file_type_name, strlen(s->file_type_name));
+    else
+        fputs("null", out);
+    fprintf(out, ",\"file_type_guessed\":%s,\"context_length\":%" PRIu32,
+            s->file_type_guessed ? "true" : "false", s->n_ctx_train);
+    if (s->has_kv)
+        fprintf(out, ",\"kv_bytes_per_token\":%" PRIu64 ",\"kv_bytes_per_token_swa\":%" PRIu64
+                ",\"sliding_window\":%" PRIu32 ",\"state_bytes_per_sequence\":%" PRIu64 "}",
+                s->kv_bytes_token, s->kv_bytes_token_swa, s->n_swa, s->state_bytes);
+    else
+        fputs(",\"kv_bytes_per_token\":null,\"kv_bytes_per_token_swa\":null,"
+              "\"sliding_window\":null,\"state_bytes_per_sequence\":null}", out);
+}
+
 /* ---- JSON ---- */
 
 static void show_json(FILE *out, const char *label, const gguf_file *f, what w) {
@@ -64,6 +149,9 @@ static void show_json(FILE *out, const char *label, const gguf_file *f, what w) 
         }
         fputs("]", out);
     }
+    gguf_llama_summary sum;
+    if (w.kv && w.tensors && model_summary(&sum, f))
+        json_summary(out, &sum);
     if (w.kv) {
         fputs(",\n\"kv\":[", out);
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
@@ -155,6 +243,9 @@ static void show_text(FILE *out, const char *path, const gguf_file *f, what w) {
         fprintf(out, ": %zu tensors, data at byte %" PRIu64 ", %" PRIu64 " bytes\n",
                 gguf_tensor_count(s), gguf_file_data_offset(s), gguf_file_size(s));
     }
+    gguf_llama_summary sum;
+    if (w.kv && w.tensors && model_summary(&sum, f))
+        text_summary(out, &sum, gguf_tensor_count(f));
     if (w.kv) {
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;

@@ -18,14 +18,16 @@
     "path, dev, ino, size, mtime_ns, version, endian, alignment, data_offset, n_kv, n_tensors, " \
     "header_crc32, open_flags, has_crc, indexed_at, n_params, tensor_bytes, dominant_type, "    \
     "split_set, split_no, split_count, indexed_run, changed_run, journal, model, etag, "        \
-    "last_modified, missing_bytes"
+    "last_modified, missing_bytes, kv_bytes_token, kv_bytes_token_swa, swa_window, "          \
+    "state_bytes"
 
 static const char *const stmt_sql[GGUF__ST_COUNT] = {
     [GGUF__ST_FILE_OLD] = "SELECT id, size, header_crc32, has_crc, dev, ino, mtime_ns, changed_run "
                           "FROM files WHERE path = ?1",
     [GGUF__ST_FILE_INSERT] = "INSERT INTO files (" FILE_COLUMNS ") VALUES "
                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?29)",
+                             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?29, ?30, "
+                             "?31, ?32, ?33)",
     [GGUF__ST_FILE_UPDATE] = "UPDATE files SET path = ?1, dev = ?2, ino = ?3, size = ?4, "
                              "mtime_ns = ?5, version = ?6, endian = ?7, alignment = ?8, "
                              "data_offset = ?9, n_kv = ?10, n_tensors = ?11, header_crc32 = ?12, "
@@ -33,7 +35,9 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
                              "tensor_bytes = ?17, dominant_type = ?18, split_set = ?19, "
                              "split_no = ?20, split_count = ?21, indexed_run = ?22, "
                              "changed_run = ?23, journal = ?24, model = ?25, etag = ?26, "
-                             "last_modified = ?27, missing_bytes = ?29 WHERE id = ?28",
+                             "last_modified = ?27, missing_bytes = ?29, kv_bytes_token = ?30, "
+                             "kv_bytes_token_swa = ?31, swa_window = ?32, state_bytes = ?33 "
+                             "WHERE id = ?28",
     [GGUF__ST_FILE_DELETE] = "DELETE FROM files WHERE id = ?1",
     [GGUF__ST_FILE_JOURNAL] = "UPDATE files SET journal = ?2 WHERE path = ?1",
     [GGUF__ST_FILE_VALIDATORS] = "SELECT etag, last_modified FROM files WHERE path = ?1 UNION ALL "

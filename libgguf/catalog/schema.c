@@ -25,6 +25,14 @@
  * Version 7: files.missing_bytes (a file cut short inside its tensor data, a download that
  *            stopped, is catalogued from its header, with the bytes it lacks; 0: whole); the
  *            models view's missing_bytes and partial.
+ * Version 8: what a model needs in memory, from llama.cpp's arithmetic (gguf_llama_summary):
+ *            files.kv_bytes_token, files.kv_bytes_token_swa (the f16 KV cache per token of
+ *            context, full-attention and sliding-window layers apart), files.swa_window and
+ *            files.state_bytes (the recurrent state per sequence), NULL where the estimate
+ *            does not know the architecture; the models view's bits_per_weight,
+ *            kv_bytes_per_token, kv_bytes_per_token_swa, sliding_window and
+ *            state_bytes_per_sequence.
+ *            Files stored before get theirs when they are read again (index --force).
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
@@ -261,21 +269,39 @@ static const char schema_v6[] =
     " PRIMARY KEY (file, position, idx)) WITHOUT ROWID;"
     "PRAGMA user_version = 6;";
 
+/* The models view's columns as version 7 made them. */
+#define MODELS_V7_COLUMNS MODELS_V5_COLUMNS "," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END" \
+    "  AS partial"
+
 /* Files cut short inside their tensor data (a download that stopped): read with
  * GGUF_OPEN_PARTIAL, their header catalogued, with the bytes they lack. */
 static const char schema_v7[] =
     "ALTER TABLE files ADD COLUMN missing_bytes INTEGER NOT NULL DEFAULT 0;"
     "DROP VIEW models;"
-    "CREATE VIEW models AS" MODELS_V5_COLUMNS ","
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g"
-    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes,"
-    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
-    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END"
-    "  AS partial" MODELS_ROWS ";"
+    "CREATE VIEW models AS" MODELS_V7_COLUMNS MODELS_ROWS ";"
     "PRAGMA user_version = 7;";
 
+/* The KV figures live on the row of the file with the metadata: a split set's first shard. */
+static const char schema_v8[] =
+    "ALTER TABLE files ADD COLUMN kv_bytes_token INTEGER;"
+    "ALTER TABLE files ADD COLUMN kv_bytes_token_swa INTEGER;"
+    "ALTER TABLE files ADD COLUMN swa_window INTEGER;"
+    "ALTER TABLE files ADD COLUMN state_bytes INTEGER;"
+    "DROP VIEW models;"
+    "CREATE VIEW models AS SELECT *,"
+    " CASE WHEN n_params > 0 THEN tensor_bytes * 8.0 / n_params END AS bits_per_weight"
+    " FROM (" MODELS_V7_COLUMNS ","
+    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa,"
+    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence" MODELS_ROWS
+    ");"
+    "PRAGMA user_version = 8;";
+
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7, schema_v8};
 
 /* file_types: llama.cpp's enum llama_ftype (general.file_type) by llama-quantize's names. */
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {

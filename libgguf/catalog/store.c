@@ -251,6 +251,18 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
     /* a file cut short (read with GGUF_OPEN_PARTIAL): the bytes its tensors lack */
     uint64_t end = gguf_file_data_end(r->f), size = gguf_file_size(r->f);
     sqlite3_bind_int64(st, 29, end > size ? (sqlite3_int64)(end - size) : 0);
+    gguf_llama_summary sum;
+    int rc = gguf_llama_summary_read(&sum, r->f, NULL);
+    if (rc != 0)
+        return rc;
+    /* what a model needs in memory, where the estimate knows its architecture */
+    if (sum.has_kv && sum.kv_bytes_token <= INT64_MAX && sum.kv_bytes_token_swa <= INT64_MAX &&
+        sum.state_bytes <= INT64_MAX) {
+        sqlite3_bind_int64(st, 30, (sqlite3_int64)sum.kv_bytes_token);
+        sqlite3_bind_int64(st, 31, (sqlite3_int64)sum.kv_bytes_token_swa);
+        sqlite3_bind_int64(st, 32, sum.n_swa);
+        sqlite3_bind_int64(st, 33, (sqlite3_int64)sum.state_bytes);
+    }
     return 0;
 }
 

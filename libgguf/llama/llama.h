@@ -178,6 +178,7 @@ typedef struct gguf__llama_hparams {
     int is_hybrid;          /* some layers recurrent, some attention (llm_arch_is_hybrid) */
     uint8_t is_recr[GGUF__LLAMA_MAX_LAYERS];
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
+    uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
 } gguf__llama_hparams;
 
 /* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`
@@ -190,6 +191,20 @@ typedef int (*gguf__llama_override_fn)(void *user, const char *key, int64_t *v);
 GGUF_HIDDEN void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f,
                                           const char *arch, gguf__llama_override_fn override,
                                           void *user);
+
+/* ---- memory (llama_estimate.c) ---- */
+
+/* The KV cache's bytes per token of context at f16 (flash attention's layout, one sequence):
+ * full-attention layers and sliding-window layers apart, and the window; and the recurrent
+ * state's bytes per sequence. */
+typedef struct gguf__llama_kv_token {
+    uint64_t full, swa;
+    uint32_t n_swa; /* 0: no sliding-window layers */
+    uint64_t state;
+} gguf__llama_kv_token;
+/* Returns 0, 1 when the estimate does not know the memory of hp's architecture (or its
+ * hyperparameters are out of range), or GGUF_ENOMEM. */
+GGUF_HIDDEN int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparams *hp);
 
 /* ---- tokenizer (llama_vocab.c) ---- */
 

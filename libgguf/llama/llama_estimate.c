@@ -1,10 +1,12 @@
 /* The memory llama.cpp allocates on its CPU backend for a model and a context, from the header:
  * the weights (every tensor it loads), the KV cache (llama_context's padding of n_ctx, the
- * caches of llama_model::create_memory, the tensors of llama_kv_cache's constructor) and the
+ * caches of llama_model::create_memory, the tensors of llama_kv_cache's constructor) or the
+ * recurrent state (llama_memory_recurrent's), the f16 KV cache per token for the summary, and the
  * scheduler's compute buffer for the largest batch (a model of the tensors ggml's allocator
  * keeps alive at once in the layer graph, its three peaks: attention, feed-forward, output).
- * Written from llama.cpp's llama-context.cpp, llama-model.cpp, llama-kv-cache*.cpp and
- * llama-graph.cpp; the tests compare every part with llama.cpp's own memory breakdown. */
+ * Written from llama.cpp's llama-context.cpp, llama-model.cpp, llama-kv-cache*.cpp,
+ * llama-memory-recurrent.cpp, llama-hparams.cpp and llama-graph.cpp; the tests compare every
+ * part with llama.cpp's own memory breakdown. */
 #include "llama.h"
 #include "base/base.h"
 
@@ -19,12 +21,13 @@
 /* How an architecture keeps its context, as create_memory builds it. */
 enum memory_kind {
     MEM_NONE = 0, /* encoders: no cache (res = nullptr) */
-    MEM_KV        /* llama_kv_cache, or llama_kv_cache_iswa when some layers slide */
+    MEM_KV,       /* llama_kv_cache, or llama_kv_cache_iswa when some layers slide */
+    MEM_RECURRENT /* llama_memory_recurrent: a state per sequence in every layer */
 };
 
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
- * layer filter, reuse or sharing, and a graph of the usual shape (tests/cli_estimate.sh checks
- * each against llama.cpp). */
+ * layer filter, reuse or sharing, or llama_memory_recurrent for every layer, and a graph of the
+ * usual shape (tests/cli_estimate.sh checks each against llama.cpp). */
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
@@ -33,7 +36,8 @@ static const struct arch_memory {
     {"llama", MEM_KV, 0},   {"qwen2", MEM_KV, 0},    {"qwen3", MEM_KV, 0},
     {"qwen3moe", MEM_KV, 0}, {"gemma2", MEM_KV, 0},  {"gemma3", MEM_KV, 0},
     {"phi3", MEM_KV, 0},    {"deepseek2", MEM_KV, 0}, {"gpt-oss", MEM_KV, 0},
-    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1},
+    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1}, {"mamba2", MEM_RECURRENT, 0},
+    {"rwkv7", MEM_RECURRENT, 0},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
@@ -271,6 +275,29 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
     }
 }
 
+/* The recurrent state (llama_memory_recurrent): per layer an r row (mamba: the convolution's
+ * last d_conv-1 inputs; rwkv: its token shifts) and an s row (mamba: the ssm state; rwkv: the
+ * wkv state) in f32, for each sequence (n_rs_seq 0: no rollback rows). */
+static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int *ovf) {
+    uint64_t n_r, n_s;
+    if (hp->wkv_head_size != 0) {
+        n_r = mul(ovf, hp->token_shift_count, hp->n_embd);
+        n_s = mul(ovf, hp->n_embd, hp->wkv_head_size);
+    } else {
+        uint64_t conv = hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 0;
+        n_r = mul(ovf, conv,
+                  add(ovf, hp->ssm_d_inner, mul4(ovf, 2, hp->ssm_n_group, hp->ssm_d_state, 1)));
+        n_s = mul(ovf, hp->ssm_d_state, hp->ssm_d_inner);
+    }
+    uint64_t rows = e->params.n_seq;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        gguf_llama_estimate_layer *l = &e->layer[il];
+        l->r = aligned(ovf, mul4(ovf, n_r, rows, 4, 1));
+        l->s = aligned(ovf, mul4(ovf, n_s, rows, 4, 1));
+        e->context = add(ovf, e->context, add(ovf, l->r, l->s));
+    }
+}
+
 /* ---- compute ---- */
 
 /* The scheduler's buffer for the worst-case batch (n_ubatch tokens, every one an output): ggml's
@@ -283,16 +310,18 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                               uint64_t n_vocab, const struct arch_memory *am, int mla, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
     int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
+    int decoder = am->kind != MEM_NONE;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
     uint64_t mask_elem = flash ? 2 : 4;
     /* cells a layer attends to: its cache's (per stream), or the batch without a cache */
     uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : 0;
-    /* inputs: token ids, positions, a mask (cells x batch) per kind of layer there is */
+    /* inputs: token ids, positions, a mask (cells x batch) per kind of attention layer there
+     * is (recurrent layers have none) */
     int any_full = 0, any_swa = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
-        any_full |= !e->layer[il].swa;
+        any_full |= !e->layer[il].swa && !hp->is_recr[il];
         any_swa |= e->layer[il].swa;
     }
     uint64_t in = add(ovf, 2 * T * 4,
@@ -323,9 +352,69 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     }
     uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
     /* the output: the last hidden states and the logits of every token (none for encoders) */
-    uint64_t out = add(ovf, has_cache ? mul4(ovf, n_vocab, T, 4, 1) : 0,
+    uint64_t out = add(ovf, decoder ? mul4(ovf, n_vocab, T, 4, 1) : 0,
                        add(ovf, mul(ovf, 2, E), T * 4));
     return aligned(ovf, peak > out ? peak : out);
+}
+
+/* Refuses a model whose memory this file does not know, or whose hyperparameters it cannot
+ * use; am gets its architecture's row. */
+static int memory_known(const struct arch_memory **am, const gguf__llama_hparams *hp,
+                        gguf_error *err) {
+    int rc = 0;
+    *am = arch_memory_find(hp->arch);
+    if (hp->arch[0] == '\0') {
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "no general.architecture: not a model llama.cpp loads");
+    } else if (*am == NULL) {
+        char known[256] = "";
+        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
+        }
+        rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                        "architecture '%s': estimate does not know how llama.cpp keeps its "
+                        "context (it knows %s)", hp->arch, known);
+    } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
+               hp->n_embd == 0 || (hp->n_head[0] == 0 && (*am)->kind != MEM_RECURRENT)) {
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "%s.block_count (%u), embedding_length (%u) or attention.head_count "
+                        "(%u) is absent or out of range", hp->arch, hp->n_layer_all, hp->n_embd,
+                        hp->n_head[0]);
+    }
+    return rc;
+}
+
+int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparams *hp) {
+    memset(out, 0, sizeof *out);
+    const struct arch_memory *am;
+    if (memory_known(&am, hp, NULL) != 0)
+        return 1;
+    /* every layer's cache over one padded block of cells, f16, flash attention's layout */
+    gguf_llama_estimate *e = gguf__malloc(sizeof *e);
+    if (e == NULL)
+        return GGUF_ENOMEM;
+    memset(e, 0, sizeof *e);
+    gguf_llama_estimate_defaults(&e->params);
+    e->params.n_seq = 1;
+    e->params.n_ctx = e->n_ctx_seq = CTX_PAD;
+    e->params.n_ubatch = CTX_PAD;
+    e->params.swa_full = 1;
+    e->flash_attn_used = 1;
+    e->n_layer = hp->n_layer_all;
+    int ovf = 0;
+    if (am->kind == MEM_KV)
+        add_kv_cache(e, hp, hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0, &ovf);
+    else if (am->kind == MEM_RECURRENT)
+        add_recurrent_state(e, hp, &ovf);
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        uint64_t *sum = e->layer[il].swa ? &out->swa : &out->full;
+        *sum = add(&ovf, *sum, (e->layer[il].k + e->layer[il].v) / CTX_PAD);
+        out->state = add(&ovf, out->state, add(&ovf, e->layer[il].r, e->layer[il].s));
+    }
+    out->n_swa = e->n_swa_cells > 0 ? hp->n_swa : 0;
+    gguf__free(e);
+    return ovf ? 1 : 0;
 }
 
 int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
@@ -341,30 +430,13 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (hp == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
-    int rc = 0;
     const struct arch_memory *am = arch_memory_find(hp->arch);
-    if (hp->arch[0] == '\0') {
-        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
-                        "no general.architecture: not a model llama.cpp loads");
-    } else if (gguf_tensor_count(f) == 0) {
+    int rc;
+    if (hp->arch[0] != '\0' && gguf_tensor_count(f) == 0)
         rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                         "no tensors: a vocabulary, not a model llama.cpp runs");
-    } else if (am == NULL) {
-        char known[256] = "";
-        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-            size_t used = strlen(known);
-            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
-        }
-        rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                        "architecture '%s': estimate does not know how llama.cpp keeps its "
-                        "context (it knows %s)", hp->arch, known);
-    } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
-               hp->n_embd == 0 || hp->n_head[0] == 0) {
-        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
-                        "%s.block_count (%u), embedding_length (%u) or attention.head_count "
-                        "(%u) is absent or out of range", hp->arch, hp->n_layer_all, hp->n_embd,
-                        hp->n_head[0]);
-    }
+    else
+        rc = memory_known(&am, hp, err);
     int causal = am != NULL && arch_bool(f, hp->arch, "attention.causal", 1);
     int mla = hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0;
     gguf_llama_estimate_params *ep = &out->params;
@@ -383,6 +455,8 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         int ovf = 0;
         if (am->kind == MEM_KV)
             add_kv_cache(out, hp, mla, &ovf);
+        else if (am->kind == MEM_RECURRENT)
+            add_recurrent_state(out, hp, &ovf);
         out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &ovf);
         out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
         if (ovf)
