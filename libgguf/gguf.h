@@ -448,6 +448,17 @@ GGUF_API int gguf_kv_set_value(gguf_file *f, const char *key, const gguf_value *
  * fraction). Fails with GGUF_EINVAL and a message naming the value and the type. */
 GGUF_API int gguf_kv_set_text(gguf_file *f, const char *key, uint32_t vtype, uint32_t elem_type,
                               const char *text, size_t len, gguf_error *err);
+/* The chat templates of a tokenizer_config.json (its text: json, len bytes), set as gguf-py's
+ * gguf_new_metadata.py --chat-template-config sets them. Every key starting with
+ * tokenizer.chat_template is removed first. A chat_template string becomes
+ * tokenizer.chat_template; a list of {"name": N, "template": T} becomes
+ * tokenizer.chat_template.N for each (N with characters other than ASCII letters and digits
+ * made '_'), with the names in tokenizer.chat_templates, and the one named "default" becomes
+ * tokenizer.chat_template. The whole text is read before anything changes. GGUF_EINVAL when it
+ * is not a JSON object (the message gives the byte where it stops being one), GGUF_ENOTFOUND
+ * when it has no chat_template member or that member is null. */
+GGUF_API int gguf_kv_set_chat_templates_json(gguf_file *f, const char *json, size_t len,
+                                             gguf_error *err);
 /* Removes the first entry with this key (GGUF_ENOTFOUND when there is none). */
 GGUF_API int gguf_kv_remove(gguf_file *f, const char *key, gguf_error *err);
 /* Removes entry i: with GGUF_OPEN_LENIENT, the way to drop one of two duplicate keys. */

@@ -144,7 +144,11 @@ START_TEST(json_arrays) {
     gguf_error err;
     gguf_error_clear(&err);
     ck_assert(gguf_kv_set_text(f, "y", GGUF_VTYPE_ARRAY, GGUF_VTYPE_U8, "[1, 256]", 8, &err) == GGUF_EINVAL);
-    static const char *bad[] = {"[1,", "1,2", "[[1]]", "[\"a]", "[1] x", "[\"\\q\"]"};
+    /* the strings: an escape that is not JSON's, lone surrogates (which would be stored as
+     * bytes that are not UTF-8), a raw control character, a backslash that ends the text */
+    static const char *bad[] = {"[1,", "1,2", "[[1]]", "[\"a]", "[1] x", "[\"\\q\"]",
+                                "[\"\\ud83d\"]", "[\"\\ude00\"]", "[\"\\ud83d\\u0041\"]",
+                                "[\"a\x01\"]", "[\"a\\\"]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gguf_error_clear(&err);
         ck_assert_msg(gguf_kv_set_text(f, "z", GGUF_VTYPE_ARRAY, GGUF_VTYPE_COUNT, bad[i],
@@ -152,6 +156,50 @@ START_TEST(json_arrays) {
     }
     ck_assert_int_eq(gguf_kv_find(f, "y"), -1);
     ck_assert_int_eq(gguf_kv_find(f, "z"), -1);
+    gguf_file_free(f);
+}
+END_TEST
+
+/* tokenizer_config.json's chat templates: the string form, the list form, and a malformed
+ * text that changes nothing (nor overflows the stack when nested deep). */
+START_TEST(chat_templates_from_json) {
+    gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
+    const char *one = "{\"bos_token\": \"<s>\", \"chat_template\": \"{{ m }}\\n\"}";
+    ck_assert(gguf_kv_set_chat_templates_json(f, one, strlen(one), NULL) == 0);
+    const char *s;
+    uint64_t len;
+    const gguf_value *v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template"));
+    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 6 && memcmp(s, "{{ m }}\n", 6) == 0);
+    const char *list = "{\"chat_template\": [{\"name\": \"default\", \"template\": \"D\"},"
+                       " {\"name\": \"tool use\", \"template\": \"T\"}, {\"name\": \"\"}]}";
+    ck_assert(gguf_kv_set_chat_templates_json(f, list, strlen(list), NULL) == 0);
+    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template"));
+    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 1 && s[0] == 'D');
+    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template.tool_use"));
+    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 1 && s[0] == 'T');
+    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_templates"));
+    ck_assert_int_eq(gguf_value_count(v), 1);
+    size_t keys = gguf_kv_count(f);
+    size_t deep = 100000;
+    char *nested = malloc(deep + 40);
+    int n = sprintf(nested, "{\"x\": "); /* skipped: its depth is bounded */
+    memset(nested + n, '[', deep);
+    nested[n + deep] = '\0';
+    const char *bad[] = {"", "[]", "{\"chat_template\": \"a", "{\"chat_template\": [1]}",
+                         "{\"chat_template\": \"\\ud800\"}", nested};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_int_eq(gguf_kv_set_chat_templates_json(f, bad[i], strlen(bad[i]), &err), GGUF_EINVAL);
+        ck_assert_msg(strstr(err.message, "at byte") != NULL, "%s", err.message);
+        ck_assert_int_eq(gguf_kv_count(f), keys);
+    }
+    free(nested);
+    const char *none[] = {"{}", "{\"chat_template\": null}", "{\"x\": {\"chat_template\": \"a\"}}"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        ck_assert_int_eq(gguf_kv_set_chat_templates_json(f, none[i], strlen(none[i]), NULL),
+                         GGUF_ENOTFOUND);
+    ck_assert_int_eq(gguf_kv_count(f), keys);
     gguf_file_free(f);
 }
 END_TEST
@@ -510,6 +558,7 @@ int main(void) {
     tcase_add_test(tc, text_values_are_range_checked);
     tcase_add_test(tc, json_arrays);
     tcase_add_test(tc, json_arrays_with_empty_elements_are_refused);
+    tcase_add_test(tc, chat_templates_from_json);
     tcase_add_test(tc, json_errors_name_the_element);
     tcase_add_test(tc, remove_and_rename);
     tcase_add_test(tc, remove_keeps_the_order_of_the_rest);

@@ -191,6 +191,8 @@ GGUF_HIDDEN void gguf__buf_free(gguf__buf *b);
  * there are not UTF-8. */
 GGUF_HIDDEN size_t gguf__utf8_len(const uint8_t *s, size_t n);
 GGUF_HIDDEN bool gguf__utf8_valid(const void *s, size_t n);
+/* Appends code point cp (at most U+10FFFF, not a surrogate) as UTF-8. */
+GGUF_HIDDEN void gguf__utf8_put(gguf__buf *b, uint32_t cp);
 
 /* ---- the JSON writer (json.c) ---- */
 
@@ -209,6 +211,29 @@ GGUF_HIDDEN void gguf__json_double(gguf__buf *b, double d, int digits);
 GGUF_HIDDEN void gguf__json_f32(gguf__buf *b, float f);
 GGUF_HIDDEN void gguf__json_u64(gguf__buf *b, uint64_t v);
 GGUF_HIDDEN void gguf__json_i64(gguf__buf *b, int64_t v);
+
+/* ---- the JSON reader (json_read.c) ---- */
+
+/* Text being read: p moves towards end; depth counts the open objects and arrays. */
+typedef struct gguf__json_in {
+    const char *p, *end;
+    int depth;
+} gguf__json_in;
+/* Called at each member's value (which it must consume, e.g. with gguf__json_skip): 0, or -1
+ * to stop the walk. key is the decoded name, NUL-terminated. */
+typedef int (*gguf__json_member_fn)(gguf__json_in *j, const char *key, void *user);
+/* Called at element i of an array, the same way. */
+typedef int (*gguf__json_element_fn)(gguf__json_in *j, size_t i, void *user);
+/* Every function returns 0, or -1 with j->p near the first byte that is not valid JSON. */
+GGUF_HIDDEN void gguf__json_ws(gguf__json_in *j);
+/* The string at j->p, decoded into out (appended; out may be NULL to skip it). */
+GGUF_HIDDEN int gguf__json_string(gguf__json_in *j, gguf__buf *out);
+/* The object at j->p (after white space); a NULL member skips every value. */
+GGUF_HIDDEN int gguf__json_object(gguf__json_in *j, gguf__json_member_fn member, void *user);
+/* The array at j->p (after white space); a NULL element skips every element. */
+GGUF_HIDDEN int gguf__json_array(gguf__json_in *j, gguf__json_element_fn element, void *user);
+/* Any value at j->p. */
+GGUF_HIDDEN int gguf__json_skip(gguf__json_in *j);
 
 /* ---- the hash set (hashset.c) ---- */
 

@@ -63,3 +63,20 @@ bool gguf__utf8_valid(const void *p, size_t n) {
     }
     return true;
 }
+
+void gguf__utf8_put(gguf__buf *b, uint32_t cp) {
+    uint8_t u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp, n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (uint8_t)(0xc0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 0x3f)), n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xe0 | cp >> 12), u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3f)), n = 3;
+    } else {
+        u[0] = (uint8_t)(0xf0 | cp >> 18), u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), u[3] = (uint8_t)(0x80 | (cp & 0x3f)), n = 4;
+    }
+    gguf__buf_add(b, u, n);
+}

@@ -127,13 +127,13 @@ static int parse_scalar(uint8_t out[8], uint32_t type, const char *s, size_t len
 typedef struct token {
     const char *s;
     size_t len;
-    int kind; /* 's' string (s/len: the raw text between the quotes), 'n' number, 'b' bool */
+    int kind; /* 's' string (s/len: its JSON text, quotes included), 'n' number, 'b' bool */
 } token;
 
 static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
+    gguf__json_in in = {p, end, 0};
+    gguf__json_ws(&in);
+    return in.p;
 }
 
 static int json_fail(gguf_error *err, const char *text, const char *p, const char *what) {
@@ -166,15 +166,14 @@ static int tokenize(token **out, size_t *count, const char *text, size_t len, gg
             }
             token t = {p, 0, 0};
             if (*p == '"') {
-                const char *q = ++p;
-                while (q < end && *q != '"')
-                    q += *q == '\\' && q + 1 < end ? 2 : 1;
-                if (q >= end) {
-                    rc = json_fail(err, text, p, "unterminated string");
+                gguf__json_in in = {p, end, 0};
+                if (gguf__json_string(&in, NULL) != 0) {
+                    rc = json_fail(err, text, in.p, "not a valid JSON string (unterminated, a "
+                                   "bad escape, a lone surrogate or a control character)");
                     break;
                 }
-                t = (token){p, (size_t)(q - p), 's'};
-                p = q + 1;
+                t = (token){p, (size_t)(in.p - p), 's'};
+                p = in.p;
             } else if (*p == '[' || *p == '{') {
                 rc = json_fail(err, text, p, "nested arrays and objects are not supported");
                 break;
@@ -219,77 +218,6 @@ static int tokenize(token **out, size_t *count, const char *text, size_t len, gg
     return 0;
 }
 
-static void put_utf8(gguf__buf *s, uint32_t cp) {
-    uint8_t b[4];
-    size_t n = 0;
-    if (cp < 0x80) {
-        b[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (uint8_t)(0xc0 | cp >> 6);
-        b[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (uint8_t)(0xe0 | cp >> 12);
-        b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        b[0] = (uint8_t)(0xf0 | cp >> 18);
-        b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        b[3] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    gguf__buf_add(s, b, n);
-}
-
-static bool hex4(const char *p, const char *end, uint32_t *v) {
-    if (end - p < 4)
-        return false;
-    *v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0)
-            return false;
-        *v = *v << 4 | (uint32_t)d;
-    }
-    return true;
-}
-
-/* Decodes a JSON string body into out (bytes). */
-static int unescape(gguf__buf *out, const char *s, size_t len, gguf_error *err) {
-    const char *p = s, *end = s + len;
-    while (p < end) {
-        if (*p != '\\') {
-            gguf__buf_add(out, p++, 1);
-            continue;
-        }
-        if (++p == end)
-            break;
-        char c = *p++;
-        const char *simple = strchr("\"\\/bfnrt", c);
-        if (simple != NULL && c != '\0') {
-            static const char repl[] = "\"\\/\b\f\n\r\t";
-            gguf__buf_add(out, &repl[simple - "\"\\/bfnrt"], 1);
-            continue;
-        }
-        uint32_t cp, lo;
-        if (c != 'u' || !hex4(p, end, &cp))
-            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "bad escape in a JSON string");
-        p += 4;
-        if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
-            hex4(p + 2, end, &lo) && lo >= 0xdc00 && lo < 0xe000) {
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            p += 6;
-        }
-        put_utf8(out, cp);
-    }
-    return 0;
-}
-
 /* The element type a JSON array implies: strings, bools, integers (INT32, or INT64 when one
  * does not fit), or FLOAT32 as soon as one number has a fraction or an exponent. */
 static uint32_t infer(const token *toks, size_t n) {
@@ -324,8 +252,9 @@ static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t 
                 return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                                   "element %zu is not a string, as a STRING array needs", i);
             gguf__buf str = {0};
-            rc = unescape(&str, t->s, t->len, err);
-            if (rc == 0 && str.failed)
+            gguf__json_in in = {t->s, t->s + t->len, 0};
+            gguf__json_string(&in, &str); /* checked by tokenize */
+            if (str.failed)
                 rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             if (rc == 0) {
                 gguf__sink_len(s, str.len);
