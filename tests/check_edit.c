@@ -169,7 +169,7 @@ START_TEST(chat_templates_from_json) {
     const char *s;
     uint64_t len;
     const gguf_value *v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template"));
-    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 6 && memcmp(s, "{{ m }}\n", 6) == 0);
+    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 8 && memcmp(s, "{{ m }}\n", 8) == 0);
     const char *list = "{\"chat_template\": [{\"name\": \"default\", \"template\": \"D\"},"
                        " {\"name\": \"tool use\", \"template\": \"T\"}, {\"name\": \"\"}]}";
     ck_assert(gguf_kv_set_chat_templates_json(f, list, strlen(list), NULL) == 0);
