@@ -160,25 +160,34 @@ START_TEST(json_arrays) {
 }
 END_TEST
 
+/* The string value of key in f (the key must be there). */
+static void str_of(const gguf_file *f, const char *key, const char **s, uint64_t *len) {
+    int64_t at = gguf_kv_find(f, key);
+    ck_assert_msg(at >= 0, "no %s", key);
+    ck_assert(gguf_value_get_str(s, len, gguf_kv_value(f, (size_t)at), NULL) == 0);
+}
+
 /* tokenizer_config.json's chat templates: the string form, the list form, and a malformed
- * text that changes nothing (nor overflows the stack when nested deep). */
+ * text that changes nothing (nor goes deeper than the reader's bound when nested deep). */
 START_TEST(chat_templates_from_json) {
     gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
     const char *one = "{\"bos_token\": \"<s>\", \"chat_template\": \"{{ m }}\\n\"}";
     ck_assert(gguf_kv_set_chat_templates_json(f, one, strlen(one), NULL) == 0);
     const char *s;
     uint64_t len;
-    const gguf_value *v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template"));
-    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 8 && memcmp(s, "{{ m }}\n", 8) == 0);
+    str_of(f, "tokenizer.chat_template", &s, &len);
+    ck_assert(len == 8 && memcmp(s, "{{ m }}\n", 8) == 0);
     const char *list = "{\"chat_template\": [{\"name\": \"default\", \"template\": \"D\"},"
                        " {\"name\": \"tool use\", \"template\": \"T\"}, {\"name\": \"\"}]}";
     ck_assert(gguf_kv_set_chat_templates_json(f, list, strlen(list), NULL) == 0);
-    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template"));
-    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 1 && s[0] == 'D');
-    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_template.tool_use"));
-    ck_assert(gguf_value_get_str(&s, &len, v, NULL) == 0 && len == 1 && s[0] == 'T');
-    v = gguf_kv_value(f, (size_t)gguf_kv_find(f, "tokenizer.chat_templates"));
-    ck_assert_int_eq(gguf_value_count(v), 1);
+    str_of(f, "tokenizer.chat_template", &s, &len);
+    ck_assert(len == 1 && s[0] == 'D');
+    str_of(f, "tokenizer.chat_template.tool_use", &s, &len);
+    ck_assert(len == 1 && s[0] == 'T');
+    ck_assert_int_eq(gguf_kv_find(f, "tokenizer.chat_template.default"), -1);
+    int64_t names = gguf_kv_find(f, "tokenizer.chat_templates");
+    ck_assert(names >= 0);
+    ck_assert_int_eq(gguf_value_count(gguf_kv_value(f, (size_t)names)), 1);
     size_t keys = gguf_kv_count(f);
     size_t deep = 100000;
     char *nested = malloc(deep + 40);
@@ -187,13 +196,18 @@ START_TEST(chat_templates_from_json) {
     nested[n + deep] = '\0';
     const char *bad[] = {"", "[]", "{\"chat_template\": \"a", "{\"chat_template\": [1]}",
                          "{\"chat_template\": \"\\ud800\"}", nested};
+    gguf_error err_deep;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gguf_error err;
         gguf_error_clear(&err);
         ck_assert_int_eq(gguf_kv_set_chat_templates_json(f, bad[i], strlen(bad[i]), &err), GGUF_EINVAL);
+        err_deep = err;
         ck_assert_msg(strstr(err.message, "at byte") != NULL, "%s", err.message);
         ck_assert_int_eq(gguf_kv_count(f), keys);
     }
+    /* the nesting is refused where it passes the bound (64 levels), not at its end */
+    const char *at = strstr(err_deep.message, "at byte ");
+    ck_assert_msg(at != NULL && strtoul(at + 8, NULL, 10) < 100, "%s", err_deep.message);
     free(nested);
     const char *none[] = {"{}", "{\"chat_template\": null}", "{\"x\": {\"chat_template\": \"a\"}}"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)

@@ -45,6 +45,7 @@ class Mutant:
         self.detail = ""
         self.seconds = 0.0
         self.ran = []  # the tests that ran: the quickest first, up to the first failure
+        self.env = {}  # its env: line, for tests that sample (GGUF_ARCHS=phi2 GGUF_ARCH_ALL=1)
 
 
 def parse_mutants(path):
@@ -91,12 +92,14 @@ def parse_mutants(path):
                 cur = Mutant(m.group(1), no)
                 mutants.append(cur)
                 continue
-            m = re.match(r"^(file|tests|why|equivalent):\s*(.*)$", line)
+            m = re.match(r"^(file|tests|env|why|equivalent):\s*(.*)$", line)
             if not m or cur is None:
                 sys.exit("%s:%d: cannot read: %s" % (path, no, line))
             key, value = m.group(1), m.group(2).strip()
             if key == "file":
                 cur.file = value
+            elif key == "env":
+                cur.env = dict(kv.split("=", 1) for kv in value.split())
             elif key == "tests":
                 cur.tests = value.split()
             elif key == "why":
@@ -205,7 +208,7 @@ class Build:
                     timeout=timeout)
         return st
 
-    def run_test(self, test, timeout):
+    def run_test(self, test, timeout, env=None):
         """Runs one test through its automake .log rule; returns (verdict, seconds, first
         failing line): verdict PASS, FAIL (a check failed, or the test errored) or TIMEOUT."""
         base = os.path.join(self.build, test[:-3] if test.endswith(".sh") else test)
@@ -213,7 +216,8 @@ class Build:
             if os.path.exists(base + ext):
                 os.unlink(base + ext)
         st, secs = run("make %s.log" % (test[:-3] if test.endswith(".sh") else test),
-                       self.build, self.log, timeout=timeout)
+                       self.build, self.log, timeout=timeout,
+                       env=dict(os.environ, **env) if env else None)
         if st is None:
             return "TIMEOUT", secs, "timeout after %d s" % timeout
         trs = ""
@@ -230,7 +234,7 @@ class Build:
             return "FAIL", secs, "%s: %s" % (test, first or "status %s" % st)
         return "PASS", secs, ""
 
-    def run_tests(self, tests, timeouts, stop_at_failure=False):
+    def run_tests(self, tests, timeouts, stop_at_failure=False, env=None):
         """Runs tests, --jobs at a time; returns [(test, verdict, seconds, detail)] for those
         that ran. With stop_at_failure no test starts once one has failed (a mutant is caught
         by its first failure: the rest would only cost time)."""
@@ -239,7 +243,7 @@ class Build:
         def one(t):
             if stop_at_failure and failed.is_set():
                 return None
-            r = self.run_test(t, timeouts.get(t, 600))
+            r = self.run_test(t, timeouts.get(t, 600), env)
             if r[0] != "PASS":
                 failed.set()
             return (t,) + r
@@ -378,7 +382,7 @@ def main():
                 # the quickest tests first (by the baseline's times), up to the first failure
                 order = sorted(m.tests, key=lambda t: timeouts.get(t, a.timeout))
                 results = b.run_tests(order, {t: timeouts.get(t, a.timeout) for t in order},
-                                      stop_at_failure=True)
+                                      stop_at_failure=True, env=m.env)
                 m.ran = [r[0] for r in results]
                 failed = [r for r in results if r[1] != "PASS"]
                 m.result = "caught" if failed else "survived"
