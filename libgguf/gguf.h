@@ -456,7 +456,9 @@ GGUF_API int gguf_kv_set_text(gguf_file *f, const char *key, uint32_t vtype, uin
  * made '_'), with the names in tokenizer.chat_templates, and the one named "default" becomes
  * tokenizer.chat_template. The whole text is read before anything changes. GGUF_EINVAL when it
  * is not a JSON object (the message gives the byte where it stops being one), GGUF_ENOTFOUND
- * when it has no chat_template member or that member is null. */
+ * when it has no chat_template member or that member is null; then f is unchanged. It is
+ * several edits: when one of them fails (GGUF_ENOMEM, or a template too long for the file's
+ * version), the earlier ones stay, so discard f, as gguf-edit discards a failed edit. */
 GGUF_API int gguf_kv_set_chat_templates_json(gguf_file *f, const char *json, size_t len,
                                              gguf_error *err);
 /* Removes the first entry with this key (GGUF_ENOTFOUND when there is none). */

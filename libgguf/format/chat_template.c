@@ -40,6 +40,10 @@ static int list_entry(gguf__json_in *j, size_t i, void *user) {
     t->entry.name.len = t->entry.text.len = 0;
     if (gguf__json_object(j, entry_member, t) != 0)
         return -1;
+    if (t->entry.name.failed || t->entry.text.failed) {
+        t->out_of_memory = true; /* a template cut short is never stored */
+        return -1;
+    }
     if (!t->has_name || !t->has_text)
         return 0;
     if (t->n == t->cap) {
