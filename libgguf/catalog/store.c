@@ -53,10 +53,8 @@ static void derive(derived *d, const gguf_file *f) {
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
-        uint64_t n = 1;
-        int ok = 1;
-        for (uint32_t k = 0; k < t.n_dims && ok; k++)
-            ok = gguf__mul_u64(&n, n, t.dims[k]);
+        uint64_t n = 0;
+        int ok = gguf__tensor_elements(&t, &n);
         if (!ok || !gguf__add_u64(&d->params, d->params, n))
             d->has_params = 0;
         if (t.nbytes != GGUF_NBYTES_UNKNOWN)

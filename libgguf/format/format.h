@@ -144,6 +144,9 @@ GGUF_HIDDEN int gguf__file_read(const gguf_file *f, void *buf, size_t len, uint6
  * kv and tensors of f. When the header runs past head_len but not past size, fails with
  * f->head_need set to the bytes it needs. */
 GGUF_HIDDEN int gguf__parse(gguf_file *f, gguf_error *err);
+/* tensor.c: *n = the product of t's dimensions; false (and *n untouched) when it overflows
+ * 64 bits, which a parsed or built file never has but a hand-made gguf_tensor_info may. */
+GGUF_HIDDEN bool gguf__tensor_elements(const gguf_tensor_info *t, uint64_t *n);
 /* tensor.c: 0 when every tensor's bytes are in the source; GGUF_ETRUNC naming the first tensor
  * cut short when f was opened with GGUF_OPEN_PARTIAL from a file cut inside its data (what
  * writes and updates check before they start). */

@@ -247,3 +247,12 @@ int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err
     f->must_pack = true;
     return 0;
 }
+
+bool gguf__tensor_elements(const gguf_tensor_info *t, uint64_t *n) {
+    uint64_t e = 1;
+    for (uint32_t d = 0; d < t->n_dims; d++)
+        if (!gguf__mul_u64(&e, e, t->dims[d]))
+            return false;
+    *n = e;
+    return true;
+}

@@ -56,11 +56,8 @@ int gguf_llama_summary_read(gguf_llama_summary *s, const gguf_file *f, gguf_erro
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
-        uint64_t n = 1;
-        int ok = 1;
-        for (uint32_t d = 0; d < t.n_dims && ok; d++)
-            ok = gguf__mul_u64(&n, n, t.dims[d]);
-        if (!ok || !gguf__add_u64(&s->n_params, s->n_params, n))
+        uint64_t n;
+        if (!gguf__tensor_elements(&t, &n) || !gguf__add_u64(&s->n_params, s->n_params, n))
             s->n_params = UINT64_MAX;
         if (t.nbytes == GGUF_NBYTES_UNKNOWN || !gguf__add_u64(&s->weight_bytes, s->weight_bytes,
                                                               t.nbytes))
