@@ -24,16 +24,7 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 "$GEN" gemma3 "$VOCAB" "$TMP/gemma3-262k.gguf" >/dev/null
-best() { # best wall time of RUNS runs, in seconds
-    b=999
-    i=0
-    while [ $i -lt "$RUNS" ]; do
-        s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-        b=$(echo "t = $e - $s; if (t < $b) t else $b" | bc -l)
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/bench_lib.sh"
 n=$("$EDIT" get "$TMP/gemma3-262k.gguf" tokenizer.ggml.tokens --json 2>/dev/null |
     python3 -c 'import json,sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo '?')
 est=$(best "$EDIT" estimate "$TMP/gemma3-262k.gguf")

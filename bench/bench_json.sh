@@ -18,16 +18,7 @@ if [ ! -x "$ORACLE" ]; then
     echo "bench-json: ggml-oracle absent (../shared/oracle/build.sh), skipped"
     exit 0
 fi
-best() { # best wall time of RUNS runs, in seconds
-    b=999
-    i=0
-    while [ $i -lt "$RUNS" ]; do
-        s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-        b=$(echo "t = $e - $s; if (t < $b) t else $b" | bc -l)
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/bench_lib.sh"
 echo "show --json, best of $RUNS (ms), next to ggml's reader and printer (ggml-oracle dump):"
 for f in "$top_srcdir/../shared/corpus/real/ggml-vocab-llama-bpe.gguf" \
          "$(dirname "$ORACLE")/../src/models/ggml-vocab-gemma-4.gguf"; do
