@@ -33,8 +33,10 @@ uint8_t *gguf__buf_grow(gguf__buf *b, size_t n) {
 }
 
 void gguf__buf_add(gguf__buf *b, const void *p, size_t n) {
+    if (n == 0)
+        return; /* an empty buffer's data is NULL: not even a zero offset may be applied */
     uint8_t *at = gguf__buf_grow(b, n);
-    if (at != NULL && n > 0)
+    if (at != NULL)
         memcpy(at, p, n);
 }
 

@@ -56,7 +56,7 @@ int gguf__json_string(gguf__json_in *j, gguf__buf *out) {
         const char *run = j->p;
         while (j->p < j->end && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20)
             j->p++;
-        if (out != NULL && j->p > run)
+        if (out != NULL)
             gguf__buf_add(out, run, (size_t)(j->p - run));
         if (j->p >= j->end || (unsigned char)*j->p < 0x20)
             return -1;
