@@ -1973,10 +1973,12 @@ static const gguf__llama_key keys_lfm2[] = {
     {"attention.sliding_window", U32, SCALAR, 0},
     {"embedding_length_out", U32, SCALAR, 0, .sym = "EOUTK", .dflt = "0"},
     {NULL, 0, 0, 0}};
-/* lfm2's layers are all dense; lfm2moe's after leading_dense_block_count have experts */
+/* lfm2's layers are all dense (and it reads no expert width); lfm2moe's after
+ * leading_dense_block_count have experts */
 static const gguf__llama_sym syms_lfm2[] = {
     {"EOUT", "EOUTK > 0 ? EOUTK : E", "embedding_length_out"},
     {"NDL", "L", NULL},
+    {"FFE", "0", NULL},
     {NULL, NULL, NULL}};
 static const gguf__llama_rule rules_lfm2[] = {
     {"DK*HKV == DV*HKV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
