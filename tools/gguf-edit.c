@@ -42,9 +42,9 @@ static void usage(FILE *out) {
         fprintf(out, "  %s\n", commands[i].summary);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
                  "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
-                 "'keys': how far verify checks it), commands, types (tensor types), presets\n"
-                 "(requant's), value-types (set --type's), or a file's keys or tensors (keys FILE,\n"
-                 "tensors FILE), one per line.\n"
+                 "'keys': how far verify checks it, and why where it is no model on its own),\n"
+                 "commands, types (tensor types), presets (requant's), value-types (set --type's),\n"
+                 "or a file's keys or tensors (keys FILE, tensors FILE), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 

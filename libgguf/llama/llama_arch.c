@@ -2756,7 +2756,9 @@ static const gguf__llama_key keys_nanbeige[] = {
 
 const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "clip", .refused = 1,
-     .not_a_model = "a placeholder llama-quantize uses for multimodal projector (mmproj) files; llama.cpp aborts on loading it as a model, the projector runs in its mtmd library"},
+     .not_a_model = "a placeholder llama-quantize uses for multimodal projector (mmproj) files; "
+                    "llama.cpp aborts on loading it as a model, the projector runs in its mtmd "
+                    "library"},
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "llama4", .keys = keys_llama4},
     {.name = "deci", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_deci},
@@ -2764,7 +2766,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "grok", .keys = keys_grok},
     {.name = "gpt2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gpt2},
     {.name = "gptj", .refused = 1,
-     .not_a_model = "named by llama.cpp but no loader creates a model for it (unsupported model architecture)"},
+     .not_a_model = "named by llama.cpp but no loader creates a model for it (unsupported model "
+                    "architecture)"},
     {.name = "gptneox", .keys = keys_gptneox, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gptneox},
     {.name = "mpt", .keys = keys_mpt, .syms = syms_llama, .rules = rules_none, .tensors = tensors_mpt},
     {.name = "baichuan", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_baichuan},
@@ -2809,7 +2812,9 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant,
-     .not_a_model = "a draft head for Gemma 4: its input is the target model's hidden state (embedding_length_out carries the target's width, required to differ from its own)"},
+     .not_a_model = "a draft head for Gemma 4: its input is the target model's hidden state "
+                    "(embedding_length_out carries the target's width, required to differ from "
+                    "its own)"},
     {.name = "gemma-embedding", .keys = keys_gemma_embedding, .syms = syms_gemma_embedding, .rules = rules_gemma_embedding, .tensors = tensors_gemma_embedding},
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
     {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
@@ -2858,7 +2863,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "granite_swa", .keys = keys_granite_swa},
     {.name = "chameleon", .keys = keys_chameleon, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chameleon},
     {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec,
-     .not_a_model = "a vocoder: it turns a text-to-speech model's audio codes into spectrum features (embedding_length wide), not tokens into logits"},
+     .not_a_model = "a vocoder: it turns a text-to-speech model's audio codes into spectrum "
+                    "features (embedding_length wide), not tokens into logits"},
     {.name = "plm", .keys = keys_plm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plm},
     {.name = "bailingmoe", .keys = keys_bailingmoe, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe},
     {.name = "bailingmoe2", .keys = keys_bailingmoe2, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe2},
@@ -2893,9 +2899,11 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
     {.name = "eagle3", .keys = keys_eagle3,
-     .not_a_model = "an EAGLE-3 draft head for speculative decoding: its input is the hidden states of three layers of the target model (extract_layers, required)"},
+     .not_a_model = "an EAGLE-3 draft head for speculative decoding: its input is the hidden "
+                    "states of three layers of the target model (extract_layers, required)"},
     {.name = "dflash", .keys = keys_dflash,
-     .not_a_model = "a DFlash draft head for speculative decoding: its input is the hidden states of the target model's target_layers (required)"},
+     .not_a_model = "a DFlash draft head for speculative decoding: its input is the hidden states"
+                    " of the target model's target_layers (required)"},
     {.name = "mistral4", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
@@ -2908,9 +2916,12 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "mellum", .keys = keys_mellum},
     {.name = "nanbeige", .keys = keys_nanbeige},
     {.name = "qwen3tts", .keys = keys_rms_norm_deepstack,
-     .not_a_model = "the talker of Qwen3-TTS: its output is 3072 audio codes; the speaker encoder, code predictor and code-to-wave stages run as projectors in llama.cpp's mtmd library"},
+     .not_a_model = "the talker of Qwen3-TTS: its output is 3072 audio codes; the speaker "
+                    "encoder, code predictor and code-to-wave stages run as projectors in "
+                    "llama.cpp's mtmd library"},
     {.name = "pockettts", .keys = keys_layer_norm,
-     .not_a_model = "the backbone of the pocket-tts pipeline: it has no output head (its logits are unused) and the audio comes from a flow network in the mmproj"},
+     .not_a_model = "the backbone of the pocket-tts pipeline: it has no output head (its logits "
+                    "are unused) and the audio comes from a flow network in the mmproj"},
 };
 const size_t gguf__llama_n_archs = sizeof gguf__llama_archs / sizeof gguf__llama_archs[0];
 
