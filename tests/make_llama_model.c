@@ -332,6 +332,9 @@ static const struct recipe {
       {".feed_forward_length", "u32", "[128, 0]"}, {".attention.head_count", "u32", "4"},
       {".attention.head_count_kv", "u32", "[0, 2]"},
       {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    /* layer 0 dense, layer 1 experts; layer 0 chunked attention */
+    {"llama4",
+     {RMS("2"), EXPERTS_FF, {".interleave_moe_layer_step", "u32", "2"}}},
 };
 
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,

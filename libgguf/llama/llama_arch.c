@@ -2284,16 +2284,49 @@ static const gguf__llama_tensor tensors_deci[] = {
     {"blk.%d.ffn_up.bias", {"FF_i"}, OPT | LAYER},
     {NULL, {NULL}, 0}};
 
-/* ---- the architectures checked for keys only ---- */
+/* ---- llama4: experts every interleave_moe_layer_step-th layer, beside a shared one; chunked
+ * attention in all but every fourth layer unless the pattern says otherwise ---- */
 
 static const gguf__llama_key keys_llama4[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"interleave_moe_layer_step", U32, SCALAR, REQ, .sym = "NMS"},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
     {NULL, 0, 0, 0}};
+/* a sliding_window of 0 turns the chunked attention off */
+static const gguf__llama_sym syms_llama4[] = {
+    {"SWA0", "!(defined(SWIN) && SWIN == 0) && PAT != 1", NULL},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_llama4[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses llama4 without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define MOE_LAYER "NMS > 0 && (i + 1) % NMS == 0"
+static const gguf__llama_tensor tensors_llama4[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE", "E"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {NULL, {NULL}, 0}};
+#undef MOE_LAYER
+
+/* ---- the architectures checked for keys only ---- */
+
 static const gguf__llama_key keys_grok[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -2760,7 +2793,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
                     "llama.cpp aborts on loading it as a model, the projector runs in its mtmd "
                     "library"},
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
-    {.name = "llama4", .keys = keys_llama4},
+    {.name = "llama4", .keys = keys_llama4, .syms = syms_llama4, .rules = rules_llama4, .tensors = tensors_llama4},
     {.name = "deci", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_deci},
     {.name = "falcon", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_falcon, .tensors = tensors_falcon},
     {.name = "grok", .keys = keys_grok},
