@@ -43,12 +43,39 @@ typedef struct kv {
 /* four experts, two used a token (of width 32) */
 #define EXPERTS {".expert_count", "u32", "4"}, {".expert_used_count", "u32", "2"}
 #define EXPERTS_FF EXPERTS, {".expert_feed_forward_length", "u32", "32"}
+/* a state-space block: a convolution of 4, the inner width, a state of 16, 4 time-step ranks,
+ * the groups */
+#define SSM(INNER, GROUPS)                                                                       \
+    {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", INNER},                       \
+    {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},                     \
+    {".ssm.group_count", "u32", GROUPS}
+/* nemotron_h's three layers: a mamba2 layer, an attention layer, a feed-forward layer */
+#define NEMOTRON_H                                                                               \
+    {".block_count", "u32", "3"}, {".context_length", "u32", "128"},                           \
+    {".embedding_length", "u32", "64"}, {".feed_forward_length", "u32", "[0, 0, 128]"},        \
+    {".attention.head_count", "u32", "4"}, {".attention.head_count_kv", "u32", "[0, 2, 0]"},   \
+    {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},                                      \
+    {".attention.layer_norm_epsilon", "f32", "1e-5"}, SSM("128", "1")
+/* llama's, and llama-embed's */
+#define LLAMA                                                                                    \
+    SMALL("2"), {".rope.dimension_count", "u32", "16"},                                        \
+    {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}
+/* deepseek2's, and mistral4's: latent attention (heads of 48 for keys, 16 of them rope, and 32
+ * for values), a dense first layer, then experts with a shared one */
+#define DEEPSEEK2                                                                                \
+    SMALL("1"), {".attention.key_length", "u32", "48"},                                        \
+    {".attention.value_length", "u32", "32"}, {".attention.key_length_mla", "u32", "48"},      \
+    {".attention.value_length_mla", "u32", "32"}, {".attention.q_lora_rank", "u32", "32"},     \
+    {".attention.kv_lora_rank", "u32", "32"}, {".rope.dimension_count", "u32", "16"},          \
+    {".leading_dense_block_count", "u32", "1"}, EXPERTS,                                       \
+    {".expert_shared_count", "u32", "1"}, {".expert_feed_forward_length", "u32", "32"},        \
+    {".expert_weights_scale", "f32", "1.0"},                                                   \
+    {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}
 static const struct recipe {
     const char *arch;
     kv keys[24];
 } recipes[] = {
-    {"llama", {SMALL("2"), {".rope.dimension_count", "u32", "16"},
-               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"llama", {LLAMA}},
     {"qwen2", {SMALL("2"), {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
     {"qwen3", {SMALL("2"), {".attention.key_length", "u32", "32"},
                {".attention.value_length", "u32", "32"},
@@ -66,15 +93,7 @@ static const struct recipe {
                 {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
     {"phi3", {SMALL("4"), {".rope.dimension_count", "u32", "16"},
               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
-    {"deepseek2", {SMALL("1"), {".attention.key_length", "u32", "48"}, {".attention.value_length", "u32", "32"},
-                   {".attention.key_length_mla", "u32", "48"},
-                   {".attention.value_length_mla", "u32", "32"},
-                   {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
-                   {".rope.dimension_count", "u32", "16"},
-                   {".leading_dense_block_count", "u32", "1"}, EXPERTS, {".expert_shared_count", "u32", "1"},
-                   {".expert_feed_forward_length", "u32", "32"},
-                   {".expert_weights_scale", "f32", "1.0"},
-                   {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
+    {"deepseek2", {DEEPSEEK2}},
     {"gpt-oss", {SMALL("2"), {".attention.key_length", "u32", "16"},
                  {".attention.value_length", "u32", "16"}, {".rope.dimension_count", "u32", "16"},
                  {".attention.sliding_window", "u32", "32"}, EXPERTS_FF,
@@ -118,9 +137,7 @@ static const struct recipe {
     {"mamba2",
      {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
       {".feed_forward_length", "u32", "0"}, {".attention.head_count", "u32", "0"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "128"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "1"}, {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+      SSM("128", "1"), {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
     {"rwkv7",
      {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
       {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "0"},
@@ -192,56 +209,30 @@ static const struct recipe {
       {".attention.value_length", "u32", "16"},
       {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
       EXPERTS_FF,
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "64"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "2"}, {".full_attention_interval", "u32", "2"}}},
+      SSM("64", "2"), {".full_attention_interval", "u32", "2"}}},
     {"qwen35",
      {SMALL("2"), {".attention.key_length", "u32", "16"},
       {".attention.value_length", "u32", "16"},
       {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
       {".rope.dimension_sections", "i32", "[4, 2, 2, 0]"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "64"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "2"}, {".full_attention_interval", "u32", "2"}}},
+      SSM("64", "2"), {".full_attention_interval", "u32", "2"}}},
     {"qwen35moe",
      {SMALL("2"), {".attention.key_length", "u32", "16"},
       {".attention.value_length", "u32", "16"},
       {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
       EXPERTS_FF,
       {".rope.dimension_sections", "i32", "[4, 2, 2, 0]"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "64"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "2"}, {".full_attention_interval", "u32", "2"}}},
+      SSM("64", "2"), {".full_attention_interval", "u32", "2"}}},
     /* layer 0 a mamba2 layer, layer 1 attention */
     {"granitehybrid",
      {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
       {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
       {".attention.head_count_kv", "u32", "[0, 2]"},
       {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "128"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "1"}}},
-    /* a mamba2 layer, an attention layer, a feed-forward layer */
-    {"nemotron_h",
-     {{".block_count", "u32", "3"}, {".context_length", "u32", "128"},
-      {".embedding_length", "u32", "64"}, {".feed_forward_length", "u32", "[0, 0, 128]"},
-      {".attention.head_count", "u32", "4"}, {".attention.head_count_kv", "u32", "[0, 2, 0]"},
-      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
-      {".attention.layer_norm_epsilon", "f32", "1e-5"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "128"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "1"}}},
-    /* as nemotron_h, with experts in the feed-forward layer */
-    {"nemotron_h_moe",
-     {{".block_count", "u32", "3"}, {".context_length", "u32", "128"},
-      {".embedding_length", "u32", "64"}, {".feed_forward_length", "u32", "[0, 0, 128]"},
-      {".attention.head_count", "u32", "4"}, {".attention.head_count_kv", "u32", "[0, 2, 0]"},
-      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
-      {".attention.layer_norm_epsilon", "f32", "1e-5"},
-      {".ssm.conv_kernel", "u32", "4"}, {".ssm.inner_size", "u32", "128"},
-      {".ssm.state_size", "u32", "16"}, {".ssm.time_step_rank", "u32", "4"},
-      {".ssm.group_count", "u32", "1"}, EXPERTS_FF,
-      {".expert_shared_feed_forward_length", "u32", "64"}}},
+      SSM("128", "1")}},
+    {"nemotron_h", {NEMOTRON_H}},
+    /* with experts in the feed-forward layer */
+    {"nemotron_h_moe", {NEMOTRON_H, EXPERTS_FF, {".expert_shared_feed_forward_length", "u32", "64"}}},
     {"mamba",
      {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
       {".feed_forward_length", "u32", "0"}, {".attention.head_count", "u32", "0"},
@@ -253,17 +244,8 @@ static const struct recipe {
     {"t5", {RMS("4"), {".attention.relative_buckets_count", "u32", "32"}}},
     {"t5encoder", {RMS("4"), {".attention.relative_buckets_count", "u32", "32"}}},
     /* deepseek2's loader and llama's */
-    {"mistral4", {SMALL("1"), {".attention.key_length", "u32", "48"}, {".attention.value_length", "u32", "32"},
-                   {".attention.key_length_mla", "u32", "48"},
-                   {".attention.value_length_mla", "u32", "32"},
-                   {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
-                   {".rope.dimension_count", "u32", "16"},
-                   {".leading_dense_block_count", "u32", "1"}, EXPERTS, {".expert_shared_count", "u32", "1"},
-                   {".expert_feed_forward_length", "u32", "32"},
-                   {".expert_weights_scale", "f32", "1.0"},
-                   {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
-    {"llama-embed", {SMALL("2"), {".rope.dimension_count", "u32", "16"},
-               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
+    {"mistral4", {DEEPSEEK2}},
+    {"llama-embed", {LLAMA}},
     {"gemma-embedding",
      {SMALL("1"), {".attention.key_length", "u32", "32"},
       {".attention.value_length", "u32", "32"}, {".attention.sliding_window", "u32", "32"},
