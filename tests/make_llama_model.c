@@ -317,6 +317,10 @@ static const struct recipe {
     /* layer 0 dense, layer 1 experts; layer 0 chunked attention */
     {"llama4",
      {RMS("2"), EXPERTS_FF, {".interleave_moe_layer_step", "u32", "2"}}},
+    /* layer 0 dense, layer 1 experts; sliding-window attention in layer 0 */
+    {"afmoe",
+     {RMS("2"), EXPERTS_FF, {".expert_shared_count", "u32", "1"},
+      {".leading_dense_block_count", "u32", "1"}, {".attention.sliding_window", "u32", "32"}}},
 };
 
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,

@@ -2325,6 +2325,48 @@ static const gguf__llama_tensor tensors_llama4[] = {
     {NULL, {NULL}, 0}};
 #undef MOE_LAYER
 
+/* ---- afmoe: gated attention, norms after attention and feed-forward, dense first layers,
+ * then experts with a routing bias and shared ones; sliding-window layers with
+ * attention.sliding_window > 0 ---- */
+
+static const gguf__llama_key keys_afmoe[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+#define syms_afmoe syms_gemma3
+static const gguf__llama_tensor tensors_afmoe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_gate.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {NULL, {NULL}, 0}};
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_grok[] = {
@@ -2606,18 +2648,6 @@ static const gguf__llama_key keys_dots3note[] = {
     {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_afmoe[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_laguna[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2905,7 +2935,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_dots1},
     {.name = "dots3note", .keys = keys_dots3note},
     {.name = "arcee", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arcee},
-    {.name = "afmoe", .keys = keys_afmoe},
+    {.name = "afmoe", .keys = keys_afmoe, .syms = syms_afmoe, .rules = rules_none, .tensors = tensors_afmoe},
     {.name = "laguna", .keys = keys_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
