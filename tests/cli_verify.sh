@@ -60,7 +60,8 @@ fi
 "$EDIT" --list architectures > "$TMP/archs" 2> "$TMP/err" && ok || fail "--list architectures: $(cat "$TMP/err")"
 awk -F '\t' '(NF != 2 && NF != 3) || ($2 != "full" && $2 != "keys") ||
               (NF == 3 && $3 !~ /^not a model on its own: ./) { bad = 1 } END { exit bad }' \
-    "$TMP/archs" && ok || fail "--list architectures: a line is not NAME<TAB>full|keys[<TAB>reason]: $(head -3 "$TMP/archs")"
+    "$TMP/archs" && ok ||
+    fail "--list architectures: a line is not NAME<TAB>full|keys[<TAB>reason]: $(head -3 "$TMP/archs")"
 [ "$(awk -F '\t' 'NF == 3 { print $1 }' "$TMP/archs" | sort | paste -sd' ' -)" = \
     "dflash eagle3 gemma4-assistant pockettts qwen3tts wavtokenizer-dec" ] \
     && ok || fail "--list architectures: the ones with a reason: $(awk -F '\t' 'NF == 3' "$TMP/archs")"
