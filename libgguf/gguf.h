@@ -1527,6 +1527,11 @@ enum gguf_llama_arch_support {
     GGUF_LLAMA_ARCH_FULL = 2     /* also hyperparameter consistency, tensor set and shapes */
 };
 GGUF_API int gguf_llama_arch_support(const char *arch);
+/* Why llama.cpp cannot run a model of this architecture on its own, in a sentence ("a draft
+ * head for speculative decoding: ..."), for the architectures it names but refuses (clip, gptj)
+ * and those it loads only as a part of something else (draft heads, vocoders, text-to-speech
+ * stages); NULL for the others. */
+GGUF_API const char *gguf_llama_arch_not_a_model(const char *arch);
 /* The architectures llama.cpp knows, by index (0 .. count-1), in its order; NULL past the end. */
 GGUF_API const char *gguf_llama_arch_name(size_t i);
 

@@ -190,7 +190,7 @@ START_TEST(test_tables_parse) {
         full += arch->tensors != NULL;
     }
     ck_assert_uint_ge(gguf__llama_n_archs, 140);
-    ck_assert_uint_eq(full, 90);
+    ck_assert_uint_eq(full, 106);
 }
 END_TEST
 
@@ -205,6 +205,11 @@ START_TEST(test_arch_support) {
     ck_assert_int_eq(gguf_llama_arch_support("clip"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support("lama"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support(NULL), GGUF_LLAMA_ARCH_UNKNOWN);
+    ck_assert_ptr_null(gguf_llama_arch_not_a_model("llama"));
+    ck_assert_ptr_null(gguf_llama_arch_not_a_model("lama"));
+    ck_assert_ptr_null(gguf_llama_arch_not_a_model(NULL));
+    ck_assert_ptr_nonnull(gguf_llama_arch_not_a_model("eagle3"));
+    ck_assert_ptr_nonnull(gguf_llama_arch_not_a_model("clip"));
     ck_assert_str_eq(gguf_llama_arch_name(1), "llama");
     ck_assert_ptr_null(gguf_llama_arch_name(100000));
     size_t n = 0;

@@ -42,9 +42,9 @@ static void usage(FILE *out) {
         fprintf(out, "  %s\n", commands[i].summary);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
                  "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
-                 "'keys': how far verify checks it), commands, types (tensor types), presets\n"
-                 "(requant's), value-types (set --type's), or a file's keys or tensors (keys FILE,\n"
-                 "tensors FILE), one per line.\n"
+                 "'keys': how far verify checks it, and why where it is no model on its own),\n"
+                 "commands, types (tensor types), presets (requant's), value-types (set --type's),\n"
+                 "or a file's keys or tensors (keys FILE, tensors FILE), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
@@ -99,13 +99,15 @@ static int list(const char *what, const char *file) {
         for (size_t i = 0; i < sizeof value_types / sizeof value_types[0]; i++)
             puts(value_types[i]);
     } else if (strcmp(what, "architectures") == 0) {
-        /* the ones llama.cpp can load as a model: full (tensors and hyperparameter rules
-         * checked) or keys (key types only) */
+        /* the ones llama.cpp can load: full (tensors and hyperparameter rules checked) or
+         * keys (key types only), and a third field for those that are no model on their own */
         const char *name;
         for (size_t i = 0; (name = gguf_llama_arch_name(i)) != NULL; i++) {
             int support = gguf_llama_arch_support(name);
+            const char *why = gguf_llama_arch_not_a_model(name);
             if (support != GGUF_LLAMA_ARCH_UNKNOWN)
-                printf("%s\t%s\n", name, support == GGUF_LLAMA_ARCH_FULL ? "full" : "keys");
+                printf("%s\t%s%s%s\n", name, support == GGUF_LLAMA_ARCH_FULL ? "full" : "keys",
+                       why ? "\tnot a model on its own: " : "", why ? why : "");
         }
     } else {
         static const char *const lists[] = {"architectures", "commands", "types", "presets",

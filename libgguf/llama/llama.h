@@ -109,6 +109,9 @@ typedef struct gguf__llama_arch {
                                             n_layer) is absent, or NULL */
     int refused;                         /* llama.cpp knows the name but cannot load it as a
                                             model (clip) */
+    const char *not_a_model;             /* why what it loads is no model on its own (a draft
+                                            head, a vocoder, a text-to-speech part; clip and
+                                            gptj, refused), or NULL */
 } gguf__llama_arch;
 
 /* llama_arch.c: the tables. */

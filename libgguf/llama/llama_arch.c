@@ -143,7 +143,7 @@ const gguf__llama_rule gguf__llama_generic_rules[] = {
 /* The loader's generic pass over every architecture: optional per-tensor scales (NVFP4), next
  * to the weights they scale. */
 #define SCALES(B, N)                                                                             \
-    {"blk.%d." B ".scale", {N}, OPT | ALL_LAYERS, .if_present = "blk.%d." B ".weight"},          \
+    {"blk.%d." B ".scale", {N}, OPT | ALL_LAYERS, .if_present = "blk.%d." B ".weight"},        \
     {"blk.%d." B ".input_scale", {N}, OPT | ALL_LAYERS, .if_present = "blk.%d." B ".weight"}
 const gguf__llama_tensor gguf__llama_generic_tensors[] = {
     SCALES("attn_q", "1"), SCALES("attn_k", "1"), SCALES("attn_v", "1"),
@@ -178,6 +178,29 @@ const gguf__llama_tensor gguf__llama_generic_tensors[] = {
     {"token_embd.weight", {"E", "V"}, 0},                                                      \
     {"output_norm.weight", {"E"}, 0},                                                          \
     {"output.weight", {"E", "V"}, OPT}
+
+/* token_embd, output_norm and a required output */
+#define EMBED_NORM_OUT                                                                           \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"output_norm.weight", {"E"}, 0},                                                          \
+    {"output.weight", {"E", "V"}, 0}
+/* the same with a bias on the output norm */
+#define EMBED_NORM_B_OUT                                                                         \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"output_norm.weight", {"E"}, 0},                                                          \
+    {"output_norm.bias", {"E"}, 0},                                                            \
+    {"output.weight", {"E", "V"}, 0}
+/* the feed-forward block with a gate, no biases */
+#define GATED_FFN                                                                                \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},                                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
+/* the router and the experts, each of width W, in every layer */
+#define EXPERT_FFN(W)                                                                            \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},                                         \
+    {"blk.%d.ffn_gate_exps.weight", {"E", W, "X"}, LAYER},                                     \
+    {"blk.%d.ffn_down_exps.weight", {W, "E", "X"}, LAYER},                                     \
+    {"blk.%d.ffn_up_exps.weight", {"E", W, "X"}, LAYER}
 
 #define RMS_EPS {"attention.layer_norm_rms_epsilon", F32, SCALAR, REQ}
 #define NO_SYMS {{NULL, NULL, NULL}}
@@ -218,9 +241,10 @@ static const gguf__llama_key keys_rms_norm_ssm[] = {
 /* RMS norm, dense first layers, then experts with shared ones: deepseek2_ocr, dots1 */
 static const gguf__llama_key keys_rms_norm_dense_lead_moe[] = {
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "leading_dense_block_count", .type = U32, .form = SCALAR},
-    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER, .flags = REQ},
-    {.name = "expert_shared_count", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "leading_dense_block_count", .type = U32, .form = SCALAR, .sym = "NDL", .dflt = "0"},
+    {.name = "expert_feed_forward_length", .type = U32, .form = PER_LAYER, .flags = REQ,
+     .sym = "FFE"},
+    {.name = "expert_shared_count", .type = U32, .form = SCALAR, .flags = REQ, .sym = "XS"},
     {.name = "expert_weights_scale", .type = F32, .form = SCALAR},
     {.name = "expert_weights_norm", .type = BOOL, .form = SCALAR},
     {.name = "expert_gating_func", .type = U32, .form = SCALAR},
@@ -312,9 +336,7 @@ static const gguf__llama_tensor tensors_qwen2[] = {
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- qwen3 ---- */
@@ -330,9 +352,7 @@ static const gguf__llama_tensor tensors_qwen3[] = {
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- qwen3moe ---- */
@@ -357,10 +377,7 @@ static const gguf__llama_tensor tensors_qwen3moe[] = {
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER},
+    EXPERT_FFN("FFX"),
     {NULL, {NULL}, 0}};
 
 /* ---- gemma2: sliding-window layers every other layer unless the pattern says otherwise ---- */
@@ -529,18 +546,13 @@ static const gguf__llama_key keys_gpt_oss[] = {
 static const gguf__llama_sym syms_gpt_oss[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
 static const gguf__llama_rule rules_gpt_oss[] = NO_RULES;
 static const gguf__llama_tensor tensors_gpt_oss[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
     QKV("H*R", "HKV*R", "HKV*R", 0),
     {"blk.%d.attn_output.weight", {"H*R", "E"}, LAYER},
     {"blk.%d.attn_sinks.weight", {"H"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    EXPERT_FFN("FFE"),
     {"blk.%d.attn_output.bias", {"E"}, LAYER},
     {"blk.%d.ffn_gate_inp.bias", {"X"}, LAYER},
     {"blk.%d.ffn_gate_exps.bias", {"FFE", "X"}, LAYER},
@@ -573,19 +585,25 @@ static const gguf__llama_key keys_bert[] = {
     {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
     {NULL, 0, 0, 0}};
 static const gguf__llama_sym syms_bert[] = NO_SYMS;
+/* the token embedding, the token types' and the norm after them */
+#define BERT_EMBD                                                                                \
+    {"token_embd.weight", {"E", "V"}, 0},                                                      \
+    {"token_types.weight", {"E", "TT"}, OPT},                                                  \
+    {"token_embd_norm.weight", {"E"}, 0},                                                      \
+    {"token_embd_norm.bias", {"E"}, 0}
 static const gguf__llama_tensor tensors_bert[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"token_types.weight", {"E", "TT"}, OPT},
+    BERT_EMBD,
     {"position_embd.weight", {"E", "CTX"}, 0},
     {"cls.weight", {"E", "E"}, OPT},
     {"cls.bias", {"E"}, OPT},
     {"cls.output.weight", {"E", "CLS"}, OPT},
     {"cls.output.bias", {"CLS"}, OPT},
-    {"token_embd_norm.weight", {"E"}, 0},
-    {"token_embd_norm.bias", {"E"}, 0},
     BERT_LAYERS,
     BERT_FFN(NULL),
     {NULL, {NULL}, 0}};
+/* bert's loader without positions or classifier */
+static const gguf__llama_tensor tensors_jina_bert_v3[] = {BERT_EMBD, BERT_LAYERS, BERT_FFN(NULL),
+                                                          {NULL, {NULL}, 0}};
 
 static const gguf__llama_key keys_nomic_bert[] = {
     {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
@@ -593,18 +611,19 @@ static const gguf__llama_key keys_nomic_bert[] = {
     {NULL, 0, 0, 0}};
 static const gguf__llama_sym syms_nomic_bert[] = NO_SYMS;
 #define MOEL "MOEN > 0 && i % MOEN == 1"
+/* nomic-bert-moe: the same without the gate of the dense feed-forward */
+#define NOMIC_BERT_TENSORS                                                                       \
+    BERT_EMBD,                                                                                 \
+    BERT_LAYERS,                                                                               \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = MOEL},                      \
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = MOEL},                    \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = MOEL},                           \
+    BERT_FFN("!(" MOEL ")")
 static const gguf__llama_tensor tensors_nomic_bert[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"token_types.weight", {"E", "TT"}, OPT},
-    {"token_embd_norm.weight", {"E"}, 0},
-    {"token_embd_norm.bias", {"E"}, 0},
-    BERT_LAYERS,
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = MOEL},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = MOEL},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = MOEL},
-    BERT_FFN("!(" MOEL ")"),
+    NOMIC_BERT_TENSORS,
     {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "!(" MOEL ")"},
     {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_nomic_bert_moe[] = {NOMIC_BERT_TENSORS, {NULL, {NULL}, 0}};
 
 /* ---- mistral3: llama's loader, a temperature for attention ---- */
 
@@ -681,9 +700,7 @@ static const gguf__llama_sym syms_olmo2[] = {
     {NULL, NULL, NULL}};
 static const gguf__llama_rule rules_olmo2[] = NO_RULES;
 static const gguf__llama_tensor tensors_olmo2[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"E"}, LAYER},
@@ -794,10 +811,7 @@ static const gguf__llama_rule rules_phi2[] = NO_RULES;
 #define rules_starcoder2 rules_phi2
 #define rules_stablelm rules_phi2
 static const gguf__llama_tensor tensors_phi2[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     {"output.bias", {"V"}, 0},
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_norm.bias", {"E"}, LAYER},
@@ -825,10 +839,7 @@ static const gguf__llama_tensor tensors_starcoder2[] = {
     {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_stablelm[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_norm.bias", {"E"}, LAYER},
     QKV("E", "DV*HKV", "DV*HKV", 0),
@@ -837,9 +848,7 @@ static const gguf__llama_tensor tensors_stablelm[] = {
     {"blk.%d.attn_k_norm.weight", {"DK", "HKV"}, OPT | LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, OPT | LAYER},
     {"blk.%d.ffn_norm.bias", {"E"}, OPT | LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- qwen2moe: experts and a gated shared expert in every layer ---- */
@@ -859,17 +868,12 @@ static const gguf__llama_rule rules_qwen2moe[] = {
      "llama.cpp refuses qwen2moe with no expert used"},
     {NULL, NULL, NULL, 0, NULL}};
 static const gguf__llama_tensor tensors_qwen2moe[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER},
+    EXPERT_FFN("FFX"),
     {"blk.%d.ffn_gate_inp_shexp.weight", {"E"}, LAYER},
     {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, LAYER},
     {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER},
@@ -1111,10 +1115,7 @@ static const gguf__llama_tensor tensors_codeshell[] = {
     {"blk.%d.ffn_up.bias", {"FF"}, LAYER},
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_orion[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     BIASED_NORMS_LAYERS,
     {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
     {NULL, {NULL}, 0}};
@@ -1131,9 +1132,7 @@ static const gguf__llama_tensor tensors_orion[] = {
     {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},                                            \
     {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER}
 static const gguf__llama_tensor tensors_internlm2[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     DENSE_LAYERS("E"),
     {NULL, {NULL}, 0}};
 #define tensors_baichuan tensors_internlm2
@@ -1144,9 +1143,7 @@ static const gguf__llama_tensor tensors_smollm3[] = {
     QKV("DK*H", "DK*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 /* seed_oss: a normalization after attention; head sizes from key_length */
 static const gguf__llama_tensor tensors_seed_oss[] = {
@@ -1201,19 +1198,14 @@ static const gguf__llama_rule rules_olmoe[] = {
      "llama.cpp refuses olmoe with no expert used"},
     {NULL, NULL, NULL, 0, NULL}};
 static const gguf__llama_tensor tensors_olmoe[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_k_norm.weight", {"E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    EXPERT_FFN("FF"),
     {NULL, {NULL}, 0}};
 
 /* ---- chatglm: a fused gate and up; bitnet: sub-norms, the output is token_embd ---- */
@@ -1239,9 +1231,7 @@ static const gguf__llama_tensor tensors_bitnet[] = {
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
     {"blk.%d.ffn_sub_norm.weight", {"FF"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- exaone, arcee: llama's layers with rope factors (arcee: no gate) ---- */
@@ -1262,10 +1252,7 @@ static const gguf__llama_tensor tensors_arcee[] = {ROPE_LAYERS("0"), {NULL, {NUL
 /* ---- gptneox: gpt2's layers without position embeddings, a required output ---- */
 
 static const gguf__llama_tensor tensors_gptneox[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     FUSED_BIASED_LAYERS,
     {NULL, {NULL}, 0}};
 
@@ -1317,17 +1304,12 @@ static const gguf__llama_rule rules_dbrx[] = {
     {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses dbrx without experts"},
     {NULL, NULL, NULL, 0, NULL}};
 static const gguf__llama_tensor tensors_dbrx[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, LAYER},
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
     {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    EXPERT_FFN("FF"),
     {NULL, {NULL}, 0}};
 
 /* ---- arctic: a dense residual feed-forward of the embedding's width beside the experts ---- */
@@ -1365,9 +1347,7 @@ static const gguf__llama_tensor tensors_llada[] = {
     {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
     {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER},
     {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
     {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
@@ -1380,38 +1360,28 @@ static const gguf__llama_tensor tensors_maincoder[] = {
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- plamo: no feed-forward norm; olmo: no norms at all; qwen: a fused projection of three
  * widths and feed-forward halves ---- */
 
 static const gguf__llama_tensor tensors_plamo[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_olmo[] = {
     {"token_embd.weight", {"E", "V"}, 0},
     {"output.weight", {"E", "V"}, OPT},
     QKV("E", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_qwen[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_qkv.weight", {"E", "E*3"}, LAYER},
     {"blk.%d.attn_qkv.bias", {"E*3"}, LAYER},
@@ -1426,10 +1396,7 @@ static const gguf__llama_tensor tensors_qwen[] = {
  * biased norms, optional biases ---- */
 
 static const gguf__llama_tensor tensors_jais[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     FUSED_BIASED_LAYERS,
     {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
     {"blk.%d.ffn_gate.bias", {"FF"}, LAYER},
@@ -1454,10 +1421,7 @@ static const gguf__llama_tensor tensors_jais2[] = {
     {"blk.%d.ffn_down.bias", {"E"}, LAYER},
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_nemotron[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_norm.bias", {"E"}, LAYER},
     QKV("E", "DV*HKV", "DV*HKV", 0),
@@ -1474,10 +1438,7 @@ static const gguf__llama_tensor tensors_nemotron[] = {
 /* ---- phimoe: experts, biased norms and output, rope factors of E/H/2 ---- */
 
 static const gguf__llama_tensor tensors_phimoe[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output_norm.bias", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_B_OUT,
     {"output.bias", {"V"}, 0},
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_norm.bias", {"E"}, LAYER},
@@ -1486,10 +1447,7 @@ static const gguf__llama_tensor tensors_phimoe[] = {
     {"blk.%d.attn_output.bias", {"E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
     {"blk.%d.ffn_norm.bias", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    EXPERT_FFN("FF"),
     {"rope_factors_long.weight", {"E/H/2"}, OPT},
     {"rope_factors_short.weight", {"E/H/2"}, OPT},
     {NULL, {NULL}, 0}};
@@ -1506,28 +1464,21 @@ static const gguf__llama_tensor tensors_pangu_embedded[] = {
     {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
     {"blk.%d.attn_output.bias", {"E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- minimax-m2: experts sized by feed_forward_length with a routing bias, queries and keys
  * normalized over all heads; hunyuan-moe: experts and a shared expert in every layer ---- */
 
 static const gguf__llama_tensor tensors_minimax_m2[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     QKV("DK*H", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK*H"}, LAYER},
     {"blk.%d.attn_k_norm.weight", {"DK*HKV"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    EXPERT_FFN("FF"),
     {"blk.%d.exp_probs_b.bias", {"X"}, LAYER},
     {NULL, {NULL}, 0}};
 /* the shared expert is as wide as the layer's feed-forward unless given */
@@ -1540,10 +1491,7 @@ static const gguf__llama_tensor tensors_hunyuan_moe[] = {
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    EXPERT_FFN("FF"),
     {"blk.%d.ffn_gate_shexp.weight", {"E", HY_FFS}, LAYER},
     {"blk.%d.ffn_up_shexp.weight", {"E", HY_FFS}, LAYER},
     {"blk.%d.ffn_down_shexp.weight", {HY_FFS, "E"}, LAYER},
@@ -1553,9 +1501,7 @@ static const gguf__llama_tensor tensors_hunyuan_moe[] = {
 /* ---- apertus: no gate, queries and keys normalized (optional biases), rope factors ---- */
 
 static const gguf__llama_tensor tensors_apertus[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
     {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
     {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
@@ -1855,9 +1801,7 @@ static const gguf__llama_tensor tensors_hunyuan_vl[] = {
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    GATED_FFN,
     {NULL, {NULL}, 0}};
 
 /* ---- t5 (an encoder and a decoder), t5encoder (the encoder alone) ---- */
@@ -1973,25 +1917,18 @@ static const gguf__llama_rule rules_experts_used[] = {
     {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},                                 \
     {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER}
 static const gguf__llama_tensor tensors_llada_moe[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     NORMED_EXPERT_LAYERS("E"),
     {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_rnd1[] = {EMBED_OUT, NORMED_EXPERT_LAYERS("DK*H"),
                                                   {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_bailingmoe[] = {
-    {"token_embd.weight", {"E", "V"}, 0},
-    {"output_norm.weight", {"E"}, 0},
-    {"output.weight", {"E", "V"}, 0},
+    EMBED_NORM_OUT,
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     QKV("H*R", "HKV*R", "HKV*R", 0),
     {"blk.%d.attn_output.weight", {"H*R", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    EXPERT_FFN("FFE"),
     {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER},
     {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER},
     {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER},
@@ -2024,10 +1961,7 @@ static const gguf__llama_tensor tensors_smallthinker[] = {
     QKV("DK*H", "DV*HKV", "DV*HKV", 0),
     {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER},
-    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER},
+    EXPERT_FFN("FFE"),
     {NULL, {NULL}, 0}};
 
 /* ---- lfm2: short-convolution layers where a layer has no key/value heads, attention in the
@@ -2039,21 +1973,48 @@ static const gguf__llama_key keys_lfm2[] = {
     {"attention.sliding_window", U32, SCALAR, 0},
     {"embedding_length_out", U32, SCALAR, 0, .sym = "EOUTK", .dflt = "0"},
     {NULL, 0, 0, 0}};
+/* lfm2's layers are all dense (and it reads no expert width); lfm2moe's after
+ * leading_dense_block_count have experts */
 static const gguf__llama_sym syms_lfm2[] = {
     {"EOUT", "EOUTK > 0 ? EOUTK : E", "embedding_length_out"},
+    {"NDL", "L", NULL},
+    {"FFE", "0", NULL},
     {NULL, NULL, NULL}};
 static const gguf__llama_rule rules_lfm2[] = {
     {"DK*HKV == DV*HKV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
      "llama.cpp aborts unless layer 0's keys and values have the same width"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_key keys_lfm2moe[] = {
+    {"shortconv.l_cache", U32, SCALAR, REQ, .sym = "LCACHE"},
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"embedding_length_out", U32, SCALAR, 0, .sym = "EOUTK", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_lfm2moe[] = {
+    {"EOUT", "EOUTK > 0 ? EOUTK : E", "embedding_length_out"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_lfm2moe[] = {
+    {"DK*HKV == DV*HKV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless layer 0's keys and values have the same width"},
+    {"X > 0 && XU > 0", "NDL < L", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on expert layers (after leading_dense_block_count) without experts or "
+     "with no expert used"},
     {NULL, NULL, NULL, 0, NULL}};
 static const gguf__llama_tensor tensors_lfm2[] = {
     {"token_embd.weight", {"E", "V"}, 0},
     {"token_embd_norm.weight", {"E"}, 0},
     {"output.weight", {"E", "V"}, OPT},
     {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
     {"blk.%d.attn_norm.weight", {"E"}, LAYER},
     {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
     {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
@@ -2066,16 +2027,348 @@ static const gguf__llama_tensor tensors_lfm2[] = {
     {"dense_2.bias", {"EOUT"}, OPT},
     {NULL, {NULL}, 0}};
 
-/* ---- the architectures checked for keys only ---- */
+/* ---- talkie: no norms but the queries' gain, a scale on each layer's output ---- */
+
+static const gguf__llama_key keys_talkie[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_talkie[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"1", "H"}, LAYER},
+    GATED_FFN,
+    {"blk.%d.layer_output_scale.weight", {"1"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- chameleon: queries and keys normalized per head ---- */
+
+static const gguf__llama_key keys_chameleon[] = {
+    RMS_EPS,
+    {"swin_norm", BOOL, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_chameleon[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK", "H"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK", "HKV"}, LAYER},
+    {"blk.%d.attn_q_norm.bias", {"DK", "H"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.bias", {"DK", "HKV"}, OPT | LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+
+/* ---- dots1: dense first layers, then experts with shared ones, queries and keys
+ * normalized ---- */
+
+static const gguf__llama_tensor tensors_dots1[] = {
+    EMBED_NORM_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*H", "DK*H", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- minicpm3 and plm: latent attention for keys and values (plm's queries direct) ---- */
+
+static const gguf__llama_key keys_minicpm3[] = {
+    RMS_EPS,
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_plm[] = {
+    RMS_EPS,
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {NULL, 0, 0, 0}};
+/* keys and values from a rank-KVLR latent (with the rope part beside it), the output */
+#define LATENT_KV                                                                                \
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, LAYER},                                   \
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, LAYER},                                         \
+    {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(DK-R+DV)"}, LAYER},                               \
+    {"blk.%d.attn_output.weight", {"H*DV", "E"}, LAYER}
+static const gguf__llama_tensor tensors_minicpm3[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_factors_long.weight", {"R/2"}, OPT},
+    {"rope_factors_short.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, LAYER},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, LAYER},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*DK"}, LAYER},
+    LATENT_KV,
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_plm[] = {
+    /* the output is always token_embd */
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, LAYER},
+    LATENT_KV,
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- qwen3vlmoe: qwen3moe's loader (as rnd1's) with multi-section rope ---- */
+
+static const gguf__llama_key keys_qwen3vlmoe[] = {
+    {"n_deepstack_layers", U32, SCALAR, 0},
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+
+/* ---- bailingmoe2 and exaone-moe: dense first layers, then experts with shared ones, and
+ * next-token prediction layers at the end ---- */
+
+/* the experts and their routing bias, of expert_feed_forward_length, in the layers W */
+#define ROUTED_EXPERTS(W)                                                                        \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, ALL_LAYERS, .when = W},                         \
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | ALL_LAYERS, .when = W},                           \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = W},                 \
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, ALL_LAYERS, .when = W},                 \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = W}
+/* shared experts of width S in the layers W */
+#define SHARED_EXPERTS(S, W)                                                                     \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", S}, ALL_LAYERS, .when = W},                         \
+    {"blk.%d.ffn_down_shexp.weight", {S, "E"}, ALL_LAYERS, .when = W},                         \
+    {"blk.%d.ffn_up_shexp.weight", {"E", S}, ALL_LAYERS, .when = W}
+#define DENSE_FFN_ALL(W)                                                                         \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, ALL_LAYERS, .when = W},                            \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, ALL_LAYERS, .when = W},                            \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, ALL_LAYERS, .when = W}
+/* a next-token prediction layer's own tensors */
+#define NEXTN_LAYER                                                                              \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, ALL_LAYERS, .when = "i >= L"},               \
+    {"blk.%d.nextn.enorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},      \
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},  \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"}
+static const gguf__llama_key keys_bailingmoe2[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_bailingmoe2[] = {
+    EMBED_NORM_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.attn_qkv.weight", {"E", "E+2*DV*HKV"}, ALL_LAYERS},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, ALL_LAYERS},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    ROUTED_EXPERTS("i >= NDL"),
+    SHARED_EXPERTS("(FFS ? FFS : FFE)*XS", "i >= NDL"),
+    DENSE_FFN_ALL("i < NDL"),
+    NEXTN_LAYER,
+    {"blk.%d.layer_output_norm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+
+/* exaone-moe: sliding-window layers but every fourth unless the pattern says otherwise */
+static const gguf__llama_key keys_exaone_moe[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    RMS_EPS,
+    {"expert_shared_count", U32, SCALAR, 0},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_exaone_moe[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+#define EXPERT_LAYERS "i >= NDL && i < L"
+static const gguf__llama_tensor tensors_exaone_moe[] = {
+    EMBED_NORM_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    QKV_WHEN("DK*H", "DK*HKV", "DK*HKV", 0, "i < L"),
+    /* a skipped layer's attention weights may all be absent, fused or not */
+    {QKVW, {"E", "DK*H+2*DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_qkv.bias", {"DK*H+2*DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_q.weight", {"E", "DK*H"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_k.weight", {"E", "DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_v.weight", {"E", "DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_q.bias", {"DK*H"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_k.bias", {"DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_v.bias", {"DK*HKV"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, ALL_LAYERS},
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    DENSE_FFN_ALL("!(" EXPERT_LAYERS ")"),
+    ROUTED_EXPERTS(EXPERT_LAYERS),
+    SHARED_EXPERTS("FFS > 0 ? FFS : FFE", EXPERT_LAYERS),
+    NEXTN_LAYER,
+    {NULL, {NULL}, 0}};
+#undef EXPERT_LAYERS
+
+/* ---- grovemoe: experts in every layer and, beside them, one chunk expert per group ---- */
+
+static const gguf__llama_key keys_grovemoe[] = {
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_chunk_feed_forward_length", U32, SCALAR, 0, .sym = "FFCHK", .dflt = "0"},
+    {"expert_group_scale", F32, SCALAR, REQ},
+    {"experts_per_group", U32, SCALAR, REQ, .sym = "GE"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_grovemoe[] = {
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {"FFCH", "FFCHK ? FFCHK : DK", "chunk_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_grovemoe[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on grovemoe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on grovemoe with no expert used"},
+    {"GE > 0", NULL, "experts_per_group", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts on grovemoe with no experts per group"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_grovemoe[] = {
+    EMBED_OUT,
+    NORMED_EXPERT_LAYERS("DK*H"),
+    {"blk.%d.ffn_gate_chexps.weight", {"E", "FFCH", "X/GE"}, LAYER},
+    {"blk.%d.ffn_down_chexps.weight", {"FFCH", "E", "X/GE"}, LAYER},
+    {"blk.%d.ffn_up_chexps.weight", {"E", "FFCH", "X/GE"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- deci: each layer of its own widths: attention, a linear layer in its place (heads but
+ * no key/value heads) or nothing, and a feed-forward block or nothing ---- */
+
+static const gguf__llama_tensor tensors_deci[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER, .when = "H_i > 0 || HKV_i > 0"},
+    QKV_WHEN("DK*H_i", "DK*HKV_i", "DV*HKV_i", 0, "HKV_i > 0"),
+    {"blk.%d.attn_output.weight", {"HKV_i > 0 ? DK*H_i : E", "E"}, LAYER,
+     .when = "H_i > 0 || HKV_i > 0"},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER, .when = "FF_i > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF_i"}, LAYER, .when = "FF_i > 0"},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, LAYER, .when = "FF_i > 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, LAYER, .when = "FF_i > 0"},
+    {"blk.%d.ffn_gate.bias", {"FF_i"}, OPT | LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF_i"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- llama4: experts every interleave_moe_layer_step-th layer, beside a shared one; chunked
+ * attention in all but every fourth layer unless the pattern says otherwise ---- */
 
 static const gguf__llama_key keys_llama4[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"interleave_moe_layer_step", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"interleave_moe_layer_step", U32, SCALAR, REQ, .sym = "NMS"},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
     {NULL, 0, 0, 0}};
+/* a sliding_window of 0 turns the chunked attention off */
+static const gguf__llama_sym syms_llama4[] = {
+    {"SWA0", "!(defined(SWIN) && SWIN == 0) && PAT != 1", NULL},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_llama4[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses llama4 without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define MOE_LAYER "NMS > 0 && (i + 1) % NMS == 0"
+static const gguf__llama_tensor tensors_llama4[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE", "E"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE"}, LAYER, .when = MOE_LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "!(" MOE_LAYER ")"},
+    {NULL, {NULL}, 0}};
+#undef MOE_LAYER
+
+/* ---- afmoe: gated attention, norms after attention and feed-forward, dense first layers,
+ * then experts with a routing bias and shared ones; sliding-window layers with
+ * attention.sliding_window > 0 ---- */
+
+static const gguf__llama_key keys_afmoe[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+#define syms_afmoe syms_gemma3
+static const gguf__llama_tensor tensors_afmoe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_gate.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL && XS > 0"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- the architectures checked for keys only ---- */
+
 static const gguf__llama_key keys_grok[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -2107,18 +2400,8 @@ static const gguf__llama_key keys_modern_bert[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"hidden_activation", GGUF_VTYPE_STRING, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_nomic_bert_moe[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"moe_every_n_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen2vl[] = {
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen3vlmoe[] = {
-    {"n_deepstack_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen4exp[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
@@ -2154,11 +2437,6 @@ static const gguf__llama_key keys_plamo3[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_minicpm3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_gemma3n[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
@@ -2292,19 +2570,6 @@ static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_exaone_moe[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_graniteswitch[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2328,18 +2593,10 @@ static const gguf__llama_key keys_granite_swa[] = {
     {"attention.rope_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_chameleon[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"swin_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_wavtokenizer_dec[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.group_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.group_norm_groups", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_plm[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_bailingmoe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2348,16 +2605,6 @@ static const gguf__llama_key keys_bailingmoe[] = {
     {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED, .sym = "XS"},
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_bailingmoe2[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_bailingmoe3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2402,18 +2649,6 @@ static const gguf__llama_key keys_dots3note[] = {
     {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_afmoe[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_laguna[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2441,13 +2676,6 @@ static const gguf__llama_key keys_hy_v3[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_lfm2moe[] = {
-    {"shortconv.l_cache", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_smallthinker[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
@@ -2455,13 +2683,6 @@ static const gguf__llama_key keys_smallthinker[] = {
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_grovemoe[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_chunk_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_group_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"experts_per_group", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_apertus[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2582,10 +2803,6 @@ static const gguf__llama_key keys_kimi_k3[] = {
     {"activation.situ_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"activation.situ_linear_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_talkie[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mellum[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -2601,14 +2818,19 @@ static const gguf__llama_key keys_nanbeige[] = {
 /* ---- every architecture llama.cpp knows, in llama-arch.cpp's order ---- */
 
 const gguf__llama_arch gguf__llama_archs[] = {
-    {.name = "clip", .refused = 1},
+    {.name = "clip", .refused = 1,
+     .not_a_model = "a placeholder llama-quantize uses for multimodal projector (mmproj) files; "
+                    "llama.cpp aborts on loading it as a model, the projector runs in its mtmd "
+                    "library"},
     {.name = "llama", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
-    {.name = "llama4", .keys = keys_llama4},
-    {.name = "deci", .keys = keys_rms_norm},
+    {.name = "llama4", .keys = keys_llama4, .syms = syms_llama4, .rules = rules_llama4, .tensors = tensors_llama4},
+    {.name = "deci", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_deci},
     {.name = "falcon", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_falcon, .tensors = tensors_falcon},
     {.name = "grok", .keys = keys_grok},
     {.name = "gpt2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gpt2},
-    {.name = "gptj", .refused = 1},
+    {.name = "gptj", .refused = 1,
+     .not_a_model = "named by llama.cpp but no loader creates a model for it (unsupported model "
+                    "architecture)"},
     {.name = "gptneox", .keys = keys_gptneox, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gptneox},
     {.name = "mpt", .keys = keys_mpt, .syms = syms_llama, .rules = rules_none, .tensors = tensors_mpt},
     {.name = "baichuan", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_baichuan},
@@ -2617,10 +2839,10 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
     {.name = "modern-bert", .keys = keys_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
-    {.name = "nomic-bert-moe", .keys = keys_nomic_bert_moe},
+    {.name = "nomic-bert-moe", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert_moe},
     {.name = "neo-bert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_neo_bert},
     {.name = "jina-bert-v2", .keys = keys_layer_norm},
-    {.name = "jina-bert-v3", .keys = keys_layer_norm},
+    {.name = "jina-bert-v3", .keys = keys_layer_norm, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_jina_bert_v3},
     {.name = "eurobert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_eurobert},
     {.name = "bloom", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bloom},
     {.name = "stablelm", .keys = keys_layer_norm, .syms = syms_stablelm, .rules = rules_stablelm, .tensors = tensors_stablelm},
@@ -2631,8 +2853,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen3", .keys = keys_rms_norm, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
     {.name = "qwen3moe", .keys = keys_qwen3moe, .syms = syms_qwen3moe, .rules = rules_qwen3moe, .tensors = tensors_qwen3moe},
     {.name = "qwen3next", .keys = keys_qwen3next, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen3next},
-    {.name = "qwen3vl", .keys = keys_rms_norm_deepstack},
-    {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe},
+    {.name = "qwen3vl", .keys = keys_rms_norm_deepstack, .syms = syms_qwen3, .rules = rules_qwen3, .tensors = tensors_qwen3},
+    {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "qwen35", .keys = keys_qwen35, .syms = syms_deltanet, .rules = rules_none, .tensors = tensors_qwen35},
     {.name = "qwen35moe", .keys = keys_qwen35moe, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen35moe},
     {.name = "qwen4exp", .keys = keys_qwen4exp},
@@ -2646,13 +2868,16 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "orion", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_orion},
     {.name = "internlm2", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_internlm2},
     {.name = "minicpm", .keys = keys_minicpm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
-    {.name = "minicpm3", .keys = keys_minicpm3},
+    {.name = "minicpm3", .keys = keys_minicpm3, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minicpm3},
     {.name = "gemma", .keys = keys_rms_norm, .syms = syms_gemma, .rules = rules_gemma, .tensors = tensors_gemma},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
     {.name = "gemma3", .keys = keys_gemma3, .syms = syms_gemma3, .rules = rules_gemma3, .tensors = tensors_gemma3},
     {.name = "gemma3n", .keys = keys_gemma3n},
     {.name = "gemma4", .keys = keys_gemma4},
-    {.name = "gemma4-assistant", .keys = keys_gemma4_assistant},
+    {.name = "gemma4-assistant", .keys = keys_gemma4_assistant,
+     .not_a_model = "a draft head for Gemma 4: its input is the target model's hidden state "
+                    "(embedding_length_out carries the target's width, required to differ from "
+                    "its own)"},
     {.name = "gemma-embedding", .keys = keys_gemma_embedding, .syms = syms_gemma_embedding, .rules = rules_gemma_embedding, .tensors = tensors_gemma_embedding},
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
     {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
@@ -2689,7 +2914,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "nemotron_h_moe", .keys = keys_nemotron_h, .syms = syms_nemotron_h, .rules = rules_none, .tensors = tensors_nemotron_h},
     {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
-    {.name = "exaone-moe", .keys = keys_exaone_moe},
+    {.name = "exaone-moe", .keys = keys_exaone_moe, .syms = syms_exaone_moe, .rules = rules_deepseek, .tensors = tensors_exaone_moe},
     {.name = "rwkv6", .keys = keys_rwkv6},
     {.name = "rwkv6qwen2", .keys = keys_rwkv6},
     {.name = "rwkv7", .keys = keys_rwkv7, .syms = syms_rwkv7, .rules = rules_rwkv7, .tensors = tensors_rwkv7},
@@ -2699,16 +2924,18 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "granitehybrid", .keys = keys_granitehybrid, .syms = syms_llama, .rules = rules_granitehybrid, .tensors = tensors_granitehybrid},
     {.name = "graniteswitch", .keys = keys_graniteswitch},
     {.name = "granite_swa", .keys = keys_granite_swa},
-    {.name = "chameleon", .keys = keys_chameleon},
-    {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec},
-    {.name = "plm", .keys = keys_plm},
+    {.name = "chameleon", .keys = keys_chameleon, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chameleon},
+    {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec,
+     .not_a_model = "a vocoder: it turns a text-to-speech model's audio codes into spectrum "
+                    "features (embedding_length wide), not tokens into logits"},
+    {.name = "plm", .keys = keys_plm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plm},
     {.name = "bailingmoe", .keys = keys_bailingmoe, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe},
-    {.name = "bailingmoe2", .keys = keys_bailingmoe2},
+    {.name = "bailingmoe2", .keys = keys_bailingmoe2, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe2},
     {.name = "bailingmoe3", .keys = keys_bailingmoe3},
-    {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe},
+    {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_dots1},
     {.name = "dots3note", .keys = keys_dots3note},
     {.name = "arcee", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arcee},
-    {.name = "afmoe", .keys = keys_afmoe},
+    {.name = "afmoe", .keys = keys_afmoe, .syms = syms_afmoe, .rules = rules_none, .tensors = tensors_afmoe},
     {.name = "laguna", .keys = keys_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
@@ -2719,13 +2946,13 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "smollm3", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_smollm3},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
     {.name = "lfm2", .keys = keys_lfm2, .syms = syms_lfm2, .rules = rules_lfm2, .tensors = tensors_lfm2},
-    {.name = "lfm2moe", .keys = keys_lfm2moe},
+    {.name = "lfm2moe", .keys = keys_lfm2moe, .syms = syms_lfm2moe, .rules = rules_lfm2moe, .tensors = tensors_lfm2},
     {.name = "dream", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_dream},
     {.name = "smallthinker", .keys = keys_smallthinker, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_smallthinker},
     {.name = "llada", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llada},
     {.name = "llada-moe", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_llada_moe},
     {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
-    {.name = "grovemoe", .keys = keys_grovemoe},
+    {.name = "grovemoe", .keys = keys_grovemoe, .syms = syms_grovemoe, .rules = rules_grovemoe, .tensors = tensors_grovemoe},
     {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
     {.name = "minimax-01", .keys = keys_minimax_01},
     {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
@@ -2734,8 +2961,12 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "rnd1", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
-    {.name = "eagle3", .keys = keys_eagle3},
-    {.name = "dflash", .keys = keys_dflash},
+    {.name = "eagle3", .keys = keys_eagle3,
+     .not_a_model = "an EAGLE-3 draft head for speculative decoding: its input is the hidden "
+                    "states of three layers of the target model (extract_layers, required)"},
+    {.name = "dflash", .keys = keys_dflash,
+     .not_a_model = "a DFlash draft head for speculative decoding: its input is the hidden states"
+                    " of the target model's target_layers (required)"},
     {.name = "mistral4", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "mimo2", .keys = keys_mimo2},
@@ -2744,11 +2975,16 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
-    {.name = "talkie", .keys = keys_talkie},
+    {.name = "talkie", .keys = keys_talkie, .syms = syms_llama, .rules = rules_none, .tensors = tensors_talkie},
     {.name = "mellum", .keys = keys_mellum},
     {.name = "nanbeige", .keys = keys_nanbeige},
-    {.name = "qwen3tts", .keys = keys_rms_norm_deepstack},
-    {.name = "pockettts", .keys = keys_layer_norm},
+    {.name = "qwen3tts", .keys = keys_rms_norm_deepstack,
+     .not_a_model = "the talker of Qwen3-TTS: its output is 3072 audio codes; the speaker "
+                    "encoder, code predictor and code-to-wave stages run as projectors in "
+                    "llama.cpp's mtmd library"},
+    {.name = "pockettts", .keys = keys_layer_norm,
+     .not_a_model = "the backbone of the pocket-tts pipeline: it has no output head (its logits "
+                    "are unused) and the audio comes from a flow network in the mmproj"},
 };
 const size_t gguf__llama_n_archs = sizeof gguf__llama_archs / sizeof gguf__llama_archs[0];
 
@@ -2759,6 +2995,11 @@ const gguf__llama_arch *gguf__llama_arch_find(const char *name, size_t len) {
             return &gguf__llama_archs[i];
     }
     return NULL;
+}
+
+const char *gguf_llama_arch_not_a_model(const char *arch) {
+    const gguf__llama_arch *a = arch ? gguf__llama_arch_find(arch, strlen(arch)) : NULL;
+    return a != NULL ? a->not_a_model : NULL;
 }
 
 int gguf_llama_arch_support(const char *arch) {
