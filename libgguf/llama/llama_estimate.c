@@ -28,16 +28,65 @@ enum memory_kind {
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
  * layer filter, reuse or sharing, or llama_memory_recurrent for every layer, and a graph of the
  * usual shape (tests/cli_estimate.sh checks each against llama.cpp). */
+#define KV(name) {name, MEM_KV, 0}
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
     uint8_t qkv_rope; /* a fused QKV projection stays alive beside the roped Q and K copies */
 } archs[] = {
-    {"llama", MEM_KV, 0},   {"qwen2", MEM_KV, 0},    {"qwen3", MEM_KV, 0},
-    {"qwen3moe", MEM_KV, 0}, {"gemma2", MEM_KV, 0},  {"gemma3", MEM_KV, 0},
-    {"phi3", MEM_KV, 0},    {"deepseek2", MEM_KV, 0}, {"gpt-oss", MEM_KV, 0},
-    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1}, {"mamba2", MEM_RECURRENT, 0},
+    KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
+    KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
+    KV("bloom"),      KV("stablelm"),     KV("qwen"),        KV("qwen2"),
+    KV("qwen2moe"),   KV("qwen2vl"),      KV("qwen3"),       KV("qwen3moe"),
+    KV("phi2"),       KV("phi3"),         KV("codeshell"),   KV("orion"),
+    KV("internlm2"),  KV("minicpm"),      KV("gemma"),       KV("gemma2"),
+    KV("gemma3"),     KV("starcoder2"),   KV("xverse"),      KV("command-r"),
+    KV("cohere2"),    KV("dbrx"),         KV("olmo"),        KV("olmo2"),
+    KV("openelm"),    KV("arctic"),       KV("deepseek"),    KV("deepseek2"),
+    KV("chatglm"),    KV("glm4"),         KV("glm4moe"),     KV("bitnet"),
+    KV("jais"),       KV("jais2"),        KV("nemotron"),    KV("exaone"),
+    KV("granite"),    KV("granitemoe"),   KV("bailingmoe"),  KV("arcee"),
+    KV("ernie4_5"),   KV("ernie4_5-moe"), KV("hunyuan-moe"), KV("hunyuan-dense"),
+    KV("hunyuan_vl"), KV("smollm3"),      KV("gpt-oss"),     KV("seed_oss"),
+    KV("apertus"),    KV("pangu-embedded"), KV("mistral3"),  KV("mistral4"),
+    KV("paddleocr"),  KV("maincoder"),
+    {"bert", MEM_NONE, 0},         {"nomic-bert", MEM_NONE, 1},
+    {"mamba", MEM_RECURRENT, 0},   {"mamba2", MEM_RECURRENT, 0},
     {"rwkv7", MEM_RECURRENT, 0},
+};
+#undef KV
+
+/* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
+ * reason a refusal gives. */
+static const struct {
+    const char *arch;
+    const char *why;
+} unmodelled[] = {
+    {"qwen3next", "a hybrid: attention and recurrent layers, two memories"},
+    {"qwen35", "a hybrid: attention and recurrent layers, two memories"},
+    {"qwen35moe", "a hybrid: attention and recurrent layers, two memories"},
+    {"granitehybrid", "a hybrid: attention and recurrent layers, two memories"},
+    {"nemotron_h", "a hybrid: attention and recurrent layers, two memories"},
+    {"nemotron_h_moe", "a hybrid: attention and recurrent layers, two memories"},
+    {"lfm2", "a hybrid: attention and short-convolution layers, two memories"},
+    {"t5", "an encoder-decoder: the decoder's cache and the encoder's output"},
+    {"t5encoder", "an encoder whose graph is not modelled"},
+    {"neo-bert", "an encoder whose graph is not modelled"},
+    {"eurobert", "an encoder whose graph is not modelled"},
+    {"gemma-embedding", "an encoder whose graph is not modelled"},
+    {"llama-embed", "an encoder whose graph is not modelled"},
+    {"dream", "a diffusion model: no cache, every step over the whole sequence"},
+    {"llada", "a diffusion model: no cache, every step over the whole sequence"},
+    {"llada-moe", "a diffusion model: no cache, every step over the whole sequence"},
+    {"rnd1", "a diffusion model: no cache, every step over the whole sequence"},
+    {"phimoe", "its compute buffer is not modelled within 10% yet"},
+    {"plamo", "its compute buffer is not modelled within 10% yet"},
+    /* llama.cpp's graph for the tests' tiny models of these fails an assertion on most
+     * parameters, so nothing checks an estimate of them */
+    {"olmoe", "not yet checked against llama.cpp"},
+    {"exaone4", "not yet checked against llama.cpp"},
+    {"smallthinker", "not yet checked against llama.cpp"},
+    {"minimax-m2", "not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
@@ -367,14 +416,14 @@ static int memory_known(const struct arch_memory **am, const gguf__llama_hparams
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "no general.architecture: not a model llama.cpp loads");
     } else if (*am == NULL) {
-        char known[256] = "";
-        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-            size_t used = strlen(known);
-            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
+        const char *why = "its memory is not modelled";
+        for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++) {
+            if (strcmp(unmodelled[i].arch, hp->arch) == 0)
+                why = unmodelled[i].why;
         }
         rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "architecture '%s': estimate does not know how llama.cpp keeps its "
-                        "context (it knows %s)", hp->arch, known);
+                        "context (%s)", hp->arch, why);
     } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
                hp->n_embd == 0 || (hp->n_head[0] == 0 && (*am)->kind != MEM_RECURRENT)) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
