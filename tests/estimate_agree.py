@@ -29,7 +29,7 @@ SWA_FULL = ["off", "on"]
 UBATCH = [512, 128]
 # cells always run, whatever the sample: each part of the arithmetic where it decides the result
 # (latent cache, sliding windows unified and full, a cache per sequence, the scores without
-# flash attention, an encoder, recurrent states per sequence)
+# flash attention, an encoder, recurrent states per sequence, a hybrid's two memories)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -38,7 +38,8 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("llama.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
          ("nomic-bert.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128),
          ("mamba2-wide.gguf", 4096, "f16", "f16", "on", 4, "off", "off", 512),
-         ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128)]
+         ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128),
+         ("lfm2.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512)]
 
 
 def has_swa(edit, model):
