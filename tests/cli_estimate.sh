@@ -53,6 +53,8 @@ model deepseek2-wide deepseek2 deepseek-coder --set deepseek2.attention.kv_lora_
 # recurrent models (a state per sequence), and with wider states
 model mamba2 mamba2 llama-spm
 model rwkv7 rwkv7 llama-spm
+# a hybrid: a KV cache for its attention layers, a state for its short-convolution layers
+model lfm2 lfm2 llama-spm
 model mamba2-wide mamba2 llama-spm --set mamba2.embedding_length=u32:256 \
     --set mamba2.ssm.inner_size=u32:512 --set mamba2.ssm.state_size=u32:64 \
     --set mamba2.ssm.time_step_rank=u32:8 --set mamba2.ssm.group_count=u32:2
@@ -62,9 +64,46 @@ model rwkv7-wide rwkv7 llama-spm --set rwkv7.embedding_length=u32:256 \
 model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 
+# Every full architecture: estimate knows how llama.cpp keeps its context, or refuses it and
+# names why (llama_estimate.c lists the kinds it does not model yet: encoder-decoders, diffusion
+# models, some encoders, and those no reference checks yet). The known ones join the matrix: a seeded sample of them
+# here (a cell each), all of them with GGUF_ESTIMATE_ALL=1.
+seed=${GGUF_ESTIMATE_SEED:-1}
+"$EDIT" --list architectures | awk -F'\t' '$2 == "full" {print $1}' >"$TMP/full"
+A="$TMP/archs"
+mkdir -p "$A"
+: >"$TMP/known"
+n_known=0
+for a in $(cat "$TMP/full"); do
+    [ -f "$M/$a.gguf" ] && { n_known=$((n_known + 1)); continue; } # in the matrix above
+    if ! "$GEN" "$a" "$VOCAB/ggml-vocab-$(llama_vocab_of "$a").gguf" "$A/$a.gguf" \
+        2>"$TMP/gen.err"; then
+        fail "make_llama_model $a: $(head -c 200 "$TMP/gen.err")"
+        continue
+    fi
+    if "$EDIT" estimate "$A/$a.gguf" -c 256 >/dev/null 2>"$TMP/err"; then
+        n_known=$((n_known + 1))
+        echo "$A/$a.gguf" >>"$TMP/known"
+    elif grep -q "architecture '$a': estimate does not know .* (.*)" "$TMP/err" &&
+        ! grep -q "(its memory is not modelled)" "$TMP/err"; then
+        ok "$a: refused, with the reason: $(sed 's/.*context (//; s/)$//' "$TMP/err")"
+    else
+        fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
+    fi
+done
+[ "$n_known" -ge 68 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 68 it knew"
+if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
+    cat "$TMP/known" >"$TMP/drawn"
+else
+    awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' "$TMP/known" | sort -k1,1 |
+        head -"${GGUF_ESTIMATE_ARCHS:-12}" | cut -f2 >"$TMP/drawn"
+fi
+
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then sample=0; else sample=${GGUF_ESTIMATE_SAMPLE:-24}; fi
-python3 "$top_srcdir/tests/estimate_agree.py" "$EDIT" "$MEM" "$sample" "${GGUF_ESTIMATE_SEED:-1}" \
-    "$M"/*.gguf "$LLAMA" >"$TMP/agree.out" 2>"$TMP/agree.err" ||
+# shellcheck disable=SC2046 # one model a line, no spaces in the temporary paths
+python3 "$top_srcdir/tests/estimate_agree.py" "$EDIT" "$MEM" "$sample" "$seed" \
+    "$M"/*.gguf $(cat "$TMP/drawn") "$LLAMA" >"$TMP/agree.out" 2>"$TMP/agree.err" ||
     fail "estimate_agree.py: $(tail -3 "$TMP/agree.err")"
 while IFS= read -r line; do
     case $line in
@@ -138,13 +177,18 @@ stdin=$("$EDIT" estimate --json - -c 2048 <"$M/qwen3.gguf" |
     python3 -c "import json,sys; print(json.load(sys.stdin)['total'])")
 [ "$one" = "$stdin" ] && ok "standard input" || fail "standard input: total $stdin, the file's $one"
 
+# the text names what the context holds: a recurrent state is not a KV cache
+"$EDIT" estimate "$M/mamba2.gguf" -c 1024 -np 2 >"$TMP/out" 2>"$TMP/err"
+grep -q "^  context .*(recurrent state: 2 sequences, 2 layers)$" "$TMP/out" &&
+    ok "a recurrent state is called one" || fail "mamba2's context: $(grep context "$TMP/out")"
+
 # refused clearly: an architecture estimate does not know, a vocabulary without tensors,
 # parameters llama.cpp refuses, bad option values
-"$EDIT" set "$M/llama.gguf" general.architecture mamba -o "$TMP/mamba.gguf" 2>"$TMP/err" ||
+"$EDIT" set "$M/llama.gguf" general.architecture jamba -o "$TMP/jamba.gguf" 2>"$TMP/err" ||
     fail "set architecture: $(cat "$TMP/err")"
-expect_status 1 "$EDIT" estimate "$TMP/mamba.gguf"
-grep -q "architecture 'mamba'" "$TMP/err" && ok "an unknown architecture is named" ||
-    fail "mamba: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/jamba.gguf"
+grep -q "architecture 'jamba'" "$TMP/err" && ok "an unknown architecture is named" ||
+    fail "jamba: $(cat "$TMP/err")"
 expect_status 1 "$EDIT" estimate "$VOCAB/ggml-vocab-llama-spm.gguf"
 grep -q "no tensors" "$TMP/err" && ok "a vocabulary is refused" || fail "vocab: $(cat "$TMP/err")"
 expect_status 1 "$EDIT" estimate "$LLAMA" -ctv q8_0 -fa off

@@ -98,6 +98,17 @@ expect_status() {
     if [ "$got" -eq "$want" ]; then ok; else fail "$* exited $got, expected $want: $(head -c 300 "$TMP/err")"; fi
 }
 have_corpus() { [ -f "$CORPUS/MANIFEST.tsv" ]; }
+# llama_vocab_of ARCH: the corpus vocabulary (real/ggml-vocab-NAME.gguf) a tiny model of ARCH
+# takes (tests/make_llama_model; any loads, these are the ones its real models use)
+llama_vocab_of() {
+    case $1 in
+    bert | nomic-bert | nomic-bert-moe | jina-bert-v3) echo bert-bge ;;
+    deepseek2) echo deepseek-coder ;;
+    phi3) echo phi-3 ;;
+    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2) echo gpt-2 ;;
+    *) echo llama-spm ;;
+    esac
+}
 finish() {
     n=$(wc -l <"$TAP_COUNT")
     n=$((n + 0))

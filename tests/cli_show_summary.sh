@@ -37,7 +37,7 @@ else
         "$TMP/rest" | sort -k1,1 | head -1 | cut -f2)"
 fi
 for a in $archs; do
-    case $a in bert | nomic-bert | nomic-bert-moe | jina-bert-v3) voc=bert-bge ;; *) voc=llama-spm ;; esac
+    voc=$(llama_vocab_of "$a")
     extra=
     [ "$a" = gemma3 ] && extra="--layers 7 --set gemma3.attention.sliding_window=u32:256"
     # shellcheck disable=SC2086

@@ -29,17 +29,6 @@ VOCAB="$CORPUS/real"
 : >"$TMP/classes"
 . "$(dirname "$0")/llama_judge.sh"
 
-# the vocabulary a model takes (any loads; these are the ones its real models use)
-vocab_of() {
-    case $1 in
-    bert | nomic-bert | nomic-bert-moe | jina-bert-v3) echo bert-bge ;;
-    deepseek2) echo deepseek-coder ;;
-    phi3) echo phi-3 ;;
-    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2) echo gpt-2 ;;
-    *) echo llama-spm ;;
-    esac
-}
-
 # one FILE: one seeded line of FILE; some FILE: every line with GGUF_ARCH_ALL, else one
 all=${GGUF_ARCH_ALL:-0}
 seed=${GGUF_ARCH_SEED:-$(date -u +%j | sed 's/^0*//')}
@@ -70,7 +59,7 @@ else
 fi
 
 for a in ${GGUF_ARCHS:-$built}; do
-    voc=$(vocab_of "$a")
+    voc=$(llama_vocab_of "$a")
     B="$TMP/$a.gguf"
     if ! "$GEN" "$a" "$VOCAB/ggml-vocab-$voc.gguf" "$B" 2>"$TMP/gen.err"; then
         fail "make_llama_model $a: $(head -c 200 "$TMP/gen.err")"

@@ -147,7 +147,20 @@ static void print_text(const char *path, const gguf_llama_estimate *e) {
              e->weights_token_embd, e->weights_output, e->n_layer, layers, e->weights_other);
     size_line("weights", e->weights, buf);
     buf[0] = '\0';
-    if (e->n_swa_cells)
+    uint64_t state = 0;
+    uint32_t n_recr = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        state += e->layer[il].r + e->layer[il].s;
+        n_recr += e->layer[il].r + e->layer[il].s != 0;
+    }
+    if (state && n_recr < e->n_layer)
+        snprintf(buf, sizeof buf, "(KV cache: %" PRIu32 " cells; recurrent state: %" PRIu32
+                 " sequence%s, %" PRIu32 " of %" PRIu32 " layers)", e->n_ctx_seq, p->n_seq,
+                 CLI_S(p->n_seq), n_recr, e->n_layer);
+    else if (state)
+        snprintf(buf, sizeof buf, "(recurrent state: %" PRIu32 " sequence%s, %" PRIu32
+                 " layers)", p->n_seq, CLI_S(p->n_seq), e->n_layer);
+    else if (e->n_swa_cells)
         snprintf(buf, sizeof buf, "(KV cache: %" PRIu32 " cells, sliding-window layers %" PRIu32
                  ")", e->n_ctx_seq, e->n_swa_cells);
     else if (e->context)

@@ -182,6 +182,7 @@ typedef struct gguf__llama_hparams {
     uint8_t is_recr[GGUF__LLAMA_MAX_LAYERS];
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
+    uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
 } gguf__llama_hparams;
 
 /* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`

@@ -22,22 +22,74 @@
 enum memory_kind {
     MEM_NONE = 0, /* encoders: no cache (res = nullptr) */
     MEM_KV,       /* llama_kv_cache, or llama_kv_cache_iswa when some layers slide */
-    MEM_RECURRENT /* llama_memory_recurrent: a state per sequence in every layer */
+    MEM_RECURRENT, /* llama_memory_recurrent: a state per sequence in every layer */
+    MEM_HYBRID     /* llama_memory_hybrid: a KV cache for the attention layers, a recurrent
+                      state for the others */
 };
 
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
  * layer filter, reuse or sharing, or llama_memory_recurrent for every layer, and a graph of the
  * usual shape (tests/cli_estimate.sh checks each against llama.cpp). */
+#define KV(name) {name, MEM_KV, 0}
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
     uint8_t qkv_rope; /* a fused QKV projection stays alive beside the roped Q and K copies */
 } archs[] = {
-    {"llama", MEM_KV, 0},   {"qwen2", MEM_KV, 0},    {"qwen3", MEM_KV, 0},
-    {"qwen3moe", MEM_KV, 0}, {"gemma2", MEM_KV, 0},  {"gemma3", MEM_KV, 0},
-    {"phi3", MEM_KV, 0},    {"deepseek2", MEM_KV, 0}, {"gpt-oss", MEM_KV, 0},
-    {"bert", MEM_NONE, 0},  {"nomic-bert", MEM_NONE, 1}, {"mamba2", MEM_RECURRENT, 0},
+    KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
+    KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
+    KV("bloom"),      KV("stablelm"),     KV("qwen"),        KV("qwen2"),
+    KV("qwen2moe"),   KV("qwen2vl"),      KV("qwen3"),       KV("qwen3moe"),
+    KV("phi2"),       KV("phi3"),         KV("codeshell"),   KV("orion"),
+    KV("internlm2"),  KV("minicpm"),      KV("gemma"),       KV("gemma2"),
+    KV("gemma3"),     KV("starcoder2"),   KV("xverse"),      KV("command-r"),
+    KV("cohere2"),    KV("dbrx"),         KV("olmo"),        KV("olmo2"),
+    KV("openelm"),    KV("arctic"),       KV("deepseek"),    KV("deepseek2"),
+    KV("chatglm"),    KV("glm4"),         KV("glm4moe"),     KV("bitnet"),
+    KV("jais"),       KV("jais2"),        KV("nemotron"),    KV("exaone"),
+    KV("granite"),    KV("granitemoe"),   KV("bailingmoe"),  KV("arcee"),
+    KV("ernie4_5"),   KV("ernie4_5-moe"), KV("hunyuan-moe"), KV("hunyuan-dense"),
+    KV("hunyuan_vl"), KV("smollm3"),      KV("gpt-oss"),     KV("seed_oss"),
+    KV("apertus"),    KV("pangu-embedded"), KV("mistral3"),  KV("mistral4"),
+    KV("paddleocr"),  KV("maincoder"),
+    {"bert", MEM_NONE, 0},         {"nomic-bert", MEM_NONE, 1},
+    {"mamba", MEM_RECURRENT, 0},   {"mamba2", MEM_RECURRENT, 0},
     {"rwkv7", MEM_RECURRENT, 0},
+    {"lfm2", MEM_HYBRID, 0},
+};
+#undef KV
+
+/* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
+ * reason a refusal gives. */
+static const struct {
+    const char *arch;
+    const char *why;
+} unmodelled[] = {
+    /* hybrids, estimated as lfm2 is, but llama-mem crashes on every test model of them */
+    {"qwen3next", "a hybrid not yet checked against llama.cpp"},
+    {"qwen35", "a hybrid not yet checked against llama.cpp"},
+    {"qwen35moe", "a hybrid not yet checked against llama.cpp"},
+    {"granitehybrid", "a hybrid not yet checked against llama.cpp"},
+    {"nemotron_h", "a hybrid not yet checked against llama.cpp"},
+    {"nemotron_h_moe", "a hybrid not yet checked against llama.cpp"},
+    {"t5", "an encoder-decoder: the decoder's cache and the encoder's output"},
+    {"t5encoder", "an encoder whose graph is not modelled"},
+    {"neo-bert", "an encoder whose graph is not modelled"},
+    {"eurobert", "an encoder whose graph is not modelled"},
+    {"gemma-embedding", "an encoder whose graph is not modelled"},
+    {"llama-embed", "an encoder whose graph is not modelled"},
+    {"dream", "a diffusion model: no cache, every step over the whole sequence"},
+    {"llada", "a diffusion model: no cache, every step over the whole sequence"},
+    {"llada-moe", "a diffusion model: no cache, every step over the whole sequence"},
+    {"rnd1", "a diffusion model: no cache, every step over the whole sequence"},
+    {"phimoe", "its compute buffer is not modelled within 10% yet"},
+    {"plamo", "its compute buffer is not modelled within 10% yet"},
+    /* llama.cpp's graph for the tests' tiny models of these fails an assertion on most
+     * parameters, so nothing checks an estimate of them */
+    {"olmoe", "not yet checked against llama.cpp"},
+    {"exaone4", "not yet checked against llama.cpp"},
+    {"smallthinker", "not yet checked against llama.cpp"},
+    {"minimax-m2", "not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
@@ -264,6 +316,8 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, 
     }
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
+        if (hp->is_recr[il])
+            continue; /* a hybrid's recurrent layer: its state, not a cache */
         l->swa = hp->is_swa[il];
         l->cells = l->swa ? cells_swa : cells;
         uint64_t n = (uint64_t)l->cells * n_stream;
@@ -283,6 +337,9 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
     if (hp->wkv_head_size != 0) {
         n_r = mul(ovf, hp->token_shift_count, hp->n_embd);
         n_s = mul(ovf, hp->n_embd, hp->wkv_head_size);
+    } else if (hp->shortconv_l_cache != 0) { /* lfm2: the convolution's last l_cache-1 inputs */
+        n_r = mul(ovf, hp->shortconv_l_cache - 1, hp->n_embd);
+        n_s = 0;
     } else {
         uint64_t conv = hp->ssm_d_conv > 0 ? hp->ssm_d_conv - 1 : 0;
         n_r = mul(ovf, conv,
@@ -292,6 +349,8 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
     uint64_t rows = e->params.n_seq;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
+        if (!hp->is_recr[il])
+            continue; /* a hybrid's attention layer */
         l->r = aligned(ovf, mul4(ovf, n_r, rows, 4, 1));
         l->s = aligned(ovf, mul4(ovf, n_s, rows, 4, 1));
         e->context = add(ovf, e->context, add(ovf, l->r, l->s));
@@ -309,7 +368,7 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
                               uint64_t n_vocab, const struct arch_memory *am, int mla, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
-    int has_cache = am->kind == MEM_KV, flash = e->flash_attn_used;
+    int has_cache = am->kind == MEM_KV || am->kind == MEM_HYBRID, flash = e->flash_attn_used;
     int decoder = am->kind != MEM_NONE;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
@@ -367,16 +426,16 @@ static int memory_known(const struct arch_memory **am, const gguf__llama_hparams
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "no general.architecture: not a model llama.cpp loads");
     } else if (*am == NULL) {
-        char known[256] = "";
-        for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-            size_t used = strlen(known);
-            snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", archs[i].arch);
+        const char *why = "its memory is not modelled";
+        for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++) {
+            if (strcmp(unmodelled[i].arch, hp->arch) == 0)
+                why = unmodelled[i].why;
         }
         rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "architecture '%s': estimate does not know how llama.cpp keeps its "
-                        "context (it knows %s)", hp->arch, known);
+                        "context (%s)", hp->arch, why);
     } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
-               hp->n_embd == 0 || (hp->n_head[0] == 0 && (*am)->kind != MEM_RECURRENT)) {
+               hp->n_embd == 0 || (hp->n_head[0] == 0 && (*am)->kind == MEM_KV)) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "%s.block_count (%u), embedding_length (%u) or attention.head_count "
                         "(%u) is absent or out of range", hp->arch, hp->n_layer_all, hp->n_embd,
@@ -403,9 +462,9 @@ int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparam
     e->flash_attn_used = 1;
     e->n_layer = hp->n_layer_all;
     int ovf = 0;
-    if (am->kind == MEM_KV)
+    if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
         add_kv_cache(e, hp, hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0, &ovf);
-    else if (am->kind == MEM_RECURRENT)
+    if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
         add_recurrent_state(e, hp, &ovf);
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t *sum = e->layer[il].swa ? &out->swa : &out->full;
@@ -453,9 +512,9 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         rc = add_weights(out, f, err);
     if (rc == 0) {
         int ovf = 0;
-        if (am->kind == MEM_KV)
+        if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
             add_kv_cache(out, hp, mla, &ovf);
-        else if (am->kind == MEM_RECURRENT)
+        if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
             add_recurrent_state(out, hp, &ovf);
         out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &ovf);
         out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));

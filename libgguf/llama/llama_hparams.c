@@ -237,6 +237,7 @@ static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer
     get_u32(&hp->wkv_head_size, r, "wkv.head_size");
     hp->token_shift_count = 2;
     get_u32(&hp->token_shift_count, r, "token_shift_count");
+    get_u32(&hp->shortconv_l_cache, r, "shortconv.l_cache");
     for (uint32_t il = 0; il < layers(hp); il++) {
         switch (rule) {
         case RECR_ALL: hp->is_recr[il] = 1; break;
