@@ -137,11 +137,13 @@ class Model:
     @property
     def kv(self):
         """The metadata: a read-only Mapping of key -> Python value, in file order."""
+        self._ptr  # raises when closed
         return KV(self)
 
     @property
     def tensors(self):
         """The tensors: a read-only Mapping of name -> Tensor, in file order."""
+        self._ptr  # raises when closed
         return Tensors(self)
 
     def verify(self, vocab_only=False):

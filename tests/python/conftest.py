@@ -91,9 +91,8 @@ def oracle():
 
 
 def tool(name):
-    """Path of a built tool, run directly (libtool's .libs binary when there is one)."""
-    real = os.path.join(BINDIR, ".libs", name)
-    return real if os.access(real, os.X_OK) else os.path.join(BINDIR, name)
+    """Path of a built (or, with GGUF_BINDIR, installed) tool."""
+    return os.path.join(BINDIR, name)
 
 
 @pytest.fixture(scope="session")
