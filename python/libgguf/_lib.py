@@ -304,3 +304,4 @@ def new_error():
     e = gguf_error()
     gguf_error_clear(ctypes.byref(e))
     return e
+_proto("gguf_http_available", c_int)

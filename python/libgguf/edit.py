@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _lib
-from .errors import Error, check
+from .errors import InvalidArgumentError, check
 from .model import Model, _Handle, _fspath
 
 _NP_VTYPE = {"u1": 0, "i1": 1, "u2": 2, "i2": 3, "u4": 4, "i4": 5, "f4": 6, "b1": 7, "u8": 10,
@@ -235,9 +235,9 @@ class Editor:
         try:
             after = self._lint()
             if len(after) > self._warnings_before and not self.force:
-                raise Error("%s: the edit would make a file llama.cpp refuses (%s); nothing "
-                            "written (force=True writes it anyway)" %
-                            (self.path, "; ".join(after)), path=self.path, code=-1)
+                raise InvalidArgumentError(
+                    "the edit would make a file llama.cpp refuses (%s); nothing written "
+                    "(force=True writes it anyway)" % "; ".join(after), path=self.path)
             opt = _lib.gguf_write_options(no_in_place=int(not self.in_place),
                                           reserve=self.reserve)
             err = _lib.new_error()

@@ -78,7 +78,12 @@ def test_arrays_from_numpy_and_lists(two):
         e.set("test.u16", np.array([1, 65535], dtype=np.uint16))
         e.set("test.words", ["a", "bé", ""])
         e.set("test.u8", 7, type="u8")
+        e.set("test.bytes", [b"\xff\x00a", "\\u00ff", "ok"])
     with libgguf.open(b) as m:
+        # bytes that are not UTF-8 come back as surrogate escapes, whatever surrounds them
+        got = m.kv["test.bytes"]
+        assert [s.encode("utf-8", "surrogateescape") for s in got] == [b"\xff\x00a",
+                                                                        b"\\u00ff", b"ok"]
         assert m.kv.type("test.f32") == "ARRAY[FLOAT32]"
         assert m.kv["test.f32"].tolist() == [0.5, -1.25, 3.0]
         assert m.kv.type("test.u16") == "ARRAY[UINT16]" and m.kv["test.u16"].tolist() == [1, 65535]
@@ -106,10 +111,10 @@ def test_failed_edit_writes_nothing(two):
 def test_lint_refusal_and_force(two, gguf_edit):
     """Alignment 48 is what ggml refuses: refused as gguf-edit refuses it, written with force."""
     a, b = two
-    with pytest.raises(libgguf.Error) as e:
+    with pytest.raises(libgguf.InvalidArgumentError) as e:
         with libgguf.edit(b) as ed:
             ed.realign(48)
-    assert "nothing written" in str(e.value)
+    assert "nothing written" in str(e.value) and e.value.path == b
     assert same_bytes(b, MODEL)
     run(gguf_edit, "realign", a, "48", "--force")
     with libgguf.edit(b, force=True) as ed:

@@ -3,6 +3,7 @@ without a copy, errors naming the path, offset and key, verify and estimate agai
 split sets, and `python3 -m libgguf show` against gguf-edit show."""
 import json
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -51,6 +52,8 @@ def test_against_ggufpy(path, ggufpy):
         for f in fields:
             want, got = f.contents(), m.kv[f.name]
             if f.types[0] == ggufpy.GGUFValueType.ARRAY:
+                if ggufpy.GGUFValueType.ARRAY in f.types[1:]:
+                    continue  # gguf-py flattens arrays of arrays (wrongly when mixed): below
                 got = flatten(got)
             assert same(got, want), f.name
             assert m.kv.type(f.name).replace("ARRAY[", "").rstrip("]") == f.types[-1].name \
@@ -64,6 +67,31 @@ def test_against_ggufpy(path, ggufpy):
                                                   rt.n_elements, rt.n_bytes, rt.data_offset)
             assert t.data.dtype == rt.data.dtype and t.data.shape == rt.data.shape
             assert t.data.tobytes() == rt.data.tobytes()
+
+
+@pytest.mark.parametrize("path", corpus_params("synth", "be", where=lambda m: any(
+    m.kv.type(k).startswith("ARRAY[ARRAY") for k in m.kv)))
+def test_nested_arrays(path, gguf_edit):
+    """Arrays of arrays (gguf-py flattens them): nested lists of the values gguf-edit prints."""
+    need_corpus(path)
+    shown = json.loads(run(gguf_edit, "show", "--json", path).stdout)
+    want = {e["key"]: e["value"] for e in shown["kv"]}
+    with libgguf.open(path) as m:
+        for k in m.kv:
+            if m.kv.type(k).startswith("ARRAY[ARRAY"):
+                got = json.loads(json.dumps(m.kv[k], default=lambda a: a.tolist()))
+                assert nan_as_text(got) == want[k], k
+
+
+def nan_as_text(v):
+    """gguf-edit's JSON writes non-finite floats as "nan", "inf", "-inf"."""
+    if isinstance(v, list):
+        return [nan_as_text(x) for x in v]
+    if isinstance(v, float) and v != v:
+        return "nan"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return v
 
 
 def test_values_are_python():
@@ -188,3 +216,34 @@ def test_show_as_gguf_edit(gguf_edit):
     need(bad)
     r = subprocess.run([sys.executable, "-m", "libgguf", "show", bad], stderr=subprocess.PIPE)
     assert r.returncode == 1 and b"offset 68" in r.stderr
+
+
+def test_url(tmp_path):
+    """A model by URL (tests/http_server.py on 127.0.0.1): the local file's metadata and
+    values; a missing one is NotFoundError naming the HTTP status."""
+    need(MODEL)
+    if not libgguf._lib.gguf_http_available():
+        pytest.skip("this build has no libcurl")
+    from conftest import TOP_SRCDIR
+    port_file, log = tmp_path / "port", tmp_path / "log"
+    server = subprocess.Popen([sys.executable, os.path.join(TOP_SRCDIR, "tests", "http_server.py"),
+                               os.path.dirname(MODEL), port_file, log])
+    try:
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if server.poll() is not None:
+                pytest.fail("http_server.py ended (status %s)" % server.returncode)
+            select.select([], [], [], 0.05)  # until the server has written its port
+        url = "http://127.0.0.1:%s/ok/%s" % (port_file.read_text().strip(),
+                                              os.path.basename(MODEL))
+        with libgguf.open(url) as remote, libgguf.open(MODEL) as local:
+            assert remote.path == url
+            assert list(remote.kv) == list(local.kv)
+            assert remote.kv["tokenizer.ggml.tokens"] == local.kv["tokenizer.ggml.tokens"]
+            name = "blk.1.ffn_down.weight"
+            assert np.array_equal(remote.tensors[name].numpy(), local.tensors[name].numpy())
+        with pytest.raises(libgguf.NotFoundError) as e:
+            libgguf.open(url + ".missing")
+        assert "404" in e.value.message
+    finally:
+        server.terminate()
+        server.wait()
