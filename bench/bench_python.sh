@@ -4,8 +4,9 @@
 #   against gguf.quants.dequantize), and open a model with a 262k-token vocabulary and read
 #   every key's value (libgguf.open + .kv against GGUFReader + contents()).
 # Each figure is the best of BENCH_RUNS (3) fresh processes, two ways: the work inside the
-# process (bench_python.py's own timer), and the whole process with bench_lib.sh's best()
-# (interpreter start and imports included). The load average is printed before and after: the
+# process (bench_python.py's own timer; a dequantization is done twice in each process, and
+# the faster counts), and the whole process with bench_lib.sh's best() (interpreter start,
+# imports and both conversions included). The load average is printed before and after: the
 # ratios side by side in one run are what count on a busy machine.
 set -u
 top_builddir=${top_builddir:-.}

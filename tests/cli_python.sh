@@ -13,6 +13,8 @@ if ! "$PY" -c 'import numpy, pytest' 2>/dev/null; then
     exit 77
 fi
 if [ -z "${GGUF_BINDIR:-}" ]; then # the build's package and library, else the installed ones
+    [ -f "$top_builddir/libgguf/.libs/libgguf.so" ] ||
+        skip_all "no shared library built (configure --disable-shared): ctypes needs one"
     PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
     LIBGGUF_LIBRARY="$top_builddir/libgguf/.libs/libgguf.so"
     export PYTHONPATH LIBGGUF_LIBRARY

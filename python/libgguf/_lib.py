@@ -87,9 +87,6 @@ class gguf_text(Structure):
     _fields_ = [("data", c_void_p), ("len", c_size_t), ("cap", c_size_t)]
 
 
-fetch_progress_fn = CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)
-progress_fn = CFUNCTYPE(None, c_void_p, c_uint64, c_uint64)
-fill_fn = CFUNCTYPE(c_int, c_void_p, c_size_t, c_uint64, c_void_p, c_size_t, POINTER(gguf_error))
 
 
 class gguf_open_options(Structure):
@@ -134,7 +131,7 @@ class gguf_llama_check_stats(Structure):
 llama_finding_fn = CFUNCTYPE(None, c_void_p, POINTER(gguf_llama_finding))
 warn_fn = CFUNCTYPE(None, c_void_p, c_char_p, c_uint64)
 
-LLAMA_MAX_LAYERS = 512
+LLAMA_MAX_LAYERS = 512  # GGUF_LLAMA_MAX_LAYERS
 
 
 class gguf_llama_estimate_params(Structure):
@@ -218,7 +215,6 @@ _proto("gguf_dtype_block_bytes", c_uint32, c_uint32)
 _proto("gguf_dtype_byteswap_copy", c_int, c_void_p, c_void_p, c_size_t, c_uint32, E)
 # files
 _proto("gguf_file_open_ex", c_int, POINTER(file_p), c_char_p, POINTER(gguf_open_options), E)
-_proto("gguf_file_open_memory", c_int, POINTER(file_p), c_void_p, c_size_t, c_int, c_uint, E)
 _proto("gguf_file_free", None, file_p)
 _proto("gguf_file_version", c_uint32, file_p)
 _proto("gguf_file_endian", c_int, file_p)
@@ -227,7 +223,6 @@ _proto("gguf_file_data_offset", c_uint64, file_p)
 _proto("gguf_file_size", c_uint64, file_p)
 _proto("gguf_file_path", c_char_p, file_p)
 _proto("gguf_file_shard_count", c_size_t, file_p)
-_proto("gguf_file_is_remote", c_int, file_p)
 _proto("gguf_tensor_shard", c_uint32, file_p, c_size_t)
 # metadata
 _proto("gguf_kv_count", c_size_t, file_p)

@@ -11,16 +11,14 @@ the key or tensor). Fields give what gguf-py's give: .offset, .name, .types, .da
 (copies, in the file's byte order), built on first use; .contents() and .data (the indexes
 into .parts) are computed without building them. Only reading is offered (mode 'r').
 """
-import ctypes
 import enum
-import os
 import sys
 from collections import OrderedDict
 
 import numpy as np
 
 from . import _lib, values
-from .model import DTYPE_COUNT, Model, open as _open
+from .model import DTYPE_COUNT, open as _open
 
 GGUFValueType = enum.IntEnum("GGUFValueType", [(values.VALUE_TYPES[i], i)
                                                for i in range(_lib.VTYPE_COUNT)])
