@@ -94,8 +94,8 @@ def open(path_or_url, *, split_set=True, lenient=False, endian=None, mmap=True,
 class Model:
     """A parsed GGUF file (or split set): header facts, .kv, .tensors. A context manager.
 
-    Arrays from Tensor.data stay valid after close(): the file is released when the last of
-    them is gone.
+    Tensor objects and the arrays of Tensor.data stay valid after close(): the file is released
+    when the last of them is gone (so a view never points at unmapped memory).
     """
 
     def __init__(self, handle):

@@ -4,7 +4,7 @@ The references are found where `make check` finds them: the corpus at ../shared/
 the source tree, gguf-py in $GGUF_PY_DIR (default /tmp/ggml-oracle/src/gguf-py), ggml-oracle at
 $GGML_ORACLE (default /tmp/ggml-oracle/bin/ggml-oracle; empty: none), the built tools in
 $top_builddir/tools (or $GGUF_BINDIR). A missing reference skips the tests that need it; the
-wrapper turns skips into failures under GGUF_TEST_NO_SKIP=1.
+missing reference fails instead under GGUF_TEST_NO_SKIP=1.
 
 Each test's result is also written, one line each, to $GGUF_PYTEST_RESULTS (for the wrapper's
 TAP lines).
@@ -57,9 +57,16 @@ def corpus_params(*folders, where=None):
     return [pytest.param(f, id=os.path.relpath(f, CORPUS)) for f in files]
 
 
+def missing(why):
+    """A reference is missing: a skip, or a failure under GGUF_TEST_NO_SKIP=1 (CI)."""
+    if os.environ.get("GGUF_TEST_NO_SKIP", "0") not in ("", "0"):
+        pytest.fail("%s, and GGUF_TEST_NO_SKIP is set" % why)
+    pytest.skip(why)
+
+
 def need_corpus(path):
     if path is None:
-        pytest.skip("../shared/corpus absent")
+        missing("../shared/corpus absent")
 
 
 def expected_refused():
@@ -76,7 +83,7 @@ def expected_refused():
 def ggufpy():
     """gguf-py (llama.cpp's gguf package), imported from GGUF_PY_DIR."""
     if not os.path.isdir(os.path.join(GGUF_PY_DIR, "gguf")):
-        pytest.skip("gguf-py absent (%s)" % GGUF_PY_DIR)
+        missing("gguf-py absent (%s)" % GGUF_PY_DIR)
     if GGUF_PY_DIR not in sys.path:
         sys.path.insert(0, GGUF_PY_DIR)
     import gguf
@@ -86,7 +93,7 @@ def ggufpy():
 @pytest.fixture(scope="session")
 def oracle():
     if not ORACLE or not os.access(ORACLE, os.X_OK):
-        pytest.skip("ggml-oracle absent (%r)" % ORACLE)
+        missing("ggml-oracle absent (%r)" % ORACLE)
     return ORACLE
 
 

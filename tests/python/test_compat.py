@@ -13,7 +13,7 @@ import pytest
 
 import libgguf
 import libgguf.compat as compat
-from conftest import CORPUS, GGUF_PY_DIR, corpus_params, expected_refused, need_corpus
+from conftest import CORPUS, GGUF_PY_DIR, corpus_params, expected_refused, missing, need_corpus
 
 MODES = ([], ["--json"], ["--json", "--json-array"], ["--markdown"])
 
@@ -22,7 +22,7 @@ def dump_script():
     for p in ("gguf/scripts/gguf_dump.py", "scripts/gguf_dump.py", "gguf/gguf_dump.py"):
         if os.path.exists(os.path.join(GGUF_PY_DIR, p)):
             return os.path.join(GGUF_PY_DIR, p)
-    pytest.skip("gguf_dump.py not found in %s" % GGUF_PY_DIR)
+    missing("gguf_dump.py not found in %s" % GGUF_PY_DIR)
 
 
 def run_dump(gguf, script, path, args, reader):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import libgguf
-from conftest import CORPUS, GOLDEN, corpus_params, expected_refused, need_corpus, run
+from conftest import CORPUS, GOLDEN, corpus_params, expected_refused, missing, need_corpus, run
 
 MODEL = os.path.join(CORPUS, "models", "tiny-llama-e256-Q4_K_M.gguf")
 ALL_TYPES = os.path.join(GOLDEN, "types", "all_types.gguf")
@@ -223,7 +223,7 @@ def test_url(tmp_path):
     values; a missing one is NotFoundError naming the HTTP status."""
     need(MODEL)
     if not libgguf._lib.gguf_http_available():
-        pytest.skip("this build has no libcurl")
+        missing("this build has no libcurl")
     from conftest import TOP_SRCDIR
     port_file, log = tmp_path / "port", tmp_path / "log"
     server = subprocess.Popen([sys.executable, os.path.join(TOP_SRCDIR, "tests", "http_server.py"),
