@@ -24,17 +24,17 @@ from .estimate import Estimate
 from .verbs import convert, requant, split, merge
 from .catalog import Catalog
 from . import _lib
+from .errors import check as _check
+from .model import _fspath
+import ctypes as _ctypes
 
 
 def recover(path):
     """Finishes an interrupted in-place edit of path (gguf-edit recover): True when one was
     finished, False when there was none."""
-    import ctypes
-    from .errors import check
-    from .model import _fspath
-    done = ctypes.c_int()
+    done = _ctypes.c_int()
     err = _lib.new_error()
-    check(_lib.gguf_file_recover(_fspath(path), ctypes.byref(done), ctypes.byref(err)), err)
+    _check(_lib.gguf_file_recover(_fspath(path), _ctypes.byref(done), _ctypes.byref(err)), err)
     return bool(done.value)
 
 

@@ -1,4 +1,4 @@
-"""Metadata values as Python values, and the type names of values and tensors.
+"""Metadata values as Python values, and the names of their types.
 
 Scalars become int, float, bool or str; arrays of strings a list of str; arrays of numbers and
 bools a numpy array (a copy, in the host's byte order); arrays of arrays a list. Strings that
