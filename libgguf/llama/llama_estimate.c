@@ -51,11 +51,14 @@ static const struct arch_memory {
     KV("ernie4_5"),   KV("ernie4_5-moe"), KV("hunyuan-moe"), KV("hunyuan-dense"),
     KV("hunyuan_vl"), KV("smollm3"),      KV("gpt-oss"),     KV("seed_oss"),
     KV("apertus"),    KV("pangu-embedded"), KV("mistral3"),  KV("mistral4"),
-    KV("paddleocr"),  KV("maincoder"),
+    KV("paddleocr"),  KV("maincoder"),    KV("qwen3vl"),     KV("qwen3vlmoe"),
+    KV("talkie"),     KV("minicpm3"),     KV("plm"),         KV("bailingmoe2"),
+    KV("exaone-moe"), KV("grovemoe"),     KV("llama4"),      KV("afmoe"),
     {"bert", MEM_NONE, 0},         {"nomic-bert", MEM_NONE, 1},
+    {"jina-bert-v3", MEM_NONE, 0},
     {"mamba", MEM_RECURRENT, 0},   {"mamba2", MEM_RECURRENT, 0},
     {"rwkv7", MEM_RECURRENT, 0},
-    {"lfm2", MEM_HYBRID, 0},
+    {"lfm2", MEM_HYBRID, 0},       {"lfm2moe", MEM_HYBRID, 0},
 };
 #undef KV
 
@@ -82,14 +85,18 @@ static const struct {
     {"llada", "a diffusion model: no cache, every step over the whole sequence"},
     {"llada-moe", "a diffusion model: no cache, every step over the whole sequence"},
     {"rnd1", "a diffusion model: no cache, every step over the whole sequence"},
+    {"nomic-bert-moe", "an encoder whose graph is not modelled"},
     {"phimoe", "its compute buffer is not modelled within 10% yet"},
     {"plamo", "its compute buffer is not modelled within 10% yet"},
+    {"chameleon", "its compute buffer is not modelled within 10% yet"},
+    {"deci", "its compute buffer is not modelled within 10% yet"},
     /* llama.cpp's graph for the tests' tiny models of these fails an assertion on most
      * parameters, so nothing checks an estimate of them */
     {"olmoe", "not yet checked against llama.cpp"},
     {"exaone4", "not yet checked against llama.cpp"},
     {"smallthinker", "not yet checked against llama.cpp"},
     {"minimax-m2", "not yet checked against llama.cpp"},
+    {"dots1", "not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
