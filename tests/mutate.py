@@ -202,11 +202,18 @@ class Build:
         return targets
 
     def make(self, targets, timeout):
+        """Builds targets: "all" alone first, since automake's "all" runs a sub-make, and that
+        sub-make and a test program named beside it in one make -j compile the same objects at
+        once (their dependency files collide, and the build fails for no fault of the mutant)."""
         if not targets:
             return 0
-        st, _ = run("make -j%s %s" % (self.jobs, " ".join(targets)), self.build, self.log,
-                    timeout=timeout)
-        return st
+        rest = [t for t in targets if t != "all"]
+        for group in (["all"] if "all" in targets else []) + ([" ".join(rest)] if rest else []):
+            st, _ = run("make -j%s %s" % (self.jobs, group), self.build, self.log,
+                        timeout=timeout)
+            if st != 0:
+                return st
+        return 0
 
     def run_test(self, test, timeout, env=None):
         """Runs one test through its automake .log rule; returns (verdict, seconds, first
