@@ -86,7 +86,10 @@ refused "realign -o a FIFO" "$M" "$EDIT" realign "$M" 64 -o "$TMP/fifo"
 mkfifo "$TMP/f-00001-of-00001.gguf"
 refused "split to a FIFO" "$M" "$EDIT" split "$M" "$TMP/f" --max-tensors 1000
 refused "copy to a folder" "$M" "$EDIT" copy "$M" "$TMP"
-refused "tensor -o a character device" "$M" "$EDIT" tensor "$M" a -o /dev/null
+# the device through a link in the scratch folder: were the check ever lost (a planted bug of
+# make mutate does just that), the output's rename would replace the link, never /dev/null
+ln -s /dev/null "$TMP/device"
+refused "tensor -o a character device" "$M" "$EDIT" tensor "$M" a -o "$TMP/device"
 [ -p "$TMP/fifo" ] && ok || fail "the FIFO was replaced"
 
 # ---- -o naming FILE itself is the in-place edit: FILE is edited, never emptied ----

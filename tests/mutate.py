@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -400,6 +401,12 @@ def main():
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(original)
         m.seconds = time.time() - t0
+        # a planted bug runs the tools as root with their safety checks gone: one that renamed an
+        # output over /dev/null would spoil every later verdict (and the machine) unseen
+        if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+            sys.exit("mutate: after mutant %s, /dev/null is no longer a device: a test let the "
+                     "mutant write over it; restore it (rm /dev/null; mknod -m 666 /dev/null c 1 3)"
+                     " and fix that test" % m.name)
         tag = m.result.upper()
         if m.equivalent is not None:
             tag += " (marked equivalent)"
