@@ -844,7 +844,7 @@ typedef struct gguf_split_merge_result {
 } gguf_split_merge_result;
 
 /* Merges the split set `shard` belongs to (any shard's path) into out, deleting the shards as
- * it goes, with the disk use of one shard (plus two copies of the header, in the journal)
+ * it goes, with the disk use of one shard (plus the header's changed bytes, in the journal)
  * beyond the set's: the merged file grows in place of the first shard, each shard's tensor
  * bytes appended and its header rewritten through a journal, then the shard replaced by one
  * with no tensors; at the end it is renamed to out and the emptied shards removed (see
