@@ -213,11 +213,12 @@ START_TEST(every_flipped_byte_is_refused) {
 END_TEST
 
 /* One field of a journal wrong, its crcs right: each check must catch its own field. */
-enum field { F_TRAILER, F_OLD_CRC, F_MAGIC, F_VERSION, F_DEV, F_INO, F_SIZE, F_LEN, F_COUNT };
+enum field { F_TRAILER, F_OLD_CRC, F_NEW_CRC, F_MAGIC, F_VERSION, F_DEV, F_INO, F_SIZE, F_LEN,
+              F_COUNT };
 static const char *const field_names[F_COUNT] = {
     [F_TRAILER] = "bad trailing crc32", [F_OLD_CRC] = "crc32 of the old region",
-    [F_MAGIC] = "magic", [F_VERSION] = "version", [F_DEV] = "device", [F_INO] = "inode",
-    [F_SIZE] = "file size", [F_LEN] = "region length",
+    [F_NEW_CRC] = "crc32 of the new region", [F_MAGIC] = "magic", [F_VERSION] = "version",
+    [F_DEV] = "device", [F_INO] = "inode", [F_SIZE] = "file size", [F_LEN] = "region length",
 };
 
 START_TEST(every_field_is_checked) {
@@ -227,6 +228,7 @@ START_TEST(every_field_is_checked) {
         switch (fld) {
         case F_TRAILER: s.trailer_delta = 1; break;
         case F_OLD_CRC: s.old_crc ^= 1; break;
+        case F_NEW_CRC: s.new_crc_delta = 1; break;
         case F_MAGIC: memcpy(s.magic, "GGUFJRNX", 8); break;
         case F_VERSION: s.version = TU_JOURNAL_VERSION - 1; break;
         case F_DEV: s.dev ^= 1; break;

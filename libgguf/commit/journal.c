@@ -390,6 +390,19 @@ static const char *check_ranges(const gguf__journal *j) {
     return NULL;
 }
 
+/* Why the crc32s of the journal's old blocks do not make its old region's crc32, or NULL: a
+ * journal whose old header's identity disagrees with itself. */
+static const char *check_blocks(const gguf__journal *j) {
+    uLong c = crc32_z(0, NULL, 0);
+    for (uint64_t k = 0; k < n_blocks(j->len); k++) {
+        uint64_t m = j->len - k * BLOCK < BLOCK ? j->len - k * BLOCK : BLOCK;
+        c = crc32_combine(c, gguf__load32(j->block_crcs + 4 * k, false), (z_off_t)m);
+    }
+    return (uint32_t)c == j->old_crc ? NULL
+                                     : "the crc32s of its old header's blocks do not make the "
+                                       "crc32 of the old header";
+}
+
 /* Reads the journal at jpath for the file st: its head, checked; then its crc32, computed in
  * pieces; only then its bytes, into memory (*out, *n_out). *why says why it is refused. */
 static int read_journal(uint8_t **out, size_t *n_out, const char **why, const char *jpath,
@@ -472,6 +485,8 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
         jj.ranges = jj.block_crcs + 4 * n_blocks(jj.len);
         jj.changed = jj.ranges + 16 * jj.n_ranges;
         why = check_ranges(&jj);
+        if (why == NULL)
+            why = check_blocks(&jj);
     }
     if (rc == 0 && why != NULL)
         rc = journal_fail(err, GGUF_ECORRUPT, jpath, "refused, left in place", why);
