@@ -606,8 +606,12 @@ int main(void) {
     tcase_add_test(tc, proofs_catch_corrupted_bytes);
     tcase_add_test(tc, crashes_leave_the_old_or_the_new_file);
     tcase_add_test(tc, a_crash_during_recover_is_recovered);
-    tcase_add_test(tc, in_place_edits_read_the_header_once_and_write_it_twice);
     tcase_add_test(tc, source_truncated_while_copying);
     suite_add_tcase(s, tc);
+    /* its own case: bench/bench_edit.sh runs it alone (CK_RUN_CASE=io) for its figures */
+    TCase *io = tcase_create("io");
+    tcase_set_timeout(io, 300);
+    tcase_add_test(io, in_place_edits_read_the_header_once_and_write_it_twice);
+    suite_add_tcase(s, io);
     return tu_run_suite(s);
 }
