@@ -737,9 +737,9 @@ typedef struct gguf_update_result {
  * and kept). When the new header rounds up to the same data offset, only the header region is
  * rewritten, crash-safely through a journal file beside it; otherwise the file is rewritten to a
  * temporary file and renamed over it, tensor bytes copied in the kernel (copy_file_range).
- * Before anything is replaced, every tensor is checked: in place, that the new header read back
- * points every tensor at its unchanged bytes; rewritten, that each tensor's crc32 in the new file
- * equals the source's. The file must still be the one that was read (device, inode, size,
+ * Before anything is replaced, every tensor is checked: in place, that the new header, parsed
+ * on its own, points every tensor at its unchanged bytes; rewritten, that each tensor's crc32
+ * in the new file equals the source's. The file must still be the one that was read (device, inode, size,
  * mtime, ctime), checked when the update starts and again just before the rename or the
  * in-place write, so a concurrent write by another process is never silently lost. Refuses
  * (GGUF_EIO, nothing changed) a read-only file, a file another gguf_file_update holds, a file

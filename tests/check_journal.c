@@ -230,7 +230,7 @@ START_TEST(every_field_is_checked) {
         case F_OLD_CRC: s.old_crc ^= 1; break;
         case F_NEW_CRC: s.new_crc_delta = 1; break;
         case F_MAGIC: memcpy(s.magic, "GGUFJRNX", 8); break;
-        case F_VERSION: s.version = TU_JOURNAL_VERSION - 1; break;
+        case F_VERSION: s.version = TU_JOURNAL_VERSION + 1; break;
         case F_DEV: s.dev ^= 1; break;
         case F_INO: s.ino ^= 1; break;
         case F_SIZE: s.size += 32; break;
@@ -240,6 +240,64 @@ START_TEST(every_field_is_checked) {
         size_t n = plant(&s, j);
         expect_refused(j, n, field_names[fld]);
     }
+    teardown();
+}
+END_TEST
+
+/* Format 3, as earlier versions wrote it (libgguf/commit/journal.c): the head's first 68 bytes,
+ * the old region, the new one, the crc32 of all before. */
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t encode_v3(uint8_t *out, const tu_journal *j) {
+    size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
+    memcpy(out, j->magic, 8);
+    put_le(out + 8, 3, 4);
+    put_le(out + 12, j->dev, 8);
+    put_le(out + 20, j->ino, 8);
+    put_le(out + 28, j->size, 8);
+    put_le(out + 36, j->len, 8);
+    put_le(out + 44, j->insert_at, 8);
+    put_le(out + 52, j->insert_len, 8);
+    put_le(out + 60, j->old_crc, 4);
+    put_le(out + 64, j->moved_crc, 4);
+    memcpy(out + 68, j->old_region, len);
+    memcpy(out + 68 + len, j->new_region, new_len);
+    put_le(out + 68 + len + new_len, (uint32_t)crc32_z(0, out, 68 + len + new_len), 4);
+    return 68 + len + new_len + 4;
+}
+
+/* A journal of format 3 that an earlier version left behind a crash is still finished (before
+ * the write and after it), and refused when its old header is not the file's. */
+START_TEST(a_journal_of_format_3_is_still_recovered) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = encode_v3(j, &s);
+    uint8_t *want = new_file();
+    for (int round = 0; round < 2; round++) {
+        write_bytes(jpath, j, n);
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "round %d: %s", round,
+                      err.message);
+        ck_assert_int_eq(recovered, 1);
+        ck_assert(holds(model, want, orig_len));
+        ck_assert(access(jpath, F_OK) != 0);
+    }
+    write_bytes(model, orig, orig_len);
+    uint8_t other[REGION];
+    memcpy(other, orig, REGION);
+    memcpy(other + ARCH_AT, "xxxx", 4);
+    s.old_region = other;
+    s.old_crc = (uint32_t)crc32_z(0, other, REGION);
+    n = encode_v3(j, &s);
+    write_bytes(jpath, j, n);
+    expect_refused(j, n, "format 3, old region another header");
+    free(want);
     teardown();
 }
 END_TEST
@@ -721,6 +779,7 @@ int main(void) {
     tcase_add_test(tc, every_flipped_byte_is_refused);
     tcase_add_test(tc, every_field_is_checked);
     tcase_add_test(tc, a_cut_journal_is_refused);
+    tcase_add_test(tc, a_journal_of_format_3_is_still_recovered);
     tcase_add_test(tc, journals_that_would_move_data_are_refused);
     tcase_add_test(tc, links_special_files_and_strangers_are_refused);
     tcase_add_test(tc, recover_finishes_a_growing_edit);

@@ -88,9 +88,13 @@
  * The trailing crc32 is the only check of the ranges' bytes (the header parse catches some
  * damage, not a changed character in a string).
  *
- * Earlier formats (version 3 held both regions whole) are refused with their version named: no
- * release of libgguf wrote them, so none is left by an older installed version; a development
- * build's journal is finished by that build's `gguf-edit recover`.
+ * Format 3, which earlier versions wrote, is still read: a crash under one of them leaves such a
+ * journal until the next editor comes, which may be this version. It held both regions whole
+ * (its head is this one's first 68 bytes, then the old region, the new one, the crc32), and is
+ * turned on loading into this format's terms: its regions give the changed ranges, the block
+ * crc32s and the split point, which is where its writer stopped too (between two writes split
+ * inside the changed bytes), so its kills leave the states judged above. Other formats are
+ * refused.
  */
 #define _GNU_SOURCE
 #include "commit/commit.h"
@@ -108,6 +112,7 @@
 #define MAGIC "GGUFJRNL"
 #define VERSION 4
 #define HEAD 100
+#define HEAD3 68 /* format 3's head: its old region and new region follow */
 #define BLOCK ((uint64_t)4096) /* the unit in which recovery judges the file's region */
 /* changed bytes closer than this are one range: a range's offset and length cost 16 bytes */
 #define GAP 64
@@ -343,20 +348,19 @@ static int open_journal(int *fd_out, struct stat *js, const char *jpath, const s
     return 0;
 }
 
+/* The head's size for the journal's version (the first 12 bytes read), or 0 for a version this
+ * library does not read. */
+static size_t head_size(const uint8_t *h) {
+    uint32_t v = gguf__load32(h + 8, false);
+    return memcmp(h, MAGIC, 8) != 0 ? 0 : v == VERSION ? HEAD : v == 3 ? HEAD3 : 0;
+}
+
 /* Why the journal's head does not describe an edit of the file st by a journal of jsize bytes,
  * or NULL when it does. Nothing past the head is read before this passes. */
 static const char *check_head(const uint8_t *h, uint64_t jsize, const struct stat *st) {
     uint64_t len = gguf__load64(h + 36, false), at = gguf__load64(h + 44, false);
     uint64_t ins = gguf__load64(h + 52, false), size = gguf__load64(h + 28, false);
-    uint64_t split = gguf__load64(h + 72, false), r = gguf__load64(h + 84, false);
-    uint64_t t = gguf__load64(h + 92, false);
-    if (memcmp(h, MAGIC, 8) != 0)
-        return "not a journal";
-    if (gguf__load32(h + 8, false) != VERSION)
-        return gguf__load32(h + 8, false) < VERSION
-                   ? "a journal of an earlier format (written by a development build of "
-                     "libgguf: finish it with that build's `gguf-edit recover`)"
-                   : "a journal of a later format than this version of libgguf reads";
+    bool v3 = gguf__load32(h + 8, false) == 3;
     if (gguf__load64(h + 12, false) != (uint64_t)st->st_dev ||
         gguf__load64(h + 20, false) != (uint64_t)st->st_ino ||
         ((uint64_t)st->st_size != size &&
@@ -365,12 +369,39 @@ static const char *check_head(const uint8_t *h, uint64_t jsize, const struct sta
     /* the old region is the file's header: no longer than the file was */
     if (len > size || len > REGION_MAX)
         return "its old region is longer than the file";
-    if (ins > REGION_MAX || t > len + ins || r > t || split > len + ins ||
-        jsize != HEAD + 4 * n_blocks(len) + 16 * r + t + 4)
+    if (ins > REGION_MAX)
         return "its size is not the one its head gives (cut, extended or not a journal)";
+    if (v3 && jsize != HEAD3 + 2 * len + ins + 4)
+        return "its size is not the one its head gives (cut, extended or not a journal)";
+    if (!v3) {
+        uint64_t split = gguf__load64(h + 72, false), r = gguf__load64(h + 84, false);
+        uint64_t t = gguf__load64(h + 92, false);
+        if (t > len + ins || r > t || split > len + ins ||
+            jsize != HEAD + 4 * n_blocks(len) + 16 * r + t + 4)
+            return "its size is not the one its head gives (cut, extended or not a journal)";
+    }
     if (at > len || (ins > 0 && (at % BLOCK != 0 || ins % BLOCK != 0)))
         return "its region or insertion does not lie inside the file's header";
     return NULL;
+}
+
+/* A journal of format 3 (b, its head and crc32 checked) as one of this format: j's bytes. */
+static int from_v3(gguf__journal *j, const uint8_t *b, const char **why, gguf_error *err) {
+    *j = (gguf__journal){
+        .dev = gguf__load64(b + 12, false),
+        .ino = gguf__load64(b + 20, false),
+        .size = gguf__load64(b + 28, false),
+        .len = gguf__load64(b + 36, false),
+        .insert_at = gguf__load64(b + 44, false),
+        .insert_len = gguf__load64(b + 52, false),
+        .moved_crc = gguf__load32(b + 64, false),
+    };
+    const uint8_t *old = b + HEAD3;
+    if (crc(old, (size_t)j->len) != gguf__load32(b + 60, false)) {
+        *why = "the crc32 of the header it replaces does not match that header";
+        return 0;
+    }
+    return gguf__journal_build(j, old, old + j->len, err);
 }
 
 /* Why the journal's ranges (its head and crc32 checked) do not lie in order inside the new
@@ -416,10 +447,20 @@ static int read_journal(uint8_t **out, size_t *n_out, const char **why, const ch
     uint64_t n = (uint64_t)js.st_size;
     uint32_t sum = 0;
     uint8_t tail[4];
+    size_t hs = 0;
     *why = NULL;
-    if (n < HEAD + 4)
+    if (n < 12 + 4)
         *why = "it is shorter than a journal's head";
-    else if (gguf__io_pread(fd, head, HEAD, 0) != 0)
+    else if (gguf__io_pread(fd, head, 12, 0) != 0)
+        rc = journal_fail(err, GGUF_EIO, jpath, "reading the journal failed",
+                          gguf__io_strerror(errno));
+    else if ((hs = head_size(head)) == 0)
+        *why = memcmp(head, MAGIC, 8) != 0 ? "not a journal"
+                                           : "a journal of a format this version of libgguf "
+                                             "does not read";
+    else if (n < hs + 4)
+        *why = "it is shorter than a journal's head";
+    else if (gguf__io_pread(fd, head, hs, 0) != 0)
         rc = journal_fail(err, GGUF_EIO, jpath, "reading the journal failed",
                           gguf__io_strerror(errno));
     else
@@ -463,7 +504,11 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
     const char *why = NULL;
     int rc = read_journal(&b, &n, &why, jpath, st, err);
     gguf__journal jj = {0};
-    if (rc == 0 && why == NULL) {
+    if (rc == 0 && why == NULL && gguf__load32(b + 8, false) == 3) {
+        rc = from_v3(&jj, b, &why, err);
+        gguf__free(b);
+        b = NULL;
+    } else if (rc == 0 && why == NULL) {
         jj = (gguf__journal){
             .dev = gguf__load64(b + 12, false),
             .ino = gguf__load64(b + 20, false),
@@ -494,7 +539,9 @@ int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st
         gguf__fail_path(err, jpath);
     gguf__free(jpath);
     if (rc != 0) {
-        gguf__free(b);
+        if (jj.bytes != b)
+            gguf__free(b);
+        gguf__journal_free(&jj);
         return rc;
     }
     *j = jj;

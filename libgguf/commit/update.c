@@ -40,6 +40,12 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
         rc = gguf__journal_measure(j, fd, err);
     if (rc == 0)
         rc = gguf__journal_build(j, f->head, region, err);
+    if (rc == 0 && j->n_ranges == 0 && j->insert_len == 0) {
+        /* the file holds the new region already: nothing to write */
+        gguf__interrupt_release();
+        gguf__free(jpath);
+        return 0;
+    }
     if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc == 0)
