@@ -183,60 +183,73 @@ static uint64_t n_blocks(uint64_t len) {
     return (len + BLOCK - 1) / BLOCK;
 }
 
-/* The byte the file holds at i of the new region's span before the new bytes are written: the
- * old header, or, once the blocks are inserted, the old header with L zero bytes at B. */
-static uint8_t before_write(const gguf__journal *j, const uint8_t *old, uint64_t i) {
-    if (i < j->insert_at)
-        return old[i];
-    if (i < j->insert_at + j->insert_len)
-        return 0;
-    return old[i - j->insert_len];
+/* Where a and b first differ from i on (n when they agree to the end). */
+static uint64_t skip_equal(const uint8_t *a, const uint8_t *b, uint64_t i, uint64_t n) {
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
 }
 
-/* The changed ranges of new against the file before the write: the next one from *i (its
- * start, its end), or false when there is none. Changes closer than GAP are one range. */
-static bool next_range(const gguf__journal *j, const uint8_t *old, const uint8_t *new_region,
-                       uint64_t *i, uint64_t *start, uint64_t *end) {
-    uint64_t n = j->len + j->insert_len, k = *i;
-    while (k < n && new_region[k] == before_write(j, old, k))
-        k++;
-    if (k == n)
-        return false;
-    *start = k;
-    *end = k + 1;
-    for (k++; k < n && k - *end < GAP; k++) {
-        if (new_region[k] != before_write(j, old, k))
-            *end = k + 1;
+/* The changed ranges of the new region (y) against the file before the write (x), both n
+ * bytes: changes closer than GAP are one range. Appends (start, end) pairs to out. */
+static void find_ranges(gguf__buf *out, const uint8_t *x, const uint8_t *y, uint64_t n) {
+    uint64_t i = skip_equal(x, y, 0, n);
+    while (i < n) {
+        uint64_t pair[2] = {i, i};
+        for (;;) {
+            while (i < n && x[i] != y[i])
+                i++;
+            pair[1] = i;
+            i = skip_equal(x, y, i, n);
+            if (i == n || i - pair[1] >= GAP)
+                break;
+        }
+        gguf__buf_add(out, pair, sizeof pair);
     }
-    *i = k;
-    return true;
 }
 
 int gguf__journal_build(gguf__journal *j, const uint8_t *old, const uint8_t *new_region,
                         gguf_error *err) {
     uint64_t n = j->len + j->insert_len, nb = n_blocks(j->len);
-    uint64_t i = 0, a, b, first = 0, last = 0;
-    j->n_ranges = j->range_bytes = 0;
-    while (next_range(j, old, new_region, &i, &a, &b)) {
-        if (j->n_ranges++ == 0)
-            first = a;
-        last = b;
-        j->range_bytes += b - a;
+    /* the file before the write: the old region, with the inserted zero bytes at B */
+    const uint8_t *before = old;
+    uint8_t *grown = NULL;
+    if (j->insert_len > 0) {
+        if ((grown = gguf__calloc(1, (size_t)n)) == NULL)
+            return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        memcpy(grown, old, (size_t)j->insert_at);
+        memcpy(grown + j->insert_at + j->insert_len, old + j->insert_at,
+               (size_t)(j->len - j->insert_at));
+        before = grown;
     }
+    gguf__buf found = {0};
+    find_ranges(&found, before, new_region, n);
+    const uint64_t *pairs = (const uint64_t *)(const void *)found.data;
+    j->n_ranges = found.len / 16;
+    j->range_bytes = 0;
+    for (uint64_t r = 0; r < j->n_ranges; r++)
+        j->range_bytes += pairs[2 * r + 1] - pairs[2 * r];
     size_t total = HEAD + 4 * nb + 16 * j->n_ranges + j->range_bytes + 4;
-    uint8_t *p = gguf__malloc(total);
-    if (p == NULL)
+    uint8_t *p = found.failed ? NULL : gguf__malloc(total);
+    if (p == NULL) {
+        gguf__buf_free(&found);
+        gguf__free(grown);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    uint64_t first = j->n_ranges ? pairs[0] : 0;
+    uint64_t last = j->n_ranges ? pairs[2 * j->n_ranges - 1] : 0;
     j->split = first + (last - first) / 2;
     /* the block holding S as the stop there leaves it: new bytes before S, old ones after */
     uint64_t bs = j->split - j->split % BLOCK, be = bs + BLOCK < n ? bs + BLOCK : n;
     uLong sc = crc32_z(0, new_region + bs, (size_t)(j->split - bs));
-    for (uint64_t k = j->split; k < be; k++) {
-        uint8_t c = before_write(j, old, k);
-        sc = crc32_z(sc, &c, 1);
-    }
-    j->split_crc = (uint32_t)sc;
-    j->old_crc = crc(old, (size_t)j->len);
+    j->split_crc = (uint32_t)crc32_z(sc, before + j->split, (size_t)(be - j->split));
     j->new_crc = crc(new_region, (size_t)n);
     memcpy(p, MAGIC, 8);
     gguf__store32(p + 8, VERSION, false);
@@ -246,28 +259,34 @@ int gguf__journal_build(gguf__journal *j, const uint8_t *old, const uint8_t *new
     gguf__store64(p + 36, j->len, false);
     gguf__store64(p + 44, j->insert_at, false);
     gguf__store64(p + 52, j->insert_len, false);
-    gguf__store32(p + 60, j->old_crc, false);
     gguf__store32(p + 64, j->moved_crc, false);
     gguf__store32(p + 68, j->new_crc, false);
     gguf__store64(p + 72, j->split, false);
     gguf__store32(p + 80, j->split_crc, false);
     gguf__store64(p + 84, j->n_ranges, false);
     gguf__store64(p + 92, j->range_bytes, false);
+    /* the blocks' crc32s, and the old region's made of them */
     uint8_t *q = p + HEAD;
+    uLong whole = crc32_z(0, NULL, 0);
     for (uint64_t k = 0; k < nb; k++, q += 4) {
         uint64_t off = k * BLOCK, m = j->len - off < BLOCK ? j->len - off : BLOCK;
-        gguf__store32(q, crc(old + off, (size_t)m), false);
+        uint32_t c = crc(old + off, (size_t)m);
+        gguf__store32(q, c, false);
+        whole = crc32_combine(whole, c, (z_off_t)m);
     }
+    j->old_crc = (uint32_t)whole;
+    gguf__store32(p + 60, j->old_crc, false);
     uint8_t *bytes = q + 16 * j->n_ranges;
-    i = 0;
-    while (next_range(j, old, new_region, &i, &a, &b)) {
+    for (uint64_t r = 0; r < j->n_ranges; r++, q += 16) {
+        uint64_t a = pairs[2 * r], b = pairs[2 * r + 1];
         gguf__store64(q, a, false);
         gguf__store64(q + 8, b - a, false);
-        q += 16;
         memcpy(bytes, new_region + a, (size_t)(b - a));
         bytes += b - a;
     }
     gguf__store32(p + total - 4, crc(p, total - 4), false);
+    gguf__buf_free(&found);
+    gguf__free(grown);
     gguf__free(j->bytes);
     j->bytes = p;
     j->n_bytes = total;
