@@ -194,6 +194,46 @@ START_TEST(recover_finishes_a_torn_write) {
 }
 END_TEST
 
+/* An edit of 4 bytes ("test" to "abcd"): the journal's split point is their middle. Killed
+ * between the two writes, the file holds "abst": recovery finishes it. A tear anywhere else in
+ * a block ("aest") is no state the writer leaves: refused (the journal holds the old header's
+ * identity by 4 KiB blocks, not its bytes; see libgguf/commit/journal.c). */
+START_TEST(recover_finishes_a_write_stopped_at_its_split_point_only) {
+    setup();
+    tu_journal s = valid_spec();
+    memcpy(new_region + ARCH_AT, "abcd", 4);
+    uint8_t j[1024];
+    size_t n = tu_journal_encode(j, &s);
+    uint8_t *want = malloc(orig_len), *torn = malloc(orig_len);
+    memcpy(want, orig, orig_len);
+    memcpy(want + ARCH_AT, "abcd", 4);
+    static const char *const states[] = {"abst", "aest"};
+    for (int k = 0; k < 2; k++) {
+        memcpy(torn, orig, orig_len);
+        memcpy(torn + ARCH_AT, states[k], 4);
+        write_bytes(model, torn, orig_len);
+        write_bytes(jpath, j, n);
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        int rc = gguf_file_recover(model, &recovered, &err);
+        if (k == 0) {
+            ck_assert_msg(rc == 0 && recovered == 1, "stopped at S: %s", err.message);
+            ck_assert(holds(model, want, orig_len));
+            ck_assert(access(jpath, F_OK) != 0);
+        } else {
+            ck_assert_int_eq(rc, GGUF_ECORRUPT);
+            ck_assert_msg(strstr(err.message, "block at bytes 0..") != NULL, "%s", err.message);
+            ck_assert(holds(model, torn, orig_len));
+            ck_assert(holds(jpath, j, n));
+        }
+    }
+    free(want);
+    free(torn);
+    teardown();
+}
+END_TEST
+
 START_TEST(every_flipped_byte_is_refused) {
     setup();
     tu_journal s = valid_spec();
@@ -776,6 +816,7 @@ int main(void) {
     tcase_add_test(tc, reading_never_applies_or_removes_a_journal);
     tcase_add_test(tc, recover_applies_a_valid_journal);
     tcase_add_test(tc, recover_finishes_a_torn_write);
+    tcase_add_test(tc, recover_finishes_a_write_stopped_at_its_split_point_only);
     tcase_add_test(tc, every_flipped_byte_is_refused);
     tcase_add_test(tc, every_field_is_checked);
     tcase_add_test(tc, a_cut_journal_is_refused);
