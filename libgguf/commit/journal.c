@@ -114,7 +114,8 @@
 #define HEAD 100
 #define HEAD3 68 /* format 3's head: its old region and new region follow */
 #define BLOCK ((uint64_t)4096) /* the unit in which recovery judges the file's region */
-/* changed bytes closer than this are one range: a range's offset and length cost 16 bytes */
+/* changes that no aligned piece of this many equal bytes separates are one range (a range's
+ * offset and length cost 16 bytes) */
 #define GAP 64
 /* a header region larger than this is no header of ours: refused before it is read */
 #define REGION_MAX ((uint64_t)1 << 32)
@@ -198,20 +199,22 @@ static uint64_t skip_equal(const uint8_t *a, const uint8_t *b, uint64_t i, uint6
 }
 
 /* The changed ranges of the new region (y) against the file before the write (x), both n
- * bytes: changes closer than GAP are one range. Appends (start, end) pairs to out. */
+ * bytes, each from its first changed byte to its last: changes that no whole aligned piece of
+ * GAP equal bytes separates are one range (a piece is compared at once). Appends (start, end)
+ * pairs to out. */
 static void find_ranges(gguf__buf *out, const uint8_t *x, const uint8_t *y, uint64_t n) {
     uint64_t i = skip_equal(x, y, 0, n);
     while (i < n) {
-        uint64_t pair[2] = {i, i};
-        for (;;) {
-            while (i < n && x[i] != y[i])
-                i++;
-            pair[1] = i;
-            i = skip_equal(x, y, i, n);
-            if (i == n || i - pair[1] >= GAP)
-                break;
-        }
+        uint64_t pair[2] = {i, 0};
+        uint64_t c = (i / GAP + 1) * GAP; /* the pieces after the one holding i */
+        while (c < n && memcmp(x + c, y + c, (size_t)(n - c < GAP ? n - c : GAP)) != 0)
+            c += GAP;
+        uint64_t end = c < n ? c : n;
+        while (x[end - 1] == y[end - 1])
+            end--;
+        pair[1] = end;
         gguf__buf_add(out, pair, sizeof pair);
+        i = c < n ? skip_equal(x, y, c, n) : n;
     }
 }
 
