@@ -42,8 +42,9 @@
  * bytes are still in the journal.)
  *
  * Recovery refuses every journal that is not exactly this file's: another file's (device,
- * inode, size), one whose old blocks are not what the file holds (unless the new bytes are, or
- * the stop at S), one whose new region is not a header with the file's data offset (shifted by
+ * inode, size), one whose old blocks' crc32s do not make its old region's crc32, one whose old
+ * blocks are not what the file holds (unless the new bytes are, or the stop at S), one whose
+ * changed ranges do not lie in order inside the new region, one whose new region is not a header with the file's data offset (shifted by
  * the insertion) or, while the file still holds the old header, one whose new region does not
  * put every tensor of that header at the same bytes with the same name, type and size; a
  * journal that is a link, not a regular file, or owned by someone else than the file's owner.
@@ -81,7 +82,9 @@
  *       84     8  R, the number of changed ranges
  *       92     8  T, their total length
  *      100  4*NB  crc32 of each block of the old region, NB = ceil(D / 4096)
- *           16*R  the ranges: offset in the new region, length (ascending, apart, not empty)
+ *           16*R  the ranges: offset in the new region, length (ascending, apart, not empty;
+ *                 the writer makes one range of changes that no aligned 64-byte piece of equal
+ *                 bytes separates)
  *              T  their bytes in the new region, one range after the other
  *      end-4   4  crc32 of every byte before: the journal is whole and unchanged
  *
@@ -101,7 +104,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/falloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
