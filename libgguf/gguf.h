@@ -747,9 +747,9 @@ typedef struct gguf_update_result {
 GGUF_API int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_options *opt,
                               gguf_update_result *res, gguf_error *err);
 
-/* An in-place edit writes a journal beside the file first (".NAME.gguf-journal": the header
- * before and after, and the file's device, inode and size), so that a crash leaves the old
- * file or the journal to finish it. Reading never applies or removes a journal: opening a file
+/* An in-place edit writes a journal beside the file first (".NAME.gguf-journal": the bytes of
+ * the header that change, the crc32s of the header before and after, and the file's device,
+ * inode and size), so that a crash leaves the old file or the journal to finish it. Reading never applies or removes a journal: opening a file
  * is a pure function of its bytes. An editor finishes it with gguf_file_recover; a reader may
  * ask gguf_file_journal whether one is pending, to tell its user. */
 enum gguf_journal_state {
@@ -764,10 +764,12 @@ enum gguf_journal_state {
 GGUF_API int gguf_file_journal(int *state, const char *path, gguf_error *why);
 
 /* Finishes an interrupted in-place edit of path (a symbolic link is followed): under the edit
- * lock, the journal is applied when it belongs to this file (device, inode and size match, the
- * file's header is the one before the edit, the one after, or a mix of both from a torn write),
- * both of its regions are headers that keep every tensor in place, and it is a regular file, not
- * a link, owned by the file's owner; then it is removed. *recovered is 1 when an edit was
+ * lock, the journal is applied when it belongs to this file (device, inode and size match, and
+ * the header's bytes that the edit does not write are the ones it was made on, whatever a torn
+ * write left in the bytes it writes: those are overwritten, so the file becomes exactly the
+ * new one), the header after the edit keeps every tensor in place, and the journal is a
+ * regular file, not a link, owned by the file's owner; then it is removed. Nothing is written
+ * before all of this is proven. *recovered is 1 when an edit was
  * finished, 0 when there was no journal. Any other journal is refused (GGUF_ECORRUPT, naming
  * the reason) and left in place, as is the file. Temporary files that killed edits left beside
  * path (named as ours, of path's owner, their writer gone) are removed, journal or not. gguf_file_update refuses to start while a

@@ -25,32 +25,47 @@
  * What the journal holds is what recovery needs and nothing more: the new bytes of the ranges
  * the edit changes (not the whole new header: the bytes it leaves alone are in the file,
  * whatever state the crash left), and the old header's identity, not its bytes: its crc32 and
- * the crc32 of each 4 KiB block. Recovery reads the file's region once and judges each block
- * ("block" below: 4 KiB of the region, from its start):
+ * the crc32 of each 4 KiB block ("block" below: 4 KiB of the region, from its start).
+ *
+ * Recovery reads the file's region once and makes, in memory, the region the roll-forward
+ * leaves: the file's bytes with the changed ranges written over them. That region must have
+ * the new region's crc32, which proves every byte the edit does not change (those bytes are
+ * the same in the old and the new header, and the edit never wrote them); then writing the
+ * ranges makes the file exactly the new one, whatever the crash left inside them. The proof
+ * comes before any write, so a refusal writes nothing. Writing first would not be safe: the
+ * file may hold the old header whole, a valid file, plus a change nobody explains, and the
+ * ranges written over it would make a header that is neither the old one nor the new one.
+ * Each block is judged too, to tell the old header from the others and to name what is
+ * refused:
  *   - old: its crc32 is the old block's (after an insertion, the inserted blocks' old state is
  *     zero bytes, and the old blocks after B are L bytes further);
- *   - new: it holds the journal's bytes in every changed range it has;
- *   - torn at S: the block holding S, with the crc32 the stop at S leaves it (new bytes before
- *     S, old ones from S);
- * and the new region (the file's bytes with the changed ranges written over them) must have
- * the new region's crc32, which proves every byte the edit does not change. Any other block
- * is refused. A kill cannot leave a block anything else: each range (ranges that share a block
- * are written as one) is written by one pwrite, or two split at S, and the kernel copies a
- * write into the page cache a page (4 KiB or a multiple, aligned) at a time, checking for a
- * fatal signal between pages only. (A power loss on a device that writes less than 4 KiB
- * atomically can tear a block inside: recovery then refuses it, naming the block; the new
- * bytes are still in the journal.)
+ *   - new: it holds changed bytes, and the journal's bytes in every changed range it has;
+ *   - torn: anything else. A kill leaves at most the block holding S torn (new bytes before S,
+ *     old ones from S): each range (ranges that share a block are written as one) is written
+ *     by one pwrite, or two split at S, and the kernel copies a write into the page cache a
+ *     page (4 KiB or a multiple, aligned) at a time, checking for a fatal signal between pages
+ *     only. A power loss on a device that writes less than 4 KiB atomically (512-byte sectors)
+ *     can leave any block the write reached torn, each of its sectors old or new. Either way a
+ *     torn block's bytes outside the changed ranges were never written, so the proof covers
+ *     them, and its bytes inside them are rewritten: rolled forward.
+ * When the proof fails, a byte the edit never wrote has changed, which no interrupted write
+ * explains: refused, naming the blocks that are neither old nor new (such a byte lies in one of
+ * them, unless it lies outside the ranges of a block whose ranges are all new, where the one
+ * crc32 of the new region cannot place it), the file and the journal left as they are. What
+ * the journal cannot tell: the bytes inside the changed ranges are judged by the old blocks'
+ * crc32s alone, so anything there, a tear or a change by someone else, is overwritten with the
+ * new bytes, and the file is the new one.
  *
  * Recovery refuses every journal that is not exactly this file's: another file's (device,
- * inode, size), one whose old blocks' crc32s do not make its old region's crc32, one whose old
- * blocks are not what the file holds (unless the new bytes are, or the stop at S), one whose
- * changed ranges do not lie in order inside the new region, one whose new region is not a header with the file's data offset (shifted by
- * the insertion) or, while the file still holds the old header, one whose new region does not
- * put every tensor of that header at the same bytes with the same name, type and size; a
- * journal that is a link, not a regular file, or owned by someone else than the file's owner.
- * Refused journals are left in place with the reason. The new region may also list more
- * tensors after the old one's, whose bytes lie in the file (a merge appending a shard's
- * tensors: split/merge.c).
+ * inode, size), one whose old blocks' crc32s do not make its old region's crc32, one whose
+ * new region the file's bytes outside the changed ranges do not prove (its crc32), one whose
+ * changed ranges do not lie in order inside the new region, one whose new region is not a
+ * header with the file's data offset (shifted by the insertion) or, while the file still holds
+ * the old header, one whose new region does not put every tensor of that header at the same
+ * bytes with the same name, type and size; a journal that is a link, not a regular file, or
+ * owned by someone else than the file's owner. Refused journals are left in place with the
+ * reason. The new region may also list more tensors after the old one's, whose bytes lie in
+ * the file (a merge appending a shard's tensors: split/merge.c).
  *
  * Whether the blocks were inserted is not taken from the file's size alone: the journal holds
  * the crc32 of the data bytes that followed the old region, which an insertion moves by L. The
@@ -79,6 +94,8 @@
  *       68     4  crc32 of the new region
  *       72     8  the split point S (in the new region)
  *       80     4  crc32 of the block holding S with new bytes before S and old ones from S
+ *                 (recovery does not rely on it: the new region's crc32 proves that state as
+ *                 it proves any tear)
  *       84     8  R, the number of changed ranges
  *       92     8  T, their total length
  *      100  4*NB  crc32 of each block of the old region, NB = ceil(D / 4096)
@@ -96,7 +113,7 @@
  * (its head is this one's first 68 bytes, then the old region, the new one, the crc32), and is
  * turned on loading into this format's terms: its regions give the changed ranges, the block
  * crc32s and the split point, which is where its writer stopped too (between two writes split
- * inside the changed bytes), so its kills leave the states judged above. Other formats are
+ * inside the changed bytes), so its crashes leave the states judged above. Other formats are
  * refused.
  */
 #define _GNU_SOURCE
@@ -623,28 +640,62 @@ static int check_headers(const gguf__journal *j, const uint8_t *old, const uint8
 }
 
 /* Judges the file's region x (n bytes, the blocks inserted or none to insert) block by block
- * against the new region y (x with the changed ranges written): 0 with *all_old telling
- * whether every block is the old one, or a refusal naming the first block that is neither. */
-static int judge_blocks(const gguf__journal *j, const uint8_t *x, const uint8_t *y,
-                        bool *all_old, gguf_error *err) {
-    uint64_t n = j->len + j->insert_len;
+ * against y, the region a roll-forward would leave (x with the changed ranges written over
+ * it): *all_old tells whether every block is the old one; the blocks that are neither old nor
+ * new ("torn": at most ODD_NAMED of their offsets kept, all counted) go to *odd. A block the
+ * edit changes no byte of is new only as the old one: old and new are the same bytes there. */
+#define ODD_NAMED 4
+typedef struct odd_blocks {
+    uint64_t at[ODD_NAMED], count;
+} odd_blocks;
+
+static void judge_blocks(const gguf__journal *j, const uint8_t *x, const uint8_t *y,
+                         bool *all_old, odd_blocks *odd) {
+    uint64_t n = j->len + j->insert_len, r = 0;
     *all_old = true;
     for (uint64_t k = 0; k < n_blocks(n); k++) {
         uint64_t p = k * BLOCK, m = n - p < BLOCK ? n - p : BLOCK;
-        uint32_t c = crc(x + p, (size_t)m);
-        if (c == old_block_crc(j, k))
+        if (crc(x + p, (size_t)m) == old_block_crc(j, k))
             continue;
         *all_old = false;
-        if (memcmp(x + p, y + p, (size_t)m) == 0)
+        /* the first range that ends after p: the block holds changed bytes when it starts
+         * before the block's end */
+        while (r < j->n_ranges && gguf__load64(j->ranges + 16 * r, false) +
+                                          gguf__load64(j->ranges + 16 * r + 8, false) <= p)
+            r++;
+        bool changes = r < j->n_ranges && gguf__load64(j->ranges + 16 * r, false) < p + m;
+        if (changes && memcmp(x + p, y + p, (size_t)m) == 0)
             continue; /* new */
-        if (k == j->split / BLOCK && c == j->split_crc)
-            continue; /* stopped at S */
-        char why[160];
-        snprintf(why, sizeof why, "its block at bytes %llu..%llu is neither the one before the "
-                 "edit nor the one after it", (unsigned long long)p, (unsigned long long)(p + m));
-        return mismatch(err, p, why);
+        if (odd->count < ODD_NAMED)
+            odd->at[odd->count] = p;
+        odd->count++;
     }
-    return 0;
+}
+
+/* The refusal when the region a roll-forward would leave is not the new one: a byte the edit
+ * never wrote has changed. Names the blocks that are neither old nor new (where such a byte
+ * lies, unless it lies outside the ranges of a block the edit finished, which the new region's
+ * crc32 alone cannot place). */
+static int unproven(gguf_error *err, uint64_t n, const odd_blocks *odd) {
+    char why[GGUF_ERROR_MESSAGE_MAX / 2];
+    int k = snprintf(why, sizeof why, "the bytes the edit leaves alone are not the ones it was "
+                     "made on, which no interrupted write explains");
+    for (uint64_t i = 0; i < odd->count && i < ODD_NAMED && k > 0 && (size_t)k < sizeof why;
+         i++) {
+        uint64_t p = odd->at[i], e = n - p < BLOCK ? n : p + BLOCK;
+        k += snprintf(why + k, sizeof why - (size_t)k, "%s%llu..%llu",
+                      i == 0 ? (odd->count == 1 ? "; its block at bytes "
+                                                : "; its blocks at bytes ")
+                             : ", ",
+                      (unsigned long long)p, (unsigned long long)e);
+    }
+    if (odd->count > ODD_NAMED && k > 0 && (size_t)k < sizeof why)
+        k += snprintf(why + k, sizeof why - (size_t)k, " and %llu more",
+                      (unsigned long long)(odd->count - ODD_NAMED));
+    if (odd->count > 0 && k > 0 && (size_t)k < sizeof why)
+        snprintf(why + k, sizeof why - (size_t)k, " %s neither the one before the edit nor the "
+                 "one after it", odd->count == 1 ? "is" : "are");
+    return mismatch(err, odd->count > 0 ? odd->at[0] : GGUF_ERROR_NO_OFFSET, why);
 }
 
 int gguf__journal_matches(const gguf__journal *j, int fd, uint8_t **region, gguf_error *err) {
@@ -695,13 +746,14 @@ int gguf__journal_matches(const gguf__journal *j, int fd, uint8_t **region, gguf
             memcpy(y + at, src, (size_t)len);
             src += len;
         }
-        /* every byte the edit leaves alone is the new region's: the file's, whatever state */
-        if (crc(y, (size_t)n) != j->new_crc)
-            rc = mismatch(err, GGUF_ERROR_NO_OFFSET,
-                          "the bytes the edit leaves alone are not the ones it was made on");
     }
+    odd_blocks odd = {{0}, 0};
     if (rc == 0 && have == n)
-        rc = judge_blocks(j, x, y, &all_old, err);
+        judge_blocks(j, x, y, &all_old, &odd);
+    /* the proof, before anything is written: every byte the edit leaves alone is the new
+     * region's, so y, old, new or torn blocks rolled forward, is the new region */
+    if (rc == 0 && crc(y, (size_t)n) != j->new_crc)
+        rc = unproven(err, n, &odd);
     if (rc == 0 && all_old && j->insert_len > 0) {
         /* the old header: the region without the inserted zero bytes */
         memmove(x + j->insert_at, x + j->insert_at + j->insert_len,
