@@ -5,7 +5,12 @@
 #    the kernel, the proof comparing each piece alongside the copy, fsync, rename), as a ratio
 #    to cp and to cp + fsync (the like-for-like baseline: an edit is on disk when it returns);
 #  - `reserve 1M` and edits with a 100 KiB chat template afterwards (in place), and an edit past
-#    the reserved room (blocks inserted in place where the filesystem can, else a rewrite).
+#    the reserved room (blocks inserted in place where the filesystem can, else a rewrite);
+#  - in place on files with real vocabularies and `reserve 1M` (llama-spm's 32k tokens from the
+#    corpus, gemma-4's 262k from ggml-oracle's llama.cpp tree): `set general.name` and a 100 KiB
+#    chat template, next to a dd of the header region's size with conv=fdatasync in the same
+#    run (aim: at most 2x), and the bytes each edit reads and writes as io.c's hooks count them
+#    (tests/check_faults, its "io" case: the same vocabularies, deterministic).
 # Each timed command starts after a sync, best of BENCH_RUNS (3). The tool is run directly (not
 # through libtool's wrapper script, which would add its own start-up to every figure).
 set -eu
@@ -58,3 +63,55 @@ printf '  reserve 1M                      %8.1f ms  %.3fx cp+fsync\n' "$(ms "$be
 printf '  100 KiB chat template, in room  %8.1f ms  (aim: under 50 ms)\n' "$(ms "$best_tpl")"
 printf '  3 MB template, past the room    %8.1f ms  %.3fx cp+fsync  (blocks inserted in place on ext4/XFS, else a rewrite)\n' \
     "$(ms "$best_past")" "$(echo "$best_past / $best_cps" | bc -l)"
+
+# ---- in place, on real vocabularies ----
+ORACLE=${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}
+CORPUS=${top_srcdir:-.}/../shared/corpus
+printf 'in place on %s MiB files with real vocabularies and reserve 1M, best of %s:\n' "$SIZE_MIB" "$RUNS"
+# the tool's own start (its libraries loaded and bound), part of every edit's time
+best_start=999999
+i=0
+while [ $i -lt "$RUNS" ]; do
+    i=$((i + 1))
+    best_start=$(min "$best_start" "$(secs "$EDIT" --version)")
+done
+printf '  %-26s %7.1f ms  (gguf-edit --version: in each figure below)\n' "tool start" "$(ms "$best_start")"
+for vocab in "$CORPUS/real/ggml-vocab-llama-spm.gguf" "$(dirname "$ORACLE")/../src/models/ggml-vocab-gemma-4.gguf"; do
+    name=$(basename "$vocab" .gguf)
+    if [ ! -f "$vocab" ]; then
+        echo "  $name: absent, skipped"
+        continue
+    fi
+    V="$DIR/vocab.gguf"
+    "$GEN" "$V" "$SIZE_MIB" 32 "$vocab"
+    "$EDIT" reserve "$V" 1M >/dev/null
+    d=$("$EDIT" show "$V" 2>/dev/null | sed -n 's/.*data at byte \([0-9]*\).*/\1/p')
+    python3 -c "print('{% for m in messages %}' + 'y' * 102400 + '{% endfor %}')" > "$DIR/tpl2.txt"
+    best_dd=999999; best_name=999999; best_t=999999
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        i=$((i + 1))
+        best_dd=$(min "$best_dd" "$(secs dd if="$V" of="$DIR/dd.out" bs="$d" count=1 conv=fdatasync status=none)")
+        rm -f "$DIR/dd.out"
+        best_name=$(min "$best_name" "$(secs "$EDIT" set "$V" general.name "abcde$i")")
+        # each run changes the template: a 100 KiB one, then another
+        if [ $((i % 2)) = 1 ]; then t="$DIR/tpl2.txt"; else t="$DIR/tpl.txt"; fi
+        [ $i = 1 ] && "$EDIT" set "$V" tokenizer.chat_template "$DIR/tpl.txt" --file >/dev/null
+        best_t=$(min "$best_t" "$(secs "$EDIT" set "$V" tokenizer.chat_template "$t" --file)")
+    done
+    printf '  %-26s header region %d bytes: dd + fdatasync %7.1f ms\n' "$name" "$d" "$(ms "$best_dd")"
+    for what in name t; do
+        eval "b=\$best_$what"
+        [ $what = name ] && label="set general.name" || label="100 KiB chat template"
+        printf '  %-26s   %-22s %7.1f ms  %.2fx dd; without the tool start %.2fx dd\n' "" "$label" \
+            "$(ms "$b")" "$(echo "$b / $best_dd" | bc -l)" "$(echo "($b - $best_start) / $best_dd" | bc -l)"
+    done
+    rm -f "$V"
+done
+CHECK="$top_builddir/tests/check_faults"
+if [ -x "$CHECK" ]; then
+    echo "bytes per in-place edit, counted by io.c's hooks (tests/check_faults):"
+    CK_RUN_CASE=io CK_VERBOSITY=silent "$CHECK" 2>&1 | sed -n 's/^# /  /p'
+else
+    echo "bytes per in-place edit: tests/check_faults not built (make check builds it)"
+fi

@@ -1,7 +1,9 @@
 /* Generates a llama-shaped GGUF file of about SIZE MiB with the library's own writer: some
  * metadata, then F16 tensors of pseudo-random bytes (a fixed seed, so runs are repeatable).
- *   gen_model OUT SIZE_MIB [ALIGNMENT]
- * Used by the benchmarks and by the crash tests, which need large files. */
+ *   gen_model OUT SIZE_MIB [ALIGNMENT [VOCAB]]
+ * With VOCAB (a vocabulary file, such as llama.cpp's models/ggml-vocab-*.gguf), its tokenizer.*
+ * keys take the place of the five-token vocabulary, so that the header is as large as a real
+ * model's. Used by the benchmarks and by the crash tests, which need large files. */
 #include <libgguf/gguf.h>
 
 #include <stdio.h>
@@ -33,7 +35,7 @@ static int fill(void *user, size_t tensor, uint64_t offset, void *buf, size_t le
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: gen_model OUT SIZE_MIB [ALIGNMENT]\n");
+        fprintf(stderr, "usage: gen_model OUT SIZE_MIB [ALIGNMENT [VOCAB]]\n");
         return 2;
     }
     uint64_t mib = strtoull(argv[2], NULL, 10);
@@ -57,8 +59,20 @@ int main(int argc, char **argv) {
         rc = gguf_kv_set_str(f, "general.name", "generated", 9, &err);
     if (rc == 0 && align != 32)
         rc = gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &align, &err);
-    if (rc == 0)
+    gguf_file *v = NULL;
+    if (rc == 0 && argc > 4)
+        rc = gguf_file_open(&v, argv[4], 0, &err);
+    if (rc == 0 && v == NULL)
         rc = gguf_kv_set_str_array(f, "tokenizer.ggml.tokens", tokens, lens, 5, &err);
+    for (size_t i = 0; rc == 0 && v != NULL && i < gguf_kv_count(v); i++) {
+        size_t len;
+        const char *k = gguf_kv_key(v, i, &len);
+        if (len > 10 && strncmp(k, "tokenizer.", 10) == 0) {
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)len, k);
+            rc = gguf_kv_set_value(f, key, gguf_kv_value(v, i), &err);
+        }
+    }
     for (uint64_t t = 0; rc == 0 && t < tensors; t++) {
         char name[64];
         snprintf(name, sizeof name, "blk.%llu.ffn_up.weight", (unsigned long long)t);
@@ -75,5 +89,6 @@ int main(int argc, char **argv) {
     if (rc != 0)
         fprintf(stderr, "gen_model: %s\n", err.message);
     gguf_file_free(f);
+    gguf_file_free(v);
     return rc == 0 ? 0 : 1;
 }

@@ -737,9 +737,9 @@ typedef struct gguf_update_result {
  * and kept). When the new header rounds up to the same data offset, only the header region is
  * rewritten, crash-safely through a journal file beside it; otherwise the file is rewritten to a
  * temporary file and renamed over it, tensor bytes copied in the kernel (copy_file_range).
- * Before anything is replaced, every tensor is checked: in place, that the new header read back
- * points every tensor at its unchanged bytes; rewritten, that each tensor's crc32 in the new file
- * equals the source's. The file must still be the one that was read (device, inode, size,
+ * Before anything is replaced, every tensor is checked: in place, that the new header, parsed
+ * on its own, points every tensor at its unchanged bytes; rewritten, that each tensor's crc32
+ * in the new file equals the source's. The file must still be the one that was read (device, inode, size,
  * mtime, ctime), checked when the update starts and again just before the rename or the
  * in-place write, so a concurrent write by another process is never silently lost. Refuses
  * (GGUF_EIO, nothing changed) a read-only file, a file another gguf_file_update holds, a file
@@ -747,9 +747,9 @@ typedef struct gguf_update_result {
 GGUF_API int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_options *opt,
                               gguf_update_result *res, gguf_error *err);
 
-/* An in-place edit writes a journal beside the file first (".NAME.gguf-journal": the header
- * before and after, and the file's device, inode and size), so that a crash leaves the old
- * file or the journal to finish it. Reading never applies or removes a journal: opening a file
+/* An in-place edit writes a journal beside the file first (".NAME.gguf-journal": the bytes of
+ * the header that change, the crc32s of the header before and after, and the file's device,
+ * inode and size), so that a crash leaves the old file or the journal to finish it. Reading never applies or removes a journal: opening a file
  * is a pure function of its bytes. An editor finishes it with gguf_file_recover; a reader may
  * ask gguf_file_journal whether one is pending, to tell its user. */
 enum gguf_journal_state {
@@ -764,10 +764,12 @@ enum gguf_journal_state {
 GGUF_API int gguf_file_journal(int *state, const char *path, gguf_error *why);
 
 /* Finishes an interrupted in-place edit of path (a symbolic link is followed): under the edit
- * lock, the journal is applied when it belongs to this file (device, inode and size match, the
- * file's header is the one before the edit, the one after, or a mix of both from a torn write),
- * both of its regions are headers that keep every tensor in place, and it is a regular file, not
- * a link, owned by the file's owner; then it is removed. *recovered is 1 when an edit was
+ * lock, the journal is applied when it belongs to this file (device, inode and size match, and
+ * the header's bytes that the edit does not write are the ones it was made on, whatever a torn
+ * write left in the bytes it writes: those are overwritten, so the file becomes exactly the
+ * new one), the header after the edit keeps every tensor in place, and the journal is a
+ * regular file, not a link, owned by the file's owner; then it is removed. Nothing is written
+ * before all of this is proven. *recovered is 1 when an edit was
  * finished, 0 when there was no journal. Any other journal is refused (GGUF_ECORRUPT, naming
  * the reason) and left in place, as is the file. Temporary files that killed edits left beside
  * path (named as ours, of path's owner, their writer gone) are removed, journal or not. gguf_file_update refuses to start while a
@@ -844,7 +846,7 @@ typedef struct gguf_split_merge_result {
 } gguf_split_merge_result;
 
 /* Merges the split set `shard` belongs to (any shard's path) into out, deleting the shards as
- * it goes, with the disk use of one shard (plus two copies of the header, in the journal)
+ * it goes, with the disk use of one shard (plus the header's changed bytes, in the journal)
  * beyond the set's: the merged file grows in place of the first shard, each shard's tensor
  * bytes appended and its header rewritten through a journal, then the shard replaced by one
  * with no tensors; at the end it is renamed to out and the emptied shards removed (see

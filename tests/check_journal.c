@@ -194,6 +194,39 @@ START_TEST(recover_finishes_a_torn_write) {
 }
 END_TEST
 
+/* An edit of 4 bytes ("test" to "abcd"): the journal's split point is their middle. Killed
+ * between the two writes, the file holds "abst": recovery finishes it. A tear elsewhere inside
+ * the bytes the edit writes ("aest", which a power loss on a device writing less than 4 KiB
+ * at once can leave) is finished too: the bytes the edit leaves alone prove the result. */
+START_TEST(recover_finishes_a_write_stopped_at_its_split_point_or_torn_elsewhere) {
+    setup();
+    tu_journal s = valid_spec();
+    memcpy(new_region + ARCH_AT, "abcd", 4);
+    uint8_t j[1024];
+    size_t n = tu_journal_encode(j, &s);
+    uint8_t *want = malloc(orig_len), *torn = malloc(orig_len);
+    memcpy(want, orig, orig_len);
+    memcpy(want + ARCH_AT, "abcd", 4);
+    static const char *const states[] = {"abst", "aest"};
+    for (int k = 0; k < 2; k++) {
+        memcpy(torn, orig, orig_len);
+        memcpy(torn + ARCH_AT, states[k], 4);
+        write_bytes(model, torn, orig_len);
+        write_bytes(jpath, j, n);
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        int rc = gguf_file_recover(model, &recovered, &err);
+        ck_assert_msg(rc == 0 && recovered == 1, "%s: %s", states[k], err.message);
+        ck_assert(holds(model, want, orig_len));
+        ck_assert(access(jpath, F_OK) != 0);
+    }
+    free(want);
+    free(torn);
+    teardown();
+}
+END_TEST
+
 START_TEST(every_flipped_byte_is_refused) {
     setup();
     tu_journal s = valid_spec();
@@ -213,11 +246,12 @@ START_TEST(every_flipped_byte_is_refused) {
 END_TEST
 
 /* One field of a journal wrong, its crcs right: each check must catch its own field. */
-enum field { F_TRAILER, F_OLD_CRC, F_MAGIC, F_VERSION, F_DEV, F_INO, F_SIZE, F_LEN, F_COUNT };
+enum field { F_TRAILER, F_OLD_CRC, F_NEW_CRC, F_MAGIC, F_VERSION, F_DEV, F_INO, F_SIZE, F_LEN,
+              F_COUNT };
 static const char *const field_names[F_COUNT] = {
     [F_TRAILER] = "bad trailing crc32", [F_OLD_CRC] = "crc32 of the old region",
-    [F_MAGIC] = "magic", [F_VERSION] = "version", [F_DEV] = "device", [F_INO] = "inode",
-    [F_SIZE] = "file size", [F_LEN] = "region length",
+    [F_NEW_CRC] = "crc32 of the new region", [F_MAGIC] = "magic", [F_VERSION] = "version",
+    [F_DEV] = "device", [F_INO] = "inode", [F_SIZE] = "file size", [F_LEN] = "region length",
 };
 
 START_TEST(every_field_is_checked) {
@@ -227,8 +261,9 @@ START_TEST(every_field_is_checked) {
         switch (fld) {
         case F_TRAILER: s.trailer_delta = 1; break;
         case F_OLD_CRC: s.old_crc ^= 1; break;
+        case F_NEW_CRC: s.new_crc_delta = 1; break;
         case F_MAGIC: memcpy(s.magic, "GGUFJRNX", 8); break;
-        case F_VERSION: s.version = TU_JOURNAL_VERSION - 1; break;
+        case F_VERSION: s.version = TU_JOURNAL_VERSION + 1; break;
         case F_DEV: s.dev ^= 1; break;
         case F_INO: s.ino ^= 1; break;
         case F_SIZE: s.size += 32; break;
@@ -238,6 +273,62 @@ START_TEST(every_field_is_checked) {
         size_t n = plant(&s, j);
         expect_refused(j, n, field_names[fld]);
     }
+    teardown();
+}
+END_TEST
+
+/* Format 3, as earlier versions wrote it (libgguf/commit/journal.c): the head's first 68 bytes,
+ * the old region, the new one, the crc32 of all before. */
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t encode_v3(uint8_t *out, const tu_journal *j) {
+    size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
+    memcpy(out, j->magic, 8);
+    put_le(out + 8, 3, 4);
+    put_le(out + 12, j->dev, 8);
+    put_le(out + 20, j->ino, 8);
+    put_le(out + 28, j->size, 8);
+    put_le(out + 36, j->len, 8);
+    put_le(out + 44, j->insert_at, 8);
+    put_le(out + 52, j->insert_len, 8);
+    put_le(out + 60, j->old_crc, 4);
+    put_le(out + 64, j->moved_crc, 4);
+    memcpy(out + 68, j->old_region, len);
+    memcpy(out + 68 + len, j->new_region, new_len);
+    put_le(out + 68 + len + new_len, (uint32_t)crc32_z(0, out, 68 + len + new_len), 4);
+    return 68 + len + new_len + 4;
+}
+
+/* A journal of format 3 that an earlier version left behind a crash is still finished (before
+ * the write and after it), and refused when its old header is not the file's. */
+START_TEST(a_journal_of_format_3_is_still_recovered) {
+    setup();
+    tu_journal s = valid_spec();
+    uint8_t j[1024];
+    size_t n = encode_v3(j, &s);
+    uint8_t *want = new_file();
+    for (int round = 0; round < 2; round++) {
+        write_bytes(jpath, j, n);
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "round %d: %s", round,
+                      err.message);
+        ck_assert_int_eq(recovered, 1);
+        ck_assert(holds(model, want, orig_len));
+        ck_assert(access(jpath, F_OK) != 0);
+    }
+    /* the file changed since, at a byte the edit does not change: no torn write explains it
+     * (a change only inside the bytes the edit writes is one a tear can explain: finished) */
+    n = encode_v3(j, &s);
+    write_bytes(jpath, j, n);
+    orig[REGION - 1] ^= 0x5a;
+    write_bytes(model, orig, orig_len);
+    expect_refused(j, n, "format 3, the file changed outside the edit's bytes");
+    free(want);
     teardown();
 }
 END_TEST
@@ -274,15 +365,32 @@ START_TEST(journals_that_would_move_data_are_refused) {
     moved[0x97] = 1;
     n = plant(&s, j);
     expect_refused(j, n, "new region retypes a tensor");
-    /* the old region is not what the file holds (another edit happened since) */
+    /* the file is not the one the journal was made on (another edit happened since) at a
+     * byte the edit does not change: no torn write explains it */
     s = valid_spec();
+    n = plant(&s, j);
+    orig[REGION - 1] ^= 0x5a;
+    write_bytes(model, orig, orig_len);
+    expect_refused(j, n, "the file changed outside the edit's bytes");
+    /* only inside the bytes the edit changes (the file holds "test" where the journal's old
+     * region has "xxxx"): the journal holds its old header's crc32s, not those bytes, and a
+     * write torn by 512-byte sectors may leave anything there, so it is finished: the new
+     * header */
+    orig[REGION - 1] ^= 0x5a;
+    write_bytes(model, orig, orig_len);
     uint8_t other[REGION];
     memcpy(other, orig, REGION);
     memcpy(other + ARCH_AT, "xxxx", 4);
     s.old_region = other;
     s.old_crc = (uint32_t)crc32_z(0, other, REGION);
-    n = plant(&s, j);
-    expect_refused(j, n, "old region is another header");
+    plant(&s, j);
+    int recovered = 0;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "%s", err.message);
+    uint8_t *want = new_file();
+    ck_assert(recovered == 1 && holds(model, want, orig_len));
+    free(want);
     teardown();
 }
 END_TEST
@@ -520,6 +628,134 @@ START_TEST(an_insertion_that_never_happened_is_refused) {
 }
 END_TEST
 
+/* A model whose header spans four 4 KiB blocks (general.name is NAME_LEN bytes of 'a', then
+ * general.description DESC_LEN of 'c'), and the same file after the uninterrupted in-place edit
+ * that makes the name all 'b': one changed range from block 0 into block 2, none in block 3.
+ * Bytes in *old_out and *new_out (malloc'd), D in *d. */
+#define NAME_LEN 9000
+#define DESC_LEN 4000
+static size_t write_long_name_model(uint8_t **old_out, uint8_t **new_out, uint64_t *d) {
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
+    uint32_t align = BLOCK;
+    ck_assert(gguf_kv_set_scalar(f, "general.alignment", GGUF_VTYPE_U32, &align, NULL) == 0);
+    char *name = malloc(NAME_LEN);
+    memset(name, 'a', NAME_LEN);
+    ck_assert(gguf_kv_set_str(f, "general.name", name, NAME_LEN, NULL) == 0);
+    char desc[DESC_LEN];
+    memset(desc, 'c', DESC_LEN);
+    ck_assert(gguf_kv_set_str(f, "general.description", desc, DESC_LEN, NULL) == 0);
+    uint64_t dims[1] = {BLOCK / 4};
+    ck_assert(gguf_tensor_add(f, "a", GGUF_DTYPE_F32, dims, 1, NULL) == 0);
+    gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+    o.fill = fill_a_zero_b_pattern;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, model, &o, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+    size_t n, m;
+    *old_out = tu_read_file(model, &n);
+    /* the edit, uninterrupted, on a copy */
+    char copy[192];
+    snprintf(copy, sizeof copy, "%s/edited.gguf", dir);
+    write_bytes(copy, *old_out, n);
+    ck_assert(gguf_file_open(&f, copy, 0, NULL) == 0);
+    *d = gguf_file_data_offset(f);
+    memset(name, 'b', NAME_LEN);
+    ck_assert(gguf_kv_set_str(f, "general.name", name, NAME_LEN, NULL) == 0);
+    gguf_update_result res = {0};
+    ck_assert_msg(gguf_file_update(f, copy, NULL, &res, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(res.in_place, 1);
+    gguf_file_free(f);
+    free(name);
+    *new_out = tu_read_file(copy, &m);
+    ck_assert_uint_eq(m, n);
+    ck_assert_uint_eq(*d, 4 * BLOCK);
+    return n;
+}
+
+/* The journal of that edit, for the file at model as it is now: planted, its bytes in *out
+ * (malloc'd), its length returned, its split point in *split. */
+static size_t plant_long_name_journal(uint8_t **out, uint64_t *split, const uint8_t *old,
+                                      const uint8_t *new, size_t n, uint64_t d) {
+    struct stat st;
+    ck_assert(stat(model, &st) == 0);
+    tu_journal s = {.version = TU_JOURNAL_VERSION, .dev = (uint64_t)st.st_dev,
+                    .ino = (uint64_t)st.st_ino, .size = n, .len = d,
+                    .old_crc = (uint32_t)crc32_z(0, old, (size_t)d), .old_region = old,
+                    .new_region = new};
+    memcpy(s.magic, "GGUFJRNL", 8);
+    uint8_t *j = malloc(tu_journal_encoded_size(&s));
+    size_t jn = tu_journal_encode(j, &s);
+    write_bytes(jpath, j, jn);
+    *split = 0;
+    for (int b = 0; b < 8; b++)
+        *split |= (uint64_t)j[72 + b] << (8 * b);
+    *out = j;
+    return jn;
+}
+
+/* A power loss on a device that writes 512-byte sectors atomically can leave any of the
+ * sectors the edit was writing new and the others old, in any block: here block 0 holds one new
+ * sector in the middle of the changed range (not the block of the split point), the rest of
+ * the file is old. Recovery finishes the edit: the file is exactly the one the uninterrupted
+ * edit makes. A tear cannot explain a changed byte outside every changed range, in the torn
+ * block or in another one: refused, naming the block, file and journal left as they are. */
+#define SECTOR 512
+START_TEST(recover_finishes_a_header_torn_by_sectors) {
+    setup();
+    uint8_t *old, *new;
+    uint64_t d, split;
+    size_t n = write_long_name_model(&old, &new, &d);
+    uint64_t tear = 2 * SECTOR; /* [1024, 1536): inside the name, which starts before 200 */
+    ck_assert(memcmp(old + tear - 1, new + tear - 1, SECTOR + 2) != 0);
+    uint8_t *torn = malloc(n);
+    for (int foreign = 0; foreign < 3; foreign++) {
+        memcpy(torn, old, n);
+        memcpy(torn + tear, new + tear, SECTOR);
+        /* a byte no edit of the name writes: in the torn block (the architecture's last
+         * letter: "tes." still parses, so only the proof can refuse it), or in the last block,
+         * which holds no byte the edit changes (its padding) */
+        uint64_t arch = (uint64_t)((const uint8_t *)memmem(old, (size_t)d, "test", 4) - old);
+        uint64_t at = foreign == 1 ? arch + 3 : d - 1, block = foreign == 1 ? 0 : d - BLOCK;
+        if (foreign > 0) {
+            ck_assert(old[at] == new[at]);
+            torn[at] ^= 0x5a;
+        }
+        write_bytes(model, torn, n);
+        uint8_t *j;
+        size_t jn = plant_long_name_journal(&j, &split, old, new, n, d);
+        ck_assert_msg(split / BLOCK != tear / BLOCK, "the tear is in the split point's block");
+        int recovered = 0;
+        gguf_error err;
+        gguf_error_clear(&err);
+        int rc = gguf_file_recover(model, &recovered, &err);
+        if (foreign == 0) {
+            ck_assert_msg(rc == 0 && recovered == 1, "torn by sectors: %s", err.message);
+            ck_assert_msg(holds(model, new, n), "not the file the edit makes");
+            ck_assert(access(jpath, F_OK) != 0);
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "%llu..%llu", (unsigned long long)block,
+                     (unsigned long long)(block + BLOCK));
+            ck_assert_int_eq(rc, GGUF_ECORRUPT);
+            ck_assert_int_eq(recovered, 0);
+            ck_assert_msg(strstr(err.message, want) != NULL, "foreign byte %llu: %s",
+                          (unsigned long long)at, err.message);
+            ck_assert_msg(holds(model, torn, n), "foreign byte %llu: the file changed",
+                          (unsigned long long)at);
+            ck_assert(holds(jpath, j, jn));
+        }
+        free(j);
+    }
+    free(torn);
+    free(old);
+    free(new);
+    teardown();
+}
+END_TEST
+
 void gguf_testing_alloc_limit(size_t bytes);
 void gguf_testing_fail_io_after(long n, int errnum);
 long gguf_testing_io_calls(void);
@@ -716,9 +952,12 @@ int main(void) {
     tcase_add_test(tc, reading_never_applies_or_removes_a_journal);
     tcase_add_test(tc, recover_applies_a_valid_journal);
     tcase_add_test(tc, recover_finishes_a_torn_write);
+    tcase_add_test(tc, recover_finishes_a_write_stopped_at_its_split_point_or_torn_elsewhere);
+    tcase_add_test(tc, recover_finishes_a_header_torn_by_sectors);
     tcase_add_test(tc, every_flipped_byte_is_refused);
     tcase_add_test(tc, every_field_is_checked);
     tcase_add_test(tc, a_cut_journal_is_refused);
+    tcase_add_test(tc, a_journal_of_format_3_is_still_recovered);
     tcase_add_test(tc, journals_that_would_move_data_are_refused);
     tcase_add_test(tc, links_special_files_and_strangers_are_refused);
     tcase_add_test(tc, recover_finishes_a_growing_edit);

@@ -443,12 +443,67 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The byte at i of the new region's span before the write: the old region with insert_len
+ * zero bytes at insert_at. */
+static uint8_t tu_before(const tu_journal *j, uint64_t i) {
+    if (i < j->insert_at)
+        return j->old_region[i];
+    if (i < j->insert_at + j->insert_len)
+        return 0;
+    return j->old_region[i - j->insert_len];
+}
+
+/* The changed ranges: each maximal run of bytes where the new region differs from the file
+ * before the write (the format allows any ranges in order, apart and not empty). Writes
+ * (offset, length) pairs to out when not NULL; returns the count, their length in *total. */
+static uint64_t tu_ranges(const tu_journal *j, uint8_t *out, uint64_t *total) {
+    uint64_t n = j->len + j->insert_len, count = 0;
+    *total = 0;
+    for (uint64_t i = 0; i < n;) {
+        if (j->new_region[i] == tu_before(j, i)) {
+            i++;
+            continue;
+        }
+        uint64_t a = i;
+        while (i < n && j->new_region[i] != tu_before(j, i))
+            i++;
+        if (out != NULL) {
+            put_le(out + 16 * count, a, 8);
+            put_le(out + 16 * count + 8, i - a, 8);
+        }
+        count++;
+        *total += i - a;
+    }
+    return count;
+}
+
+#define TU_BLOCK 4096
+
 size_t tu_journal_encoded_size(const tu_journal *j) {
-    return TU_JOURNAL_HEAD + 2 * (size_t)j->len + (size_t)j->insert_len + 4;
+    uint64_t total, r = tu_ranges(j, NULL, &total);
+    uint64_t nb = (j->len + TU_BLOCK - 1) / TU_BLOCK;
+    return TU_JOURNAL_HEAD + 4 * nb + 16 * r + total + 4;
 }
 
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
-    size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
+    uint64_t n = j->len + j->insert_len, nb = (j->len + TU_BLOCK - 1) / TU_BLOCK, total;
+    uint8_t *ranges = out + TU_JOURNAL_HEAD + 4 * nb;
+    uint64_t r = tu_ranges(j, ranges, &total);
+    uint64_t first = r ? get_le(ranges, 8) : 0;
+    uint64_t last = r ? get_le(ranges + 16 * (r - 1), 8) + get_le(ranges + 16 * (r - 1) + 8, 8) : 0;
+    uint64_t split = first + (last - first) / 2;
+    /* the block holding the split point: new bytes before it, the old ones from it */
+    uint64_t bs = split / TU_BLOCK * TU_BLOCK, be = bs + TU_BLOCK < n ? bs + TU_BLOCK : n;
+    uint8_t torn[TU_BLOCK];
+    for (uint64_t i = bs; i < be; i++)
+        torn[i - bs] = i < split ? j->new_region[i] : tu_before(j, i);
     memcpy(out, j->magic, 8);
     put_le(out + 8, j->version, 4);
     put_le(out + 12, j->dev, 8);
@@ -459,11 +514,26 @@ size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
     put_le(out + 52, j->insert_len, 8);
     put_le(out + 60, j->old_crc, 4);
     put_le(out + 64, j->moved_crc, 4);
-    memcpy(out + TU_JOURNAL_HEAD, j->old_region, len);
-    memcpy(out + TU_JOURNAL_HEAD + len, j->new_region, new_len);
-    uint32_t all = (uint32_t)crc32_z(0, out, TU_JOURNAL_HEAD + len + new_len);
-    put_le(out + TU_JOURNAL_HEAD + len + new_len, all + j->trailer_delta, 4);
-    return TU_JOURNAL_HEAD + len + new_len + 4;
+    put_le(out + 68, (uint32_t)crc32_z(0, j->new_region, (size_t)n) + j->new_crc_delta, 4);
+    put_le(out + 72, split, 8);
+    put_le(out + 80, (uint32_t)crc32_z(0, torn, (size_t)(be - bs)), 4);
+    put_le(out + 84, r, 8);
+    put_le(out + 92, total, 8);
+    for (uint64_t k = 0; k < nb; k++) {
+        uint64_t off = k * TU_BLOCK, m = j->len - off < TU_BLOCK ? j->len - off : TU_BLOCK;
+        put_le(out + TU_JOURNAL_HEAD + 4 * k, (uint32_t)crc32_z(0, j->old_region + off, (size_t)m),
+               4);
+    }
+    uint8_t *bytes = ranges + 16 * r;
+    for (uint64_t k = 0; k < r; k++) {
+        uint64_t a = get_le(ranges + 16 * k, 8), len = get_le(ranges + 16 * k + 8, 8);
+        memcpy(bytes, j->new_region + a, (size_t)len);
+        bytes += len;
+    }
+    size_t size = (size_t)(bytes - out);
+    uint32_t all = (uint32_t)crc32_z(0, out, size);
+    put_le(out + size, all + j->trailer_delta, 4);
+    return size + 4;
 }
 
 int tu_journal_for_edit(tu_journal *j, const char *path, const char *key) {

@@ -76,8 +76,11 @@ void tu_free_list(char **list);
 
 /* A journal of an in-place edit, assembled from the byte map in libgguf/commit/journal.c by
  * this test-local encoder (so that a bug shared by the library's writer and reader cannot
- * hide). Writes tu_journal_encoded_size(j) bytes to out and returns that count. trailer_delta
- * is added to the trailing crc32 (non-zero: a bad one). */
+ * hide): from the old and new regions, the changed ranges (each run of bytes that differ from
+ * the file before the write), the crc32s of the old region's 4 KiB blocks, the split point and
+ * its torn block. Writes tu_journal_encoded_size(j) bytes to out and returns that count.
+ * trailer_delta is added to the trailing crc32 and new_crc_delta to the new region's
+ * (non-zero: a bad one). */
 typedef struct tu_journal {
     char magic[8];
     uint32_t version;
@@ -85,12 +88,12 @@ typedef struct tu_journal {
     uint32_t old_crc;
     uint32_t moved_crc; /* crc32 of the data bytes an insertion moves */
     const uint8_t *old_region, *new_region; /* len and len + insert_len bytes */
-    uint32_t trailer_delta;
+    uint32_t trailer_delta, new_crc_delta;
 } tu_journal;
-#define TU_JOURNAL_VERSION 3
-#define TU_JOURNAL_HEAD 68 /* bytes before the old region */
+#define TU_JOURNAL_VERSION 4
+#define TU_JOURNAL_HEAD 100 /* bytes before the old region's block crc32s */
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j);
-/* TU_JOURNAL_HEAD + 2*len + insert_len + 4: the bytes tu_journal_encode writes */
+/* the bytes tu_journal_encode writes */
 size_t tu_journal_encoded_size(const tu_journal *j);
 /* The journal of an edit of the file at path that changes the first byte of the string value
  * of key (whose value must be a STRING in a v2/v3 little-endian file): fills *j (regions

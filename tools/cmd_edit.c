@@ -164,6 +164,13 @@ static int verb_ops(edit_list *l, unsigned verb, int argc, char **argv, int vtyp
     return 0;
 }
 
+/* Is the edit of path written back over it (no -o, or -o naming the same file)? */
+static int in_place_target(const char *path, const char *out) {
+    struct stat a, b;
+    return out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+                           a.st_ino == b.st_ino);
+}
+
 static int write_back(const gguf_file *f, const char *path, const char *out, int in_place_ok,
                       uint64_t reserve, int verbose) {
     gguf_error err;
@@ -171,9 +178,7 @@ static int write_back(const gguf_file *f, const char *path, const char *out, int
     gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
     opt.no_in_place = !in_place_ok;
     opt.reserve = reserve;
-    struct stat a, b;
-    int same = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
-                               a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    int same = in_place_target(path, out);
     cli_progress bar; /* for a rewrite of the whole file */
     cli_progress_attach(&bar, "writing", f, &opt);
     if (same) {
@@ -228,16 +233,13 @@ static int is_split_key(const char *key) {
                            strcmp(key, "split.tensors.count") == 0);
 }
 
-/* A shard of a split set: the edit goes to the first shard, which holds the set's metadata.
- * What would have to change in every shard (the split keys, the tensor count) is refused, and
- * a tensor may only be renamed to a name no shard uses. Sets *target (malloc'd) to the first
- * shard, or to NULL for a file that is no shard. */
-static int split_target(char **target, const char *path, unsigned flags, const edit_list *ops,
+/* A shard of a split set (set: path opened as one): the edit goes to the first shard, which
+ * holds the set's metadata. What would have to change in every shard (the split keys, the
+ * tensor count) is refused, and a tensor may only be renamed to a name no shard uses. Sets
+ * *target (malloc'd) to the first shard, or to NULL for a file that is no shard. */
+static int split_target(char **target, gguf_file *set, const char *path, const edit_list *ops,
                         const char *out) {
     *target = NULL;
-    gguf_file *set = cli_open(path, flags);
-    if (set == NULL)
-        return CLI_BAD;
     int rc = CLI_OK;
     size_t n = gguf_file_shard_count(set);
     const char *first = gguf_file_path(gguf_file_shard(set, 0));
@@ -282,7 +284,6 @@ static int split_target(char **target, const char *path, unsigned flags, const e
             rc = CLI_BAD;
         }
     }
-    gguf_file_free(set);
     return rc;
 }
 
@@ -414,30 +415,32 @@ int cmd_edit(int argc, char **argv) {
     }
     const char *path = argv[optind];
     char *target = NULL;
-    if ((flags & GGUF_OPEN_SPLIT_SET) && split_target(&target, path, flags, &ops, out) != CLI_OK) {
-        edits_free(&ops);
-        return CLI_BAD;
-    }
-    if (target != NULL)
+    /* an interrupted edit is finished before the file is read; the file is read once, unless
+     * it is a shard of a set, whose first shard is then read on its own */
+    gguf_file *f = NULL;
+    int rc = in_place_target(path, out) && cli_recover(path) != CLI_OK ? CLI_BAD : CLI_OK;
+    if (rc == CLI_OK && (f = cli_open(path, flags)) == NULL)
+        rc = CLI_BAD;
+    if (rc == CLI_OK && (flags & GGUF_OPEN_SPLIT_SET))
+        rc = split_target(&target, f, path, &ops, out);
+    if (rc == CLI_OK && gguf_file_shard_count(f) > 1) {
+        gguf_file_free(f);
+        f = NULL;
         path = target; /* the first shard of the set */
-    flags &= ~(unsigned)GGUF_OPEN_SPLIT_SET;
-    struct stat a, b;
-    int in_place_edit = out == NULL || (stat(path, &a) == 0 && stat(out, &b) == 0 &&
-                                        a.st_dev == b.st_dev && a.st_ino == b.st_ino);
-    if (in_place_edit && cli_recover(path) != CLI_OK) {
-        edits_free(&ops);
-        free(target);
-        return CLI_BAD;
+        if (in_place_target(path, out) && cli_recover(path) != CLI_OK)
+            rc = CLI_BAD;
+        else if ((f = cli_open(path, flags & ~(unsigned)GGUF_OPEN_SPLIT_SET)) == NULL)
+            rc = CLI_BAD;
     }
-    gguf_file *f = cli_open(path, flags);
-    if (f == NULL) {
+    if (rc != CLI_OK) {
+        gguf_file_free(f);
         edits_free(&ops);
         free(target);
         return CLI_BAD;
     }
     counter before = {0}, after = {0};
     gguf_file_lint(f, count_warning, &before, NULL);
-    int rc = edits_apply(f, &ops, path, force) == 0 ? CLI_OK : CLI_BAD;
+    rc = edits_apply(f, &ops, path, force) == 0 ? CLI_OK : CLI_BAD;
     edits_free(&ops);
     if (rc == CLI_OK) {
         gguf_file_lint(f, count_warning, &after, NULL);

@@ -29,12 +29,14 @@ static long die_countdown;
 static char corrupt_kind; /* 'r': reads, 'w': writes */
 static char trace[4096];
 static size_t trace_len;
+static uint64_t bytes_read, bytes_written; /* since the last gguf_testing_fail_io_after */
 
 GGUF_API void gguf_testing_fail_io_after(long n, int errnum);
 GGUF_API long gguf_testing_io_calls(void);
 GGUF_API void gguf_testing_corrupt_io_after(long n, int kind);
 GGUF_API const char *gguf_testing_io_trace(void);
 GGUF_API void gguf_testing_die_at_io(long n);
+GGUF_API void gguf_testing_io_bytes(uint64_t *read, uint64_t *written);
 
 void gguf_testing_fail_io_after(long n, int errnum) {
     io_countdown = n;
@@ -42,6 +44,7 @@ void gguf_testing_fail_io_after(long n, int errnum) {
     io_calls = 0;
     trace_len = 0;
     trace[0] = '\0';
+    bytes_read = bytes_written = 0;
 }
 
 long gguf_testing_io_calls(void) {
@@ -84,6 +87,22 @@ static bool fault(char op) {
     return fail;
 }
 
+/* The bytes read and written through these calls since the trace started (a kernel copy
+ * counts as both), so that tests can bound what an edit reads and writes. */
+void gguf_testing_io_bytes(uint64_t *read, uint64_t *written) {
+    pthread_mutex_lock(&hook_lock);
+    *read = bytes_read;
+    *written = bytes_written;
+    pthread_mutex_unlock(&hook_lock);
+}
+
+static void count(uint64_t r, uint64_t w) {
+    pthread_mutex_lock(&hook_lock);
+    bytes_read += r;
+    bytes_written += w;
+    pthread_mutex_unlock(&hook_lock);
+}
+
 /* Should this read or write of n bytes be corrupted? */
 static bool corrupt(char kind, size_t n) {
     pthread_mutex_lock(&hook_lock);
@@ -95,6 +114,10 @@ static bool corrupt(char kind, size_t n) {
 static bool fault(char op) {
     (void)op;
     return false;
+}
+static void count(uint64_t r, uint64_t w) {
+    (void)r;
+    (void)w;
 }
 static bool corrupt(char kind, size_t n) {
     (void)kind;
@@ -134,6 +157,7 @@ int gguf__io_write(int fd, const void *buf, uint64_t n) {
                 errno = EIO;
             return -1;
         }
+        count(0, (uint64_t)w);
         p += w;
         n -= (uint64_t)w;
     }
@@ -155,6 +179,7 @@ int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off) {
                 errno = EIO;
             return -1;
         }
+        count(0, (uint64_t)w);
         p += w;
         n -= (size_t)w;
         off += (uint64_t)w;
@@ -177,6 +202,7 @@ int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off) {
                 errno = ENODATA;
             return -1;
         }
+        count((uint64_t)r, 0);
         p += r;
         n -= (size_t)r;
         off += (uint64_t)r;
@@ -196,6 +222,7 @@ int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got) {
             continue;
         if (r < 0)
             return -1;
+        count((uint64_t)r, 0);
         *got = (size_t)r;
         return 0;
     }
@@ -221,6 +248,7 @@ int gguf__io_copy(int in, uint64_t off, int out, uint64_t n) {
                 break; /* not between these files: copy through a buffer */
             return -1;
         }
+        count((uint64_t)c, (uint64_t)c);
         off += (uint64_t)c;
         n -= (uint64_t)c;
     }

@@ -76,16 +76,25 @@ GGUF_HIDDEN int gguf__save(const gguf_file *f, const char *path, const gguf_writ
 
 /* ---- the journal of in-place edits (journal.c) ---- */
 
-/* A journal: the file it belongs to, and the header region before and after the edit. */
+/* A journal (its bytes and what they mean: journal.c): the file it belongs to, the identity of
+ * the header region before the edit, and the bytes the edit changes in the region after it. */
 typedef struct gguf__journal {
     uint64_t dev, ino, size; /* the file's identity and size before the edit */
     uint64_t len;            /* bytes of the old region: the file's data offset */
     uint64_t insert_at;      /* blocks inserted at insert_at (insert_len 0: none) */
     uint64_t insert_len;     /* the new region is len + insert_len bytes */
     uint32_t moved_crc;      /* crc32 of the data an insertion moves (gguf__journal_measure) */
-    const uint8_t *old_region;
-    const uint8_t *new_region;
-    uint8_t *bytes;          /* the journal's bytes when loaded (owned), else NULL */
+    uint32_t old_crc;        /* crc32 of the old region */
+    uint32_t new_crc;        /* crc32 of the new region */
+    uint64_t split;          /* where the in-place write stops between its two halves */
+    uint32_t split_crc;      /* crc32 of the block holding `split`, as that stop leaves it */
+    uint64_t n_ranges;       /* the changed ranges of the new region */
+    uint64_t range_bytes;    /* their total length */
+    const uint8_t *block_crcs; /* crc32 of each 4 KiB block of the old region */
+    const uint8_t *ranges;     /* n_ranges (offset, length) pairs, ascending */
+    const uint8_t *changed;    /* the ranges' bytes, one after the other */
+    uint8_t *bytes;          /* the journal's bytes (owned) */
+    size_t n_bytes;
 } gguf__journal;
 
 /* ".NAME.gguf-journal" beside path. */
@@ -93,23 +102,32 @@ GGUF_HIDDEN char *gguf__journal_path(const char *path);
 /* With blocks to insert: records in j the crc32 of the data bytes they will move (fd: the
  * file, open for reading), the proof recovery asks for that the insertion happened. */
 GGUF_HIDDEN int gguf__journal_measure(gguf__journal *j, int fd, gguf_error *err);
-/* Writes journal j for the file at path: to a temporary file, fsync'd, renamed into place,
- * folder fsync'd, so that a journal under its name is always whole. */
+/* Makes the journal's bytes from j's head fields (dev to moved_crc), the old region (len
+ * bytes: the header as the editor read it) and the new one (len + insert_len bytes). */
+GGUF_HIDDEN int gguf__journal_build(gguf__journal *j, const uint8_t *old_region,
+                                    const uint8_t *new_region, gguf_error *err);
+/* Writes journal j (built) for the file at path: to a temporary file, fsync'd, renamed into
+ * place, folder fsync'd, so that a journal under its name is always whole. */
 GGUF_HIDDEN int gguf__journal_create(const char *path, const gguf__journal *j, gguf_error *err);
 /* Loads and checks the journal beside path against the file st describes. Returns 0 (valid),
  * GGUF_ENOTFOUND (none), or GGUF_ECORRUPT/GGUF_EIO with the reason it must not be applied. */
 GGUF_HIDDEN int gguf__journal_load(gguf__journal *j, const char *path, const struct stat *st,
                                    gguf_error *err);
-/* Checks that each byte of the file's header region (fd, open for reading) is the journal's
- * old one or its new one: the file is in the state the journal describes (not yet written,
- * written, or torn between the two). */
-GGUF_HIDDEN int gguf__journal_matches(const gguf__journal *j, int fd, gguf_error *err);
-/* Writes the journal's new region over the file fd (open for writing) and fsyncs it, after
- * checking that each byte there is the old or the new one (a torn earlier write is finished;
- * anything else is refused untouched). *touched tells whether the write began: after a failure
- * with *touched set, the journal must stay to finish the edit. */
-GGUF_HIDDEN int gguf__journal_apply(const gguf__journal *j, int fd, const char *path,
-                                    bool *touched, gguf_error *err);
+/* Reads the file's header region (fd, open for reading) and checks that the file is in a state
+ * the journal describes: not yet written, written, or stopped part way, block by block; and
+ * that the new region is a header that keeps every tensor in place. With region (not NULL), the
+ * new region the file is to hold, as built from its bytes and the journal's, in *region
+ * (gguf__malloc'd, len + insert_len bytes). */
+GGUF_HIDDEN int gguf__journal_matches(const gguf__journal *j, int fd, uint8_t **region,
+                                      gguf_error *err);
+/* Inserts the blocks (when j has them and the file lacks them), writes the journal's changed
+ * ranges of region (the whole new region, len + insert_len bytes) over the file fd (open for
+ * writing) and fsyncs it. Nothing is read: the caller knows the file is in the journal's state
+ * (gguf__journal_matches, or its own parse under the edit lock and the identity check).
+ * *touched tells whether the file changed: after a failure with *touched set, the journal must
+ * stay to finish the edit. */
+GGUF_HIDDEN int gguf__journal_apply(const gguf__journal *j, int fd, const uint8_t *region,
+                                    const char *path, bool *touched, gguf_error *err);
 /* Removes the journal at jpath (gguf__journal_path) and fsyncs the folder, without
  * allocating. */
 GGUF_HIDDEN int gguf__journal_remove(const char *jpath, gguf_error *err);

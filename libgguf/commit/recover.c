@@ -42,7 +42,7 @@ int gguf_file_journal(int *state, const char *path, gguf_error *why) {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         rc = fd < 0 ? gguf__fail(&sub, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "cannot open: %s",
                                  strerror(errno))
-                    : gguf__journal_matches(&j, fd, &sub);
+                    : gguf__journal_matches(&j, fd, NULL, &sub);
         if (fd >= 0)
             close(fd);
         gguf__journal_free(&j);
@@ -74,9 +74,15 @@ int gguf__recover_locked(const char *real, int fd, const struct stat *st, int *r
         return 0;
     }
     bool touched;
+    uint8_t *region = NULL;
     gguf__interrupt_hold(); /* an interrupt waits for the journal to be applied and gone */
+    if (rc == 0) {
+        rc = gguf__journal_matches(&j, fd, &region, err);
+        gguf__fail_path(err, real);
+    }
     if (rc == 0)
-        rc = gguf__journal_apply(&j, fd, real, &touched, err);
+        rc = gguf__journal_apply(&j, fd, region, real, &touched, err);
+    gguf__free(region);
     gguf__journal_free(&j);
     if (rc == 0)
         rc = gguf__journal_remove(jpath, err);

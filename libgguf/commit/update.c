@@ -21,20 +21,31 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* Writes the header region in place through the journal (inserting blocks first when j asks).
- * Returns GGUF_EUNSUPPORTED, the file untouched and no journal left, when the filesystem
- * cannot insert blocks. */
+/* Writes the header region in place through the journal (inserting blocks first when j asks):
+ * region is the new one, f->head the old one as the open read it, the only read of it. The
+ * file is known to hold those bytes still by its identity, checked under the edit lock just
+ * before the write. Returns GGUF_EUNSUPPORTED, the file untouched and no journal left, when the
+ * filesystem cannot insert blocks. */
 static int update_in_place(const gguf_file *f, const char *real, int fd,
-                           const gguf__identity *expect, gguf__journal *j, gguf_error *err) {
+                           const gguf__identity *expect, gguf__journal *j,
+                           const uint8_t *region, gguf_error *err) {
     char *jpath = gguf__journal_path(real);
     if (jpath == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    int rc = gguf__verify_header(f, j->new_region, (size_t)(j->len + j->insert_len),
-                                 j->insert_len, false, err);
+    int rc = gguf__verify_header(f, region, (size_t)(j->len + j->insert_len), j->insert_len,
+                                 false, err);
     /* from the journal's creation to its removal: an interrupt waits for the end */
     gguf__interrupt_hold();
     if (rc == 0)
         rc = gguf__journal_measure(j, fd, err);
+    if (rc == 0)
+        rc = gguf__journal_build(j, f->head, region, err);
+    if (rc == 0 && j->n_ranges == 0 && j->insert_len == 0) {
+        /* the file holds the new region already: nothing to write */
+        gguf__interrupt_release();
+        gguf__free(jpath);
+        return 0;
+    }
     if (rc == 0)
         rc = gguf__journal_create(real, j, err);
     if (rc == 0)
@@ -47,7 +58,7 @@ static int update_in_place(const gguf_file *f, const char *real, int fd,
     bool touched = false;
     rc = gguf__identity_check(real, expect, err);
     if (rc == 0)
-        rc = gguf__journal_apply(j, fd, real, &touched, err);
+        rc = gguf__journal_apply(j, fd, region, real, &touched, err);
     if (rc == 0)
         gguf__test_pause("journal-applied");
     /* done, or never begun (the file changed, a check failed, no block insertion here): the
@@ -167,7 +178,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
     if (rc == 0 && keep_format && expect.set && !f->must_pack && f->n_tensors > 0 &&
         !(opt != NULL && opt->no_in_place)) {
         gguf__journal j = {.dev = expect.dev, .ino = expect.ino, .size = f->size,
-                           .len = f->data_offset, .old_region = f->head};
+                           .len = f->data_offset};
         gguf__buf region = {0};
         rc = gguf__header_fit(&region, &padding, f, f->data_offset, room, room > 0, err);
         r.outgrew = rc == GGUF_ELIMIT;
@@ -179,9 +190,12 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
             j.insert_at = f->data_offset - f->data_offset % block;
             j.insert_len = region.len - f->data_offset;
         }
-        if (rc == 0) {
-            j.new_region = region.data;
-            rc = update_in_place(f, real, fd, &expect, &j, err);
+        /* the journal judges the file in 4 KiB blocks: an insertion of other units (a
+         * filesystem block size that is no multiple of 4 KiB) goes by the rewrite */
+        bool whole_blocks = j.insert_at % 4096 == 0 && j.insert_len % 4096 == 0;
+        if (rc == 0 && whole_blocks) {
+            rc = update_in_place(f, real, fd, &expect, &j, region.data, err);
+            gguf__journal_free(&j);
             if (rc == 0) {
                 done = true;
                 r.in_place = 1;

@@ -44,7 +44,7 @@
  * merged file keeps as llama-gguf-split does.
  *
  * Extra disk at the peak: the shard being appended (its bytes are in two places until it is
- * emptied), plus the journal (two copies of the header) and a small emptied shard per shard.
+ * emptied), plus the journal (the header's changed bytes) and a small emptied shard per shard.
  * The first step copies the first shard (the merged file's header is larger than its own). */
 #define _GNU_SOURCE
 #include "split/split.h"
@@ -527,24 +527,29 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     gguf__interrupt_hold();
     if (rc == 0) {
         gguf__journal jw = {.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
-                            .size = (uint64_t)st.st_size, .len = merged->data_offset,
-                            .old_region = merged->head, .new_region = region.data};
-        rc = gguf__journal_create(m->paths[0], &jw, err);
+                            .size = (uint64_t)st.st_size, .len = merged->data_offset};
+        rc = gguf__journal_build(&jw, merged->head, region.data, err);
+        if (rc == 0)
+            rc = gguf__journal_create(m->paths[0], &jw, err);
+        gguf__journal_free(&jw);
     }
     if (rc == 0) {
         gguf__journal j;
         bool touched = false;
+        uint8_t *header = NULL;
         char *jpath = gguf__journal_path(m->paths[0]);
         rc = jpath == NULL ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
                            : gguf__journal_load(&j, m->paths[0], &st, err);
         bool loaded = rc == 0;
+        /* the header as the journal on disk gives it, over the file it was made on */
         if (rc == 0)
-            rc = gguf__journal_matches(&j, fd, err);
+            rc = gguf__journal_matches(&j, fd, &header, err);
         if (rc == 0) {
             touched = true;
-            if (gguf__io_pwrite(fd, j.new_region, (size_t)j.len, 0) != 0)
+            if (gguf__io_pwrite(fd, header, (size_t)j.len, 0) != 0)
                 rc = io_fail(err, m->paths[0], "writing the header");
         }
+        gguf__free(header);
         if (loaded)
             gguf__journal_free(&j);
         /* the header, then at once the emptied shard: a kill between the two finds shard k's
