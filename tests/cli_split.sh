@@ -22,9 +22,12 @@ loads() {
         fail "llama.cpp does not load $1: $(tail -c 300 "$TMP/load.err")"
 }
 # a fingerprint of a folder, to prove that nothing changed: its own entry (a file made and
-# removed in it changes its time), each file's entry and checksum; not its parent's entry, whose
-# time the test's other files change
-fingerprint() { (cd "$1" && ls -la --time-style=+%s.%N | grep -v ' \.\.$' && cksum * 2>/dev/null); }
+# removed in it changes its time), each file's entry and checksum. Not ls's "total" (blocks
+# allocated, which the kernel's writeback of a file just written changes at its own pace), nor
+# the parent's entry, whose time the test's other files change.
+fingerprint() {
+    (cd "$1" && ls -la --time-style=+%s.%N | grep -v -e '^total ' -e ' \.\.$' && cksum * 2>/dev/null)
+}
 
 # ---- 1. byte equality over the corpus: split (4 option sets) and merge (3 ways) ----
 # Known differences, on purpose: llama-gguf-split lays the first shard of a model whose
