@@ -364,6 +364,16 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
     }
 }
 
+/* The context as create_memory builds it for the architecture: a KV cache, a recurrent state,
+ * both (a hybrid's), or none (an encoder's). */
+static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
+                       const struct arch_memory *am, int mla, int *ovf) {
+    if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
+        add_kv_cache(e, hp, mla, ovf);
+    if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
+        add_recurrent_state(e, hp, ovf);
+}
+
 /* ---- compute ---- */
 
 /* The scheduler's buffer for the worst-case batch (n_ubatch tokens, every one an output): ggml's
@@ -469,10 +479,7 @@ int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparam
     e->flash_attn_used = 1;
     e->n_layer = hp->n_layer_all;
     int ovf = 0;
-    if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
-        add_kv_cache(e, hp, hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0, &ovf);
-    if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
-        add_recurrent_state(e, hp, &ovf);
+    add_memory(e, hp, am, hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0, &ovf);
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t *sum = e->layer[il].swa ? &out->swa : &out->full;
         *sum = add(&ovf, *sum, (e->layer[il].k + e->layer[il].v) / CTX_PAD);
@@ -519,10 +526,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         rc = add_weights(out, f, err);
     if (rc == 0) {
         int ovf = 0;
-        if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
-            add_kv_cache(out, hp, mla, &ovf);
-        if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
-            add_recurrent_state(out, hp, &ovf);
+        add_memory(out, hp, am, mla, &ovf);
         out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &ovf);
         out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
         if (ovf)
