@@ -6,6 +6,7 @@
  * tests/cli_split.sh's. */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "source/source.h"
 
 #include <check.h>
 #include <errno.h>
@@ -564,6 +565,35 @@ START_TEST(open_alloc_failures) {
 }
 END_TEST
 
+/* A set's read stays inside one part: one that would run from the end of one shard into the
+ * next is refused (GGUF_EIO, naming both shards) rather than read from one part past its end.
+ * Memory parts, because a local shard's own read past its end fails anyway. */
+START_TEST(set_read_within_part) {
+    static const uint8_t a[8] = "ABCDEFGH", b[5] = "ijklm";
+    gguf__source *parts[2], *set;
+    ck_assert(gguf__source_open_memory(&parts[0], a, sizeof a, false, "a", NULL) == 0);
+    ck_assert(gguf__source_open_memory(&parts[1], b, sizeof b, false, "b", NULL) == 0);
+    ck_assert(gguf__source_open_set(&set, parts, 2, NULL) == 0);
+    ck_assert_uint_eq(set->size, 13);
+    uint8_t x[13] = {0};
+    ck_assert(gguf__source_read(set, x, 3, 5, NULL) == 0 && memcmp(x, "FGH", 3) == 0);
+    ck_assert(gguf__source_read(set, x, 5, 8, NULL) == 0 && memcmp(x, "ijklm", 5) == 0);
+    const uint64_t spans[][2] = {{7, 2}, {0, 13}, {6, 7}};
+    for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        memset(x, 0, sizeof x);
+        ck_assert_int_eq(gguf__source_read(set, x, (size_t)spans[i][1], spans[i][0], &err), GGUF_EIO);
+        ck_assert_msg(strstr(err.message, "span shards 1 and 2") != NULL, "%s", err.message);
+        ck_assert_uint_eq(err.offset, spans[i][0]);
+        ck_assert(memcmp(x, (uint8_t[13]){0}, sizeof x) == 0);
+    }
+    gguf__source_free(set);
+    gguf__source_free(parts[0]);
+    gguf__source_free(parts[1]);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("split");
     TCase *tc = tcase_create("split");
@@ -579,6 +609,7 @@ int main(void) {
     tcase_add_test(tc, merge_delete_duplicate_differs);
     tcase_add_test(tc, merge_delete_duplicate_differs_merged);
     tcase_add_test(tc, open_alloc_failures);
+    tcase_add_test(tc, set_read_within_part);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -5,9 +5,14 @@
 #
 # JUDGE_SAMPLE=N (set by the caller) runs one in N of the edit and gen cases, chosen by a hash
 # of JUDGE_SEED and the case's name, so that a seed repeats its sample; 1 (the default) runs all.
+# GGUF_JUDGE_ONLY=PATTERN (a shell pattern) runs exactly the edit and gen cases whose names match
+# it, sampled or not: a mutant's env: line names the cases that guard it.
 JUDGE_SAMPLE=${JUDGE_SAMPLE:-1}
 JUDGE_SEED=${JUDGE_SEED:-0}
 sampled() { # NAME: whether the case NAME is in the sample
+    if [ -n "${GGUF_JUDGE_ONLY:-}" ]; then
+        case $1 in $GGUF_JUDGE_ONLY) return 0 ;; *) return 1 ;; esac
+    fi
     [ "$JUDGE_SAMPLE" -le 1 ] && return 0
     [ $(($(printf '%s:%s' "$JUDGE_SEED" "$1" | cksum | cut -d' ' -f1) % JUDGE_SAMPLE)) -eq 0 ]
 }
