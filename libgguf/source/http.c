@@ -68,7 +68,7 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
 
 #else /* GGUF_HAVE_CURL */
 
-#include <curl/curl.h>
+#include "source/curl_load.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -166,12 +166,6 @@ typedef struct http {
 
 /* ---- once per process ---- */
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CURLcode init_result;
-
-static void init_curl(void) {
-    init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 bool gguf__source_http_built(void) {
     return true;
@@ -383,20 +377,20 @@ static bool same_file(http *h, uint64_t total) {
 
 /* scheme, host and port of a URL, for comparing origins; NULL when it cannot be parsed */
 static char *origin(const char *url) {
-    CURLU *u = curl_url();
+    CURLU *u = gguf__curl->url();
     char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
-    if (u != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+    if (u != NULL && gguf__curl->url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        gguf__curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        gguf__curl->url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        gguf__curl->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
         size_t n = strlen(scheme) + strlen(host) + strlen(port) + 8;
         if ((out = gguf__malloc(n)) != NULL)
             snprintf(out, n, "%s://%s:%s", scheme, host, port);
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(u);
+    gguf__curl->free(scheme);
+    gguf__curl->free(host);
+    gguf__curl->free(port);
+    gguf__curl->url_cleanup(u);
     return out;
 }
 
@@ -404,7 +398,7 @@ static char *origin(const char *url) {
  * headers only when that is the URL's own origin. 0, or why the redirect is not followed. */
 static int follow(http *h, gguf_error *why) {
     char *to = NULL;
-    if (curl_easy_getinfo(h->easy, CURLINFO_REDIRECT_URL, &to) != CURLE_OK || to == NULL)
+    if (gguf__curl->easy_getinfo(h->easy, CURLINFO_REDIRECT_URL, &to) != CURLE_OK || to == NULL)
         return gguf__fail(why, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                           "HTTP %ld%s%s (a redirect without a usable Location) for bytes "
                           "%llu..%llu", h->status, h->resp.reason[0] ? " " : "", h->resp.reason,
@@ -437,7 +431,7 @@ static int follow(http *h, gguf_error *why) {
 static bool check_response(http *h) {
     h->checked = true;
     long status = 0;
-    curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+    gguf__curl->easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
     h->status = status;
     const response *r = &h->resp;
     if (status == 206) {
@@ -625,7 +619,7 @@ static CURLM *multi_of(const http *h) {
 
 static void transfer_stop(http *h) {
     if (h->active)
-        curl_multi_remove_handle(multi_of(h), h->easy);
+        gguf__curl->multi_remove_handle(multi_of(h), h->easy);
     h->active = h->done = h->paused = false;
     h->stash_len = h->stash_at = 0;
 }
@@ -648,18 +642,18 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
     h->curl_err[0] = '\0';
     h->redirected = false;
     memset(&h->resp, 0, sizeof h->resp);
-    curl_easy_setopt(h->easy, CURLOPT_RANGE, range);
-    curl_easy_setopt(h->easy, CURLOPT_URL, h->direct != NULL ? h->direct : h->url);
+    gguf__curl->easy_setopt(h->easy, CURLOPT_RANGE, range);
+    gguf__curl->easy_setopt(h->easy, CURLOPT_URL, h->direct != NULL ? h->direct : h->url);
     bool foreign = h->direct != NULL && h->direct_foreign;
     struct curl_slist *headers = foreign ? NULL : h->headers;
     if (h->cond != NULL && !h->size_known)
         headers = foreign ? h->cond_bare : h->cond;
-    curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, headers);
+    gguf__curl->easy_setopt(h->easy, CURLOPT_HTTPHEADER, headers);
     h->not_modified = false;
-    CURLMcode mc = curl_multi_add_handle(multi_of(h), h->easy);
+    CURLMcode mc = gguf__curl->multi_add_handle(multi_of(h), h->easy);
     if (mc != CURLM_OK)
         return fail_url(h, err, GGUF_EIO, net, "cannot start a request: %s",
-                        curl_multi_strerror(mc));
+                        gguf__curl->multi_strerror(mc));
     h->active = true;
     h->requests++;
     return 0;
@@ -668,12 +662,12 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
 /* Runs libcurl until the destination is full or the transfer ended. */
 static int pump(http *h, gguf_error *err) {
     int running = 0;
-    CURLMcode mc = curl_multi_perform(multi_of(h), &running);
+    CURLMcode mc = gguf__curl->multi_perform(multi_of(h), &running);
     if (mc != CURLM_OK)
-        return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s", curl_multi_strerror(mc));
+        return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s", gguf__curl->multi_strerror(mc));
     CURLMsg *m;
     int queued;
-    while ((m = curl_multi_info_read(multi_of(h), &queued)) != NULL) {
+    while ((m = gguf__curl->multi_info_read(multi_of(h), &queued)) != NULL) {
         if (m->msg == CURLMSG_DONE) {
             h->done = true;
             h->result = m->data.result;
@@ -683,10 +677,10 @@ static int pump(http *h, gguf_error *err) {
         double left = h->deadline - mono_s();
         if (left <= 0)
             return fail_deadline(h, NULL, err);
-        mc = curl_multi_poll(multi_of(h), NULL, 0, left < 1 ? (int)(left * 1000) + 1 : 1000, NULL);
+        mc = gguf__curl->multi_poll(multi_of(h), NULL, 0, left < 1 ? (int)(left * 1000) + 1 : 1000, NULL);
         if (mc != CURLM_OK)
             return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
-                            curl_multi_strerror(mc));
+                            gguf__curl->multi_strerror(mc));
     }
     return 0;
 }
@@ -744,7 +738,7 @@ static int transfer_outcome(http *h, gguf_error *why) {
                    h->result == CURLE_OPERATION_TIMEDOUT ? "timed out" : "the transfer failed",
                    (unsigned long long)(h->net - h->start), (unsigned long long)h->start,
                    (unsigned long long)h->end,
-                   h->curl_err[0] ? h->curl_err : curl_easy_strerror(h->result));
+                   h->curl_err[0] ? h->curl_err : gguf__curl->easy_strerror(h->result));
         return curl_retryable(h->result) ? 1 : GGUF_EIO;
     }
     if (!h->whole && h->net < h->end) {
@@ -793,7 +787,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
         h->dst_cap = len - filled < avail ? len - filled : (size_t)avail;
         if (h->paused) {
             h->paused = false;
-            curl_easy_pause(h->easy, CURLPAUSE_CONT); /* may deliver bytes at once */
+            gguf__curl->easy_pause(h->easy, CURLPAUSE_CONT); /* may deliver bytes at once */
         }
         int rc = 0;
         while (rc == 0 && !h->done && h->dst_len < h->dst_cap)
@@ -926,12 +920,12 @@ static void http_close(gguf__source *s) {
         return;
     transfer_stop(h);
     if (h->easy != NULL)
-        curl_easy_cleanup(h->easy);
+        gguf__curl->easy_cleanup(h->easy);
     if (h->multi != NULL)
-        curl_multi_cleanup(h->multi);
-    curl_slist_free_all(h->headers);
-    curl_slist_free_all(h->cond);
-    curl_slist_free_all(h->cond_bare);
+        gguf__curl->multi_cleanup(h->multi);
+    gguf__curl->slist_free_all(h->headers);
+    gguf__curl->slist_free_all(h->cond);
+    gguf__curl->slist_free_all(h->cond_bare);
     gguf__free(h->direct);
     gguf__free(h->url);
     for (size_t i = 0; i < h->n_segs; i++)
@@ -954,7 +948,7 @@ static int add_headers(http *h, const char *const *lines, gguf_error *err) {
                             "header %zu is not one line 'Name: value'", i + 1);
         if ((size_t)(colon - l) == 13 && strncasecmp(l, "Authorization", 13) == 0)
             h->sent_auth = true;
-        struct curl_slist *n = curl_slist_append(h->headers, l);
+        struct curl_slist *n = gguf__curl->slist_append(h->headers, l);
         if (n == NULL)
             return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
         h->headers = n;
@@ -965,30 +959,30 @@ static int add_headers(http *h, const char *const *lines, gguf_error *err) {
 static int setup_easy(http *h, gguf_error *err) {
     CURL *e = h->easy;
     bool ok = true;
-    ok &= curl_easy_setopt(e, CURLOPT_URL, h->url) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_URL, h->url) == CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
-    ok &= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK;
 #else
-    ok &= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ==
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) ==
           CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS,
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS,
                            (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) == CURLE_OK;
 #endif
-    ok &= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK; /* follow() does */
-    ok &= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->timeout_s) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, MIN_RATE) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->timeout_s) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_USERAGENT, "libgguf/" PACKAGE_VERSION) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_HEADERDATA, h) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_WRITEDATA, h) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->curl_err) == CURLE_OK;
-    ok &= curl_easy_setopt(e, CURLOPT_PRIVATE, h) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK; /* follow() does */
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)h->timeout_s) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, MIN_RATE) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)h->timeout_s) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_USERAGENT, "libgguf/" PACKAGE_VERSION) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_HEADERDATA, h) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_WRITEDATA, h) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_ERRORBUFFER, h->curl_err) == CURLE_OK;
+    ok &= gguf__curl->easy_setopt(e, CURLOPT_PRIVATE, h) == CURLE_OK;
     if (h->headers != NULL)
-        ok &= curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->headers) == CURLE_OK;
+        ok &= gguf__curl->easy_setopt(e, CURLOPT_HTTPHEADER, h->headers) == CURLE_OK;
     if (!ok)
         return fail_url(h, err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "this libcurl lacks an option libgguf needs");
@@ -1000,10 +994,9 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
                     const gguf_open_options *opt, gguf_error *err) {
     if (opt->offline)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "offline: a URL is not fetched");
-    pthread_once(&init_once, init_curl);
-    if (init_result != CURLE_OK)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
-                          curl_easy_strerror(init_result));
+    int loaded = gguf__curl_load(err); /* before any call through gguf__curl */
+    if (loaded != 0)
+        return loaded;
     char *to = gguf__source_url_of(url, err);
     if (to == NULL)
         return err != NULL ? err->code : GGUF_EINVAL;
@@ -1031,7 +1024,7 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
         .progress_user = opt->progress_user,
     };
     int rc = add_headers(h, opt->headers, err);
-    if (rc == 0 && ((h->multi = curl_multi_init()) == NULL || (h->easy = curl_easy_init()) == NULL))
+    if (rc == 0 && ((h->multi = gguf__curl->multi_init()) == NULL || (h->easy = gguf__curl->easy_init()) == NULL))
         rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "libcurl: out of memory");
     if (rc == 0)
         rc = setup_easy(h, err);
@@ -1134,7 +1127,7 @@ static bool append_header(struct curl_slist **list, const char *name, const char
     if (line == NULL)
         return false;
     snprintf(line, n, "%s%s%s", name != NULL ? name : "", name != NULL ? ": " : "", value);
-    struct curl_slist *r = curl_slist_append(*list, line);
+    struct curl_slist *r = gguf__curl->slist_append(*list, line);
     gguf__free(line);
     if (r != NULL)
         *list = r;
@@ -1268,19 +1261,18 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
         max_conns = 1;
     if (n == 0)
         return 0;
-    pthread_once(&init_once, init_curl);
-    if (init_result != CURLE_OK)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl cannot start: %s",
-                          curl_easy_strerror(init_result));
-    CURLM *m = curl_multi_init();
+    int loaded = gguf__curl_load(err); /* before any call through gguf__curl */
+    if (loaded != 0)
+        return loaded;
+    CURLM *m = gguf__curl->multi_init();
     slot *slots = gguf__calloc(n, sizeof *slots);
     if (m == NULL || slots == NULL) {
         if (m != NULL)
-            curl_multi_cleanup(m);
+            gguf__curl->multi_cleanup(m);
         gguf__free(slots);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
+    gguf__curl->multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
     size_t next_item = 0, running = 0, finished = 0;
     int rc = 0;
     while (rc == 0 && finished < n) {
@@ -1343,19 +1335,19 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
             }
         }
         int still = 0;
-        CURLMcode mc = curl_multi_perform(m, &still);
+        CURLMcode mc = gguf__curl->multi_perform(m, &still);
         if (mc != CURLM_OK) {
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
-                            curl_multi_strerror(mc));
+                            gguf__curl->multi_strerror(mc));
             break;
         }
         CURLMsg *msg;
         int queued;
-        while ((msg = curl_multi_info_read(m, &queued)) != NULL) {
+        while ((msg = gguf__curl->multi_info_read(m, &queued)) != NULL) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
             http *h = NULL;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
+            gguf__curl->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
             if (h == NULL)
                 continue;
             size_t i = h->batch_index;
@@ -1369,10 +1361,10 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
         }
         if (finished < n && !busy) {
             int ms = (int)((wake - mono_s()) * 1000.0);
-            mc = curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms, NULL);
+            mc = gguf__curl->multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms, NULL);
             if (mc != CURLM_OK)
                 rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
-                                curl_multi_strerror(mc));
+                                gguf__curl->multi_strerror(mc));
         }
     }
     for (size_t i = 0; i < n; i++) { /* only after a failure of the batch itself */
@@ -1382,7 +1374,7 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
         }
     }
     gguf__free(slots);
-    curl_multi_cleanup(m);
+    gguf__curl->multi_cleanup(m);
     return rc;
 }
 
