@@ -123,6 +123,9 @@ typedef struct gguf__cursor {
     uint64_t need; /* 0, or the held bytes a failed read needed */
     uint64_t owed; /* bytes the structure promises after the current item (a lower bound) */
     uint64_t floor; /* 0, or need + owed at the failed read: where the structure ends at least */
+    /* 0, or where the structure would end if the rest of an array of strings cut off by the held
+     * bytes were like the strings before (plus what it owes after): a reader's next read */
+    uint64_t guess;
     bool big;      /* numbers are big-endian */
     bool wide;     /* lengths and counts are u64 (v2+), else u32 (v1) */
 } gguf__cursor;
@@ -176,6 +179,9 @@ typedef struct gguf__buf {
 /* Appends n bytes and returns where they start (for the caller to fill), or NULL once the buffer
  * has failed. */
 GGUF_HIDDEN uint8_t *gguf__buf_grow(gguf__buf *b, size_t n);
+/* Room for cap bytes in all, taken at once: a buffer whose final size is known grows by one
+ * allocation instead of a chain of copies. */
+GGUF_HIDDEN void gguf__buf_reserve(gguf__buf *b, size_t cap);
 GGUF_HIDDEN void gguf__buf_add(gguf__buf *b, const void *p, size_t n);
 GGUF_HIDDEN void gguf__buf_zeros(gguf__buf *b, size_t n);
 GGUF_HIDDEN void gguf__buf_str(gguf__buf *b, const char *s);

@@ -32,6 +32,18 @@ uint8_t *gguf__buf_grow(gguf__buf *b, size_t n) {
     return at;
 }
 
+void gguf__buf_reserve(gguf__buf *b, size_t cap) {
+    if (b->failed || b->cap >= cap)
+        return;
+    uint8_t *p = gguf__realloc(b->data, cap);
+    if (p == NULL) {
+        b->failed = true;
+        return;
+    }
+    b->data = p;
+    b->cap = cap;
+}
+
 void gguf__buf_add(gguf__buf *b, const void *p, size_t n) {
     if (n == 0)
         return; /* an empty buffer's data is NULL: not even a zero offset may be applied */

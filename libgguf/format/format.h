@@ -70,6 +70,9 @@ struct gguf_file {
     /* and where the header ends at least, from what the parse read (>= head_need): a reader
      * can fetch up to there without ever reading tensor data */
     uint64_t head_floor;
+    /* and where it ends if a vocabulary cut off by the held bytes goes on as it began (0: no
+     * such guess): how far the reader's next read goes */
+    uint64_t head_guess;
     /* a split set opened as one model (shards.c): each shard parsed as a file of its own (the
      * view borrows the metadata of shards[0], and src reads all of them as one), and the files
      * beside them named like shards of the set that do not belong to it (for lint) */

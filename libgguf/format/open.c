@@ -47,10 +47,15 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "a header of %llu bytes does not fit in memory",
                           (unsigned long long)want);
-    uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
+    /* a new block and a copy rather than realloc: the allocator advises a large block for huge
+     * pages before anything touches it, where realloc's own copy would fault it in 4 KiB pages */
+    uint8_t *head = gguf__malloc(want ? (size_t)want : 1);
     if (head == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory for a header of %llu bytes", (unsigned long long)want);
+    if (have > 0)
+        memcpy(head, f->head_owned, (size_t)have);
+    gguf__free(f->head_owned);
     f->head_owned = head;
     f->head = head;
     int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
@@ -73,6 +78,12 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
     /* ran out of held bytes inside the file: read more and parse again */
     gguf__file_clear(f);
     uint64_t grow = have * 2 < have ? f->size : have * 2;
+    /* a vocabulary cut off tells, from its strings so far, where the header ends: going there
+     * (an eighth more for strings longer than those before) parses the header once or twice
+     * instead of at every doubling, and does not read up to twice its size */
+    if (f->head_guess > have)
+        grow = f->head_guess + f->head_guess / 8 < f->head_guess ? f->size
+                                                                 : f->head_guess + f->head_guess / 8;
     uint64_t ahead = f->src->read_ahead;
     if (ahead != 0 && f->head_floor < f->size - ahead && grow > f->head_floor + ahead)
         grow = f->head_floor + ahead;

@@ -398,6 +398,7 @@ int gguf__parse(gguf_file *f, gguf_error *err) {
     if (c.need > f->head_need)
         f->head_need = c.need;
     f->head_floor = c.floor > f->head_need ? c.floor : f->head_need;
+    f->head_guess = c.guess;
     if (rc != 0)
         return rc;
     f->header_end = c.pos;

@@ -99,6 +99,20 @@ static int skip_string(gguf__cursor *c, const gguf__path *path, gguf_error *err)
     return 0;
 }
 
+/* The held bytes end inside an array of strings, at pos with `left` strings to go: if they are
+ * as long as those before (`each` bytes on average, length field included), the array ends at
+ * pos + left * each, and the header at least what it owes after that. Saturates at the input's
+ * end; only ever raises c->guess. */
+static void guess_end(gguf__cursor *c, uint64_t pos, uint64_t each, uint64_t left) {
+    uint64_t room = c->len - pos, end = c->len;
+    if (each == 0 || left <= room / each) {
+        end = pos + left * each;
+        end = c->len - end < c->owed ? c->len : end + c->owed;
+    }
+    if (end > c->guess)
+        c->guess = end;
+}
+
 static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_error *err) {
     uint64_t start = c->pos;
     if (depth >= GGUF__MAX_DEPTH) {
@@ -147,7 +161,7 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
         /* the common case (vocabularies): strings that are all in memory, walked without a
          * call per string; the first one that is not (cut off, or not yet held) goes the
          * careful way below, which says why */
-        uint64_t pos = c->pos, held = c->held;
+        uint64_t first = c->pos, pos = c->pos, held = c->held;
         for (; i < count; i++) {
             if (held - pos < lenw)
                 break;
@@ -157,6 +171,8 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
                 break;
             pos += lenw + n;
         }
+        if (i > 0 && i < count && held < c->len)
+            guess_end(c, pos, (pos - first) / i, count - i);
         c->pos = pos;
     }
     /* while element i is read, the elements after it owe at least min bytes each (their

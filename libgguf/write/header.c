@@ -99,6 +99,9 @@ int gguf__header_fit(gguf__buf *out, int64_t *padding_out, const gguf_file *f,
     gguf__sink h = {.big = f->big, .wide = f->version >= 2};
     bool has = gguf_kv_find(f, GGUF_PADDING_KEY) >= 0;
     int64_t padding = GGUF__PAD_KEEP;
+    /* the region's size at once: both passes below write into the same memory, never moved */
+    if (data_offset <= SIZE_MAX)
+        gguf__buf_reserve(&h.b, (size_t)data_offset);
     int rc = gguf__header_serialize(&h, f, f->version, f->big, NULL,
                                     has || use_padding ? GGUF__PAD_DROP : GGUF__PAD_KEEP, err);
     uint64_t size = h.b.len, end;
@@ -113,7 +116,7 @@ int gguf__header_fit(gguf__buf *out, int64_t *padding_out, const gguf_file *f,
             rc = GGUF_ELIMIT;
         } else {
             padding = (int64_t)(data_offset - size - over);
-            gguf__buf_free(&h.b);
+            h.b.len = 0;
             rc = gguf__header_serialize(&h, f, f->version, f->big, NULL, padding, err);
         }
     }
