@@ -96,3 +96,15 @@ void *gguf__realloc(void *p, size_t n) {
 void gguf__free(void *p) {
     free(p);
 }
+
+void gguf__alloc_trim(void *p, size_t used, size_t size) {
+    static size_t page;
+    if (page == 0)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    if (p == NULL || used >= size || page == 0 || (page & (page - 1)) != 0)
+        return;
+    uintptr_t start = ((uintptr_t)p + used + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
+    if (end > start && end - start >= ((size_t)1 << 20))
+        (void)madvise((void *)start, end - start, MADV_DONTNEED);
+}

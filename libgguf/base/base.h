@@ -41,6 +41,9 @@ GGUF_HIDDEN const char *gguf__quote(char *buf, size_t bufsize, const char *s, si
 GGUF_HIDDEN void *gguf__malloc(size_t n);
 GGUF_HIDDEN void *gguf__calloc(size_t count, size_t size);
 GGUF_HIDDEN void *gguf__realloc(void *p, size_t n);
+/* Gives the memory of a block's whole pages past its first `used` bytes (of `size`) back to
+ * the system when they come to a MiB or more; they read as zeros if touched again. */
+GGUF_HIDDEN void gguf__alloc_trim(void *p, size_t used, size_t size);
 GGUF_HIDDEN void gguf__free(void *p);
 
 /* ---- overflow-checked arithmetic ---- */

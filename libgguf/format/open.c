@@ -7,8 +7,10 @@
 
 #include <string.h>
 
-/* The first read of a header; it doubles (at least) while the parse needs more. */
-#define FIRST_READ ((uint64_t)1 << 20)
+/* The first read of a header: a model's header with a vocabulary of up to about 100k tokens is
+ * read and parsed at once (a second read and parse cost more than the larger first one); past
+ * it, reads grow to where the vocabulary says the header ends, else double. */
+#define FIRST_READ ((uint64_t)4 << 20)
 
 static gguf_file *new_file(unsigned flags) {
     gguf_file *f = gguf__calloc(1, sizeof *f);
@@ -71,8 +73,11 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
             *err = sub;
         /* what was read past the header is not kept for later: tensor bytes are read when
          * asked for, as they are then */
-        if (rc == 0 && f->head_len > f->data_offset)
+        if (rc == 0 && f->head_len > f->data_offset) {
             f->head_len = f->data_offset;
+            /* an open file holds its header, not the rest of a first read larger than it */
+            gguf__alloc_trim(f->head_owned, (size_t)f->head_len, (size_t)have);
+        }
         return rc;
     }
     /* ran out of held bytes inside the file: read more and parse again */
