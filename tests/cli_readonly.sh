@@ -63,6 +63,31 @@ if cmp -s "$TMP/before" "$TMP/after"; then ok; else
     fail "reading changed files beside the models:"; diff "$TMP/before" "$TMP/after" >&2
 fi
 
+# a journal extended to 3 GiB with a hole is judged from its head: show and the catalog read a
+# few bytes of it and say so, within 400 MB of address space (they once read it all: 41 s and
+# 3 GB for a 264-byte model)
+mkdir "$TMP/s"
+sparse="$TMP/s/sparse.gguf"
+cp "$SRC" "$sparse"
+"$PLANT" "$sparse" "$KEY" valid && truncate -s 3G "$TMP/s/.sparse.gguf.gguf-journal" ||
+    fail "planting a sparse journal"
+limit=$((400 << 10))
+if (ulimit -v $limit && "$EDIT" show "$SRC") >/dev/null 2>&1; then
+    (ulimit -v $limit && "$EDIT" show "$sparse") >"$TMP/out" 2>"$TMP/err"
+    st=$?
+    [ $st -eq 0 ] && grep -q "journal lies beside it that recover would refuse.*size" "$TMP/err" &&
+        ok || fail "show beside a 3 GiB sparse journal: exit $st: $(head -c 300 "$TMP/err")"
+    if [ -x "$CAT" ]; then
+        (ulimit -v $limit && "$CAT" --db "$TMP/sparse.db" index "$TMP/s") >"$TMP/out" 2>"$TMP/err"
+        st=$?
+        [ $st -eq 0 ] && [ "$("$CAT" --db "$TMP/sparse.db" query --format csv \
+            "SELECT journal FROM files" | tail -n +2 | tr -d '\r')" = refused ] && ok ||
+            fail "catalog index beside a 3 GiB sparse journal: exit $st: $(head -c 300 "$TMP/err")"
+    fi
+else
+    skip_sanitized "show and index beside a sparse 3 GiB journal" "the tools do not start under ulimit -v"
+fi
+
 # recover applies the complete journal only; the others are refused and left in place
 "$EDIT" recover "$TMP/d/valid.gguf" >"$TMP/out" 2>"$TMP/err" && ok || fail "recover: $(cat "$TMP/err")"
 [ ! -e "$TMP/d/.valid.gguf.gguf-journal" ] && ok || fail "recover left the journal"
