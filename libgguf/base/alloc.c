@@ -58,14 +58,18 @@ static bool should_fail(size_t n) {
  * for two copies. It is only advice; a kernel that declines it changes nothing. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* The system's page size, or 0 when it is not a power of two (then no advice is given). */
+static uintptr_t page_size(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && (page & (page - 1)) == 0 ? (uintptr_t)page : 0;
+}
+
 static void *advise_huge(void *p, size_t n) {
 #ifdef MADV_HUGEPAGE
-    static size_t page;
-    if (page == 0)
-        page = (size_t)sysconf(_SC_PAGESIZE);
-    if (p != NULL && n >= 2 * HUGE_PAGE && page != 0 && (page & (page - 1)) == 0) {
-        uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1);
-        uintptr_t end = ((uintptr_t)p + n + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t page = page_size();
+    if (p != NULL && n >= 2 * HUGE_PAGE && page != 0) {
+        uintptr_t start = (uintptr_t)p & ~(page - 1);
+        uintptr_t end = ((uintptr_t)p + n + page - 1) & ~(page - 1);
         (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
     }
 #else
@@ -98,13 +102,15 @@ void gguf__free(void *p) {
 }
 
 void gguf__alloc_trim(void *p, size_t used, size_t size) {
-    static size_t page;
-    if (page == 0)
-        page = (size_t)sysconf(_SC_PAGESIZE);
-    if (p == NULL || used >= size || page == 0 || (page & (page - 1)) != 0)
+#ifdef MADV_DONTNEED
+    uintptr_t page = page_size();
+    if (p == NULL || used >= size || page == 0)
         return;
-    uintptr_t start = ((uintptr_t)p + used + page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
-    if (end > start && end - start >= ((size_t)1 << 20))
+    uintptr_t start = ((uintptr_t)p + used + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(page - 1);
+    if (end > start && end - start >= ((uintptr_t)1 << 20))
         (void)madvise((void *)start, end - start, MADV_DONTNEED);
+#else
+    (void)p, (void)used, (void)size;
+#endif
 }
