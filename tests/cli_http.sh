@@ -349,13 +349,15 @@ cat "$CORPUS/$MODEL" | "$EDIT" set - general.name x >/dev/null 2>"$TMP/err"
 # ---- libcurl absent at run time: it is loaded by the first URL, so the rest works without it ----
 # (root and unshare: each libcurl the library would load is hidden under an empty file in a
 # mount namespace of the command's own)
+hide=""
 if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
     : >"$TMP/not-a-library.so"
-    hide=""
     for so in libcurl.so.4 libcurl-gnutls.so.4 libcurl.so; do
-        p=$(ldconfig -p | awk -v s="$so" '$1 == s { print $NF; exit }')
+        p=$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p | awk -v s="$so" '$1 == s { print $NF; exit }')
         [ -n "$p" ] && hide="$hide mount --bind '$TMP/not-a-library.so' '$(readlink -f "$p")' &&"
     done
+fi
+if [ -n "$hide" ]; then
     without_curl() { unshare --mount sh -c "$hide \"\$@\"" sh "$@"; }
     without_curl "$EDIT" show "$CORPUS/$MODEL" >"$TMP/o/a" 2>"$TMP/err"
     st=$?
@@ -366,7 +368,7 @@ if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
     [ $st -eq 1 ] && grep -q "libcurl is not on this machine" "$TMP/err" && ok ||
         fail "show URL without libcurl: status $st: $(head -2 "$TMP/err")"
 else
-    echo "# libcurl absent at run time: not tried (needs root and unshare)"
+    echo "# libcurl absent at run time: not tried (needs root, unshare and ldconfig)"
 fi
 
 finish
