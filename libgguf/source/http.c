@@ -1,5 +1,6 @@
 /* An http:// or https:// URL, read with range requests through libcurl: the one file of the
- * library that knows libcurl (configure --without-curl leaves only the "not built" answer).
+ * library that calls libcurl, through the table curl_load.c fills when the first URL is opened
+ * (configure --without-curl leaves only the "not built" answer).
  *
  * Requests. Opening asks for bytes 0..64 KiB-1: the answer's Content-Range tells the file's
  * size, and most headers fit. Each later read asks for exactly the bytes it lacks; the reader
@@ -70,7 +71,6 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
 
 #include "source/curl_load.h"
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
