@@ -109,6 +109,11 @@ llama_vocab_of() {
     *) echo llama-spm ;;
     esac
 }
+# sample N FILE: N lines of FILE drawn by $seed (the same seed draws the same lines)
+sample() {
+    awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' "$2" | sort -k1,1 |
+        head -"$1" | cut -f2
+}
 finish() {
     n=$(wc -l <"$TAP_COUNT")
     n=$((n + 0))

@@ -34,10 +34,6 @@ all=${GGUF_ARCH_ALL:-0}
 seed=${GGUF_ARCH_SEED:-$(date -u +%j | sed 's/^0*//')}
 one() { sample 1 "$1"; }
 some() { if [ "$all" != 0 ]; then cat "$1"; else one "$1"; fi; }
-sample() {
-    awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' "$2" | sort -k1,1 |
-        head -"$1" | cut -f2
-}
 
 "$EDIT" --list architectures | awk -F'\t' '$2 == "full" {print $1}' >"$TMP/full"
 "$GEN" --recipes >"$TMP/recipes"

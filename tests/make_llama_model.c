@@ -13,12 +13,19 @@
  *     --add-dim NAME         give a tensor one dimension more than it should have (of 2)
  *     --dtype T              type of 2-D+ tensors (default F16; f32, q8_0, ...)
  *     --layers N             block_count (default 2)
+ *     --scale N              the recipe's widths N times over (embedding, feed-forward, head,
+ *                            rank and state sizes); 4 makes most rows a multiple of 256, so
+ *                            that K-quants apply to them (requant's comparisons)
  *   make_llama_model --keys ARCH
  *     prints the architecture's own keys from the library's table, one a line, as
  *     "KEY required|optional always|conditional" (KEY in full: "ARCH.NAME", or a global
  *     key's NAME), for tests that remove or retype each one
  *   make_llama_model --recipes
- *     prints the architectures that have a recipe, one a line */
+ *     prints the architectures that have a recipe, one a line
+ *   make_llama_model --imatrix MODEL.gguf OUT.gguf
+ *     writes an importance matrix in llama-imatrix's GGUF format for every matrix of MODEL:
+ *     positive pseudo-random sums over one token (counts of 1, so each weight is its sum
+ *     exactly), one row of them per expert of a 3-D tensor */
 #include "../libgguf/llama/llama.h"
 
 #include <stdio.h>
@@ -323,9 +330,42 @@ static const struct recipe {
       {".leading_dense_block_count", "u32", "1"}, {".attention.sliding_window", "u32", "32"}}},
 };
 
+/* The recipe keys --scale scales: widths whose ratios the loader's rules hold (head size times
+ * heads, inner size against embedding), so scaling them all alike keeps a model loadable. */
+static const char *const wide_keys[] = {
+    ".embedding_length", ".feed_forward_length", ".expert_feed_forward_length",
+    ".expert_shared_feed_forward_length", ".attention.key_length", ".attention.value_length",
+    ".attention.key_length_swa", ".attention.value_length_swa", ".attention.key_length_mla",
+    ".attention.value_length_mla", ".attention.q_lora_rank", ".attention.kv_lora_rank",
+    ".rope.dimension_count", ".rope.dimension_count_swa", ".ssm.inner_size", ".ssm.state_size",
+    ".wkv.head_size", NULL};
+
+/* value with every number in it times `scale` (a scalar or "[a, b, ...]") */
+static const char *scaled(char *buf, size_t size, const char *value, unsigned scale) {
+    size_t o = 0;
+    for (const char *p = value; *p != '\0' && o + 24 < size;) {
+        if (*p >= '0' && *p <= '9') {
+            char *end;
+            unsigned long v = strtoul(p, &end, 10);
+            o += (size_t)snprintf(buf + o, size - o, "%lu", v * scale);
+            p = end;
+        } else {
+            buf[o++] = *p++;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static unsigned wide_scale = 1; /* --scale, for the recipe's keys only */
+
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,
                     const char *value, gguf_error *err) {
-    char full[256];
+    char full[256], wide[256];
+    for (size_t i = 0; wide_scale > 1 && strcmp(type, "u32") == 0 && wide_keys[i] != NULL; i++) {
+        if (strcmp(key, wide_keys[i]) == 0)
+            value = scaled(wide, sizeof wide, value, wide_scale);
+    }
     if (key[0] == '.')
         snprintf(full, sizeof full, "%s%s", arch, key);
     else
@@ -413,7 +453,68 @@ static int print_keys(const char *arch) {
     return 0;
 }
 
+/* The imatrix's sums: positive, varied, over tensors that differ by index; counts are 1. */
+static int fill_imatrix(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                        gguf_error *err) {
+    (void)user;
+    (void)err;
+    float *out = buf;
+    for (size_t k = 0; k < len / 4; k++) {
+        float v = value_at(tensor, offset / 4 + k);
+        out[k] = tensor % 2 ? 1.0f : 0.05f + 50.0f * v * v;
+    }
+    return 0;
+}
+
+/* --imatrix MODEL OUT */
+static int write_imatrix(const char *model, const char *out) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    gguf_file *m = NULL, *f = NULL;
+    if (gguf_file_open(&m, model, 0, &err) != 0 ||
+        gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, &err) != 0) {
+        fprintf(stderr, "make_llama_model: %s\n", err.message);
+        gguf_file_free(m);
+        return 1;
+    }
+    const char *ds = "make_llama_model";
+    size_t ds_len = strlen(ds);
+    uint32_t one = 1, chunk = 512;
+    int rc = gguf_kv_set_str_array(f, "imatrix.datasets", &ds, &ds_len, 1, &err);
+    if (rc == 0)
+        rc = gguf_kv_set_scalar(f, "imatrix.chunk_count", GGUF_VTYPE_U32, &one, &err);
+    if (rc == 0)
+        rc = gguf_kv_set_scalar(f, "imatrix.chunk_size", GGUF_VTYPE_U32, &chunk, &err);
+    /* in_sum2 at even indexes, counts at odd ones (fill_imatrix tells them apart so) */
+    for (size_t i = 0; rc == 0 && i < gguf_tensor_count(m); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, m, i);
+        if (t.n_dims < 2)
+            continue;
+        char name[128];
+        uint64_t sums[2] = {t.dims[0], t.n_dims >= 3 ? t.dims[2] : 1},
+                 counts[2] = {1, sums[1]};
+        snprintf(name, sizeof name, "%.*s.in_sum2", (int)t.name_len, t.name);
+        rc = gguf_tensor_add(f, name, GGUF_DTYPE_F32, sums, 2, &err);
+        snprintf(name, sizeof name, "%.*s.counts", (int)t.name_len, t.name);
+        if (rc == 0)
+            rc = gguf_tensor_add(f, name, GGUF_DTYPE_F32, counts, 2, &err);
+    }
+    if (rc == 0) {
+        gguf_write_options w = GGUF_WRITE_OPTIONS_INIT;
+        w.fill = fill_imatrix;
+        rc = gguf_file_save(f, out, &w, &err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "make_llama_model: %s\n", err.message);
+    gguf_file_free(f);
+    gguf_file_free(m);
+    return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--imatrix") == 0)
+        return write_imatrix(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "--keys") == 0)
         return print_keys(argv[2]);
     if (argc == 2 && strcmp(argv[1], "--recipes") == 0) {
@@ -424,7 +525,7 @@ int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: make_llama_model ARCH VOCAB OUT [--set K=T:V] [--drop N] "
                         "[--extra N] [--opt N] [--reshape N] [--add-dim N] [--dtype T] "
-                        "[--layers N]\n");
+                        "[--layers N] [--scale N]\n");
         return 2;
     }
     const char *arch = argv[1], *vocab = argv[2], *out = argv[3];
@@ -454,6 +555,12 @@ int main(int argc, char **argv) {
             layers = argv[a + 1];
         if (strcmp(argv[a], "--dtype") == 0)
             dtype = gguf_dtype_parse(argv[a + 1]);
+        if (strcmp(argv[a], "--scale") == 0)
+            wide_scale = (unsigned)strtoul(argv[a + 1], NULL, 10);
+    }
+    if (wide_scale < 1 || wide_scale > 64) {
+        fprintf(stderr, "make_llama_model: --scale takes 1 to 64\n");
+        return 2;
     }
     uint32_t ftype = dtype == GGUF_DTYPE_F32 ? 0 : dtype == GGUF_DTYPE_F16 ? 1 : 7;
     if (rc == 0)
@@ -472,7 +579,8 @@ int main(int argc, char **argv) {
             rc = gguf_kv_set_value(f, key, gguf_kv_value(v, i), &err);
         }
     }
-    /* --set after the recipe */
+    /* --set after the recipe, as given */
+    wide_scale = 1;
     for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--set") != 0)
             continue;

@@ -246,6 +246,10 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
         rc = remove_pruned(f, jobs, cur, ch, &left, err);
     if (rc == 0 && opt->n_prune_layers > 0)
         rc = rename_layers(f, cur, ch, left, err);
+    /* ggml's writer records each tensor's dims up to its last that is not 1, so llama.cpp's
+     * file holds a [512, 1] norm as [512] */
+    if (rc == 0)
+        gguf__tensor_ggml_dims(f);
     gguf__requant_keep(rq, left);
     if (rc == 0)
         f->must_pack = true;
