@@ -109,6 +109,19 @@ llama_vocab_of() {
     *) echo llama-spm ;;
     esac
 }
+# llama_graph_opts ARCH: make_llama_model options for the tensors llama.cpp's graph uses where
+# its loader lets them be absent, for tests that build a context (llama-mem): without them the
+# graph dereferences a null tensor. The recurrent layers of the tiny hybrids are among 0-3.
+llama_graph_opts() {
+    case $1 in
+    qwen35 | qwen35moe) echo --opt blk.0.attn_qkv.weight --opt blk.0.attn_gate.weight ;;
+    qwen3next | granitehybrid | nemotron_h | nemotron_h_moe)
+        for l in 0 1 2 3; do
+            echo --opt "blk.$l.ssm_conv1d.bias" --opt "blk.$l.ssm_in.weight"
+        done
+        ;;
+    esac
+}
 # sample N FILE: N lines of FILE drawn by $seed (the same seed draws the same lines)
 sample() {
     awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' "$2" | sort -k1,1 |

@@ -38,7 +38,7 @@ else
 fi
 for a in $archs; do
     voc=$(llama_vocab_of "$a")
-    extra=
+    extra=$(llama_graph_opts "$a")
     [ "$a" = gemma3 ] && extra="--layers 7 --set gemma3.attention.sliding_window=u32:256"
     # shellcheck disable=SC2086
     if "$GEN" "$a" "$VOCAB/ggml-vocab-$voc.gguf" "$TMP/$a.gguf" $extra 2>"$TMP/err"; then

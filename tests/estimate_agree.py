@@ -39,7 +39,9 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("nomic-bert.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128),
          ("mamba2-wide.gguf", 4096, "f16", "f16", "on", 4, "off", "off", 512),
          ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128),
-         ("lfm2.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512)]
+         ("lfm2.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
+         ("qwen35-wide.gguf", 4096, "q8_0", "f16", "off", 2, "off", "off", 128),
+         ("granitehybrid-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "off", "off", 512)]
 
 
 def has_swa(edit, model):
