@@ -57,6 +57,8 @@ static const struct arch_memory {
     KV("paddleocr"),  KV("maincoder"),    KV("qwen3vl"),     KV("qwen3vlmoe"),
     KV("talkie"),     KV("minicpm3"),     KV("plm"),         KV("bailingmoe2"),
     KV("exaone-moe"), KV("grovemoe"),     KV("llama4"),      KV("afmoe"),
+    KV("olmoe"),      KV("exaone4"),      KV("smallthinker"), KV("minimax-m2"),
+    KV("dots1"),
     ENC("bert"),      ENC("jina-bert-v3"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     REC("mamba"),     REC("mamba2"),      REC("rwkv7"),
@@ -93,13 +95,6 @@ static const struct {
     {"plamo", "its compute buffer is not modelled within 10% yet"},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"deci", "its compute buffer is not modelled within 10% yet"},
-    /* llama.cpp's graph for the tests' tiny models of these fails an assertion on most
-     * parameters, so nothing checks an estimate of them */
-    {"olmoe", "not yet checked against llama.cpp"},
-    {"exaone4", "not yet checked against llama.cpp"},
-    {"smallthinker", "not yet checked against llama.cpp"},
-    {"minimax-m2", "not yet checked against llama.cpp"},
-    {"dots1", "not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
