@@ -13,15 +13,16 @@
 # ggml_quantize_chunk's with the matrix's row for it (ggml-oracle quant --imatrix, one call per
 # expert for 3-D tensors).
 #
-# make check draws 4 architectures by a seed (GGUF_ARCH_SEED, printed; the day of the year
-# unless set), one of them with experts; GGUF_ARCH_ALL=1 (make check-architectures) runs every
-# one; GGUF_ARCHS="a b" names them.
+# make check draws GGUF_REQUANT_ARCHS architectures (2 unless set) by a seed (GGUF_ARCH_SEED,
+# printed; the day of the year unless set), the last with experts when none before had them;
+# GGUF_ARCH_ALL=1 (make check-architectures) runs every one; GGUF_ARCHS="a b" names them.
 . "$(dirname "$0")/cli_lib.sh"
 
 have_oracle || skip_all "ggml-oracle not found (set GGML_ORACLE)"
 have_corpus || skip_all "../shared/corpus absent"
 GEN="$top_builddir/tests/make_llama_model"
 all=${GGUF_ARCH_ALL:-0}
+n_archs=${GGUF_REQUANT_ARCHS:-2}
 seed=${GGUF_ARCH_SEED:-$(date -u +%j | sed 's/^0*//')}
 
 "$EDIT" --list architectures | awk -F'\t' '$2 == "full" {print $1}' >"$TMP/full"
@@ -84,13 +85,15 @@ with_imatrix() {
     [ "$("$EDIT" show "$TMP/ours.gguf" | grep -c '^quantize\.imatrix\.')" -eq 4 ] && ok ||
         fail "$a IQ4_XS --imatrix: not the four quantize.imatrix.* keys"
     "$EDIT" show "$m" --tensors | tail -n +2 | awk '{print $1, $2}' >"$TMP/src.types"
+    "$EDIT" --list tensors "$TMP/im.gguf" | sed -n 's/\.in_sum2$//p' >"$TMP/im.names"
     bad=
     n=0
     while read -r type name dims; do
         src_type=$(awk -v n="$name" '$2 == n { print $1 }' "$TMP/src.types")
         "$EDIT" tensor "$TMP/ours.gguf" "$name" -o "$TMP/got.bin" || { bad="$name: unreadable"; break; }
-        if [ "$type" = "$src_type" ] || [ "$type" = F32 ] || [ "$type" = F16 ]; then
-            # copied or converted without a matrix: llama.cpp's own bytes
+        if [ "$type" = "$src_type" ] || [ "$type" = F32 ] || [ "$type" = F16 ] ||
+            ! grep -qxF "$name" "$TMP/im.names"; then
+            # copied, or converted without a matrix: llama.cpp's own bytes
             "$EDIT" tensor "$TMP/theirs.gguf" "$name" -o "$TMP/want.bin"
         else
             expect_quant "$type" "$name" "$dims" || { bad="$name: ggml-oracle quant failed"; break; }
@@ -127,7 +130,7 @@ expect_quant() {
 ran=0
 moe=0
 for a in $order; do
-    if [ "$all" = 0 ] && [ -z "${GGUF_ARCHS:-}" ] && [ $ran -ge 4 ]; then break; fi
+    if [ "$all" = 0 ] && [ -z "${GGUF_ARCHS:-}" ] && [ $ran -ge "$n_archs" ]; then break; fi
     if ! model "$a"; then
         fail "make_llama_model $a --scale 4: $(head -c 200 "$TMP/gen.err")"
         continue
@@ -136,7 +139,7 @@ for a in $order; do
     experts=0
     has_experts "$m" && experts=1
     # the sample's last place goes to a model with experts when none has come yet
-    if [ "$all" = 0 ] && [ -z "${GGUF_ARCHS:-}" ] && [ $ran -eq 3 ] && [ $moe -eq 0 ] &&
+    if [ "$all" = 0 ] && [ -z "${GGUF_ARCHS:-}" ] && [ $ran -eq $((n_archs - 1)) ] && [ $moe -eq 0 ] &&
         [ $experts -eq 0 ]; then
         rm -f "$m"
         continue

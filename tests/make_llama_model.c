@@ -23,7 +23,8 @@
  *   make_llama_model --recipes
  *     prints the architectures that have a recipe, one a line
  *   make_llama_model --imatrix MODEL.gguf OUT.gguf
- *     writes an importance matrix in llama-imatrix's GGUF format for every matrix of MODEL:
+ *     writes an importance matrix in llama-imatrix's GGUF format for every matrix of MODEL
+ *     but token_embd:
  *     positive pseudo-random sums over one token (counts of 1, so each weight is its sum
  *     exactly), one row of them per expert of a 3-D tensor */
 #include "../libgguf/llama/llama.h"
@@ -491,7 +492,8 @@ static int write_imatrix(const char *model, const char *out) {
     for (size_t i = 0; rc == 0 && i < gguf_tensor_count(m); i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, m, i);
-        if (t.n_dims < 2)
+        /* token_embd is looked up, not multiplied: llama-imatrix collects nothing for it */
+        if (t.n_dims < 2 || (t.name_len == 17 && memcmp(t.name, "token_embd.weight", 17) == 0))
             continue;
         char name[128];
         uint64_t sums[2] = {t.dims[0], t.n_dims >= 3 ? t.dims[2] : 1},
