@@ -35,6 +35,19 @@ static void remove_dir(void) {
     ck_assert(system(cmd) == 0);
 }
 
+/* The fill callback of filled_tensors_of_any_row_length: each byte is its offset's low byte
+ * plus the tensor's index; it counts its calls. */
+static int calls;
+static int fill_offsets(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                        gguf_error *err) {
+    (void)user;
+    (void)err;
+    calls++;
+    for (size_t k = 0; k < len; k++)
+        ((uint8_t *)buf)[k] = (uint8_t)(offset + k + tensor);
+    return 0;
+}
+
 static gguf_file *open_golden(const char *rel) {
     gguf_file *f;
     gguf_error err;
@@ -317,6 +330,45 @@ static void note_progress(void *user, uint64_t done, uint64_t total) {
     p->calls++;
 }
 
+/* A filled tensor with no elements (a dimension of 0: ggml allows it) divided the chunk size by
+ * its row of 0 bytes; one whose row is longer than the write's chunk (16 MiB) was filled in
+ * chunks of 0 bytes, for ever. Both are written, with their bytes. */
+START_TEST(filled_tensors_of_any_row_length) {
+    make_dir();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out.gguf", dir);
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
+    uint64_t empty[2] = {0, 4}, wide[1] = {5u << 20}, small[2] = {8, 2};
+    ck_assert(gguf_tensor_add(f, "empty", GGUF_DTYPE_F32, empty, 2, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "wide", GGUF_DTYPE_F32, wide, 1, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "small", GGUF_DTYPE_F32, small, 2, NULL) == 0);
+    gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+    o.fill = fill_offsets;
+    gguf_error err;
+    gguf_error_clear(&err);
+    calls = 0;
+    ck_assert_msg(gguf_file_save(f, out, &o, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+    ck_assert_int_eq(calls, 2); /* the wide row whole, and the small tensor */
+    ck_assert(gguf_file_open(&f, out, 0, NULL) == 0);
+    ck_assert_uint_eq(gguf_tensor_count(f), 3);
+    for (size_t i = 0; i < 3; i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, i);
+        uint8_t *b = malloc(t.nbytes ? t.nbytes : 1);
+        ck_assert(b != NULL);
+        ck_assert(gguf_tensor_read(b, f, i, 0, t.nbytes, NULL) == 0);
+        for (uint64_t k = 0; k < t.nbytes; k++)
+            ck_assert_msg(b[k] == (uint8_t)(k + i), "tensor %zu byte %llu", i,
+                          (unsigned long long)k);
+        free(b);
+    }
+    gguf_file_free(f);
+    remove_dir();
+}
+END_TEST
+
 START_TEST(progress_ends_at_its_total) {
     static const char *const files[] = {"golden/hand/gaps_and_trailer.gguf",
                                         "golden/hand/le_v3_two_tensors.gguf",
@@ -370,6 +422,7 @@ int main(void) {
     tcase_add_test(tc, header_only_files_match_the_reference_big_endian_converter);
     tcase_add_test(tc, proof_catches_corrupted_tensor_bytes);
     tcase_add_test(tc, progress_ends_at_its_total);
+    tcase_add_test(tc, filled_tensors_of_any_row_length);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

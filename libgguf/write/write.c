@@ -364,8 +364,10 @@ static int out_filled(output *o, const gguf_file *f, const gguf__tensor *t, gguf
                           "tensor '%s' has no bytes yet and the write has no fill callback",
                           gguf__quote(q, sizeof q, t->name, (size_t)t->name_len));
     }
-    /* whole rows per call, so that a fill can quantize row by row */
-    size_t chunk = CHUNK - CHUNK % row_bytes(t);
+    /* whole rows per call, so that a fill can quantize row by row: as many as fit in CHUNK,
+     * or one longer than it (the buffer holds one row; a tensor with no elements has none) */
+    size_t row = row_bytes(t);
+    size_t chunk = row == 0 ? CHUNK : row > CHUNK ? row : CHUNK - CHUNK % row;
     for (uint64_t at = 0; at < t->nbytes;) {
         size_t n = t->nbytes - at < chunk ? (size_t)(t->nbytes - at) : chunk;
         int rc = o->opt->fill(o->opt->fill_user, i, at, o->buf, n, err);
