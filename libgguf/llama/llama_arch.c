@@ -260,9 +260,9 @@ static const gguf__llama_key keys_rms_norm_mrope[] = {
 static const gguf__llama_key keys_rwkv6[] = {
     {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR},
-    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "time_mix_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "time_decay_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ, .sym = "HS"},
+    {.name = "time_mix_extra_dim", .type = U32, .form = SCALAR, .flags = REQ, .sym = "TMX"},
+    {.name = "time_decay_extra_dim", .type = U32, .form = SCALAR, .flags = REQ, .sym = "TDX"},
     {.name = "rescale_every_n_layers", .type = U32, .form = SCALAR},
     {.name = "token_shift_count", .type = U32, .form = SCALAR},
     {.name = NULL}};
@@ -1018,6 +1018,70 @@ static const gguf__llama_tensor tensors_rwkv7[] = {
     RW("channel_mix_lerp_k", "E", "1", "1"),
     RW("channel_mix_key", "E", "FF"), RW("channel_mix_value", "FF", "E"),
     {NULL, {NULL}, 0}};
+
+/* ---- rwkv6, rwkv6qwen2: time mixing with data-dependent decay ---- */
+
+/* the time mixing both share: low-rank mixing (W1, W2) and decay projections */
+#define RWKV6_TIME_MIX                                                                           \
+    RW("time_mix_w1", "E", "TMX*5"), RW("time_mix_w2", "TMX", "E", "5"),                       \
+    RW("time_mix_lerp_x", "E", "1", "1"),                                                      \
+    RW("time_mix_decay", "E"), RW("time_mix_decay_w1", "E", "TDX"),                            \
+    RW("time_mix_decay_w2", "TDX", "E")
+static const gguf__llama_tensor tensors_rwkv6[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"), {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    RW("attn_norm_2", "E"), {"blk.%d.attn_norm_2.bias", {"E"}, LAYER},
+    RWKV6_TIME_MIX,
+    /* the separate interpolations, or the fused one; llama.cpp aborts when a layer has
+     * neither the fused one nor the decay's */
+    {"blk.%d.time_mix_lerp_w.weight", {"E", "1", "1"}, OPT | LAYER,
+     .if_present = "blk.%d.time_mix_lerp_fused.weight"},
+    {"blk.%d.time_mix_lerp_w.weight", {"E", "1", "1"}, LAYER,
+     .if_absent = "blk.%d.time_mix_lerp_fused.weight"},
+    {"blk.%d.time_mix_lerp_k.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_v.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_r.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_g.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_fused.weight", {"E", "1", "1", "5"}, OPT | LAYER},
+    RW("time_mix_first", "HS", "E/HS"),
+    RW("time_mix_key", "E", "E"), RW("time_mix_value", "E", "E"),
+    RW("time_mix_receptance", "E", "E"), RW("time_mix_gate", "E", "E"),
+    RW("time_mix_ln", "E"), {"blk.%d.time_mix_ln.bias", {"E"}, LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("channel_mix_lerp_k", "E", "1", "1"), RW("channel_mix_lerp_r", "E", "1", "1"),
+    RW("channel_mix_key", "E", "FF"), RW("channel_mix_value", "FF", "E"),
+    RW("channel_mix_receptance", "E", "E"),
+    {NULL, {NULL}, 0}};
+
+/* rwkv6qwen2: qwen2's feed-forward block, and keys and values of head_count_kv heads when
+ * those differ from the embedding's heads */
+static const gguf__llama_sym syms_rwkv6qwen2[] = {
+    {"KVS", "(HKV == 0 || E/HS == HKV) ? E : HKV*HS", "key_value_size"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_rwkv6qwen2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, OPT},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"),
+    RWKV6_TIME_MIX,
+    RW("time_mix_lerp_fused", "E", "1", "1", "5"),
+    {"blk.%d.time_mix_first.weight", {"HS", "E/HS"}, OPT | LAYER},
+    RW("time_mix_key", "E", "KVS"), RW("time_mix_value", "E", "KVS"),
+    RW("time_mix_receptance", "E", "E"), RW("time_mix_gate", "E", "E"),
+    {"blk.%d.time_mix_key.bias", {"KVS"}, OPT | LAYER},
+    {"blk.%d.time_mix_value.bias", {"KVS"}, OPT | LAYER},
+    {"blk.%d.time_mix_receptance.bias", {"E"}, OPT | LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("ffn_norm", "E"),
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+#undef RWKV6_TIME_MIX
 #undef RW
 
 /* ---- gpt2, starcoder, bloom, falcon, mpt, codeshell, orion: layer norms with biases, a
@@ -2915,8 +2979,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe, .syms = syms_exaone_moe, .rules = rules_deepseek, .tensors = tensors_exaone_moe},
-    {.name = "rwkv6", .keys = keys_rwkv6},
-    {.name = "rwkv6qwen2", .keys = keys_rwkv6},
+    {.name = "rwkv6", .keys = keys_rwkv6, .syms = syms_llama, .rules = rules_none, .tensors = tensors_rwkv6},
+    {.name = "rwkv6qwen2", .keys = keys_rwkv6, .syms = syms_rwkv6qwen2, .rules = rules_none, .tensors = tensors_rwkv6qwen2},
     {.name = "rwkv7", .keys = keys_rwkv7, .syms = syms_rwkv7, .rules = rules_rwkv7, .tensors = tensors_rwkv7},
     {.name = "arwkv7", .keys = keys_rwkv7},
     {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},

@@ -97,6 +97,8 @@ static const struct {
     {"smallthinker", "not yet checked against llama.cpp"},
     {"minimax-m2", "not yet checked against llama.cpp"},
     {"dots1", "not yet checked against llama.cpp"},
+    {"rwkv6", "a recurrent model not yet checked against llama.cpp"},
+    {"rwkv6qwen2", "a recurrent model not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
