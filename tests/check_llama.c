@@ -184,13 +184,15 @@ START_TEST(test_tables_parse) {
                 ck_assert_msg(t->dims[0] != NULL, "%s: %s has no shape", arch->name, t->name);
                 for (int d = 0; d < 4 && t->dims[d] != NULL; d++)
                     parses(&k, t->dims[d], t->name);
+                for (int d = 0; d < 4 && t->alt_dims[d] != NULL; d++)
+                    parses(&k, t->alt_dims[d], t->name);
                 parses(&k, t->when, t->name);
             }
         }
         full += arch->tensors != NULL;
     }
     ck_assert_uint_ge(gguf__llama_n_archs, 140);
-    ck_assert_uint_eq(full, 106);
+    ck_assert_uint_eq(full, 114);
 }
 END_TEST
 
@@ -201,7 +203,7 @@ START_TEST(test_arch_support) {
                                        "falcon", "openelm"};
     for (size_t i = 0; i < sizeof full / sizeof full[0]; i++)
         ck_assert_int_eq(gguf_llama_arch_support(full[i]), GGUF_LLAMA_ARCH_FULL);
-    ck_assert_int_eq(gguf_llama_arch_support("jamba"), GGUF_LLAMA_ARCH_KEYS);
+    ck_assert_int_eq(gguf_llama_arch_support("eagle3"), GGUF_LLAMA_ARCH_KEYS);
     ck_assert_int_eq(gguf_llama_arch_support("clip"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support("lama"), GGUF_LLAMA_ARCH_UNKNOWN);
     ck_assert_int_eq(gguf_llama_arch_support(NULL), GGUF_LLAMA_ARCH_UNKNOWN);
@@ -506,6 +508,55 @@ START_TEST(test_layer_symbols) {
 }
 END_TEST
 
+/* plan callback: adds each required tensor to the file (F32) */
+static void add_planned(void *user, const char *name, const int64_t *dims, int n_dims,
+                        int required) {
+    gguf_error err;
+    gguf_error_clear(&err);
+    uint64_t d[4];
+    for (int i = 0; i < n_dims; i++)
+        d[i] = (uint64_t)dims[i];
+    if (required)
+        ck_assert_int_eq(gguf_tensor_add(user, name, GGUF_DTYPE_F32, d, (uint32_t)n_dims, &err), 0);
+}
+
+/* a tensor llama.cpp retries with a second shape: either is clean, a third names both */
+START_TEST(test_check_alt_shape) {
+    gguf_file *f = tiny_llama();
+    gguf_error err;
+    gguf_error_clear(&err);
+    while (gguf_tensor_count(f) > 0) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, 0);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)t.name_len, t.name);
+        ck_assert_int_eq(gguf_tensor_remove(f, name, &err), 0);
+    }
+    set(f, "general.architecture", "str", "arwkv7");
+    set(f, "arwkv7.context_length", "u32", "64");
+    set(f, "arwkv7.embedding_length", "u32", "32");
+    set(f, "arwkv7.block_count", "u32", "1");
+    set(f, "arwkv7.feed_forward_length", "u32", "48");
+    set(f, "arwkv7.wkv.head_size", "u32", "16");
+    set(f, "arwkv7.attention.decay_lora_rank", "u32", "8");
+    set(f, "arwkv7.attention.iclr_lora_rank", "u32", "8");
+    set(f, "arwkv7.attention.value_residual_mix_lora_rank", "u32", "8");
+    ck_assert_int_eq(gguf__llama_plan(f, add_planned, f, &err), 0);
+    found r;
+    ck_assert_int_eq(check(f, 0, &r), 0);
+    const char *fused = "blk.0.time_mix_lerp_fused.weight";
+    for (uint64_t rows = 5; rows >= 4; rows--) {
+        uint64_t dims[4] = {32, 1, 1, rows};
+        ck_assert_int_eq(gguf_tensor_remove(f, fused, &err), 0);
+        ck_assert_int_eq(gguf_tensor_add(f, fused, GGUF_DTYPE_F32, dims, 4, &err), 0);
+        ck_assert_int_eq(check(f, 0, &r), rows == 5 ? 0 : 1);
+    }
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, NULL, fused, "[32, 1, 1, 6] = [arwkv7.embedding_length, "
+                                                     "1, 1, 6] (or [32, 1, 1, 5])"));
+    gguf_file_free(f);
+}
+END_TEST
+
 START_TEST(test_check_modes) {
     gguf_file *f = tiny_llama();
     found r;
@@ -521,10 +572,10 @@ START_TEST(test_check_modes) {
     gguf_file_free(f);
 
     f = tiny_llama();
-    set(f, "general.architecture", "str", "jamba");
+    set(f, "general.architecture", "str", "eagle3");
     check(f, 0, &r);
     ck_assert(has(&r, GGUF_LLAMA_NOTE, NULL, NULL, "not its hyperparameters"));
-    ck_assert(has(&r, GGUF_LLAMA_ERROR, "jamba.ssm.conv_kernel", NULL, "absent"));
+    ck_assert(has(&r, GGUF_LLAMA_ERROR, "eagle3.target_hidden_size", NULL, "absent"));
     set(f, "general.architecture", "str", "clip");
     ck_assert_int_ge(check(f, 0, &r), 1);
     gguf_file_free(f);
@@ -896,6 +947,7 @@ int main(void) {
     tcase_add_test(tc, test_check_tensors);
     tcase_add_test(tc, test_check_vocab);
     tcase_add_test(tc, test_check_modes);
+    tcase_add_test(tc, test_check_alt_shape);
     tcase_add_test(tc, test_ftype_table);
     tcase_add_test(tc, test_check_file_type);
     tcase_add_test(tc, test_hparams_layers);

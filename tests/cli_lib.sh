@@ -105,7 +105,8 @@ llama_vocab_of() {
     bert | nomic-bert | nomic-bert-moe | jina-bert-v3) echo bert-bge ;;
     deepseek2) echo deepseek-coder ;;
     phi3) echo phi-3 ;;
-    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2) echo gpt-2 ;;
+    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2 | rwkv6qwen2 | arwkv7)
+        echo gpt-2 ;;
     *) echo llama-spm ;;
     esac
 }

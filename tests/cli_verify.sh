@@ -67,8 +67,8 @@ awk -F '\t' '(NF != 2 && NF != 3) || ($2 != "full" && $2 != "keys") ||
     && ok || fail "--list architectures: the ones with a reason: $(awk -F '\t' 'NF == 3' "$TMP/archs")"
 [ "$(grep -c "$(printf '\t')full$" "$TMP/archs")" -eq "$(grep -c . "$TMP/archs")" ] \
     && fail "--list architectures: every architecture full" || ok
-grep -qx "$(printf 'llama\tfull')" "$TMP/archs" && grep -qx "$(printf 'jamba\tkeys')" "$TMP/archs" \
-    && ok || fail "--list architectures: llama full, jamba keys"
+grep -qx "$(printf 'llama\tfull')" "$TMP/archs" && grep -q "^$(printf 'eagle3\tkeys\t')" "$TMP/archs" \
+    && ok || fail "--list architectures: llama full, eagle3 keys"
 ARCH_SRC="$(dirname "$(dirname "${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}")")/src/src/llama-arch.cpp"
 if [ -f "$ARCH_SRC" ]; then
     sed -n '/LLM_ARCH_NAMES = {/,/^};/p' "$ARCH_SRC" | sed -n 's/.*{ *LLM_ARCH_[A-Z0-9_]*, *"\([^"]*\)".*/\1/p' \

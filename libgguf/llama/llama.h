@@ -96,6 +96,8 @@ typedef struct gguf__llama_tensor {
     const char *when;       /* created only when this holds, or NULL */
     const char *if_present; /* created only when this tensor (same layer) is in the file */
     const char *if_absent;  /* created only when this tensor (same layer) is not */
+    const char *alt_dims[4]; /* a second shape llama.cpp accepts (it retries with it when the
+                                first is refused), or {NULL} */
 } gguf__llama_tensor;
 
 /* An architecture llama.cpp knows. */

@@ -228,15 +228,13 @@ static const gguf__llama_key keys_rms_norm_deepstack[] = {
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
     {.name = NULL}};
 
-/* RMS norm and a state-space block: plamo2, falcon_h1 */
-static const gguf__llama_key keys_rms_norm_ssm[] = {
-    {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.conv_kernel", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.inner_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.state_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.time_step_rank", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "ssm.group_count", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = NULL}};
+/* a mamba2 block's sizes: granitehybrid, nemotron_h, falcon-h1, plamo2 */
+#define MAMBA2_KEYS                                                                              \
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},                                     \
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"}
 
 /* RMS norm, dense first layers, then experts with shared ones: deepseek2_ocr, dots1 */
 static const gguf__llama_key keys_rms_norm_dense_lead_moe[] = {
@@ -260,9 +258,9 @@ static const gguf__llama_key keys_rms_norm_mrope[] = {
 static const gguf__llama_key keys_rwkv6[] = {
     {.name = "attention.layer_norm_epsilon", .type = F32, .form = SCALAR},
     {.name = "attention.layer_norm_rms_epsilon", .type = F32, .form = SCALAR},
-    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "time_mix_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
-    {.name = "time_decay_extra_dim", .type = U32, .form = SCALAR, .flags = REQ},
+    {.name = "wkv.head_size", .type = U32, .form = SCALAR, .flags = REQ, .sym = "HS"},
+    {.name = "time_mix_extra_dim", .type = U32, .form = SCALAR, .flags = REQ, .sym = "TMX"},
+    {.name = "time_decay_extra_dim", .type = U32, .form = SCALAR, .flags = REQ, .sym = "TDX"},
     {.name = "rescale_every_n_layers", .type = U32, .form = SCALAR},
     {.name = "token_shift_count", .type = U32, .form = SCALAR},
     {.name = NULL}};
@@ -988,11 +986,24 @@ static const gguf__llama_tensor tensors_mamba2[] = {
     {"blk.%d.ssm_out.weight", {"DINNER", "E"}, LAYER},
     {NULL, {NULL}, 0}};
 
-/* ---- rwkv7: time mixing with low-rank projections, channel mixing ---- */
+/* ---- rwkv7, arwkv7: time mixing with low-rank projections ---- */
 
 static const gguf__llama_sym syms_rwkv7[] = NO_SYMS;
 static const gguf__llama_rule rules_rwkv7[] = NO_RULES;
 #define RW(N, ...) {"blk.%d." N ".weight", {__VA_ARGS__}, LAYER}
+/* the low-rank decay, in-context learning rate and value residual projections */
+#define RWKV7_LORA                                                                               \
+    RW("time_mix_w0", "E"), RW("time_mix_w1", "E", "LDECAY"), RW("time_mix_w2", "LDECAY", "E"), \
+    RW("time_mix_a0", "E"), RW("time_mix_a1", "E", "LICLR"), RW("time_mix_a2", "LICLR", "E"),  \
+    RW("time_mix_v0", "E"),                                                                    \
+    /* layer 0's value projection has the in-context learning rate's rank */                   \
+    RW("time_mix_v1", "E", "i == 0 ? LICLR : LVRES"),                                          \
+    RW("time_mix_v2", "i == 0 ? LICLR : LVRES", "E")
+/* the key scales and the key, value and receptance projections */
+#define RWKV7_KVR                                                                                \
+    RW("time_mix_k_k", "E"), RW("time_mix_k_a", "E"), RW("time_mix_r_k", "E"),                 \
+    RW("time_mix_key", "E", "E"), RW("time_mix_value", "E", "E"),                              \
+    RW("time_mix_receptance", "E", "E")
 static const gguf__llama_tensor tensors_rwkv7[] = {
     {"token_embd.weight", {"E", "V"}, 0},
     {"token_embd_norm.weight", {"E"}, 0},
@@ -1002,22 +1013,101 @@ static const gguf__llama_tensor tensors_rwkv7[] = {
     {"output.weight", {"E", "V"}, 0},
     RW("attn_norm", "E"), {"blk.%d.attn_norm.bias", {"E"}, LAYER},
     RW("attn_norm_2", "E"), {"blk.%d.attn_norm_2.bias", {"E"}, LAYER},
-    RW("time_mix_w0", "E"), RW("time_mix_w1", "E", "LDECAY"), RW("time_mix_w2", "LDECAY", "E"),
-    RW("time_mix_a0", "E"), RW("time_mix_a1", "E", "LICLR"), RW("time_mix_a2", "LICLR", "E"),
-    RW("time_mix_v0", "E"),
-    /* layer 0's value projection has the in-context learning rate's rank */
-    RW("time_mix_v1", "E", "i == 0 ? LICLR : LVRES"),
-    RW("time_mix_v2", "i == 0 ? LICLR : LVRES", "E"),
+    RWKV7_LORA,
     RW("time_mix_g1", "E", "LGATE"), RW("time_mix_g2", "LGATE", "E"),
     RW("time_mix_lerp_fused", "E", "1", "1", "6"),
-    RW("time_mix_k_k", "E"), RW("time_mix_k_a", "E"), RW("time_mix_r_k", "E"),
-    RW("time_mix_key", "E", "E"), RW("time_mix_value", "E", "E"),
-    RW("time_mix_receptance", "E", "E"),
+    RWKV7_KVR,
     RW("time_mix_ln", "E"), {"blk.%d.time_mix_ln.bias", {"E"}, LAYER},
     RW("time_mix_output", "E", "E"),
     RW("channel_mix_lerp_k", "E", "1", "1"),
     RW("channel_mix_key", "E", "FF"), RW("channel_mix_value", "FF", "E"),
     {NULL, {NULL}, 0}};
+
+/* arwkv7: rwkv7's time mixing in qwen2's layers; the gate and the time mixing's norm may be
+ * absent, and the fused interpolations then number five (llama.cpp takes either) */
+static const gguf__llama_tensor tensors_arwkv7[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"),
+    RWKV7_LORA,
+    {"blk.%d.time_mix_g1.weight", {"E", "LGATE"}, OPT | LAYER},
+    {"blk.%d.time_mix_g2.weight", {"LGATE", "E"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_fused.weight", {"E", "1", "1", "6"}, LAYER,
+     .alt_dims = {"E", "1", "1", "5"}},
+    RWKV7_KVR,
+    {"blk.%d.time_mix_ln.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.time_mix_ln.bias", {"E"}, OPT | LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("ffn_norm", "E"),
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+#undef RWKV7_LORA
+#undef RWKV7_KVR
+
+/* ---- rwkv6, rwkv6qwen2: time mixing with data-dependent decay ---- */
+
+/* the time mixing both share: low-rank mixing (W1, W2) and decay projections */
+#define RWKV6_TIME_MIX                                                                           \
+    RW("time_mix_w1", "E", "TMX*5"), RW("time_mix_w2", "TMX", "E", "5"),                       \
+    RW("time_mix_lerp_x", "E", "1", "1"),                                                      \
+    RW("time_mix_decay", "E"), RW("time_mix_decay_w1", "E", "TDX"),                            \
+    RW("time_mix_decay_w2", "TDX", "E")
+static const gguf__llama_tensor tensors_rwkv6[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, 0},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"), {"blk.%d.attn_norm.bias", {"E"}, LAYER},
+    RW("attn_norm_2", "E"), {"blk.%d.attn_norm_2.bias", {"E"}, LAYER},
+    RWKV6_TIME_MIX,
+    /* the separate interpolations, or the fused one; llama.cpp aborts when a layer has
+     * neither the fused one nor the decay's */
+    {"blk.%d.time_mix_lerp_w.weight", {"E", "1", "1"}, OPT | LAYER,
+     .if_present = "blk.%d.time_mix_lerp_fused.weight"},
+    {"blk.%d.time_mix_lerp_w.weight", {"E", "1", "1"}, LAYER,
+     .if_absent = "blk.%d.time_mix_lerp_fused.weight"},
+    {"blk.%d.time_mix_lerp_k.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_v.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_r.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_g.weight", {"E", "1", "1"}, OPT | LAYER},
+    {"blk.%d.time_mix_lerp_fused.weight", {"E", "1", "1", "5"}, OPT | LAYER},
+    RW("time_mix_first", "HS", "E/HS"),
+    RW("time_mix_key", "E", "E"), RW("time_mix_value", "E", "E"),
+    RW("time_mix_receptance", "E", "E"), RW("time_mix_gate", "E", "E"),
+    RW("time_mix_ln", "E"), {"blk.%d.time_mix_ln.bias", {"E"}, LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("channel_mix_lerp_k", "E", "1", "1"), RW("channel_mix_lerp_r", "E", "1", "1"),
+    RW("channel_mix_key", "E", "FF"), RW("channel_mix_value", "FF", "E"),
+    RW("channel_mix_receptance", "E", "E"),
+    {NULL, {NULL}, 0}};
+
+/* rwkv6qwen2: qwen2's feed-forward block, and keys and values of head_count_kv heads when
+ * those differ from the embedding's heads */
+static const gguf__llama_sym syms_rwkv6qwen2[] = {
+    {"KVS", "(HKV == 0 || E/HS == HKV) ? E : HKV*HS", "key_value_size"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_rwkv6qwen2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"output_norm.bias", {"E"}, OPT},
+    {"output.weight", {"E", "V"}, 0},
+    RW("attn_norm", "E"),
+    RWKV6_TIME_MIX,
+    RW("time_mix_lerp_fused", "E", "1", "1", "5"),
+    {"blk.%d.time_mix_first.weight", {"HS", "E/HS"}, OPT | LAYER},
+    RW("time_mix_key", "E", "KVS"), RW("time_mix_value", "E", "KVS"),
+    RW("time_mix_receptance", "E", "E"), RW("time_mix_gate", "E", "E"),
+    {"blk.%d.time_mix_key.bias", {"KVS"}, OPT | LAYER},
+    {"blk.%d.time_mix_value.bias", {"KVS"}, OPT | LAYER},
+    {"blk.%d.time_mix_receptance.bias", {"E"}, OPT | LAYER},
+    RW("time_mix_output", "E", "E"),
+    RW("ffn_norm", "E"),
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+#undef RWKV6_TIME_MIX
 #undef RW
 
 /* ---- gpt2, starcoder, bloom, falcon, mpt, codeshell, orion: layer norms with biases, a
@@ -1641,22 +1731,17 @@ static const gguf__llama_tensor tensors_qwen35moe[] = {
 /* ---- granitehybrid, nemotron_h: mamba2 layers where a layer has no key/value heads (nemotron_h:
  * and no feed-forward), attention in the others ---- */
 
-#define MAMBA2_KEYS                                                                              \
-    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},                                     \
-    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},                                     \
-    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},                                     \
-    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},                                    \
-    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"}
-/* a mamba2 block in the layers where W holds */
-#define MAMBA2_LAYER(F, W)                                                                       \
+/* a mamba2 block in the layers where W holds, its grouped norm flagged NF */
+#define MAMBA2_LAYER_NORM(F, NF, W)                                                              \
     {"blk.%d.ssm_in.weight", {"E", "2*DINNER + 2*NG*DSTATE + DTR"}, F, .when = W},             \
     {"blk.%d.ssm_conv1d.weight", {"DCONV", "DINNER + 2*NG*DSTATE"}, F, .when = W},             \
     {"blk.%d.ssm_conv1d.bias", {"DINNER + 2*NG*DSTATE"}, OPT | (F), .when = W},                \
     {"blk.%d.ssm_dt.bias", {"DTR"}, F, .when = W},                                             \
     {"blk.%d.ssm_a", {"1", "DTR"}, F, .when = W},                                              \
     {"blk.%d.ssm_d", {"1", "DTR"}, F, .when = W},                                              \
-    {"blk.%d.ssm_norm.weight", {"DINNER/NG", "NG"}, F, .when = W},                             \
+    {"blk.%d.ssm_norm.weight", {"DINNER/NG", "NG"}, NF, .when = W},                            \
     {"blk.%d.ssm_out.weight", {"DINNER", "E"}, F, .when = W}
+#define MAMBA2_LAYER(F, W) MAMBA2_LAYER_NORM(F, F, W)
 static const gguf__llama_key keys_granitehybrid[] = {
     RMS_EPS,
     {"logit_scale", F32, SCALAR, 0},
@@ -1763,6 +1848,159 @@ static const gguf__llama_tensor tensors_nemotron_h[] = {
     {NULL, {NULL}, 0}};
 #undef NH
 
+/* ---- falcon-h1: a mamba2 block and attention side by side in every layer ---- */
+
+static const gguf__llama_key keys_falcon_h1[] = {RMS_EPS, MAMBA2_KEYS, {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_falcon_h1[] = {
+    EMBED_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    MAMBA2_LAYER_NORM(LAYER, OPT | LAYER, NULL),
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    /* llama.cpp asks for this norm without the ".weight" suffix */
+    {"blk.%d.ffn_norm", {"E"}, LAYER},
+    GATED_FFN,
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- plamo2: mamba layers where a layer has no key/value heads, attention with normalized
+ * queries and keys in the others; norms after both blocks ---- */
+
+static const gguf__llama_key keys_plamo2[] = {
+    RMS_EPS,
+    MAMBA2_KEYS,
+    /* read again whatever the heads (load_hparams reads them only with heads) */
+    {"attention.key_length", U32, SCALAR, 0, .sym = "DKF", .dflt = "H > 0 ? E/H : 0"},
+    {"attention.value_length", U32, SCALAR, 0, .sym = "DVF", .dflt = "H > 0 ? E/H : 0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_plamo2[] = {
+    {"DTD", "E/16 > 64 ? E/16 : 64", "time_step_dim"},
+    {NULL, NULL, NULL}};
+/* several of its norms have no ".weight" suffix in llama.cpp's names */
+#define PR(N, ...) {"blk.%d." N, {__VA_ARGS__}, LAYER, .when = "RECR_i"}
+#define PA(N, ...) {"blk.%d." N, {__VA_ARGS__}, LAYER, .when = "!RECR_i"}
+static const gguf__llama_tensor tensors_plamo2[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    PR("ssm_in.weight", "E", "2*DINNER"), PR("ssm_conv1d.weight", "DCONV", "DINNER"),
+    PR("ssm_x.weight", "DINNER", "DTD + 2*DSTATE"),
+    PR("ssm_dt.weight", "DTD", "DTR"), PR("ssm_dt.bias", "DTR"),
+    PR("ssm_a", "DTR"), PR("ssm_d", "DTR"),
+    PR("ssm_out.weight", "DINNER", "E"),
+    PR("ssm_dt_norm", "DTD"), PR("ssm_b_norm", "DSTATE"), PR("ssm_c_norm", "DSTATE"),
+    PA("attn_qkv.weight", "E", "DK*H_i + DK*HKV_i + DV*HKV_i"),
+    PA("attn_q_norm.weight", "DK", "H_i"), PA("attn_k_norm.weight", "DK", "HKV_i"),
+    PA("attn_output.weight", "DV*H_i", "E"),
+    {"blk.%d.post_attention_norm", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "2*FF"}, LAYER},
+    {"blk.%d.post_ffw_norm", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+#undef PR
+#undef PA
+
+/* ---- kimi-linear: delta-attention (KDA) layers where a layer has no key/value heads, latent
+ * attention in the others; dense first layers, then experts ---- */
+
+static const gguf__llama_key keys_kimi_linear[] = {
+    RMS_EPS,
+    {"attention.key_length_mla", U32, SCALAR, REQ, .sym = "DKM"},
+    {"attention.value_length_mla", U32, SCALAR, REQ, .sym = "DVM"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "LKV"},
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"kda.head_dim", U32, SCALAR, REQ, .sym = "KDA"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_kimi_linear[] = {
+    /* the latent heads fall back to the plain ones unless both are set */
+    {"DKL", "DKM && DVM ? DKM : DK", "key_length_mla"},
+    {"DVL", "DKM && DVM ? DVM : DV", "value_length_mla"},
+    {"KDAH", "KDA*H", "kda_projection_size"},
+    {NULL, NULL, NULL}};
+#define KR(N, ...) {"blk.%d." N, {__VA_ARGS__}, LAYER, .when = "RECR_i"}
+#define KA "!RECR_i"
+#define KQAN "blk.%d.attn_q_a_norm.weight"
+#define KKVB "blk.%d.attn_kv_b.weight"
+#define KX "i >= NDL"
+static const gguf__llama_tensor tensors_kimi_linear[] = {
+    EMBED_NORM_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    /* the convolutions' trailing dimension of 1 may be absent (the same shape to ggml) */
+    KR("ssm_conv1d_q.weight", "DCONV", "1", "KDAH"),
+    KR("ssm_conv1d_k.weight", "DCONV", "1", "KDAH"),
+    KR("ssm_conv1d_v.weight", "DCONV", "1", "KDAH"),
+    QKV_WHEN("KDAH", "KDAH", "KDAH", 0, "RECR_i"),
+    KR("ssm_f_a.weight", "E", "KDA"), KR("ssm_f_b.weight", "KDA", "KDAH"),
+    KR("ssm_beta.weight", "E", "H"),
+    KR("ssm_a", "1", "H"),
+    KR("ssm_dt.bias", "KDAH"),
+    KR("ssm_g_a.weight", "E", "KDA"), KR("ssm_g_b.weight", "KDA", "KDAH"),
+    KR("ssm_norm.weight", "KDA"),
+    KR("attn_output.weight", "KDAH", "E"),
+    /* latent attention: the queries' rank is never read, so it is 0 */
+    {KQAN, {"0"}, OPT | LAYER, .when = KA},
+    {"blk.%d.attn_kv_a_norm.weight", {"LKV"}, LAYER, .when = KA},
+    {"blk.%d.attn_q_a.weight", {"E", "0"}, LAYER, .when = KA, .if_present = KQAN},
+    {"blk.%d.attn_q_b.weight", {"0", "H*DKL"}, LAYER, .when = KA, .if_present = KQAN},
+    {"blk.%d.attn_q.weight", {"E", "H*DKL"}, LAYER, .when = KA, .if_absent = KQAN},
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "LKV + R"}, LAYER, .when = KA},
+    {KKVB, {"LKV", "H*(DKL - R + DVL)"}, OPT | LAYER, .when = KA},
+    {"blk.%d.attn_k_b.weight", {"DKL - R", "LKV", "H"}, LAYER, .when = KA, .if_absent = KKVB},
+    {"blk.%d.attn_v_b.weight", {"LKV", "DVL", "H"}, LAYER, .when = KA, .if_absent = KKVB},
+    {"blk.%d.attn_output.weight", {"H*DVL", "E"}, LAYER, .when = KA},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = KX},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = KX},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = KX},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = KX},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*(XS > 0 ? XS : 1)"}, OPT | LAYER, .when = KX},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*(XS > 0 ? XS : 1)", "E"}, OPT | LAYER, .when = KX},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*(XS > 0 ? XS : 1)"}, OPT | LAYER, .when = KX},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = KX},
+    {NULL, {NULL}, 0}};
+#undef KR
+#undef KA
+#undef KQAN
+#undef KKVB
+#undef KX
+
+/* ---- minimax-01: lightning (linear) attention layers, softmax attention every
+ * full_attention_interval-th layer; experts in every layer ---- */
+
+static const gguf__llama_key keys_minimax_01[] = {
+    RMS_EPS,
+    {"residual_scale", F32, SCALAR, REQ},
+    {"attention.recurrent_layers", U32, PER_LAYER, 0},
+    {"full_attention_interval", U32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_minimax_01[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV_WHEN("DK*H", "DK*HKV", "DV*HKV", 0, "!RECR_i"),
+    {"blk.%d.attn_norm_2.weight", {"DK*H"}, LAYER, .when = "RECR_i"},
+    {QKVW, {"E", "3*DK*H"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.attn_gate.weight", {"E", "DK*H"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, OPT | LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER},
+    {NULL, {NULL}, 0}};
+
 /* ---- mamba: selective state-space layers of twice the embedding's width ---- */
 
 static const gguf__llama_key keys_mamba[] = {
@@ -1790,6 +2028,47 @@ static const gguf__llama_tensor tensors_mamba[] = {
     {"blk.%d.ssm_d", {"DINNER"}, LAYER},
     {"blk.%d.ssm_out.weight", {"DINNER", "E"}, LAYER},
     {NULL, {NULL}, 0}};
+
+/* ---- jamba: mamba layers where a layer has no key/value heads, attention in the others; each
+ * layer's feed-forward block is experts where it has a router ---- */
+
+static const gguf__llama_key keys_jamba[] = {
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_jamba[] = {
+    {"2*E == DINNER", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts unless it is twice embedding_length"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define JR(N, ...) {"blk.%d." N, {__VA_ARGS__}, LAYER, .when = "RECR_i"}
+#define JFI "blk.%d.ffn_gate_inp.weight"
+static const gguf__llama_tensor tensors_jamba[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    JR("ssm_in.weight", "E", "2*DINNER"),
+    JR("ssm_conv1d.weight", "DCONV", "DINNER"), JR("ssm_conv1d.bias", "DINNER"),
+    JR("ssm_x.weight", "DINNER", "DTR + 2*DSTATE"),
+    JR("ssm_dt_norm.weight", "DTR"),
+    JR("ssm_dt.weight", "DTR", "DINNER"), JR("ssm_dt.bias", "DINNER"),
+    JR("ssm_b_norm.weight", "DSTATE"), JR("ssm_c_norm.weight", "DSTATE"),
+    JR("ssm_a", "DSTATE", "DINNER"), JR("ssm_d", "DINNER"),
+    JR("ssm_out.weight", "DINNER", "E"),
+    QKV_WHEN("E", "DV*HKV_i", "DV*HKV_i", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {JFI, {"E", "X"}, OPT | LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER, .if_present = JFI},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .if_present = JFI},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .if_present = JFI},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .if_absent = JFI},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .if_absent = JFI},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .if_absent = JFI},
+    {NULL, {NULL}, 0}};
+#undef JR
+#undef JFI
 
 /* ---- hunyuan-dense and hunyuan_vl (one loader): queries and keys normalized ---- */
 
@@ -2465,13 +2744,6 @@ static const gguf__llama_key keys_gemma4_assistant[] = {
     {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_jamba[] = {
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_command_r[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2691,12 +2963,6 @@ static const gguf__llama_key keys_apertus[] = {
     {"xielu.beta", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
     {"xielu.eps", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED | GGUF__LK_GLOBAL},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_minimax_01[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_minimax_m2[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -2769,19 +3035,6 @@ static const gguf__llama_key keys_step35[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_kimi_linear[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_kimi_k3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2862,7 +3115,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
     {.name = "phimoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_phimoe},
     {.name = "plamo", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plamo},
-    {.name = "plamo2", .keys = keys_rms_norm_ssm},
+    {.name = "plamo2", .keys = keys_plamo2, .syms = syms_plamo2, .rules = rules_none, .tensors = tensors_plamo2},
     {.name = "plamo3", .keys = keys_plamo3},
     {.name = "codeshell", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_codeshell},
     {.name = "orion", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_orion},
@@ -2882,8 +3135,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "starcoder2", .keys = keys_layer_norm, .syms = syms_starcoder2, .rules = rules_starcoder2, .tensors = tensors_starcoder2},
     {.name = "mamba", .keys = keys_mamba, .syms = syms_llama, .rules = rules_mamba, .tensors = tensors_mamba},
     {.name = "mamba2", .keys = keys_mamba2, .syms = syms_mamba2, .rules = rules_mamba2, .tensors = tensors_mamba2},
-    {.name = "jamba", .keys = keys_jamba},
-    {.name = "falcon-h1", .keys = keys_rms_norm_ssm},
+    {.name = "jamba", .keys = keys_jamba, .syms = syms_llama, .rules = rules_jamba, .tensors = tensors_jamba},
+    {.name = "falcon-h1", .keys = keys_falcon_h1, .syms = syms_mamba2, .rules = rules_none, .tensors = tensors_falcon_h1},
     {.name = "xverse", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_xverse},
     {.name = "command-r", .keys = keys_command_r, .syms = syms_llama, .rules = rules_none, .tensors = tensors_command_r},
     {.name = "cohere2", .keys = keys_cohere2, .syms = syms_cohere2, .rules = rules_none, .tensors = tensors_cohere2},
@@ -2915,10 +3168,10 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "exaone", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_exaone},
     {.name = "exaone4", .keys = keys_exaone4, .syms = syms_exaone4, .rules = rules_exaone4, .tensors = tensors_exaone4},
     {.name = "exaone-moe", .keys = keys_exaone_moe, .syms = syms_exaone_moe, .rules = rules_deepseek, .tensors = tensors_exaone_moe},
-    {.name = "rwkv6", .keys = keys_rwkv6},
-    {.name = "rwkv6qwen2", .keys = keys_rwkv6},
+    {.name = "rwkv6", .keys = keys_rwkv6, .syms = syms_llama, .rules = rules_none, .tensors = tensors_rwkv6},
+    {.name = "rwkv6qwen2", .keys = keys_rwkv6, .syms = syms_rwkv6qwen2, .rules = rules_none, .tensors = tensors_rwkv6qwen2},
     {.name = "rwkv7", .keys = keys_rwkv7, .syms = syms_rwkv7, .rules = rules_rwkv7, .tensors = tensors_rwkv7},
-    {.name = "arwkv7", .keys = keys_rwkv7},
+    {.name = "arwkv7", .keys = keys_rwkv7, .syms = syms_rwkv7, .rules = rules_rwkv7, .tensors = tensors_arwkv7},
     {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},
     {.name = "granitemoe", .keys = keys_granitemoe, .syms = syms_granitemoe, .rules = rules_granitemoe, .tensors = tensors_granitemoe},
     {.name = "granitehybrid", .keys = keys_granitehybrid, .syms = syms_llama, .rules = rules_granitehybrid, .tensors = tensors_granitehybrid},
@@ -2954,7 +3207,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "seed_oss", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_seed_oss},
     {.name = "grovemoe", .keys = keys_grovemoe, .syms = syms_grovemoe, .rules = rules_grovemoe, .tensors = tensors_grovemoe},
     {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
-    {.name = "minimax-01", .keys = keys_minimax_01},
+    {.name = "minimax-01", .keys = keys_minimax_01, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_01},
     {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3},
     {.name = "cogvlm", .keys = keys_rms_norm},
@@ -2973,7 +3226,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "step35", .keys = keys_step35},
     {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
-    {.name = "kimi-linear", .keys = keys_kimi_linear},
+    {.name = "kimi-linear", .keys = keys_kimi_linear, .syms = syms_kimi_linear, .rules = rules_none, .tensors = tensors_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3},
     {.name = "talkie", .keys = keys_talkie, .syms = syms_llama, .rules = rules_none, .tensors = tensors_talkie},
     {.name = "mellum", .keys = keys_mellum},

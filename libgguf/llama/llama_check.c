@@ -559,6 +559,22 @@ typedef struct agg {
     tref shape_at;
 } agg;
 
+/* Whether a tensor has the shape dims give at this layer: 1, 0, or -1 when a dimension has no
+ * value; want and nd get the shape. */
+static int shape_is(lc *c, const char *const *dims, int64_t layer, const gguf_tensor_info *info,
+                    int64_t *want, uint32_t *nd) {
+    for (*nd = 0; *nd < 4 && dims[*nd] != NULL; (*nd)++) {
+        if (eval(c, dims[*nd], layer, &want[*nd]) != 0)
+            return -1;
+    }
+    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+        uint64_t have = d < info->n_dims ? info->dims[d] : 1;
+        if ((d < *nd && (want[d] < 0 || have != (uint64_t)want[d])) || (d >= *nd && have != 1))
+            return 0;
+    }
+    return 1;
+}
+
 static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int optional,
                       agg *a) {
     char name[NAME_MAX_LEN];
@@ -584,21 +600,18 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
         return;
     }
     c->used[r.index] = 1;
-    int64_t want[4];
-    uint32_t nd = 0;
-    for (; nd < 4 && t->dims[nd] != NULL; nd++) {
-        if (eval(c, t->dims[nd], layer, &want[nd]) != 0) {
-            c->indefinite = 1;
-            return;
-        }
-    }
     gguf_tensor_info info;
     gguf_tensor_get(&info, c->meta, r.index);
-    int ok = 1;
-    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
-        uint64_t have = d < info.n_dims ? info.dims[d] : 1;
-        if ((d < nd && (want[d] < 0 || have != (uint64_t)want[d])) || (d >= nd && have != 1))
-            ok = 0;
+    int64_t want[4];
+    uint32_t nd;
+    int ok = shape_is(c, t->dims, layer, &info, want, &nd);
+    int64_t alt[4];
+    uint32_t alt_nd = 0;
+    if (ok == 0 && t->alt_dims[0] != NULL)
+        ok = shape_is(c, t->alt_dims, layer, &info, alt, &alt_nd);
+    if (ok < 0) {
+        c->indefinite = 1;
+        return;
     }
     if (ok || a->n_shape++ > 0)
         return;
@@ -620,9 +633,18 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
         if (o >= sizeof why)
             o = sizeof why - 1;
     }
+    char alt_text[112] = "";
+    if (alt_nd > 0) {
+        uint64_t ad[4] = {0, 0, 0, 0};
+        for (uint32_t d = 0; d < alt_nd; d++)
+            ad[d] = (uint64_t)alt[d];
+        char alt_shape[96];
+        shape_text(alt_shape, sizeof alt_shape, ad, alt_nd);
+        snprintf(alt_text, sizeof alt_text, " (or %s)", alt_shape);
+    }
     snprintf(a->shape_msg, sizeof a->shape_msg,
-             "tensor '%s' has shape %s where llama.cpp expects %s = [%s]: it refuses the model",
-             name, got, exp, why);
+             "tensor '%s' has shape %s where llama.cpp expects %s = [%s]%s: it refuses the model",
+             name, got, exp, why, alt_text);
 }
 
 static void check_tensor_rules(lc *c, const gguf__llama_tensor *rules, int64_t nl, int64_t l,

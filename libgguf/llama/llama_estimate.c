@@ -95,6 +95,14 @@ static const struct {
     {"plamo", "its compute buffer is not modelled within 10% yet"},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"deci", "its compute buffer is not modelled within 10% yet"},
+    {"rwkv6", "a recurrent model not yet checked against llama.cpp"},
+    {"rwkv6qwen2", "a recurrent model not yet checked against llama.cpp"},
+    {"arwkv7", "a recurrent model not yet checked against llama.cpp"},
+    {"jamba", "a hybrid not yet checked against llama.cpp"},
+    {"falcon-h1", "a hybrid not yet checked against llama.cpp"},
+    {"plamo2", "a hybrid not yet checked against llama.cpp"},
+    {"kimi-linear", "a hybrid not yet checked against llama.cpp"},
+    {"minimax-01", "a hybrid not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
