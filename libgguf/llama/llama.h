@@ -86,7 +86,9 @@ enum gguf__llama_tensor_flags {
     GGUF__LT_OPTIONAL = 1 << 0, /* TENSOR_NOT_REQUIRED: may be absent (a wrong shape is still
                                    refused) */
     GGUF__LT_LAYER = 1 << 1,    /* one per layer: the name holds %d */
-    GGUF__LT_ALL_LAYERS = 1 << 2 /* per layer over block_count including nextn layers */
+    GGUF__LT_ALL_LAYERS = 1 << 2, /* per layer over block_count including nextn layers */
+    GGUF__LT_ALT = 1 << 3         /* another shape llama.cpp accepts for the tensor of the row
+                                     before (same name and layers): the tensor must have one */
 };
 
 typedef struct gguf__llama_tensor {
@@ -183,6 +185,7 @@ typedef struct gguf__llama_hparams {
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
+    uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS]; /* attention.indexer.types (dots3note) */
 } gguf__llama_hparams;
 
 /* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`

@@ -8,7 +8,7 @@
  *
  * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
  * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
- * XU_i and RECR_i at the layer being judged. */
+ * XU_i, RECR_i, SWA_i and IDX_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -228,6 +228,10 @@ static uint32_t ff_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n
 static uint32_t ffe_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff_exp[il]; }
 static uint32_t xu_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_expert_used[il]; }
 static uint32_t recr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_recr[il]; }
+static uint32_t swa_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_swa[il]; }
+static uint32_t idx_at(const gguf__llama_hparams *hp, uint32_t il) {
+    return hp->is_indexer_full[il];
+}
 static const struct layer_sym {
     const char *name;
     const char *base;
@@ -240,6 +244,8 @@ static const struct layer_sym {
     {"FFE_i", "E", ffe_at, "expert_feed_forward_length"},
     {"XU_i", "XU", xu_at, "expert_used_count"},
     {"RECR_i", "HKV + FF", recr_at, NULL},
+    {"SWA_i", "NL", swa_at, NULL},
+    {"IDX_i", "NL", idx_at, NULL},
 };
 
 const char *gguf__llama_layer_sym(size_t i) {
@@ -625,11 +631,39 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
              name, got, exp, why);
 }
 
+/* Adds one layer's problems (at most one of each) to a rule's. */
+static void agg_add(agg *a, const agg *one) {
+    if (one->n_missing > 0 && a->n_missing++ == 0)
+        a->missing_layer = one->missing_layer;
+    if (one->n_shape > 0 && a->n_shape++ == 0) {
+        a->shape_layer = one->shape_layer;
+        a->shape_at = one->shape_at;
+        memcpy(a->shape_msg, one->shape_msg, sizeof a->shape_msg);
+    }
+}
+
+/* One layer of a row and of the GGUF__LT_ALT rows after it: the tensor is misshapen only when
+ * no alternative's shape fits (the row's own problems are then the ones told). */
+static void check_alts(lc *c, const gguf__llama_tensor *t, int64_t layer, int optional, agg *a) {
+    agg own = {-1, 0, -1, 0, "", {0, 0}};
+    check_one(c, t, layer, optional, &own);
+    for (const gguf__llama_tensor *alt = t + 1; own.n_shape > 0 && alt->name != NULL &&
+                                                (alt->flags & GGUF__LT_ALT); alt++) {
+        agg other = {-1, 0, -1, 0, "", {0, 0}};
+        check_one(c, alt, layer, optional, &other);
+        if (other.n_shape == 0 && other.n_missing == 0)
+            own.n_shape = 0;
+    }
+    agg_add(a, &own);
+}
+
 static void check_tensor_rules(lc *c, const gguf__llama_tensor *rules, int64_t nl, int64_t l,
                                int mtp_optional) {
     char blk[NAME_MAX_LEN];
     snprintf(blk, sizeof blk, "%s.block_count", c->arch_name);
     for (const gguf__llama_tensor *t = rules; t->name != NULL; t++) {
+        if (t->flags & GGUF__LT_ALT)
+            continue; /* judged with the row before */
         agg a = {-1, 0, -1, 0, "", {0, 0}};
         int64_t n = 0;
         if (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) {
@@ -639,9 +673,9 @@ static void check_tensor_rules(lc *c, const gguf__llama_tensor *rules, int64_t n
                 continue;
             }
             for (int64_t i = 0; i < n && i < 4096; i++)
-                check_one(c, t, i, i >= l && mtp_optional, &a);
+                check_alts(c, t, i, i >= l && mtp_optional, &a);
         } else {
-            check_one(c, t, -1, 0, &a);
+            check_alts(c, t, -1, 0, &a);
         }
         char name[NAME_MAX_LEN];
         if (a.n_missing > 0) {
@@ -959,8 +993,9 @@ typedef struct plan_ctx {
 static void plan_rows(plan_ctx *p, const gguf__llama_tensor *rows, int64_t nl, int64_t l) {
     lc *c = p->c;
     for (const gguf__llama_tensor *t = rows; t->name != NULL; t++) {
-        if (t->if_present != NULL)
-            continue; /* the plan takes the alternative without the optional tensor */
+        if (t->if_present != NULL || (t->flags & GGUF__LT_ALT))
+            continue; /* the plan takes the alternative without the optional tensor, and a
+                         tensor's first shape */
         int64_t n = (t->flags & GGUF__LT_ALL_LAYERS) ? nl : (t->flags & GGUF__LT_LAYER) ? l : 1;
         for (int64_t i = 0; i < n; i++) {
             int64_t layer = (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) ? i : -1;
