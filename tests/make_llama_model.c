@@ -81,7 +81,7 @@ typedef struct kv {
     {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}
 static const struct recipe {
     const char *arch;
-    kv keys[24];
+    kv keys[28];
 } recipes[] = {
     {"llama", {LLAMA}},
     {"qwen2", {SMALL("2"), {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
@@ -378,6 +378,71 @@ static const struct recipe {
     {"afmoe",
      {RMS("2"), EXPERTS_FF, {".expert_shared_count", "u32", "1"},
       {".leading_dense_block_count", "u32", "1"}, {".attention.sliding_window", "u32", "32"}}},
+    {"grok", {RMS("2"), EXPERTS}},
+    /* layer 0 with experts and a shared expert, layer 1 a next-token prediction layer */
+    {"hy_v3", {RMS("2"), EXPERTS_FF, {".nextn_predict_layers", "u32", "1"}}},
+    /* layer 0 sliding-window attention with heads of 32, layer 1 full attention with heads of 16
+     * (queries of 32 in both) */
+    {"mimo2",
+     {RMS("2"), {".attention.key_length", "u32", "16"}, {".attention.value_length", "u32", "16"},
+      {".attention.key_length_swa", "u32", "32"}, {".attention.value_length_swa", "u32", "32"},
+      {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "[1, 0]"}, EXPERTS_FF}},
+    /* layer 0 dense with sliding-window attention, layer 1 experts with a shared one */
+    {"cohere2moe",
+     {LN("2"), {".attention.sliding_window", "u32", "32"}, {".logit_scale", "f32", "0.125"},
+      {".attention.sliding_window_pattern", "u32", "[1, 0]"},
+      {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}}},
+    /* layer 0 sliding-window attention with heads of 32, layer 1 full attention with heads of 16
+     * (queries of 32 in both) */
+    {"step35",
+     {RMS("2"), {".attention.key_length", "u32", "16"}, {".attention.value_length", "u32", "16"},
+      {".attention.key_length_swa", "u32", "32"}, {".attention.value_length_swa", "u32", "32"},
+      {".rope.dimension_count", "u32", "16"}, {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "[1, 0]"}, EXPERTS_FF,
+      {".expert_shared_feed_forward_length", "u32", "32"}}},
+    /* layer 0 dense, layer 1 experts with the indexer */
+    {"minimax-m3",
+     {RMS("2"), {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}, {".expert_gating_func", "u32", "2"},
+      {".attention.indexer.head_count", "u32", "2"}, {".attention.indexer.key_length", "u32", "16"},
+      {".attention.indexer.top_k", "u32", "4"}, {".attention.indexer.block_size", "u32", "16"},
+      {".attention.indexer.local_blocks", "u32", "1"}}},
+    /* layer 0 a kimi-delta layer with a dense feed-forward, layer 1 latent attention (keys of 48,
+     * 16 of them rope, values of 32) with experts */
+    {"bailingmoe3",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+      {".attention.head_count_kv", "u32", "[0, 2]"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".attention.key_length_mla", "u32", "48"}, {".attention.value_length_mla", "u32", "32"},
+      {".attention.kv_lora_rank", "u32", "32"}, {".attention.q_lora_rank", "u32", "32"},
+      {".rope.dimension_count", "u32", "16"}, {".ssm.conv_kernel", "u32", "4"},
+      {".kda.head_dim", "u32", "16"}, {".kda.gate_lower_bound", "f32", "-5"},
+      {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}, {".expert_gating_func", "u32", "2"}}},
+    /* layer 0 full attention with a dense feed-forward, layer 1 sliding-window attention with
+     * experts */
+    {"laguna",
+     {RMS("2"), {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".attention.sliding_window", "u32", "32"}}},
+    /* layer 0 sliding-window latent attention (keys of 32, values of 16, a rank of 16) with a
+     * dense feed-forward, layer 1 full latent attention (keys of 48, values of 32, a rank of 32)
+     * with the indexer and experts */
+    {"dots3note",
+     {SMALL("4"), {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}, {".expert_gating_func", "u32", "2"},
+      {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
+      {".attention.key_length_mla", "u32", "48"}, {".attention.value_length_mla", "u32", "32"},
+      {".attention.kv_lora_rank_swa", "u32", "16"},
+      {".attention.key_length_mla_swa", "u32", "32"},
+      {".attention.value_length_mla_swa", "u32", "16"}, {".rope.dimension_count", "u32", "16"},
+      {".attention.sliding_window", "u32", "32"}, {".rope.freq_base_swa", "f32", "10000"},
+      {".attention.sliding_window_pattern", "u32", "[1, 0]"},
+      {".attention.indexer.head_count", "u32", "2"}, {".attention.indexer.key_length", "u32", "16"},
+      {".attention.indexer.top_k", "u32", "4"}, {".attention.indexer.types", "u32", "[0, 1]"}}},
 };
 
 /* The recipe keys --scale scales: widths whose ratios the loader's rules hold (head size times
@@ -387,6 +452,8 @@ static const char *const wide_keys[] = {
     ".expert_shared_feed_forward_length", ".attention.key_length", ".attention.value_length",
     ".attention.key_length_swa", ".attention.value_length_swa", ".attention.key_length_mla",
     ".attention.value_length_mla", ".attention.q_lora_rank", ".attention.kv_lora_rank",
+    ".attention.key_length_mla_swa", ".attention.value_length_mla_swa",
+    ".attention.kv_lora_rank_swa",
     ".rope.dimension_count", ".rope.dimension_count_swa", ".ssm.inner_size", ".ssm.state_size",
     ".wkv.head_size", NULL};
 
@@ -408,6 +475,44 @@ static const char *scaled(char *buf, size_t size, const char *value, unsigned sc
 }
 
 static unsigned wide_scale = 1; /* --scale, for the recipe's keys only */
+
+/* Optional tensors of the plan a recipe's model has too (names after "blk.N.", in every layer
+ * the plan has them), where the loader requires none of a block: llama.cpp then judges their
+ * shapes as well. */
+static const struct {
+    const char *arch;
+    const char *tensors;
+} recipe_opt[] = {
+    {"hy_v3", "ffn_gate_inp.weight exp_probs_b ffn_gate_exps.weight ffn_down_exps.weight "
+              "ffn_up_exps.weight ffn_gate_shexp.weight ffn_down_shexp.weight "
+              "ffn_up_shexp.weight"},
+    {"mimo2", "attn_sinks.weight ffn_gate_inp.weight ffn_gate_exps.weight ffn_down_exps.weight "
+              "ffn_up_exps.weight exp_probs_b.bias"},
+    {"step35", "attn_q_norm.weight attn_k_norm.weight attn_gate.weight ffn_gate_inp.weight "
+               "ffn_gate_exps.weight ffn_down_exps.weight ffn_up_exps.weight exp_probs_b.bias "
+               "ffn_gate_shexp.weight ffn_down_shexp.weight ffn_up_shexp.weight"},
+};
+
+/* 1 when the recipe of arch has the layer tensor `name` among its optional ones */
+static int recipe_wants(const char *arch, const char *name) {
+    if (strncmp(name, "blk.", 4) != 0)
+        return 0;
+    const char *tail = strchr(name + 4, '.');
+    if (tail == NULL)
+        return 0;
+    tail++;
+    size_t n = strlen(tail);
+    for (size_t i = 0; i < sizeof recipe_opt / sizeof recipe_opt[0]; i++) {
+        if (strcmp(recipe_opt[i].arch, arch) != 0)
+            continue;
+        for (const char *p = recipe_opt[i].tensors; (p = strstr(p, tail)) != NULL; p += n) {
+            int starts = p == recipe_opt[i].tensors || p[-1] == ' ';
+            if (starts && (p[n] == ' ' || p[n] == '\0'))
+                return 1;
+        }
+    }
+    return 0;
+}
 
 static int set_text(gguf_file *f, const char *arch, const char *key, const char *type,
                     const char *value, gguf_error *err) {
@@ -618,7 +723,7 @@ int main(int argc, char **argv) {
         rc = gguf_kv_set_scalar(f, "general.file_type", GGUF_VTYPE_U32, &ftype, &err);
     if (rc == 0)
         rc = set_text(f, arch, ".block_count", "u32", layers, &err);
-    for (size_t k = 0; rc == 0 && k < 24 && rc_arch->keys[k].key != NULL; k++)
+    for (size_t k = 0; rc == 0 && k < 28 && rc_arch->keys[k].key != NULL; k++)
         rc = set_text(f, arch, rc_arch->keys[k].key, rc_arch->keys[k].type, rc_arch->keys[k].value, &err);
     /* the tokenizer, copied from the vocabulary file */
     for (size_t i = 0; rc == 0 && i < gguf_kv_count(v); i++) {
@@ -652,7 +757,7 @@ int main(int argc, char **argv) {
         /* separate attention weights, even where llama.cpp lets them all be absent (phi3) */
         int want = p.required[i] || strstr(p.names[i], ".attn_q.weight") != NULL ||
                    strstr(p.names[i], ".attn_k.weight") != NULL ||
-                   strstr(p.names[i], ".attn_v.weight") != NULL;
+                   strstr(p.names[i], ".attn_v.weight") != NULL || recipe_wants(arch, p.names[i]);
         for (int a = 4; a + 1 < argc; a += 2) {
             if (strcmp(argv[a], "--drop") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
                 want = 0;

@@ -97,7 +97,7 @@ typedef struct gguf__llama_tensor {
     const char *if_present; /* created only when this tensor (same layer) is in the file */
     const char *if_absent;  /* created only when this tensor (same layer) is not */
     const char *alt_dims[4]; /* a second shape llama.cpp accepts (it retries with it when the
-                                first is refused), or {NULL} */
+                                first is refused, or the graph takes either), or {NULL} */
 } gguf__llama_tensor;
 
 /* An architecture llama.cpp knows. */
@@ -185,6 +185,7 @@ typedef struct gguf__llama_hparams {
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
+    uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS]; /* attention.indexer.types (dots3note) */
 } gguf__llama_hparams;
 
 /* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`

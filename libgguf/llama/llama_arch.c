@@ -18,6 +18,8 @@
  *   CLS   classifier labels (1)       i     the layer of a per-layer tensor
  *   HKV_i, H_i, FF_i, FFE_i, XU_i  that layer's value of a per-layer key (llama_hparams.c)
  *   RECR_i  1 when that layer is recurrent (mamba, delta-net, short convolution), else 0
+ *   SWA_i   1 when that layer is a sliding-window layer, else 0
+ *   IDX_i   1 when attention.indexer.types gives that layer a sparse-attention indexer
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
@@ -2646,23 +2648,511 @@ static const gguf__llama_tensor tensors_afmoe[] = {
     {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
     {NULL, {NULL}, 0}};
 
-/* ---- the architectures checked for keys only ---- */
+/* ---- grok: experts in every layer (an optional dense block beside them), a norm after
+ * attention, and after the feed-forward one of two names ---- */
 
 static const gguf__llama_key keys_grok[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.output_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attn_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"router_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.temperature_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_ext_factor", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_attn_factor", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_beta_fast", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.yarn_beta_slow", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
+    {"logit_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.output_scale", F32, SCALAR, 0},
+    {"attn_logit_softcapping", F32, SCALAR, 0},
+    {"router_logit_softcapping", F32, SCALAR, 0},
+    {"final_logit_softcapping", F32, SCALAR, 0},
+    {"attention.temperature_length", U32, SCALAR, 0},
+    {"rope.scaling.yarn_ext_factor", F32, SCALAR, 0},
+    {"rope.scaling.yarn_attn_factor", F32, SCALAR, 0},
+    {"rope.scaling.yarn_beta_fast", F32, SCALAR, 0},
+    {"rope.scaling.yarn_beta_slow", F32, SCALAR, 0},
     {NULL, 0, 0, 0}};
+/* the experts are as wide as the dense feed-forward unless given */
+static const gguf__llama_sym syms_grok[] = {{"FFX", "FFE ? FFE : FF", "expert_ffn_length"},
+                                            {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_grok[] = {
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses grok without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_grok[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, OPT | LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, OPT | LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, OPT | LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER},
+    {"blk.%d.layer_output_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER, .if_absent = "blk.%d.layer_output_norm.weight"},
+    {NULL, {NULL}, 0}};
+
+/* ---- hy_v3: every layer's feed-forward blocks optional (dense, experts with a routing bias, a
+ * shared expert), queries and keys normalized, next-token prediction layers at the end ---- */
+
+static const gguf__llama_key keys_hy_v3[] = {
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_hy_v3[] = {
+    {"FFX", "FFE ? FFE : FF/(XU > 0 ? XU : 1)", "expert_ffn_length"},
+    {"FFSX", "FFS ? FFS : FFX", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+/* the experts' gate and up of width W, fused (optional) or apart (flags F), in the layers C */
+#define GATE_UP_EXPS(W, F, C)                                                                    \
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "2*(" W ")", "X"}, OPT | ALL_LAYERS, .when = C},  \
+    {"blk.%d.ffn_gate_exps.weight", {"E", W, "X"}, (F) | ALL_LAYERS, .when = C,                \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_up_exps.weight", {"E", W, "X"}, (F) | ALL_LAYERS, .when = C,                  \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"}
+static const gguf__llama_tensor tensors_hy_v3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    QKV_WHEN("DK*H", "DK*HKV", "DV*HKV", 0, "i < L"),
+    QKV_NEXTN("DK*H", "DK*HKV", "DV*HKV"),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, ALL_LAYERS},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, OPT | ALL_LAYERS},
+    /* named without the .bias that other architectures give it */
+    {"blk.%d.exp_probs_b", {"X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, OPT | ALL_LAYERS},
+    GATE_UP_EXPS("FFX", OPT, NULL),
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFSX"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFSX"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down_shexp.weight", {"FFSX", "E"}, OPT | ALL_LAYERS},
+    NEXTN_LAYER,
+    {NULL, {NULL}, 0}};
+
+/* ---- mimo2: sliding-window layers by a per-layer pattern, with their own key/value head size;
+ * every layer's feed-forward blocks optional (dense, experts with a routing bias), attention
+ * sinks, next-token prediction layers at the end ---- */
+
+static const gguf__llama_key keys_mimo2[] = {
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window_pattern", U32, PER_LAYER, ANY_LENGTH | REQ, .sym = "PAT"},
+    {"attention.value_scale", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_mimo2[] = {
+    {"SWA0", "PAT != 0", NULL},
+    {NULL, NULL, NULL}};
+/* keys and values take the head size of their layer's kind, queries layer 0's */
+#define MIMO2_K "(SWA_i ? DKS : DKF)*HKV_i"
+#define MIMO2_V "(SWA_i ? DVS : DVF)*HKV_i"
+static const gguf__llama_tensor tensors_mimo2[] = {
+    EMBED_NORM_OUT,
+    QKV_WHEN("DK*H_i", MIMO2_K, MIMO2_V, 0, "i < L"),
+    QKV_NEXTN("DK*H_i", MIMO2_K, MIMO2_V),
+    {"blk.%d.attn_output.weight", {"DV*H_i", "E"}, ALL_LAYERS},
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.attn_sinks.weight", {"H_i"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | ALL_LAYERS},
+    NEXTN_LAYER,
+    {"blk.%d.layer_output_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef MIMO2_K
+#undef MIMO2_V
+
+/* ---- cohere2moe: cohere2's attention (no feed-forward norm), dense first layers, then experts
+ * with optional shared ones; sliding-window layers by a per-layer pattern, next-token prediction
+ * layers at the end ---- */
+
+static const gguf__llama_key keys_cohere2moe[] = {
+    {"attention.layer_norm_epsilon", F32, SCALAR, 0, .sym = "LNE"},
+    {"attention.layer_norm_rms_epsilon", F32, SCALAR, 0, .sym = "RMSE"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"logit_scale", F32, SCALAR, REQ},
+    {"leading_dense_block_count", U32, SCALAR, REQ, .sym = "NDL"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_shared_count", U32, SCALAR, 0, .sym = "XS", .dflt = "0"},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, 0},
+    /* a period (layer 0 of each full), else one flag per layer */
+    {"attention.sliding_window_pattern", U32, PER_LAYER, ANY_LENGTH | REQ, .sym = "PAT"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+/* layer 0 slides when the per-layer pattern (what the converter writes) says so; a period
+ * would make it full */
+static const gguf__llama_sym syms_cohere2moe[] = {
+    {"SWA0", "PAT != 0", NULL},
+    {"FFX", "FFE ? FFE : FF", "expert_ffn_length"},
+    {"FFSX", "FFS ? FFS : FFX*XS", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_cohere2moe[] = {
+    {"defined(LNE) || defined(RMSE)", NULL, "attention.layer_norm_epsilon", GGUF_LLAMA_ERROR,
+     "is absent, and so is attention.layer_norm_rms_epsilon: llama.cpp refuses cohere2moe "
+     "without a norm epsilon"},
+    {"X > 0", NULL, "expert_count", GGUF_LLAMA_ERROR, "llama.cpp refuses cohere2moe without experts"},
+    {"XU > 0", NULL, "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses cohere2moe with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* the next-token prediction layers have experts whatever leading_dense_block_count says */
+#define C2M_DENSE "i < NDL && i < L"
+#define C2M_EXPERTS "i >= NDL || i >= L"
+static const gguf__llama_tensor tensors_cohere2moe[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    QKV_WHEN("DK*H", "DV*HKV", "DV*HKV", 0, "i < L"),
+    QKV_NEXTN("DK*H", "DV*HKV", "DV*HKV"),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, ALL_LAYERS},
+    DENSE_FFN_ALL(C2M_DENSE),
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, ALL_LAYERS, .when = C2M_EXPERTS},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, ALL_LAYERS, .when = C2M_EXPERTS},
+    GATE_UP_EXPS("FFX", 0, C2M_EXPERTS),
+    SHARED_EXPERTS("FFSX", "(" C2M_EXPERTS ") && XS > 0"),
+    NEXTN_LAYER,
+    {NULL, {NULL}, 0}};
+#undef C2M_DENSE
+#undef C2M_EXPERTS
+
+/* ---- step35: sliding-window layers by a per-layer pattern, with their own head size and rope
+ * dimension (full layers rope half of rope.dimension_count); every layer's feed-forward blocks
+ * optional (dense, experts with a routing bias, a shared expert), a per-head attention gate,
+ * next-token prediction layers at the end ---- */
+
+static const gguf__llama_key keys_step35[] = {
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window_pattern", U32, PER_LAYER, REQ, .sym = "PAT"},
+    {"swiglu_clamp_exp", F32, PER_LAYER, 0},
+    {"swiglu_clamp_shexp", F32, PER_LAYER, 0},
+    {NULL, 0, 0, 0}};
+/* the rope factors are as long as the widest layer's rope needs: taken here as the wider of the
+ * two kinds, as in a model that has both */
+static const gguf__llama_sym syms_step35[] = {
+    {"SWA0", "PAT != 0", NULL},
+    {"RMAX", "RS > RF/2 ? RS : RF/2", "largest_rope_dim"},
+    {NULL, NULL, NULL}};
+/* keys and values take the head size of their layer's kind, queries layer 0's */
+#define STEP35_K "(SWA_i ? DKS : DKF)*HKV_i"
+#define STEP35_V "(SWA_i ? DVS : DVF)*HKV_i"
+static const gguf__llama_tensor tensors_step35[] = {
+    EMBED_NORM_OUT,
+    /* created at layer 0 only (duplicated for the others) */
+    {"rope_freqs.weight", {"RMAX/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"RMAX/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"RMAX/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, OPT | ALL_LAYERS},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, OPT | ALL_LAYERS},
+    QKV_WHEN("DK*H_i", STEP35_K, STEP35_V, 0, "i < L"),
+    QKV_NEXTN("DK*H_i", STEP35_K, STEP35_V),
+    {"blk.%d.attn_output.weight", {"DV*H_i", "E"}, ALL_LAYERS},
+    {"blk.%d.attn_gate.weight", {"E", "H_i"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, OPT | ALL_LAYERS},
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS"}, OPT | ALL_LAYERS},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, OPT | ALL_LAYERS},
+    NEXTN_LAYER,
+    {NULL, {NULL}, 0}};
+#undef STEP35_K
+#undef STEP35_V
+
+/* ---- minimax-m3: queries and keys normalized per head, dense first layers, then experts with a
+ * routing bias and shared ones, and a sparse-attention indexer beside them ---- */
+
+static const gguf__llama_key keys_minimax_m3[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IK"},
+    {"attention.indexer.top_k", U32, SCALAR, REQ},
+    {"attention.indexer.block_size", U32, SCALAR, REQ, .sym = "IB"},
+    {"attention.indexer.local_blocks", U32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_minimax_m3[] = {
+    {"IB > 0", NULL, "attention.indexer.block_size", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp aborts (it divides by it)"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_minimax_m3[] = {
+    EMBED_NORM_OUT,
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.indexer.q_proj.weight", {"E", "IH*IK"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.indexer.k_proj.weight", {"E", "IK"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.indexer.q_norm.weight", {"IK"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.indexer.k_norm.weight", {"IK"}, LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- bailingmoe3: kimi-delta attention layers (those without key/value heads) and latent
+ * attention layers with a per-head gate; dense first layers, then experts with a routing bias
+ * and shared ones; next-token prediction layers (latent attention, experts) at the end ---- */
+
+static const gguf__llama_key keys_bailingmoe3[] = {
+    RMS_EPS,
+    {"attention.key_length_mla", U32, SCALAR, REQ, .sym = "KMLAK"},
+    {"attention.value_length_mla", U32, SCALAR, REQ, .sym = "VMLAK"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {"attention.q_lora_rank", U32, SCALAR, 0, .sym = "QLR", .dflt = "0"},
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "CONV"},
+    {"kda.head_dim", U32, SCALAR, REQ, .sym = "KDA"},
+    {"kda.safe_gate", BOOL, SCALAR, 0, .sym = "SAFE", .dflt = "1"},
+    /* llama.cpp also aborts unless it is negative: floats are not symbols, so not judged */
+    {"kda.gate_lower_bound", F32, SCALAR, REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"leading_dense_block_count", U32, SCALAR, REQ, .sym = "NDL"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"swiglu_clamp_exp", F32, PER_LAYER, 0},
+    {"swiglu_clamp_shexp", F32, PER_LAYER, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_bailingmoe3[] = {
+    {"MLA", "KMLAK != 0 && VMLAK != 0", NULL},
+    {"KMLA", "MLA ? KMLAK : DK", "mla_key_head_size"},
+    {"VMLA", "MLA ? VMLAK : DV", "mla_value_head_size"},
+    {"KDI", "KDA*H", "kda.head_dim*attention.head_count"},
+    {"FFSX", "FFS ? FFS : FFE*(XS > 1 ? XS : 1)", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_bailingmoe3[] = {
+    {"SAFE", NULL, "kda.safe_gate", GGUF_LLAMA_ERROR, "is false: llama.cpp aborts"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define BM3_ATTN "i >= L || !RECR_i"
+#define BM3_DENSE "i < NDL && i < L"
+#define BM3_EXPERTS "i >= NDL || i >= L"
+static const gguf__llama_tensor tensors_bailingmoe3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},
+    {"blk.%d.ssm_conv1d_q.weight", {"CONV", "1", "KDI", "1"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_conv1d_k.weight", {"CONV", "1", "KDI", "1"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_conv1d_v.weight", {"CONV", "1", "KDI", "1"}, LAYER, .when = "RECR_i"},
+    QKV_WHEN("KDI", "KDI", "KDI", 0, "RECR_i"),
+    {"blk.%d.ssm_f_a.weight", {"E", "KDI"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_beta.weight", {"E", "H"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_a", {"1", "H"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_dt.bias", {"KDI"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_g_a.weight", {"E", "KDI"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_norm.weight", {"KDA"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.attn_output.weight", {"KDI", "E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, ALL_LAYERS, .when = "(" BM3_ATTN ") && QLR > 0"},
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, ALL_LAYERS, .when = "(" BM3_ATTN ") && QLR > 0"},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, ALL_LAYERS,
+     .when = "(" BM3_ATTN ") && QLR > 0"},
+    {"blk.%d.attn_q.weight", {"E", "H*KMLA"}, ALL_LAYERS, .when = "(" BM3_ATTN ") && QLR == 0"},
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.attn_k_b.weight", {"KMLA-R", "KVLR", "H"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.attn_gate.weight", {"E", "H"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, ALL_LAYERS, .when = BM3_ATTN},
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},
+    DENSE_FFN_ALL(BM3_DENSE),
+    /* the routing bias is required here */
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, ALL_LAYERS, .when = BM3_EXPERTS},
+    {"blk.%d.exp_probs_b.bias", {"X"}, ALL_LAYERS, .when = BM3_EXPERTS},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = BM3_EXPERTS},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, ALL_LAYERS, .when = BM3_EXPERTS},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = BM3_EXPERTS},
+    SHARED_EXPERTS("FFSX", BM3_EXPERTS),
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.layer_output_norm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef BM3_ATTN
+#undef BM3_DENSE
+#undef BM3_EXPERTS
+
+/* ---- laguna: gated attention (a gate per head or per element), queries and keys normalized,
+ * head counts per layer, dense first layers, then experts with a routing bias and a shared
+ * expert; sliding-window layers with attention.sliding_window > 0 (layer 0 of each period
+ * full) ---- */
+
+static const gguf__llama_key keys_laguna[] = {
+    RMS_EPS,
+    {"leading_dense_block_count", U32, SCALAR, REQ, .sym = "NDL"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_gating_func", U32, SCALAR, 0},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_shared_count", U32, SCALAR, 0, .sym = "XS", .dflt = "1"},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "4", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {"rope.dimension_count_swa", U32, SCALAR, 0, .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_laguna[] = {
+    {"SWA0", "SWIN > 0 && PAT == 0", NULL},
+    {"FFSX", "FFS ? FFS : FFE*XS", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_laguna[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H_i", "DK*HKV_i", "DV*HKV_i", 0),
+    {"blk.%d.attn_output.weight", {"DK*H_i", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    /* one gate per head, or one per element (llama.cpp aborts on any other width) */
+    {"blk.%d.attn_gate.weight", {"E", "H_i"}, LAYER, .alt_dims = {"E", "DK*H_i"}},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFSX"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFSX"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFSX", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {NULL, {NULL}, 0}};
+
+/* ---- dots3note: latent attention of two geometries (sliding-window layers by a per-layer
+ * pattern, full ones), a per-head gate, a sparse-attention indexer in the layers
+ * attention.indexer.types names; dense first layers, then experts with a routing bias and shared
+ * ones; next-token prediction layers (sliding geometry, dense, all optional) at the end ---- */
+
+static const gguf__llama_key keys_dots3note[] = {
+    RMS_EPS,
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"leading_dense_block_count", U32, SCALAR, REQ, .sym = "NDL"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {"attention.key_length_mla", U32, SCALAR, REQ, .sym = "KMLA"},
+    {"attention.value_length_mla", U32, SCALAR, REQ, .sym = "VMLA"},
+    {"attention.kv_lora_rank_swa", U32, SCALAR, REQ, .sym = "KVLRS"},
+    {"attention.key_length_mla_swa", U32, SCALAR, REQ, .sym = "KMLAS"},
+    {"attention.value_length_mla_swa", U32, SCALAR, REQ, .sym = "VMLAS"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"rope.freq_base_swa", F32, SCALAR, REQ},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_ARRAY, REQ},
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IK"},
+    {"attention.indexer.top_k", U32, SCALAR, REQ},
+    {"attention.indexer.types", U32, GGUF__LK_ARRAY, REQ},
+    {NULL, 0, 0, 0}};
+/* the rope dimension is layer 0's: taken as the full layers' (the converter writes one rope
+ * dimension for both kinds) */
+static const gguf__llama_sym syms_dots3note[] = NO_SYMS;
+static const gguf__llama_rule rules_dots3note[] = {
+    {"KMLA != 0 && VMLA != 0", NULL, "attention.key_length_mla", GGUF_LLAMA_ERROR,
+     "or attention.value_length_mla is 0: llama.cpp refuses dots3note without latent attention"},
+    {"X > 0 && XU > 0", "NDL < L", "expert_count", GGUF_LLAMA_ERROR,
+     "or expert_used_count is 0: llama.cpp refuses expert layers (after "
+     "leading_dense_block_count) without experts"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* the attention of a layer of either geometry; the next-token prediction layers take the
+ * sliding one */
+#define D3_SWA "(i >= L || SWA_i)"
+#define D3_KVR "(" D3_SWA " ? KVLRS : KVLR)"
+#define D3_KM "(" D3_SWA " ? KMLAS : KMLA)"
+#define D3_VM "(" D3_SWA " ? VMLAS : VMLA)"
+#define DOTS3_LAYER(F, W)                                                                        \
+    {"blk.%d.attn_norm.weight", {"E"}, F, .when = W},                                          \
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, F, .when = W},                                    \
+    {"blk.%d.attn_kv_a_norm.weight", {D3_KVR}, F, .when = W},                                  \
+    {"blk.%d.attn_k_norm.weight", {"R"}, F, .when = W},                                        \
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, F, .when = W},                                    \
+    {"blk.%d.attn_q_b.weight", {"QLR", "H_i*" D3_KM}, F, .when = W},                           \
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", D3_KVR "+R"}, F, .when = W},                         \
+    {"blk.%d.attn_k_b.weight", {D3_KM "-R", D3_KVR, "H_i"}, F, .when = W},                     \
+    {"blk.%d.attn_v_b.weight", {D3_KVR, D3_VM, "H_i"}, F, .when = W},                          \
+    {"blk.%d.attn_output.weight", {"H_i*" D3_VM, "E"}, F, .when = W},                          \
+    {"blk.%d.attn_gate.weight", {"E", "H_i"}, F, .when = W},                                   \
+    {"blk.%d.ffn_norm.weight", {"E"}, F, .when = W}
+static const gguf__llama_tensor tensors_dots3note[] = {
+    EMBED_OUT,
+    DOTS3_LAYER(LAYER, NULL),
+    DOTS3_LAYER(OPT | ALL_LAYERS, "i >= L"),
+    {"blk.%d.indexer.k_norm.weight", {"IK"}, LAYER, .when = "IDX_i"},
+    {"blk.%d.indexer.k_norm.bias", {"IK"}, LAYER, .when = "IDX_i"},
+    {"blk.%d.indexer.proj.weight", {"E", "IH"}, LAYER, .when = "IDX_i"},
+    {"blk.%d.indexer.attn_k.weight", {"E", "IK"}, LAYER, .when = "IDX_i"},
+    {"blk.%d.indexer.attn_q_b.weight", {"QLR", "IH*IK"}, LAYER, .when = "IDX_i"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"},
+    {NULL, {NULL}, 0}};
+#undef D3_SWA
+#undef D3_KVR
+#undef D3_KM
+#undef D3_VM
+
+/* ---- the architectures checked for keys only ---- */
+
 static const gguf__llama_key keys_gptneox[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"use_parallel_residual", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2747,21 +3237,6 @@ static const gguf__llama_key keys_gemma4_assistant[] = {
 static const gguf__llama_key keys_command_r[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_cohere2moe[] = {
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_dbrx[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2878,75 +3353,10 @@ static const gguf__llama_key keys_bailingmoe[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_bailingmoe3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.safe_gate", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"kda.gate_lower_bound", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_dots3note[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_laguna[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.dimension_count_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_hunyuan_moe[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0, .sym = "FFS", .dflt = "0"},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_hy_v3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_smallthinker[] = {
     {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
@@ -2967,20 +3377,6 @@ static const gguf__llama_key keys_minimax_m2[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_minimax_m3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.local_blocks", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_eagle3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -3014,27 +3410,6 @@ static const gguf__llama_key keys_dflash[] = {
     {"hyper_connection.epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mimo2[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"attention.value_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_step35[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_kimi_k3[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -3079,7 +3454,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "llama4", .keys = keys_llama4, .syms = syms_llama4, .rules = rules_llama4, .tensors = tensors_llama4},
     {.name = "deci", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_deci},
     {.name = "falcon", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_falcon, .tensors = tensors_falcon},
-    {.name = "grok", .keys = keys_grok},
+    {.name = "grok", .keys = keys_grok, .syms = syms_grok, .rules = rules_grok, .tensors = tensors_grok},
     {.name = "gpt2", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_gpt2},
     {.name = "gptj", .refused = 1,
      .not_a_model = "named by llama.cpp but no loader creates a model for it (unsupported model "
@@ -3140,7 +3515,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "xverse", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_xverse},
     {.name = "command-r", .keys = keys_command_r, .syms = syms_llama, .rules = rules_none, .tensors = tensors_command_r},
     {.name = "cohere2", .keys = keys_cohere2, .syms = syms_cohere2, .rules = rules_none, .tensors = tensors_cohere2},
-    {.name = "cohere2moe", .keys = keys_cohere2moe},
+    {.name = "cohere2moe", .keys = keys_cohere2moe, .syms = syms_cohere2moe, .rules = rules_cohere2moe, .tensors = tensors_cohere2moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "dbrx", .keys = keys_dbrx, .syms = syms_llama, .rules = rules_dbrx, .tensors = tensors_dbrx},
     {.name = "olmo", .keys = keys_olmo, .syms = syms_llama, .rules = rules_none, .tensors = tensors_olmo},
     {.name = "olmo2", .keys = keys_olmo2, .syms = syms_olmo2, .rules = rules_olmo2, .tensors = tensors_olmo2},
@@ -3184,18 +3559,18 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "plm", .keys = keys_plm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plm},
     {.name = "bailingmoe", .keys = keys_bailingmoe, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe},
     {.name = "bailingmoe2", .keys = keys_bailingmoe2, .syms = syms_llama, .rules = rules_experts_used, .tensors = tensors_bailingmoe2},
-    {.name = "bailingmoe3", .keys = keys_bailingmoe3},
+    {.name = "bailingmoe3", .keys = keys_bailingmoe3, .syms = syms_bailingmoe3, .rules = rules_bailingmoe3, .tensors = tensors_bailingmoe3, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "dots1", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_dots1},
-    {.name = "dots3note", .keys = keys_dots3note},
+    {.name = "dots3note", .keys = keys_dots3note, .syms = syms_dots3note, .rules = rules_dots3note, .tensors = tensors_dots3note},
     {.name = "arcee", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arcee},
     {.name = "afmoe", .keys = keys_afmoe, .syms = syms_afmoe, .rules = rules_none, .tensors = tensors_afmoe},
-    {.name = "laguna", .keys = keys_laguna},
+    {.name = "laguna", .keys = keys_laguna, .syms = syms_laguna, .rules = rules_none, .tensors = tensors_laguna},
     {.name = "ernie4_5", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
     {.name = "ernie4_5-moe", .keys = keys_ernie4_5_moe, .syms = syms_ernie4_5_moe, .rules = rules_ernie4_5_moe, .tensors = tensors_ernie4_5_moe},
     {.name = "hunyuan-moe", .keys = keys_hunyuan_moe, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_moe},
     {.name = "hunyuan-dense", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
     {.name = "hunyuan_vl", .keys = keys_rms_norm_mrope, .syms = syms_llama, .rules = rules_none, .tensors = tensors_hunyuan_vl},
-    {.name = "hy_v3", .keys = keys_hy_v3},
+    {.name = "hy_v3", .keys = keys_hy_v3, .syms = syms_hy_v3, .rules = rules_none, .tensors = tensors_hy_v3, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "smollm3", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_smollm3},
     {.name = "gpt-oss", .keys = keys_gpt_oss, .syms = syms_gpt_oss, .rules = rules_gpt_oss, .tensors = tensors_gpt_oss},
     {.name = "lfm2", .keys = keys_lfm2, .syms = syms_lfm2, .rules = rules_lfm2, .tensors = tensors_lfm2},
@@ -3209,7 +3584,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "apertus", .keys = keys_apertus, .syms = syms_llama, .rules = rules_none, .tensors = tensors_apertus},
     {.name = "minimax-01", .keys = keys_minimax_01, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_01},
     {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
-    {.name = "minimax-m3", .keys = keys_minimax_m3},
+    {.name = "minimax-m3", .keys = keys_minimax_m3, .syms = syms_llama, .rules = rules_minimax_m3, .tensors = tensors_minimax_m3},
     {.name = "cogvlm", .keys = keys_rms_norm},
     {.name = "rnd1", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
@@ -3222,8 +3597,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
                     " of the target model's target_layers (required)"},
     {.name = "mistral4", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "paddleocr", .keys = keys_ernie4_5, .syms = syms_ernie4_5, .rules = rules_ernie4_5, .tensors = tensors_ernie4_5},
-    {.name = "mimo2", .keys = keys_mimo2},
-    {.name = "step35", .keys = keys_step35},
+    {.name = "mimo2", .keys = keys_mimo2, .syms = syms_mimo2, .rules = rules_none, .tensors = tensors_mimo2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
+    {.name = "step35", .keys = keys_step35, .syms = syms_step35, .rules = rules_none, .tensors = tensors_step35, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear, .syms = syms_kimi_linear, .rules = rules_none, .tensors = tensors_kimi_linear},

@@ -8,7 +8,7 @@
  *
  * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
  * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
- * XU_i and RECR_i at the layer being judged. */
+ * XU_i, RECR_i, SWA_i and IDX_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -228,6 +228,10 @@ static uint32_t ff_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n
 static uint32_t ffe_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff_exp[il]; }
 static uint32_t xu_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_expert_used[il]; }
 static uint32_t recr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_recr[il]; }
+static uint32_t swa_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_swa[il]; }
+static uint32_t idx_at(const gguf__llama_hparams *hp, uint32_t il) {
+    return hp->is_indexer_full[il];
+}
 static const struct layer_sym {
     const char *name;
     const char *base;
@@ -240,6 +244,8 @@ static const struct layer_sym {
     {"FFE_i", "E", ffe_at, "expert_feed_forward_length"},
     {"XU_i", "XU", xu_at, "expert_used_count"},
     {"RECR_i", "HKV + FF", recr_at, NULL},
+    {"SWA_i", "NL", swa_at, NULL},
+    {"IDX_i", "NL", idx_at, NULL},
 };
 
 const char *gguf__llama_layer_sym(size_t i) {

@@ -103,6 +103,15 @@ static const struct {
     {"plamo2", "a hybrid not yet checked against llama.cpp"},
     {"kimi-linear", "a hybrid not yet checked against llama.cpp"},
     {"minimax-01", "a hybrid not yet checked against llama.cpp"},
+    {"grok", "not yet checked against llama.cpp"},
+    {"hy_v3", "not yet checked against llama.cpp"},
+    {"mimo2", "not yet checked against llama.cpp"},
+    {"cohere2moe", "not yet checked against llama.cpp"},
+    {"step35", "not yet checked against llama.cpp"},
+    {"minimax-m3", "not yet checked against llama.cpp"},
+    {"laguna", "not yet checked against llama.cpp"},
+    {"bailingmoe3", "a hybrid not yet checked against llama.cpp"},
+    {"dots3note", "not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {

@@ -33,6 +33,8 @@ typedef struct layer_kinds {
     const char *arch;
     uint8_t swa;          /* a swa_when */
     uint8_t dense_first;  /* set_swa_pattern(n, true): layer 0 of each period is full */
+    uint8_t swa_flags;    /* SWA_ARRAY without a period: a scalar is every layer's flag */
+    uint8_t swa_all;      /* SWA_ARRAY: the flags cover the nextn layers too */
     uint32_t period;      /* sliding_window_pattern when absent */
     uint32_t window;      /* sliding_window when absent */
     uint8_t recr;         /* a recr_rule */
@@ -59,10 +61,10 @@ static const layer_kinds kinds[] = {
     {.arch = "mellum", .swa = SWA_ARRAY, .period = 4},
     {.arch = "gemma4", .swa = SWA_ARRAY},
     {.arch = "gemma4-assistant", .swa = SWA_ARRAY},
-    {.arch = "mimo2", .swa = SWA_ARRAY},
+    {.arch = "mimo2", .swa = SWA_ARRAY, .swa_flags = 1},
     {.arch = "dots3note", .swa = SWA_ARRAY},
     {.arch = "granite_swa", .swa = SWA_ARRAY},
-    {.arch = "step35", .swa = SWA_ARRAY},
+    {.arch = "step35", .swa = SWA_ARRAY, .swa_flags = 1, .swa_all = 1},
     {.arch = "mamba", .recr = RECR_ALL},
     {.arch = "mamba2", .recr = RECR_ALL},
     {.arch = "rwkv6", .recr = RECR_ALL},
@@ -207,11 +209,11 @@ static void read_swa(gguf__llama_hparams *hp, const reader *r, const layer_kinds
         return;
     char key[160];
     const gguf_value *v = arch_value(r, "attention.sliding_window_pattern", key, sizeof key);
-    if (v != NULL && gguf_value_type(v) == GGUF_VTYPE_ARRAY) {
+    if (v != NULL && (gguf_value_type(v) == GGUF_VTYPE_ARRAY || k->swa_flags)) {
         uint32_t flags[GGUF__LLAMA_MAX_LAYERS] = {0};
-        if (k->swa == SWA_ARRAY && get_per_layer(flags, r, "attention.sliding_window_pattern",
-                                                 hp->n_layer)) {
-            for (uint32_t il = 0; il < hp->n_layer; il++)
+        uint32_t n = k->swa_all ? layers(hp) : hp->n_layer;
+        if (k->swa == SWA_ARRAY && get_per_layer(flags, r, "attention.sliding_window_pattern", n)) {
+            for (uint32_t il = 0; il < n; il++)
                 hp->is_swa[il] = flags[il] != 0;
         }
         hp->swa_period = 0;
@@ -223,6 +225,33 @@ static void read_swa(gguf__llama_hparams *hp, const reader *r, const layer_kinds
         return; /* an array-only architecture without the array: no sliding layer */
     hp->swa_period = period;
     set_pattern(hp->is_swa, hp, period, k->dense_first);
+}
+
+/* attention.indexer.types (get_arr: an array of any length up to the layer limit, of BOOL, U32
+ * or I32): the layers with a sparse-attention indexer */
+static void read_indexer_types(gguf__llama_hparams *hp, const reader *r) {
+    char key[160];
+    const gguf_value *v = arch_value(r, "attention.indexer.types", key, sizeof key);
+    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_ARRAY ||
+        gguf_value_count(v) > GGUF__LLAMA_MAX_LAYERS)
+        return;
+    uint32_t et = gguf_value_elem_type(v);
+    if (!(et == GGUF_VTYPE_U32 || et == GGUF_VTYPE_I32 || et == GGUF_VTYPE_BOOL))
+        return;
+    gguf_value_iter it;
+    gguf_value e;
+    gguf_value_iter_init(&it, v);
+    for (uint32_t il = 0; gguf_value_iter_next(&it, &e) && il < GGUF__LLAMA_MAX_LAYERS; il++) {
+        uint32_t x = 0;
+        if (et == GGUF_VTYPE_BOOL) {
+            uint8_t b = 0;
+            gguf_value_get_bool_byte(&b, &e, NULL);
+            x = b != 0;
+        } else {
+            int_of(&x, &e);
+        }
+        hp->is_indexer_full[il] = x != 0;
+    }
 }
 
 static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer_kinds *k) {
@@ -317,4 +346,5 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     const layer_kinds *k = kinds_find(hp->arch);
     read_swa(hp, &r, k);
     read_recurrent(hp, &r, k);
+    read_indexer_types(hp, &r);
 }
