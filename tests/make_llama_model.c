@@ -723,7 +723,8 @@ int main(int argc, char **argv) {
         rc = gguf_kv_set_scalar(f, "general.file_type", GGUF_VTYPE_U32, &ftype, &err);
     if (rc == 0)
         rc = set_text(f, arch, ".block_count", "u32", layers, &err);
-    for (size_t k = 0; rc == 0 && k < 28 && rc_arch->keys[k].key != NULL; k++)
+    for (size_t k = 0; rc == 0 && k < sizeof rc_arch->keys / sizeof rc_arch->keys[0] &&
+        rc_arch->keys[k].key != NULL; k++)
         rc = set_text(f, arch, rc_arch->keys[k].key, rc_arch->keys[k].type, rc_arch->keys[k].value, &err);
     /* the tokenizer, copied from the vocabulary file */
     for (size_t i = 0; rc == 0 && i < gguf_kv_count(v); i++) {
