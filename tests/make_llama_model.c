@@ -94,6 +94,10 @@ static const struct recipe {
     {"phi3", {SMALL("4"), {".rope.dimension_count", "u32", "16"},
               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
     {"deepseek2", {DEEPSEEK2}},
+    /* layer 0 dense, layer 1 experts with a shared one */
+    {"deepseek2-ocr",
+     {RMS("4"), {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}}},
     {"gpt-oss", {SMALL("2"), {".attention.key_length", "u32", "16"},
                  {".attention.value_length", "u32", "16"}, {".rope.dimension_count", "u32", "16"},
                  {".attention.sliding_window", "u32", "32"}, EXPERTS_FF,

@@ -495,6 +495,23 @@ static const gguf__llama_rule rules_deepseek2[] = {
     {"XU > 0", "NDL < NL", "expert_used_count", GGUF_LLAMA_ERROR,
      "llama.cpp refuses expert layers with no expert used"},
     {NULL, NULL, NULL, 0, NULL}};
+/* dense feed-forward blocks in the first NDL layers, then routed experts of width FFE (gate and
+ * up apart or fused) beside XS shared ones: deepseek2, deepseek2-ocr */
+#define DS_FFN(F)                                                                                \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, F, .when = "i < NDL"},                             \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, F, .when = "i < NDL"},                             \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, F, .when = "i < NDL"},                               \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, F, .when = "i >= NDL"},                         \
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | F, .when = "i >= NDL"},                           \
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, F, .when = "i >= NDL"},                 \
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | F, .when = "i >= NDL"},      \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, F, .when = "i >= NDL",                  \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, F, .when = "i >= NDL",                    \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, F, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, F, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, F, .when = "i >= NDL"}
 #define DS ALL_LAYERS
 static const gguf__llama_tensor tensors_deepseek2[] = {
     EMBED_OUT,
@@ -510,20 +527,7 @@ static const gguf__llama_tensor tensors_deepseek2[] = {
     {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(NOPE+VMLA)"}, DS, .when = "!MLA"},
     {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, DS},
     {"blk.%d.ffn_norm.weight", {"E"}, DS},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, DS, .when = "i >= NDL"},
-    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
-     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
-     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
-    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
+    DS_FFN(DS),
     {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, DS, .when = "i >= L"},
     {"blk.%d.nextn.enorm.weight", {"E"}, DS, .when = "i >= L"},
     {"blk.%d.nextn.hnorm.weight", {"E"}, DS, .when = "i >= L"},
@@ -532,6 +536,19 @@ static const gguf__llama_tensor tensors_deepseek2[] = {
     {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | DS, .when = "i >= L"},
     {NULL, {NULL}, 0}};
 #undef DS
+
+/* ---- deepseek2-ocr: deepseek2's layers with plain multi-head attention ---- */
+
+static const gguf__llama_tensor tensors_deepseek2_ocr[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_q.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    DS_FFN(LAYER),
+    {NULL, {NULL}, 0}};
 
 /* ---- gpt-oss (llama.cpp's openai-moe) ---- */
 
@@ -2897,7 +2914,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "arctic", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arctic},
     {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe},
+    {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek2_ocr},
     {.name = "deepseek32", .keys = keys_deepseek32},
     {.name = "deepseek4", .keys = keys_deepseek4},
     {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
