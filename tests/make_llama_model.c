@@ -321,6 +321,20 @@ static const struct recipe {
     /* layer 0 dense, layer 1 experts; layer 0 chunked attention */
     {"llama4",
      {RMS("2"), EXPERTS_FF, {".interleave_moe_layer_step", "u32", "2"}}},
+    /* layer 0 a delta-net layer with a dense feed-forward, layer 1 latent attention (heads of
+     * 48 for keys, 16 of them rope, and 32 for values) with experts in a latent of 32 */
+    {"kimi-k3",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+      {".attention.head_count_kv", "u32", "[0, 4]"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".attention.key_length_mla", "u32", "48"}, {".attention.value_length_mla", "u32", "32"},
+      {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
+      {".rope.dimension_count", "u32", "16"}, {".ssm.conv_kernel", "u32", "4"},
+      {".kda.head_dim", "u32", "16"}, EXPERTS_FF, {".expert_shared_count", "u32", "1"},
+      {".leading_dense_block_count", "u32", "1"}, {".expert_gating_func", "u32", "2"},
+      {".expert_latent_length", "u32", "32"}, {".attn_res.block_size", "u32", "2"},
+      {".activation.situ_beta", "f32", "1.0"}, {".activation.situ_linear_beta", "f32", "1.0"}}},
     /* layer 0 dense, layer 1 experts; sliding-window attention in layer 0 */
     {"afmoe",
      {RMS("2"), EXPERTS_FF, {".expert_shared_count", "u32", "1"},

@@ -2384,6 +2384,97 @@ static const gguf__llama_tensor tensors_afmoe[] = {
     {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
     {NULL, {NULL}, 0}};
 
+/* ---- kimi-k3: delta-net layers (no key/value heads) beside latent attention, cross-layer
+ * residual scores, routed experts in a latent space beside shared ones ---- */
+
+static const gguf__llama_key keys_kimi_k3[] = {
+    RMS_EPS,
+    {"attention.key_length_mla", U32, SCALAR, REQ, .sym = "KMLAK"},
+    {"attention.value_length_mla", U32, SCALAR, REQ, .sym = "VMLAK"},
+    {"attention.q_lora_rank", U32, SCALAR, 0, .sym = "QLR", .dflt = "0"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"kda.head_dim", U32, SCALAR, REQ, .sym = "KDAD"},
+    {"kda.gate_lower_bound", F32, SCALAR, 0},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"expert_latent_length", U32, SCALAR, 0, .sym = "XL", .dflt = "0"},
+    {"attn_res.block_size", U32, SCALAR, REQ, .sym = "RESB"},
+    {"activation.situ_beta", F32, SCALAR, REQ},
+    {"activation.situ_linear_beta", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_kimi_k3[] = {
+    {"MLA", "KMLAK != 0 && VMLAK != 0", NULL},
+    {"KMLA", "MLA ? KMLAK : DK", "mla_key_head_size"},
+    /* without latent attention the value head is the latent's rank */
+    {"VMLA", "MLA ? VMLAK : KVLR", "mla_value_head_size"},
+    {"NOPE", "KMLA - R", "mla_key_head_size_without_rope"},
+    {"KDI", "KDAD*H", "kda_inner_size"},
+    {"XE", "XL > 0 ? XL : E", "expert_latent_length"},
+    {"XSW", "FFE * (XS > 0 ? XS : 1)", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+#define K3_RECR "RECR_i"
+#define K3_ATTN "!RECR_i"
+static const gguf__llama_tensor tensors_kimi_k3[] = {
+    EMBED_NORM_OUT,
+    {"output_res_score.weight", {"E"}, 0, .when = "RESB > 0"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_res_score.weight", {"E"}, LAYER, .when = "RESB > 0"},
+    {"blk.%d.ffn_res_score.weight", {"E"}, LAYER, .when = "RESB > 0"},
+    /* delta-net layers; a convolution's trailing 1 may be dropped */
+    {"blk.%d.ssm_conv1d_q.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_conv1d_k.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_conv1d_v.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    QKV_WHEN("KDI", "KDI", "KDI", 0, K3_RECR),
+    {"blk.%d.ssm_f_a.weight", {"E", "KDAD"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_f_b.weight", {"KDAD", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_beta.weight", {"E", "H"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_a", {"H"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_dt.bias", {"KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_g.weight", {"E", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_norm.weight", {"KDAD"}, LAYER, .when = K3_RECR},
+    {"blk.%d.attn_output.weight", {"KDI", "E"}, LAYER, .when = K3_RECR},
+    /* latent attention layers: queries from a rank-QLR latent when its norm is there */
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, LAYER, .when = K3_ATTN,
+     .if_present = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, LAYER, .when = K3_ATTN,
+     .if_present = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_q.weight", {"E", "H*KMLA"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(NOPE+VMLA)"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_k_b.weight", {"NOPE", "KVLR", "H"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_kv_b.weight"},
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_kv_b.weight"},
+    {"blk.%d.attn_gate.weight", {"E", "H*VMLA"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, LAYER, .when = K3_ATTN},
+    /* dense first layers, then experts */
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"XE", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "XE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"XE", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_routed_down.weight", {"E", "XE"}, LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_routed_up.weight", {"XE", "E"}, LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_routed_norm.weight", {"XE"}, OPT | LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "XSW"}, OPT | LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"XSW", "E"}, OPT | LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "XSW"}, OPT | LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+#undef K3_RECR
+#undef K3_ATTN
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_grok[] = {
@@ -2800,26 +2891,6 @@ static const gguf__llama_key keys_kimi_linear[] = {
     {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_kimi_k3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.gate_lower_bound", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_latent_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attn_res.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"activation.situ_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"activation.situ_linear_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mellum[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -2991,7 +3062,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear},
-    {.name = "kimi-k3", .keys = keys_kimi_k3},
+    {.name = "kimi-k3", .keys = keys_kimi_k3, .syms = syms_kimi_k3, .rules = rules_none, .tensors = tensors_kimi_k3},
     {.name = "talkie", .keys = keys_talkie, .syms = syms_llama, .rules = rules_none, .tensors = tensors_talkie},
     {.name = "mellum", .keys = keys_mellum},
     {.name = "nanbeige", .keys = keys_nanbeige},

@@ -98,6 +98,7 @@ static const struct {
     {"minimax-m2", "not yet checked against llama.cpp"},
     {"dots1", "not yet checked against llama.cpp"},
     {"deepseek2-ocr", "not yet checked against llama.cpp"},
+    {"kimi-k3", "a hybrid not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
