@@ -321,6 +321,15 @@ static const struct recipe {
     /* layer 0 dense, layer 1 experts; layer 0 chunked attention */
     {"llama4",
      {RMS("2"), EXPERTS_FF, {".interleave_moe_layer_step", "u32", "2"}}},
+    /* deepseek2's with a sparse-attention indexer (2 heads of 32) */
+    {"deepseek32",
+     {DEEPSEEK2, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".expert_gating_func", "u32", "2"}}},
+    {"glm-dsa",
+     {DEEPSEEK2, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".expert_gating_func", "u32", "2"}}},
     /* layer 0 a delta-net layer with a dense feed-forward, layer 1 latent attention (heads of
      * 48 for keys, 16 of them rope, and 32 for values) with experts in a latent of 32 */
     {"kimi-k3",

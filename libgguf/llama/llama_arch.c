@@ -2475,6 +2475,83 @@ static const gguf__llama_tensor tensors_kimi_k3[] = {
 #undef K3_RECR
 #undef K3_ATTN
 
+/* ---- deepseek32 and glm-dsa: deepseek2's latent attention (queries always from a latent)
+ * beside a sparse-attention indexer, dense first layers, then experts ---- */
+
+#define DSA_KEYS                                                                                 \
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},                         \
+    RMS_EPS,                                                                                   \
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH},                                   \
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},                                    \
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},                  \
+    {"expert_weights_scale", F32, SCALAR, 0},                                                  \
+    {"expert_weights_norm", BOOL, SCALAR, 0},                                                  \
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},                                 \
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},                               \
+    {"attention.key_length_mla", U32, SCALAR, 0, .sym = "KMLAK", .dflt = "0"},                 \
+    {"attention.value_length_mla", U32, SCALAR, 0, .sym = "VMLAK", .dflt = "0"},               \
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},                           \
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IHD"},                          \
+    {"attention.indexer.top_k", U32, SCALAR, REQ}
+static const gguf__llama_key keys_deepseek32[] = {
+    DSA_KEYS,
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"rope.scaling.yarn_log_multiplier", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_glm_dsa[] = {
+    DSA_KEYS,
+    {"expert_gating_func", U32, SCALAR, 0},
+    /* which layers' indexers are full: one element per layer without the nextn layers, so an
+     * array of block_count elements is refused when there are nextn layers */
+    {"attention.indexer.types", U32, PER_LAYER, ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_dsa[] = {
+    {"MLA", NULL, "attention.key_length_mla", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without latent attention (key_length_mla and "
+     "value_length_mla both nonzero)"},
+    {"X > 0", "NDL < NL", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers (after leading_dense_block_count) without experts"},
+    {"XU > 0", "NDL < NL", "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* the indexer's tensors have flags IF: required in deepseek32, optional in glm-dsa */
+#define DSA_TENSORS(IF)                                                                          \
+    EMBED_OUT,                                                                                 \
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},                                            \
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, ALL_LAYERS},                                      \
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, ALL_LAYERS},                                    \
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, ALL_LAYERS},                                      \
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, ALL_LAYERS},                                 \
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, ALL_LAYERS},                              \
+    {"blk.%d.attn_k_b.weight", {"NOPE", "KVLR", "H"}, ALL_LAYERS},                             \
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, ALL_LAYERS},                             \
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, ALL_LAYERS},                                \
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},                                             \
+    {"blk.%d.indexer.k_norm.weight", {"IHD"}, (IF) | ALL_LAYERS},                              \
+    {"blk.%d.indexer.k_norm.bias", {"IHD"}, (IF) | ALL_LAYERS},                                \
+    {"blk.%d.indexer.proj.weight", {"E", "IH"}, (IF) | ALL_LAYERS},                            \
+    {"blk.%d.indexer.attn_k.weight", {"E", "IHD"}, (IF) | ALL_LAYERS},                         \
+    {"blk.%d.indexer.attn_q_b.weight", {"QLR", "IH*IHD"}, (IF) | ALL_LAYERS},                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, ALL_LAYERS, .when = "i < NDL"},                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, ALL_LAYERS, .when = "i < NDL"},                    \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, ALL_LAYERS, .when = "i < NDL"},                      \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, ALL_LAYERS, .when = "i >= NDL"},                \
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | ALL_LAYERS, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = "i >= NDL"},        \
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, ALL_LAYERS, .when = "i >= NDL"},        \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = "i >= NDL"},          \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, ALL_LAYERS, .when = "i >= NDL"},         \
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, ALL_LAYERS, .when = "i >= NDL"},         \
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, ALL_LAYERS, .when = "i >= NDL"},           \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, ALL_LAYERS, .when = "i >= L"},               \
+    {"blk.%d.nextn.enorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},      \
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},  \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"}
+static const gguf__llama_tensor tensors_deepseek32[] = {DSA_TENSORS(0), {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_glm_dsa[] = {DSA_TENSORS(OPT), {NULL, {NULL}, 0}};
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_grok[] = {
@@ -2615,24 +2692,6 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek32[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_deepseek4[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2655,24 +2714,6 @@ static const gguf__llama_key keys_deepseek4[] = {
     {"hash_layer_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
     {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_glm_dsa[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -2986,12 +3027,12 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek2_ocr},
-    {.name = "deepseek32", .keys = keys_deepseek32},
+    {.name = "deepseek32", .keys = keys_deepseek32, .syms = syms_deepseek2, .rules = rules_dsa, .tensors = tensors_deepseek32, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "deepseek4", .keys = keys_deepseek4},
     {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
     {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "glm-dsa", .keys = keys_glm_dsa},
+    {.name = "glm-dsa", .keys = keys_glm_dsa, .syms = syms_deepseek2, .rules = rules_dsa, .tensors = tensors_glm_dsa, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "bitnet", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bitnet},
     {.name = "t5", .keys = keys_t5, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5},
     {.name = "t5encoder", .keys = keys_t5encoder, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5encoder},

@@ -99,6 +99,8 @@ static const struct {
     {"dots1", "not yet checked against llama.cpp"},
     {"deepseek2-ocr", "not yet checked against llama.cpp"},
     {"kimi-k3", "a hybrid not yet checked against llama.cpp"},
+    {"deepseek32", "its sparse-attention indexer's cache is not modelled"},
+    {"glm-dsa", "its sparse-attention indexer's cache is not modelled"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
