@@ -73,7 +73,7 @@ typedef struct kv {
     {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}
 static const struct recipe {
     const char *arch;
-    kv keys[24];
+    kv keys[32];
 } recipes[] = {
     {"llama", {LLAMA}},
     {"qwen2", {SMALL("2"), {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
@@ -330,6 +330,25 @@ static const struct recipe {
      {DEEPSEEK2, {".attention.indexer.head_count", "u32", "2"},
       {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
       {".expert_gating_func", "u32", "2"}}},
+    /* three layers: layer 0 uncompressed and routed by token id, layer 1 compressed by 4 with
+     * an indexer, layer 2 compressed by 128 */
+    {"deepseek4",
+     {{".block_count", "u32", "3"}, {".context_length", "u32", "128"},
+      {".embedding_length", "u32", "64"}, {".attention.head_count", "u32", "4"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
+      {".attention.q_lora_rank", "u32", "32"}, {".attention.sliding_window", "u32", "32"},
+      EXPERTS_FF, {".expert_shared_count", "u32", "1"},
+      {".expert_weights_scale", "f32", "1.5"}, {".expert_weights_norm", "bool", "true"},
+      {".swiglu_clamp_exp", "f32", "10"}, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".attention.output_group_count", "u32", "2"},
+      {".attention.output_lora_rank", "u32", "16"},
+      {".attention.compress_rope_freq_base", "f32", "160000"},
+      {".hyper_connection.count", "u32", "2"},
+      {".hyper_connection.sinkhorn_iterations", "u32", "3"},
+      {".hyper_connection.epsilon", "f32", "1e-6"}, {".hash_layer_count", "u32", "1"},
+      {".attention.compress_ratios", "u32", "[0, 4, 128]"},
+      {".expert_gating_func", "u32", "4"}}},
     /* layer 0 a delta-net layer with a dense feed-forward, layer 1 latent attention (heads of
      * 48 for keys, 16 of them rope, and 32 for values) with experts in a latent of 32 */
     {"kimi-k3",
@@ -487,7 +506,7 @@ int main(int argc, char **argv) {
         rc = gguf_kv_set_scalar(f, "general.file_type", GGUF_VTYPE_U32, &ftype, &err);
     if (rc == 0)
         rc = set_text(f, arch, ".block_count", "u32", layers, &err);
-    for (size_t k = 0; rc == 0 && k < 24 && rc_arch->keys[k].key != NULL; k++)
+    for (size_t k = 0; rc == 0 && k < 32 && rc_arch->keys[k].key != NULL; k++)
         rc = set_text(f, arch, rc_arch->keys[k].key, rc_arch->keys[k].type, rc_arch->keys[k].value, &err);
     /* the tokenizer, copied from the vocabulary file */
     for (size_t i = 0; rc == 0 && i < gguf_kv_count(v); i++) {

@@ -18,6 +18,7 @@
  *   CLS   classifier labels (1)       i     the layer of a per-layer tensor
  *   HKV_i, H_i, FF_i, FFE_i, XU_i  that layer's value of a per-layer key (llama_hparams.c)
  *   RECR_i  1 when that layer is recurrent (mamba, delta-net, short convolution), else 0
+ *   CR_i    that layer's element of attention.compress_ratios (deepseek4)
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
@@ -49,6 +50,7 @@
 #define OPT GGUF__LT_OPTIONAL
 #define LAYER GGUF__LT_LAYER
 #define ALL_LAYERS GGUF__LT_ALL_LAYERS
+#define RESHAPE GGUF__LT_RESHAPE
 
 /* ---- keys every load reads (the loader's constructor, then load_hparams' first line) ---- */
 
@@ -2552,6 +2554,116 @@ static const gguf__llama_rule rules_dsa[] = {
 static const gguf__llama_tensor tensors_deepseek32[] = {DSA_TENSORS(0), {NULL, {NULL}, 0}};
 static const gguf__llama_tensor tensors_glm_dsa[] = {DSA_TENSORS(OPT), {NULL, {NULL}, 0}};
 
+/* ---- deepseek4: latent queries and one key/value head, hyper-connections (HC streams),
+ * per-layer key/value compression with an indexer, hash-routed first layers, experts ---- */
+
+static const gguf__llama_key keys_deepseek4[] = {
+    RMS_EPS,
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, REQ},
+    {"expert_weights_norm", BOOL, SCALAR, REQ},
+    {"swiglu_clamp_exp", F32, PER_LAYER, REQ},
+    {"swiglu_clamp_shexp", F32, PER_LAYER, 0},
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IHD"},
+    {"attention.indexer.top_k", U32, SCALAR, REQ},
+    {"attention.output_group_count", U32, SCALAR, REQ, .sym = "OG"},
+    {"attention.output_lora_rank", U32, SCALAR, REQ, .sym = "OLR"},
+    {"attention.compress_rope_freq_base", F32, SCALAR, REQ},
+    {"hyper_connection.count", U32, SCALAR, REQ, .sym = "HC"},
+    {"hyper_connection.sinkhorn_iterations", U32, SCALAR, REQ},
+    {"hyper_connection.epsilon", F32, SCALAR, REQ},
+    {"hash_layer_count", U32, SCALAR, REQ, .sym = "HASH"},
+    /* one ratio a layer (CR_i), at least block_count of them */
+    {"attention.compress_ratios", U32, GGUF__LK_ARRAY, REQ, .sym = "NCR"},
+    {"expert_gating_func", U32, SCALAR, REQ, .sym = "GF"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_deepseek4[] = {
+    /* every layer is a sliding-window layer: the head size is key_length_swa's */
+    {"SWA0", "1", NULL},
+    {"HCMIX", "(2+HC)*HC", "hyper_connection_mix_size"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_deepseek4[] = {
+    {"NCR >= NL", NULL, "attention.compress_ratios", GGUF_LLAMA_ERROR,
+     "has fewer elements than block_count: llama.cpp refuses the model"},
+    {"NCR <= 512", NULL, "attention.compress_ratios", GGUF_LLAMA_ERROR,
+     "has more than 512 elements: llama.cpp aborts"},
+    {"GF == 4", NULL, "expert_gating_func", GGUF_LLAMA_ERROR,
+     "is not 4 (sqrt-softplus): llama.cpp refuses deepseek4 with other expert scoring"},
+    {"CR_i == 0 || CR_i == 4 || CR_i == 128", NULL, "attention.compress_ratios",
+     GGUF_LLAMA_ERROR, "holds a ratio other than 0, 4 or 128: llama.cpp refuses the model",
+     .layers = ALL_LAYERS},
+    {NULL, NULL, NULL, 0, NULL}};
+#define D4 ALL_LAYERS
+/* a compressor: its key/value width doubles at a ratio of 4 */
+#define D4_COMP "CR_i != 0"
+#define D4_IDX "CR_i == 4"
+#define D4_NEXTN "blk.%d.nextn.eh_proj.weight"
+static const gguf__llama_tensor tensors_deepseek4[] = {
+    EMBED_NORM_OUT,
+    {"output_hc_fn.weight", {"HC*E", "HC"}, 0},
+    {"output_hc_base.weight", {"HC"}, 0},
+    {"output_hc_scale.weight", {"1"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, D4},
+    {"blk.%d.attn_sinks.weight", {"H"}, D4},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, D4},
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, D4},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*DK"}, D4},
+    {"blk.%d.attn_kv.weight", {"E", "DK"}, D4},
+    {"blk.%d.attn_kv_a_norm.weight", {"DK"}, D4},
+    /* the file may hold it as [H*DK/OG, OLR*OG] */
+    {"blk.%d.attn_output_a.weight", {"H*DK/OG", "OLR", "OG"}, D4 | RESHAPE},
+    {"blk.%d.attn_output_b.weight", {"OG*OLR", "E"}, D4},
+    {"blk.%d.hc_attn_fn.weight", {"HC*E", "HCMIX"}, D4},
+    {"blk.%d.hc_attn_base.weight", {"HCMIX"}, D4},
+    {"blk.%d.hc_attn_scale.weight", {"3"}, D4},
+    {"blk.%d.hc_ffn_fn.weight", {"HC*E", "HCMIX"}, D4},
+    {"blk.%d.hc_ffn_base.weight", {"HCMIX"}, D4},
+    {"blk.%d.hc_ffn_scale.weight", {"3"}, D4},
+    {"blk.%d.attn_compressor_kv.weight", {"E", "(CR_i == 4 ? 2 : 1)*DK"}, D4, .when = D4_COMP},
+    {"blk.%d.attn_compressor_gate.weight", {"E", "(CR_i == 4 ? 2 : 1)*DK"}, D4,
+     .when = D4_COMP},
+    {"blk.%d.attn_compressor_ape.weight", {"(CR_i == 4 ? 2 : 1)*DK", "CR_i"}, D4,
+     .when = D4_COMP},
+    {"blk.%d.attn_compressor_norm.weight", {"DK"}, D4, .when = D4_COMP},
+    {"blk.%d.indexer.proj.weight", {"E", "IH"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer.attn_q_b.weight", {"QLR", "IH*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_kv.weight", {"E", "2*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_gate.weight", {"E", "2*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_ape.weight", {"2*IHD", "4"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_norm.weight", {"IHD"}, D4, .when = D4_IDX},
+    /* the first HASH layers route by token id, the others by score with a bias */
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, D4},
+    {"blk.%d.ffn_gate_tid2eid.weight", {"XU", "V"}, D4, .when = "i < HASH"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, D4, .when = "i >= HASH"},
+    {"blk.%d.exp_probs_b_vl.bias", {"X"}, OPT | D4},
+    {"blk.%d.ffn_norm.weight", {"E"}, D4},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, D4},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, D4},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, D4},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, D4},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, D4},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, D4},
+    /* without the first next-token layer's eh_proj llama.cpp counts no nextn layers: the
+     * last layers are then plain ones */
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, OPT | D4, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, D4, .when = "i >= L", .if_present = D4_NEXTN},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, D4, .when = "i >= L", .if_present = D4_NEXTN},
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {NULL, {NULL}, 0}};
+#undef D4
+#undef D4_COMP
+#undef D4_IDX
+#undef D4_NEXTN
+
 /* ---- the architectures checked for keys only ---- */
 
 static const gguf__llama_key keys_grok[] = {
@@ -2691,29 +2803,6 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek4[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.output_group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.output_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.compress_rope_freq_base", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.sinkhorn_iterations", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hash_layer_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -3028,7 +3117,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek2_ocr},
     {.name = "deepseek32", .keys = keys_deepseek32, .syms = syms_deepseek2, .rules = rules_dsa, .tensors = tensors_deepseek32, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "deepseek4", .keys = keys_deepseek4},
+    {.name = "deepseek4", .keys = keys_deepseek4, .syms = syms_deepseek4, .rules = rules_deepseek4, .tensors = tensors_deepseek4},
     {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
     {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},

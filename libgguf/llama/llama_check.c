@@ -8,7 +8,7 @@
  *
  * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
  * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
- * XU_i and RECR_i at the layer being judged. */
+ * XU_i, RECR_i and CR_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -228,6 +228,7 @@ static uint32_t ff_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n
 static uint32_t ffe_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_ff_exp[il]; }
 static uint32_t xu_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->n_expert_used[il]; }
 static uint32_t recr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->is_recr[il]; }
+static uint32_t cr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->compress_ratio[il]; }
 static const struct layer_sym {
     const char *name;
     const char *base;
@@ -240,6 +241,7 @@ static const struct layer_sym {
     {"FFE_i", "E", ffe_at, "expert_feed_forward_length"},
     {"XU_i", "XU", xu_at, "expert_used_count"},
     {"RECR_i", "HKV + FF", recr_at, NULL},
+    {"CR_i", "NCR", cr_at, "attention.compress_ratios"},
 };
 
 const char *gguf__llama_layer_sym(size_t i) {
@@ -488,18 +490,39 @@ static void expr_values(lc *c, char *buf, size_t size, const char *expr) {
     }
 }
 
+/* The first layer where a per-layer rule fails, or -1. */
+static int64_t rule_layer(lc *c, const gguf__llama_rule *r) {
+    int64_t n;
+    if (eval(c, (r->layers & GGUF__LT_ALL_LAYERS) ? "NL" : "L", -1, &n) != 0)
+        return -1;
+    for (int64_t i = 0; i < n && i < GGUF__LLAMA_MAX_LAYERS; i++) {
+        if (holds(c, r->when, i) == 1 && holds(c, r->expr, i) == 0)
+            return i;
+    }
+    return -1;
+}
+
 static void check_rules(lc *c, const gguf__llama_rule *rules) {
     for (const gguf__llama_rule *r = rules; r != NULL && r->expr != NULL; r++) {
-        if (holds(c, r->when, -1) != 1 || holds(c, r->expr, -1) != 0)
+        int64_t layer = -1;
+        if (r->layers != 0) {
+            if ((layer = rule_layer(c, r)) < 0)
+                continue;
+        } else if (holds(c, r->when, -1) != 1 || holds(c, r->expr, -1) != 0) {
             continue;
+        }
         char key[NAME_MAX_LEN];
         rule_key(key, sizeof key, c, r->key);
         uint64_t off;
         find_value(c->meta, key, &off);
-        char values[MSG_MAX / 2];
+        char values[MSG_MAX / 2], at[48] = "";
+        c->layer = layer;
         expr_values(c, values, sizeof values, r->expr);
-        gguf__llama_emit(&c->rep, r->severity, key, NULL, 0, off, "%s: %s (%s)", key, r->message,
-                         values);
+        c->layer = -1;
+        if (layer >= 0)
+            snprintf(at, sizeof at, " in layer %lld", (long long)layer);
+        gguf__llama_emit(&c->rep, r->severity, key, NULL, 0, off, "%s: %s%s (%s)", key,
+                         r->message, at, values);
     }
 }
 
@@ -595,10 +618,20 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
     gguf_tensor_info info;
     gguf_tensor_get(&info, c->meta, r.index);
     int ok = 1;
-    for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
-        uint64_t have = d < info.n_dims ? info.dims[d] : 1;
-        if ((d < nd && (want[d] < 0 || have != (uint64_t)want[d])) || (d >= nd && have != 1))
-            ok = 0;
+    if (t->flags & GGUF__LT_RESHAPE) {
+        /* the element count alone (checked arithmetic: an overflow is no match) */
+        uint64_t have = 1, expect = 1;
+        for (uint32_t d = 0; d < info.n_dims && ok; d++)
+            ok = gguf__mul_u64(&have, have, info.dims[d]);
+        for (uint32_t d = 0; d < nd && ok; d++)
+            ok = want[d] >= 0 && gguf__mul_u64(&expect, expect, (uint64_t)want[d]);
+        ok = ok && have == expect;
+    } else {
+        for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+            uint64_t have = d < info.n_dims ? info.dims[d] : 1;
+            if ((d < nd && (want[d] < 0 || have != (uint64_t)want[d])) || (d >= nd && have != 1))
+                ok = 0;
+        }
     }
     if (ok || a->n_shape++ > 0)
         return;

@@ -101,6 +101,7 @@ static const struct {
     {"kimi-k3", "a hybrid not yet checked against llama.cpp"},
     {"deepseek32", "its sparse-attention indexer's cache is not modelled"},
     {"glm-dsa", "its sparse-attention indexer's cache is not modelled"},
+    {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
