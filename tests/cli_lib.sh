@@ -103,7 +103,7 @@ have_corpus() { [ -f "$CORPUS/MANIFEST.tsv" ]; }
 llama_vocab_of() {
     case $1 in
     bert | nomic-bert | nomic-bert-moe | jina-bert-v3) echo bert-bge ;;
-    deepseek2) echo deepseek-coder ;;
+    deepseek2 | deepseek2-ocr | deepseek32 | deepseek4) echo deepseek-coder ;;
     phi3) echo phi-3 ;;
     qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2 | rwkv6qwen2 | arwkv7)
         echo gpt-2 ;;

@@ -81,7 +81,7 @@ typedef struct kv {
     {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}
 static const struct recipe {
     const char *arch;
-    kv keys[28];
+    kv keys[32];
 } recipes[] = {
     {"llama", {LLAMA}},
     {"qwen2", {SMALL("2"), {".attention.layer_norm_rms_epsilon", "f32", "1e-6"}}},
@@ -102,6 +102,10 @@ static const struct recipe {
     {"phi3", {SMALL("4"), {".rope.dimension_count", "u32", "16"},
               {".attention.layer_norm_rms_epsilon", "f32", "1e-5"}}},
     {"deepseek2", {DEEPSEEK2}},
+    /* layer 0 dense, layer 1 experts with a shared one */
+    {"deepseek2-ocr",
+     {RMS("4"), {".leading_dense_block_count", "u32", "1"}, EXPERTS_FF,
+      {".expert_shared_count", "u32", "1"}}},
     {"gpt-oss", {SMALL("2"), {".attention.key_length", "u32", "16"},
                  {".attention.value_length", "u32", "16"}, {".rope.dimension_count", "u32", "16"},
                  {".attention.sliding_window", "u32", "32"}, EXPERTS_FF,
@@ -374,6 +378,48 @@ static const struct recipe {
     /* layer 0 dense, layer 1 experts; layer 0 chunked attention */
     {"llama4",
      {RMS("2"), EXPERTS_FF, {".interleave_moe_layer_step", "u32", "2"}}},
+    /* deepseek2's with a sparse-attention indexer (2 heads of 32) */
+    {"deepseek32",
+     {DEEPSEEK2, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".expert_gating_func", "u32", "2"}}},
+    {"glm-dsa",
+     {DEEPSEEK2, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".expert_gating_func", "u32", "2"}}},
+    /* three layers: layer 0 uncompressed and routed by token id, layer 1 compressed by 4 with
+     * an indexer, layer 2 compressed by 128 */
+    {"deepseek4",
+     {{".block_count", "u32", "3"}, {".context_length", "u32", "128"},
+      {".embedding_length", "u32", "64"}, {".attention.head_count", "u32", "4"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-6"},
+      {".attention.q_lora_rank", "u32", "32"}, {".attention.sliding_window", "u32", "32"},
+      EXPERTS_FF, {".expert_shared_count", "u32", "1"},
+      {".expert_weights_scale", "f32", "1.5"}, {".expert_weights_norm", "bool", "true"},
+      {".swiglu_clamp_exp", "f32", "10"}, {".attention.indexer.head_count", "u32", "2"},
+      {".attention.indexer.key_length", "u32", "32"}, {".attention.indexer.top_k", "u32", "64"},
+      {".attention.output_group_count", "u32", "2"},
+      {".attention.output_lora_rank", "u32", "16"},
+      {".attention.compress_rope_freq_base", "f32", "160000"},
+      {".hyper_connection.count", "u32", "2"},
+      {".hyper_connection.sinkhorn_iterations", "u32", "3"},
+      {".hyper_connection.epsilon", "f32", "1e-6"}, {".hash_layer_count", "u32", "1"},
+      {".attention.compress_ratios", "u32", "[0, 4, 128]"},
+      {".expert_gating_func", "u32", "4"}}},
+    /* layer 0 a delta-net layer with a dense feed-forward, layer 1 latent attention (heads of
+     * 48 for keys, 16 of them rope, and 32 for values) with experts in a latent of 32 */
+    {"kimi-k3",
+     {{".context_length", "u32", "128"}, {".embedding_length", "u32", "64"},
+      {".feed_forward_length", "u32", "128"}, {".attention.head_count", "u32", "4"},
+      {".attention.head_count_kv", "u32", "[0, 4]"},
+      {".attention.layer_norm_rms_epsilon", "f32", "1e-5"},
+      {".attention.key_length_mla", "u32", "48"}, {".attention.value_length_mla", "u32", "32"},
+      {".attention.q_lora_rank", "u32", "32"}, {".attention.kv_lora_rank", "u32", "32"},
+      {".rope.dimension_count", "u32", "16"}, {".ssm.conv_kernel", "u32", "4"},
+      {".kda.head_dim", "u32", "16"}, EXPERTS_FF, {".expert_shared_count", "u32", "1"},
+      {".leading_dense_block_count", "u32", "1"}, {".expert_gating_func", "u32", "2"},
+      {".expert_latent_length", "u32", "32"}, {".attn_res.block_size", "u32", "2"},
+      {".activation.situ_beta", "f32", "1.0"}, {".activation.situ_linear_beta", "f32", "1.0"}}},
     /* layer 0 dense, layer 1 experts; sliding-window attention in layer 0 */
     {"afmoe",
      {RMS("2"), EXPERTS_FF, {".expert_shared_count", "u32", "1"},

@@ -78,6 +78,8 @@ typedef struct gguf__llama_rule {
                             prefix of its own: "tokenizer.", "general.") */
     int severity;        /* a gguf_llama_severity */
     const char *message; /* what llama.cpp does */
+    uint8_t layers;      /* 0: judged once; GGUF__LT_LAYER or GGUF__LT_ALL_LAYERS: at each layer
+                            (below L, or NL), where the layer symbols (CR_i, ...) have values */
 } gguf__llama_rule;
 
 /* ---- tensors ---- */
@@ -86,7 +88,8 @@ enum gguf__llama_tensor_flags {
     GGUF__LT_OPTIONAL = 1 << 0, /* TENSOR_NOT_REQUIRED: may be absent (a wrong shape is still
                                    refused) */
     GGUF__LT_LAYER = 1 << 1,    /* one per layer: the name holds %d */
-    GGUF__LT_ALL_LAYERS = 1 << 2 /* per layer over block_count including nextn layers */
+    GGUF__LT_ALL_LAYERS = 1 << 2, /* per layer over block_count including nextn layers */
+    GGUF__LT_RESHAPE = 1 << 3     /* TENSOR_ALLOW_RESHAPE: any shape of as many elements */
 };
 
 typedef struct gguf__llama_tensor {
@@ -186,6 +189,8 @@ typedef struct gguf__llama_hparams {
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
     uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS]; /* attention.indexer.types (dots3note) */
+    /* deepseek4's attention.compress_ratios: each layer's key/value compression (0: none) */
+    uint32_t compress_ratio[GGUF__LLAMA_MAX_LAYERS];
 } gguf__llama_hparams;
 
 /* An override of an integer key (llama.cpp's --override-kv): returns 1 and sets *v when `key`
@@ -253,7 +258,7 @@ GGUF_HIDDEN int gguf__llama_check_vocab(gguf__llama_report *r, const gguf_file *
 
 /* llama_check.c: the i-th symbol whose value is that of the layer an expression is evaluated
  * at (HKV_i: that layer's head_count_kv; RECR_i: 1 when it is recurrent), or NULL after the
- * last. Tables may use them in tensor rows (shapes and conditions) only. */
+ * last. Tables may use them in tensor rows (shapes and conditions) and per-layer rules only. */
 GGUF_HIDDEN const char *gguf__llama_layer_sym(size_t i);
 
 /* llama_check.c: the tensors llama.cpp's loader creates for f's metadata, for tests that

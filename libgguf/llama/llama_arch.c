@@ -20,6 +20,7 @@
  *   RECR_i  1 when that layer is recurrent (mamba, delta-net, short convolution), else 0
  *   SWA_i   1 when that layer is a sliding-window layer, else 0
  *   IDX_i   1 when attention.indexer.types gives that layer a sparse-attention indexer
+ *   CR_i    that layer's element of attention.compress_ratios (deepseek4)
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
@@ -51,6 +52,7 @@
 #define OPT GGUF__LT_OPTIONAL
 #define LAYER GGUF__LT_LAYER
 #define ALL_LAYERS GGUF__LT_ALL_LAYERS
+#define RESHAPE GGUF__LT_RESHAPE
 
 /* ---- keys every load reads (the loader's constructor, then load_hparams' first line) ---- */
 
@@ -495,6 +497,23 @@ static const gguf__llama_rule rules_deepseek2[] = {
     {"XU > 0", "NDL < NL", "expert_used_count", GGUF_LLAMA_ERROR,
      "llama.cpp refuses expert layers with no expert used"},
     {NULL, NULL, NULL, 0, NULL}};
+/* dense feed-forward blocks in the first NDL layers, then routed experts of width FFE (gate and
+ * up apart or fused) beside XS shared ones: deepseek2, deepseek2-ocr */
+#define DS_FFN(F)                                                                                \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, F, .when = "i < NDL"},                             \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, F, .when = "i < NDL"},                             \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, F, .when = "i < NDL"},                               \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, F, .when = "i >= NDL"},                         \
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | F, .when = "i >= NDL"},                           \
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, F, .when = "i >= NDL"},                 \
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | F, .when = "i >= NDL"},      \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, F, .when = "i >= NDL",                  \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, F, .when = "i >= NDL",                    \
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},                                           \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, F, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, F, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, F, .when = "i >= NDL"}
 #define DS ALL_LAYERS
 static const gguf__llama_tensor tensors_deepseek2[] = {
     EMBED_OUT,
@@ -510,20 +529,7 @@ static const gguf__llama_tensor tensors_deepseek2[] = {
     {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(NOPE+VMLA)"}, DS, .when = "!MLA"},
     {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, DS},
     {"blk.%d.ffn_norm.weight", {"E"}, DS},
-    {"blk.%d.ffn_gate.weight", {"E", "FF"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_down.weight", {"FF", "E"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_up.weight", {"E", "FF"}, DS, .when = "i < NDL"},
-    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, DS, .when = "i >= NDL"},
-    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
-     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
-    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, DS, .when = "i >= NDL",
-     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
-    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, DS, .when = "i >= NDL"},
-    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, DS, .when = "i >= NDL"},
+    DS_FFN(DS),
     {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, DS, .when = "i >= L"},
     {"blk.%d.nextn.enorm.weight", {"E"}, DS, .when = "i >= L"},
     {"blk.%d.nextn.hnorm.weight", {"E"}, DS, .when = "i >= L"},
@@ -532,6 +538,19 @@ static const gguf__llama_tensor tensors_deepseek2[] = {
     {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | DS, .when = "i >= L"},
     {NULL, {NULL}, 0}};
 #undef DS
+
+/* ---- deepseek2-ocr: deepseek2's layers with plain multi-head attention ---- */
+
+static const gguf__llama_tensor tensors_deepseek2_ocr[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_q.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_v.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    DS_FFN(LAYER),
+    {NULL, {NULL}, 0}};
 
 /* ---- gpt-oss (llama.cpp's openai-moe) ---- */
 
@@ -2648,6 +2667,284 @@ static const gguf__llama_tensor tensors_afmoe[] = {
     {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
     {NULL, {NULL}, 0}};
 
+/* ---- kimi-k3: delta-net layers (no key/value heads) beside latent attention, cross-layer
+ * residual scores, routed experts in a latent space beside shared ones ---- */
+
+static const gguf__llama_key keys_kimi_k3[] = {
+    RMS_EPS,
+    {"attention.key_length_mla", U32, SCALAR, REQ, .sym = "KMLAK"},
+    {"attention.value_length_mla", U32, SCALAR, REQ, .sym = "VMLAK"},
+    {"attention.q_lora_rank", U32, SCALAR, 0, .sym = "QLR", .dflt = "0"},
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"kda.head_dim", U32, SCALAR, REQ, .sym = "KDAD"},
+    {"kda.gate_lower_bound", F32, SCALAR, 0},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},
+    {"expert_weights_scale", F32, SCALAR, 0},
+    {"expert_weights_norm", BOOL, SCALAR, 0},
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"expert_latent_length", U32, SCALAR, 0, .sym = "XL", .dflt = "0"},
+    {"attn_res.block_size", U32, SCALAR, REQ, .sym = "RESB"},
+    {"activation.situ_beta", F32, SCALAR, REQ},
+    {"activation.situ_linear_beta", F32, SCALAR, REQ},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_kimi_k3[] = {
+    {"MLA", "KMLAK != 0 && VMLAK != 0", NULL},
+    {"KMLA", "MLA ? KMLAK : DK", "mla_key_head_size"},
+    /* without latent attention the value head is the latent's rank */
+    {"VMLA", "MLA ? VMLAK : KVLR", "mla_value_head_size"},
+    {"NOPE", "KMLA - R", "mla_key_head_size_without_rope"},
+    {"KDI", "KDAD*H", "kda_inner_size"},
+    {"XE", "XL > 0 ? XL : E", "expert_latent_length"},
+    {"XSW", "FFE * (XS > 0 ? XS : 1)", "shared_expert_ffn_length"},
+    {NULL, NULL, NULL}};
+#define K3_RECR "RECR_i"
+#define K3_ATTN "!RECR_i"
+static const gguf__llama_tensor tensors_kimi_k3[] = {
+    EMBED_NORM_OUT,
+    {"output_res_score.weight", {"E"}, 0, .when = "RESB > 0"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_res_score.weight", {"E"}, LAYER, .when = "RESB > 0"},
+    {"blk.%d.ffn_res_score.weight", {"E"}, LAYER, .when = "RESB > 0"},
+    /* delta-net layers; a convolution's trailing 1 may be dropped */
+    {"blk.%d.ssm_conv1d_q.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_conv1d_k.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_conv1d_v.weight", {"DCONV", "1", "KDI"}, LAYER, .when = K3_RECR},
+    QKV_WHEN("KDI", "KDI", "KDI", 0, K3_RECR),
+    {"blk.%d.ssm_f_a.weight", {"E", "KDAD"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_f_b.weight", {"KDAD", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_beta.weight", {"E", "H"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_a", {"H"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_dt.bias", {"KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_g.weight", {"E", "KDI"}, LAYER, .when = K3_RECR},
+    {"blk.%d.ssm_norm.weight", {"KDAD"}, LAYER, .when = K3_RECR},
+    {"blk.%d.attn_output.weight", {"KDI", "E"}, LAYER, .when = K3_RECR},
+    /* latent attention layers: queries from a rank-QLR latent when its norm is there */
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, LAYER, .when = K3_ATTN,
+     .if_present = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, LAYER, .when = K3_ATTN,
+     .if_present = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_q.weight", {"E", "H*KMLA"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_q_a_norm.weight"},
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_kv_b.weight", {"KVLR", "H*(NOPE+VMLA)"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_k_b.weight", {"NOPE", "KVLR", "H"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_kv_b.weight"},
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, LAYER, .when = K3_ATTN,
+     .if_absent = "blk.%d.attn_kv_b.weight"},
+    {"blk.%d.attn_gate.weight", {"E", "H*VMLA"}, OPT | LAYER, .when = K3_ATTN},
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, LAYER, .when = K3_ATTN},
+    /* dense first layers, then experts */
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_gate_exps.weight", {"XE", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "XE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_exps.weight", {"XE", "FFE", "X"}, LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_routed_down.weight", {"E", "XE"}, LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_routed_up.weight", {"XE", "E"}, LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_routed_norm.weight", {"XE"}, OPT | LAYER, .when = "i >= NDL && XL > 0"},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "XSW"}, OPT | LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_down_shexp.weight", {"XSW", "E"}, OPT | LAYER, .when = "i >= NDL"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "XSW"}, OPT | LAYER, .when = "i >= NDL"},
+    {NULL, {NULL}, 0}};
+#undef K3_RECR
+#undef K3_ATTN
+
+/* ---- deepseek32 and glm-dsa: deepseek2's latent attention (queries always from a latent)
+ * beside a sparse-attention indexer, dense first layers, then experts ---- */
+
+#define DSA_KEYS                                                                                 \
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},                         \
+    RMS_EPS,                                                                                   \
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH},                                   \
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},                                    \
+    {"leading_dense_block_count", U32, SCALAR, 0, .sym = "NDL", .dflt = "0"},                  \
+    {"expert_weights_scale", F32, SCALAR, 0},                                                  \
+    {"expert_weights_norm", BOOL, SCALAR, 0},                                                  \
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},                                 \
+    {"attention.kv_lora_rank", U32, SCALAR, REQ, .sym = "KVLR"},                               \
+    {"attention.key_length_mla", U32, SCALAR, 0, .sym = "KMLAK", .dflt = "0"},                 \
+    {"attention.value_length_mla", U32, SCALAR, 0, .sym = "VMLAK", .dflt = "0"},               \
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},                           \
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IHD"},                          \
+    {"attention.indexer.top_k", U32, SCALAR, REQ}
+static const gguf__llama_key keys_deepseek32[] = {
+    DSA_KEYS,
+    {"expert_gating_func", U32, SCALAR, REQ},
+    {"rope.scaling.yarn_log_multiplier", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_key keys_glm_dsa[] = {
+    DSA_KEYS,
+    {"expert_gating_func", U32, SCALAR, 0},
+    /* which layers' indexers are full: one element per layer without the nextn layers, so an
+     * array of block_count elements is refused when there are nextn layers */
+    {"attention.indexer.types", U32, PER_LAYER, ANY_LENGTH},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_dsa[] = {
+    {"MLA", NULL, "attention.key_length_mla", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses this architecture without latent attention (key_length_mla and "
+     "value_length_mla both nonzero)"},
+    {"X > 0", "NDL < NL", "expert_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers (after leading_dense_block_count) without experts"},
+    {"XU > 0", "NDL < NL", "expert_used_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses expert layers with no expert used"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* the indexer's tensors have flags IF: required in deepseek32, optional in glm-dsa */
+#define DSA_TENSORS(IF)                                                                          \
+    EMBED_OUT,                                                                                 \
+    {"blk.%d.attn_norm.weight", {"E"}, ALL_LAYERS},                                            \
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, ALL_LAYERS},                                      \
+    {"blk.%d.attn_kv_a_norm.weight", {"KVLR"}, ALL_LAYERS},                                    \
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, ALL_LAYERS},                                      \
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*KMLA"}, ALL_LAYERS},                                 \
+    {"blk.%d.attn_kv_a_mqa.weight", {"E", "KVLR+R"}, ALL_LAYERS},                              \
+    {"blk.%d.attn_k_b.weight", {"NOPE", "KVLR", "H"}, ALL_LAYERS},                             \
+    {"blk.%d.attn_v_b.weight", {"KVLR", "VMLA", "H"}, ALL_LAYERS},                             \
+    {"blk.%d.attn_output.weight", {"H*VMLA", "E"}, ALL_LAYERS},                                \
+    {"blk.%d.ffn_norm.weight", {"E"}, ALL_LAYERS},                                             \
+    {"blk.%d.indexer.k_norm.weight", {"IHD"}, (IF) | ALL_LAYERS},                              \
+    {"blk.%d.indexer.k_norm.bias", {"IHD"}, (IF) | ALL_LAYERS},                                \
+    {"blk.%d.indexer.proj.weight", {"E", "IH"}, (IF) | ALL_LAYERS},                            \
+    {"blk.%d.indexer.attn_k.weight", {"E", "IHD"}, (IF) | ALL_LAYERS},                         \
+    {"blk.%d.indexer.attn_q_b.weight", {"QLR", "IH*IHD"}, (IF) | ALL_LAYERS},                  \
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, ALL_LAYERS, .when = "i < NDL"},                    \
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, ALL_LAYERS, .when = "i < NDL"},                    \
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, ALL_LAYERS, .when = "i < NDL"},                      \
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, ALL_LAYERS, .when = "i >= NDL"},                \
+    {"blk.%d.exp_probs_b.bias", {"X"}, OPT | ALL_LAYERS, .when = "i >= NDL"},                  \
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = "i >= NDL"},        \
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, ALL_LAYERS, .when = "i >= NDL"},        \
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, ALL_LAYERS, .when = "i >= NDL"},          \
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, ALL_LAYERS, .when = "i >= NDL"},         \
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, ALL_LAYERS, .when = "i >= NDL"},         \
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, ALL_LAYERS, .when = "i >= NDL"},           \
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, ALL_LAYERS, .when = "i >= L"},               \
+    {"blk.%d.nextn.enorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.hnorm.weight", {"E"}, ALL_LAYERS, .when = "i >= L"},                        \
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},      \
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | ALL_LAYERS, .when = "i >= L"},  \
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | ALL_LAYERS, .when = "i >= L"}
+static const gguf__llama_tensor tensors_deepseek32[] = {DSA_TENSORS(0), {NULL, {NULL}, 0}};
+static const gguf__llama_tensor tensors_glm_dsa[] = {DSA_TENSORS(OPT), {NULL, {NULL}, 0}};
+
+/* ---- deepseek4: latent queries and one key/value head, hyper-connections (HC streams),
+ * per-layer key/value compression with an indexer, hash-routed first layers, experts ---- */
+
+static const gguf__llama_key keys_deepseek4[] = {
+    RMS_EPS,
+    {"attention.q_lora_rank", U32, SCALAR, REQ, .sym = "QLR"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"expert_shared_count", U32, SCALAR, REQ, .sym = "XS"},
+    {"expert_weights_scale", F32, SCALAR, REQ},
+    {"expert_weights_norm", BOOL, SCALAR, REQ},
+    {"swiglu_clamp_exp", F32, PER_LAYER, REQ},
+    {"swiglu_clamp_shexp", F32, PER_LAYER, 0},
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IHD"},
+    {"attention.indexer.top_k", U32, SCALAR, REQ},
+    {"attention.output_group_count", U32, SCALAR, REQ, .sym = "OG"},
+    {"attention.output_lora_rank", U32, SCALAR, REQ, .sym = "OLR"},
+    {"attention.compress_rope_freq_base", F32, SCALAR, REQ},
+    {"hyper_connection.count", U32, SCALAR, REQ, .sym = "HC"},
+    {"hyper_connection.sinkhorn_iterations", U32, SCALAR, REQ},
+    {"hyper_connection.epsilon", F32, SCALAR, REQ},
+    {"hash_layer_count", U32, SCALAR, REQ, .sym = "HASH"},
+    /* one ratio a layer (CR_i), at least block_count of them */
+    {"attention.compress_ratios", U32, GGUF__LK_ARRAY, REQ, .sym = "NCR"},
+    {"expert_gating_func", U32, SCALAR, REQ, .sym = "GF"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_deepseek4[] = {
+    /* every layer is a sliding-window layer: the head size is key_length_swa's */
+    {"SWA0", "1", NULL},
+    {"HCMIX", "(2+HC)*HC", "hyper_connection_mix_size"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_deepseek4[] = {
+    {"NCR >= NL", NULL, "attention.compress_ratios", GGUF_LLAMA_ERROR,
+     "has fewer elements than block_count: llama.cpp refuses the model"},
+    {"NCR <= 512", NULL, "attention.compress_ratios", GGUF_LLAMA_ERROR,
+     "has more than 512 elements: llama.cpp aborts"},
+    {"GF == 4", NULL, "expert_gating_func", GGUF_LLAMA_ERROR,
+     "is not 4 (sqrt-softplus): llama.cpp refuses deepseek4 with other expert scoring"},
+    {"CR_i == 0 || CR_i == 4 || CR_i == 128", NULL, "attention.compress_ratios",
+     GGUF_LLAMA_ERROR, "holds a ratio other than 0, 4 or 128: llama.cpp refuses the model",
+     .layers = ALL_LAYERS},
+    {NULL, NULL, NULL, 0, NULL}};
+#define D4 ALL_LAYERS
+/* a compressor: its key/value width doubles at a ratio of 4 */
+#define D4_COMP "CR_i != 0"
+#define D4_IDX "CR_i == 4"
+#define D4_NEXTN "blk.%d.nextn.eh_proj.weight"
+static const gguf__llama_tensor tensors_deepseek4[] = {
+    EMBED_NORM_OUT,
+    {"output_hc_fn.weight", {"HC*E", "HC"}, 0},
+    {"output_hc_base.weight", {"HC"}, 0},
+    {"output_hc_scale.weight", {"1"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, D4},
+    {"blk.%d.attn_sinks.weight", {"H"}, D4},
+    {"blk.%d.attn_q_a.weight", {"E", "QLR"}, D4},
+    {"blk.%d.attn_q_a_norm.weight", {"QLR"}, D4},
+    {"blk.%d.attn_q_b.weight", {"QLR", "H*DK"}, D4},
+    {"blk.%d.attn_kv.weight", {"E", "DK"}, D4},
+    {"blk.%d.attn_kv_a_norm.weight", {"DK"}, D4},
+    /* the file may hold it as [H*DK/OG, OLR*OG] */
+    {"blk.%d.attn_output_a.weight", {"H*DK/OG", "OLR", "OG"}, D4 | RESHAPE},
+    {"blk.%d.attn_output_b.weight", {"OG*OLR", "E"}, D4},
+    {"blk.%d.hc_attn_fn.weight", {"HC*E", "HCMIX"}, D4},
+    {"blk.%d.hc_attn_base.weight", {"HCMIX"}, D4},
+    {"blk.%d.hc_attn_scale.weight", {"3"}, D4},
+    {"blk.%d.hc_ffn_fn.weight", {"HC*E", "HCMIX"}, D4},
+    {"blk.%d.hc_ffn_base.weight", {"HCMIX"}, D4},
+    {"blk.%d.hc_ffn_scale.weight", {"3"}, D4},
+    {"blk.%d.attn_compressor_kv.weight", {"E", "(CR_i == 4 ? 2 : 1)*DK"}, D4, .when = D4_COMP},
+    {"blk.%d.attn_compressor_gate.weight", {"E", "(CR_i == 4 ? 2 : 1)*DK"}, D4,
+     .when = D4_COMP},
+    {"blk.%d.attn_compressor_ape.weight", {"(CR_i == 4 ? 2 : 1)*DK", "CR_i"}, D4,
+     .when = D4_COMP},
+    {"blk.%d.attn_compressor_norm.weight", {"DK"}, D4, .when = D4_COMP},
+    {"blk.%d.indexer.proj.weight", {"E", "IH"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer.attn_q_b.weight", {"QLR", "IH*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_kv.weight", {"E", "2*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_gate.weight", {"E", "2*IHD"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_ape.weight", {"2*IHD", "4"}, D4, .when = D4_IDX},
+    {"blk.%d.indexer_compressor_norm.weight", {"IHD"}, D4, .when = D4_IDX},
+    /* the first HASH layers route by token id, the others by score with a bias */
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, D4},
+    {"blk.%d.ffn_gate_tid2eid.weight", {"XU", "V"}, D4, .when = "i < HASH"},
+    {"blk.%d.exp_probs_b.bias", {"X"}, D4, .when = "i >= HASH"},
+    {"blk.%d.exp_probs_b_vl.bias", {"X"}, OPT | D4},
+    {"blk.%d.ffn_norm.weight", {"E"}, D4},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, D4},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, D4},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, D4},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFE*XS"}, D4},
+    {"blk.%d.ffn_down_shexp.weight", {"FFE*XS", "E"}, D4},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFE*XS"}, D4},
+    /* without the first next-token layer's eh_proj llama.cpp counts no nextn layers: the
+     * last layers are then plain ones */
+    {"blk.%d.nextn.eh_proj.weight", {"2*E", "E"}, OPT | D4, .when = "i >= L"},
+    {"blk.%d.nextn.enorm.weight", {"E"}, D4, .when = "i >= L", .if_present = D4_NEXTN},
+    {"blk.%d.nextn.hnorm.weight", {"E"}, D4, .when = "i >= L", .if_present = D4_NEXTN},
+    {"blk.%d.nextn.embed_tokens.weight", {"E", "V"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {"blk.%d.nextn.shared_head_head.weight", {"E", "V"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {"blk.%d.nextn.shared_head_norm.weight", {"E"}, OPT | D4, .when = "i >= L",
+     .if_present = D4_NEXTN},
+    {NULL, {NULL}, 0}};
+#undef D4
+#undef D4_COMP
+#undef D4_IDX
+#undef D4_NEXTN
+
 /* ---- grok: experts in every layer (an optional dense block beside them), a norm after
  * attention, and after the feed-forward one of two names ---- */
 
@@ -3254,65 +3551,6 @@ static const gguf__llama_key keys_muse_glimmer[] = {
     {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek32[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.scaling.yarn_log_multiplier", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_deepseek4[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_exp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"swiglu_clamp_shexp", GGUF_VTYPE_F32, GGUF__LK_PER_LAYER, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.output_group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.output_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.compress_rope_freq_base", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.sinkhorn_iterations", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hash_layer_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.compress_ratios", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_glm_dsa[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.indexer.types", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
@@ -3411,26 +3649,6 @@ static const gguf__llama_key keys_dflash[] = {
     {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_kimi_k3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_mla", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.q_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.kv_lora_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.head_dim", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"kda.gate_lower_bound", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"expert_shared_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"leading_dense_block_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_weights_norm", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_gating_func", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_latent_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attn_res.block_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"activation.situ_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"activation.situ_linear_beta", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_mellum[] = {
     {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -3525,13 +3743,13 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "arctic", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arctic},
     {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
     {.name = "deepseek2", .keys = keys_deepseek2, .syms = syms_deepseek2, .rules = rules_deepseek2, .tensors = tensors_deepseek2, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe},
-    {.name = "deepseek32", .keys = keys_deepseek32},
-    {.name = "deepseek4", .keys = keys_deepseek4},
+    {.name = "deepseek2-ocr", .keys = keys_rms_norm_dense_lead_moe, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek2_ocr},
+    {.name = "deepseek32", .keys = keys_deepseek32, .syms = syms_deepseek2, .rules = rules_dsa, .tensors = tensors_deepseek32, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
+    {.name = "deepseek4", .keys = keys_deepseek4, .syms = syms_deepseek4, .rules = rules_deepseek4, .tensors = tensors_deepseek4},
     {.name = "chatglm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chatglm},
     {.name = "glm4", .keys = keys_rms_norm_mrope, .syms = syms_glm4, .rules = rules_glm4, .tensors = tensors_glm4},
     {.name = "glm4moe", .keys = keys_glm4moe, .syms = syms_glm4moe, .rules = rules_glm4moe, .tensors = tensors_glm4moe, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
-    {.name = "glm-dsa", .keys = keys_glm_dsa},
+    {.name = "glm-dsa", .keys = keys_glm_dsa, .syms = syms_deepseek2, .rules = rules_dsa, .tensors = tensors_glm_dsa, .mtp_probe = "blk.%d.nextn.eh_proj.weight"},
     {.name = "bitnet", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bitnet},
     {.name = "t5", .keys = keys_t5, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5},
     {.name = "t5encoder", .keys = keys_t5encoder, .syms = syms_llama, .rules = rules_none, .tensors = tensors_t5encoder},
@@ -3602,7 +3820,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "llama-embed", .keys = keys_llama, .syms = syms_llama, .rules = rules_llama, .tensors = tensors_llama},
     {.name = "maincoder", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_maincoder},
     {.name = "kimi-linear", .keys = keys_kimi_linear, .syms = syms_kimi_linear, .rules = rules_none, .tensors = tensors_kimi_linear},
-    {.name = "kimi-k3", .keys = keys_kimi_k3},
+    {.name = "kimi-k3", .keys = keys_kimi_k3, .syms = syms_kimi_k3, .rules = rules_none, .tensors = tensors_kimi_k3},
     {.name = "talkie", .keys = keys_talkie, .syms = syms_llama, .rules = rules_none, .tensors = tensors_talkie},
     {.name = "mellum", .keys = keys_mellum},
     {.name = "nanbeige", .keys = keys_nanbeige},

@@ -8,7 +8,7 @@
  *
  * Values that differ by layer (the per-layer arrays, which layers are recurrent or sliding) come
  * from the one hyperparameter reader (llama_hparams.c), as the symbols HKV_i, H_i, FF_i, FFE_i,
- * XU_i, RECR_i, SWA_i and IDX_i at the layer being judged. */
+ * XU_i, RECR_i, SWA_i, IDX_i and CR_i at the layer being judged. */
 #include "llama.h"
 
 #include <stdarg.h>
@@ -232,6 +232,7 @@ static uint32_t swa_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->
 static uint32_t idx_at(const gguf__llama_hparams *hp, uint32_t il) {
     return hp->is_indexer_full[il];
 }
+static uint32_t cr_at(const gguf__llama_hparams *hp, uint32_t il) { return hp->compress_ratio[il]; }
 static const struct layer_sym {
     const char *name;
     const char *base;
@@ -246,6 +247,7 @@ static const struct layer_sym {
     {"RECR_i", "HKV + FF", recr_at, NULL},
     {"SWA_i", "NL", swa_at, NULL},
     {"IDX_i", "NL", idx_at, NULL},
+    {"CR_i", "NCR", cr_at, "attention.compress_ratios"},
 };
 
 const char *gguf__llama_layer_sym(size_t i) {
@@ -494,18 +496,39 @@ static void expr_values(lc *c, char *buf, size_t size, const char *expr) {
     }
 }
 
+/* The first layer where a per-layer rule fails, or -1. */
+static int64_t rule_layer(lc *c, const gguf__llama_rule *r) {
+    int64_t n;
+    if (eval(c, (r->layers & GGUF__LT_ALL_LAYERS) ? "NL" : "L", -1, &n) != 0)
+        return -1;
+    for (int64_t i = 0; i < n && i < GGUF__LLAMA_MAX_LAYERS; i++) {
+        if (holds(c, r->when, i) == 1 && holds(c, r->expr, i) == 0)
+            return i;
+    }
+    return -1;
+}
+
 static void check_rules(lc *c, const gguf__llama_rule *rules) {
     for (const gguf__llama_rule *r = rules; r != NULL && r->expr != NULL; r++) {
-        if (holds(c, r->when, -1) != 1 || holds(c, r->expr, -1) != 0)
+        int64_t layer = -1;
+        if (r->layers != 0) {
+            if ((layer = rule_layer(c, r)) < 0)
+                continue;
+        } else if (holds(c, r->when, -1) != 1 || holds(c, r->expr, -1) != 0) {
             continue;
+        }
         char key[NAME_MAX_LEN];
         rule_key(key, sizeof key, c, r->key);
         uint64_t off;
         find_value(c->meta, key, &off);
-        char values[MSG_MAX / 2];
+        char values[MSG_MAX / 2], at[48] = "";
+        c->layer = layer;
         expr_values(c, values, sizeof values, r->expr);
-        gguf__llama_emit(&c->rep, r->severity, key, NULL, 0, off, "%s: %s (%s)", key, r->message,
-                         values);
+        c->layer = -1;
+        if (layer >= 0)
+            snprintf(at, sizeof at, " in layer %lld", (long long)layer);
+        gguf__llama_emit(&c->rep, r->severity, key, NULL, 0, off, "%s: %s%s (%s)", key,
+                         r->message, at, values);
     }
 }
 
@@ -568,10 +591,20 @@ typedef struct agg {
 /* Whether a tensor has the shape dims give at this layer: 1, 0, or -1 when a dimension has no
  * value; want and nd get the shape. */
 static int shape_is(lc *c, const char *const *dims, int64_t layer, const gguf_tensor_info *info,
-                    int64_t *want, uint32_t *nd) {
+                    int by_count, int64_t *want, uint32_t *nd) {
     for (*nd = 0; *nd < 4 && dims[*nd] != NULL; (*nd)++) {
         if (eval(c, dims[*nd], layer, &want[*nd]) != 0)
             return -1;
+    }
+    if (by_count) {
+        /* the element count alone (checked arithmetic: an overflow is no match) */
+        int ok = 1;
+        uint64_t have = 1, expect = 1;
+        for (uint32_t d = 0; d < info->n_dims && ok; d++)
+            ok = gguf__mul_u64(&have, have, info->dims[d]);
+        for (uint32_t d = 0; d < *nd && ok; d++)
+            ok = want[d] >= 0 && gguf__mul_u64(&expect, expect, (uint64_t)want[d]);
+        return ok && have == expect;
     }
     for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
         uint64_t have = d < info->n_dims ? info->dims[d] : 1;
@@ -610,11 +643,12 @@ static void check_one(lc *c, const gguf__llama_tensor *t, int64_t layer, int opt
     gguf_tensor_get(&info, c->meta, r.index);
     int64_t want[4];
     uint32_t nd;
-    int ok = shape_is(c, t->dims, layer, &info, want, &nd);
+    int by_count = (t->flags & GGUF__LT_RESHAPE) != 0;
+    int ok = shape_is(c, t->dims, layer, &info, by_count, want, &nd);
     int64_t alt[4];
     uint32_t alt_nd = 0;
     if (ok == 0 && t->alt_dims[0] != NULL)
-        ok = shape_is(c, t->alt_dims, layer, &info, alt, &alt_nd);
+        ok = shape_is(c, t->alt_dims, layer, &info, by_count, alt, &alt_nd);
     if (ok < 0) {
         c->indefinite = 1;
         return;

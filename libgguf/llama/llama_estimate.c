@@ -112,6 +112,11 @@ static const struct {
     {"laguna", "not yet checked against llama.cpp"},
     {"bailingmoe3", "a hybrid not yet checked against llama.cpp"},
     {"dots3note", "not yet checked against llama.cpp"},
+    {"deepseek2-ocr", "not yet checked against llama.cpp"},
+    {"kimi-k3", "a hybrid not yet checked against llama.cpp"},
+    {"deepseek32", "its sparse-attention indexer's cache is not modelled"},
+    {"glm-dsa", "its sparse-attention indexer's cache is not modelled"},
+    {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {

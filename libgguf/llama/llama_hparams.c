@@ -180,6 +180,38 @@ static int get_per_layer(uint32_t *out, const reader *r, const char *suffix, uin
     return 1;
 }
 
+/* get_arr into a per-layer array: an array of integers (or booleans) of at most
+ * GGUF__LLAMA_MAX_LAYERS elements, copied from the start. Leaves out[] as it is otherwise. */
+static void read_array(uint32_t *out, const reader *r, const char *suffix) {
+    char key[160];
+    const gguf_value *v = arch_value(r, suffix, key, sizeof key);
+    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_ARRAY ||
+        gguf_value_count(v) > GGUF__LLAMA_MAX_LAYERS)
+        return;
+    uint32_t et = gguf_value_elem_type(v);
+    if (!(et == GGUF_VTYPE_U32 || et == GGUF_VTYPE_I32 || et == GGUF_VTYPE_BOOL))
+        return;
+    gguf_value_iter it;
+    gguf_value e;
+    gguf_value_iter_init(&it, v);
+    for (uint32_t il = 0; gguf_value_iter_next(&it, &e); il++) {
+        uint32_t x = 0;
+        if (et == GGUF_VTYPE_BOOL) {
+            uint8_t b = 0;
+            gguf_value_get_bool_byte(&b, &e, NULL);
+            x = b != 0;
+        } else {
+            /* as the loader copies them: an INT32's bits */
+            uint64_t u;
+            int64_t sv;
+            int is_signed;
+            if (gguf_value_get_int(&u, &sv, &is_signed, &e, NULL) == 0)
+                x = is_signed ? (uint32_t)sv : (uint32_t)u;
+        }
+        out[il] = x;
+    }
+}
+
 /* The layers the arrays hold (llama.cpp refuses a model with more). */
 static uint32_t layers(const gguf__llama_hparams *hp) {
     return hp->n_layer_all < GGUF__LLAMA_MAX_LAYERS ? hp->n_layer_all : GGUF__LLAMA_MAX_LAYERS;
@@ -342,6 +374,8 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->n_lora_kv, &r, "attention.kv_lora_rank");
     get_u32(&hp->n_embd_head_k_mla, &r, "attention.key_length_mla");
     get_u32(&hp->n_embd_head_v_mla, &r, "attention.value_length_mla");
+
+    read_array(hp->compress_ratio, &r, "attention.compress_ratios");
 
     const layer_kinds *k = kinds_find(hp->arch);
     read_swa(hp, &r, k);
