@@ -190,7 +190,7 @@ START_TEST(test_tables_parse) {
         full += arch->tensors != NULL;
     }
     ck_assert_uint_ge(gguf__llama_n_archs, 140);
-    ck_assert_uint_eq(full, 106);
+    ck_assert_uint_eq(full, 118);
 }
 END_TEST
 
