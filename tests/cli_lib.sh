@@ -102,11 +102,11 @@ have_corpus() { [ -f "$CORPUS/MANIFEST.tsv" ]; }
 # takes (tests/make_llama_model; any loads, these are the ones its real models use)
 llama_vocab_of() {
     case $1 in
-    bert | nomic-bert | nomic-bert-moe | jina-bert-v3) echo bert-bge ;;
+    bert | modern-bert | nomic-bert | nomic-bert-moe | jina-bert-v2 | jina-bert-v3) echo bert-bge ;;
     deepseek2 | deepseek2-ocr | deepseek32 | deepseek4) echo deepseek-coder ;;
     phi3) echo phi-3 ;;
-    qwen2 | qwen3 | qwen3moe | qwen2moe | gpt-oss | starcoder2 | olmo2 | rwkv6qwen2 | arwkv7)
-        echo gpt-2 ;;
+    qwen2 | qwen3 | qwen3moe | qwen2moe | qwen4exp | gpt-oss | starcoder2 | olmo2 | rwkv6qwen2 | \
+        arwkv7) echo gpt-2 ;;
     *) echo llama-spm ;;
     esac
 }

@@ -125,6 +125,50 @@ static const struct recipe {
      {RMS("2"), {".logit_scale", "f32", "8"},
       EXPERTS,
       {".expert_shared_feed_forward_length", "u32", "32"}}},
+    /* layer 1 sliding-window; experts with a shared one */
+    {"granite_swa",
+     {RMS("2"), {".logit_scale", "f32", "8"}, {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "[0, 1]"}, EXPERTS,
+      {".expert_shared_feed_forward_length", "u32", "32"}}},
+    {"nanbeige", {RMS("2"), {".num_loops", "u32", "2"}}},
+    /* layer 0 sliding-window, layer 1 not */
+    {"mellum",
+     {RMS("2"), EXPERTS_FF, {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "2"}}},
+    /* layer 0 sliding-window, layer 1 not */
+    {"plamo3",
+     {RMS("2"), {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "2"}}},
+    /* layer 0 sliding-window, layer 1 not */
+    {"muse-glimmer",
+     {RMS("2"), {".attention.sliding_window", "u32", "32"}, {".logit_scale", "f32", "1"},
+      {".attention.sliding_window_pattern", "u32", "[1, 0]"}}},
+    /* layer 0 sliding-window, layer 1 not */
+    {"gemma3n",
+     {RMS("2"), {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "u32", "2"}}},
+    /* layer 0 sliding-window (heads of 16), layer 1 full (heads of 32) sharing layer 0's keys
+     * and values */
+    {"gemma4",
+     {RMS("2"), {".attention.key_length", "u32", "32"}, {".attention.value_length", "u32", "32"},
+      {".attention.key_length_swa", "u32", "16"}, {".attention.value_length_swa", "u32", "16"},
+      {".attention.sliding_window", "u32", "32"},
+      {".attention.sliding_window_pattern", "bool", "[true, false]"},
+      {".attention.shared_kv_layers", "u32", "1"},
+      {".embedding_length_per_layer_input", "u32", "8"}}},
+    {"cogvlm", {RMS("4")}},
+    /* two adapters of rank 4 */
+    {"graniteswitch",
+     {RMS("2"), {".logit_scale", "f32", "8"}, {".adapters.count", "u32", "2"},
+      {".adapters.lora_rank", "u32", "4"}, {".adapters.token_ids_activate", "i32", "[5, 6]"},
+      {".adapters.token_ids_substitute", "i32", "[7, 8]"}}},
+    /* layer 0 a delta-net layer, layer 1 attention; two hyper-connection streams */
+    {"qwen4exp",
+     {RMS("2"), EXPERTS_FF, {".rope.dimension_sections", "i32", "[4, 2, 2, 0]"},
+      SSM("64", "2"), {".full_attention_interval", "u32", "2"},
+      {".hyper_connection.count", "u32", "2"}, {".hyper_connection.low_rank", "u32", "8"},
+      {".attention.indexer.head_count", "u32", "2"}, {".attention.indexer.key_length", "u32", "16"},
+      {".attention.indexer.top_k", "u32", "8"}}},
     {"gemma", {RMS("2")}},
     {"olmo2", {RMS("2"), {".attention.sliding_window", "u32", "32"}}},
     {"exaone4",
@@ -320,6 +364,14 @@ static const struct recipe {
     {"jina-bert-v3",
      {SMALL("4"), {".attention.layer_norm_epsilon", "f32", "1e-12"},
       {".attention.causal", "bool", "false"}, {".pooling_type", "u32", "1"}}},
+    {"jina-bert-v2",
+     {SMALL("4"), {".attention.layer_norm_epsilon", "f32", "1e-12"},
+      {".attention.causal", "bool", "false"}, {".pooling_type", "u32", "1"}}},
+    /* sliding-window attention in layer 1 */
+    {"modern-bert",
+     {SMALL("4"), {".attention.layer_norm_epsilon", "f32", "1e-5"},
+      {".attention.causal", "bool", "false"}, {".pooling_type", "u32", "2"},
+      {".attention.sliding_window", "u32", "32"}, {".attention.sliding_window_pattern", "u32", "2"}}},
     /* layer 1 has experts */
     {"nomic-bert-moe",
      {SMALL("4"), {".attention.layer_norm_epsilon", "f32", "1e-12"},

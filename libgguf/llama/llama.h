@@ -256,9 +256,11 @@ GGUF_HIDDEN void gguf__llama_emit(gguf__llama_report *r, int severity, const cha
 GGUF_HIDDEN int gguf__llama_check_vocab(gguf__llama_report *r, const gguf_file *f,
                                         const char *arch, int64_t *n_tokens, gguf_error *err);
 
-/* llama_check.c: the i-th symbol whose value is that of the layer an expression is evaluated
- * at (HKV_i: that layer's head_count_kv; RECR_i: 1 when it is recurrent), or NULL after the
- * last. Tables may use them in tensor rows (shapes and conditions) and per-layer rules only. */
+/* llama_check.c: the i-th symbol the checker computes itself, or NULL after the last: those
+ * whose value is that of the layer an expression is evaluated at (HKV_i: that layer's
+ * head_count_kv; RECR_i: 1 when it is recurrent), and FULLN (how many layers have no sliding
+ * window). Tables may use them in tensor rows (shapes and conditions) and per-layer rules
+ * only. */
 GGUF_HIDDEN const char *gguf__llama_layer_sym(size_t i);
 
 /* llama_check.c: the tensors llama.cpp's loader creates for f's metadata, for tests that

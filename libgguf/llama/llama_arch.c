@@ -21,6 +21,9 @@
  *   SWA_i   1 when that layer is a sliding-window layer, else 0
  *   IDX_i   1 when attention.indexer.types gives that layer a sparse-attention indexer
  *   CR_i    that layer's element of attention.compress_ratios (deepseek4)
+ *   UPGATE_i  1 when that layer's ffn_up.weight is twice feed_forward_length wide (the gate
+ *           fused into it), else 0
+ *   FULLN   the layers without a sliding window
  * LOAD_LOCALS in llama.cpp takes per-layer hyperparameters at layer 0 for every layer's shape;
  * so do these tables.
  *
@@ -623,6 +626,37 @@ static const gguf__llama_tensor tensors_bert[] = {
 /* bert's loader without positions or classifier */
 static const gguf__llama_tensor tensors_jina_bert_v3[] = {BERT_EMBD, BERT_LAYERS, BERT_FFN(NULL),
                                                           {NULL, {NULL}, 0}};
+
+/* jina-bert-v2: token types required, optional q/k norms, and an ffn_up that may carry the gate
+ * fused in (twice as wide; the loader reads its width from the tensor) */
+#define JINA_UP "UPGATE_i ? 2*FF : FF"
+static const gguf__llama_tensor tensors_jina_bert_v2[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_types.weight", {"E", "TT"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"token_embd_norm.bias", {"E"}, 0},
+    {"cls.weight", {"E", "1"}, OPT},
+    {"cls.bias", {"1"}, OPT},
+    QKV("E", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_q_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_q_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_k_norm.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, LAYER},
+    {"blk.%d.attn_output_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_output_norm.bias", {"E"}, LAYER},
+    {"blk.%d.attn_norm_2.weight", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_norm_2.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, OPT | LAYER},
+    {"blk.%d.ffn_up.weight", {"E", JINA_UP}, LAYER},
+    {"blk.%d.ffn_up.bias", {JINA_UP}, OPT | LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_down.bias", {"E"}, LAYER},
+    {"blk.%d.layer_output_norm.weight", {"E"}, LAYER},
+    {"blk.%d.layer_output_norm.bias", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+#undef JINA_UP
 
 static const gguf__llama_key keys_nomic_bert[] = {
     {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
@@ -2667,6 +2701,510 @@ static const gguf__llama_tensor tensors_afmoe[] = {
     {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "i < NDL"},
     {NULL, {NULL}, 0}};
 
+/* ---- modern-bert: layer 0's attention norm optional (an identity), the gate fused into ffn_up,
+ * sliding-window layers after the first of each period ---- */
+
+static const gguf__llama_key keys_modern_bert[] = {
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .when = "SWIN > 0"},
+    {"attention.layer_norm_epsilon", F32, SCALAR, REQ},
+    {"hidden_activation", STR, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_modern_bert[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    {"token_embd_norm.weight", {"E"}, 0},
+    {"output_norm.weight", {"E"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER, .when = "i != 0"},
+    {"blk.%d.attn_norm.weight", {"E"}, OPT | LAYER, .when = "i == 0"},
+    {"blk.%d.attn_qkv.weight", {"E", "3*E"}, LAYER},
+    {"blk.%d.attn_output.weight", {"E", "E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "2*FF"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"cls.output.weight", {"E", "CLS"}, OPT},
+    {"cls.output.bias", {"CLS"}, OPT},
+    {"cls.weight", {"E", "E"}, OPT},
+    {"cls.norm.weight", {"E"}, OPT},
+    {NULL, {NULL}, 0}};
+
+/* ---- granite_swa: granite's layers with attention sinks, sliding-window layers given per layer;
+ * the experts' gate and up may be fused, the shared expert's are ---- */
+
+static const gguf__llama_key keys_granite_swa[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, REQ},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    /* one flag per layer: 1 for a sliding-window layer */
+    {"attention.sliding_window_pattern", U32, GGUF__LK_ARRAY, REQ},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"deepstack_mapping", I32, GGUF__LK_ARRAY, 0},
+    {"attention.rope_pattern", U32, GGUF__LK_ARRAY, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0, .sym = "FFS", .dflt = "0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_tensor tensors_granite_swa[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT, .when = "!LONGROPE"},
+    {"rope_factors_long.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"rope_factors_short.weight", {"R/2"}, OPT, .when = "LONGROPE"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_output.bias", {"E"}, OPT | LAYER},
+    {"blk.%d.attn_sinks.weight", {"H"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.weight", {"FF", "E"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.weight", {"E", "FF"}, LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_down.bias", {"E"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_up.bias", {"FF"}, OPT | LAYER, .when = "X == 0"},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_down_exps.weight", {"FF", "E", "X"}, LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FF*2", "X"}, OPT | LAYER, .when = "X > 0"},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0",
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FF", "X"}, LAYER, .when = "X > 0",
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "2*FFS"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS", "E"}, LAYER, .when = "X > 0 && FFS > 0"},
+    {NULL, {NULL}, 0}};
+
+/* ---- nanbeige: the layers run num_loops times over, sharing their weights ---- */
+
+static const gguf__llama_key keys_nanbeige[] = {
+    RMS_EPS,
+    {"num_loops", U32, SCALAR, 0, .sym = "LOOPS", .dflt = "1"},
+    {"skip_loop_final_norm", BOOL, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_nanbeige[] = {
+    {"LOOPS >= 1", NULL, "num_loops", GGUF_LLAMA_ERROR, "llama.cpp aborts on 0 loops"},
+    {"L * LOOPS <= 512", NULL, "num_loops", GGUF_LLAMA_ERROR,
+     "llama.cpp aborts: the layers times the loops exceed 512"},
+    {NULL, NULL, NULL, 0, NULL}};
+static const gguf__llama_tensor tensors_nanbeige[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+
+/* ---- mellum: experts in every layer (sized by FF/XU unless given), queries and keys normalized,
+ * sliding-window layers by a period or one flag per layer ---- */
+
+static const gguf__llama_key keys_mellum[] = {
+    RMS_EPS,
+    {"expert_feed_forward_length", U32, PER_LAYER, REQ, .sym = "FFE"},
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    /* a period, or one flag per layer (absent, the loader asks for the flags) */
+    {"attention.sliding_window_pattern", U32, PER_LAYER, REQ, .sym = "PAT", .when = "SWIN > 0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+/* layer 0 is a sliding-window layer unless the period is 1 (a flag array's first flag is
+ * taken as a period: right unless the _swa head sizes differ) */
+static const gguf__llama_sym syms_mellum[] = {
+    {"SWA0", "SWIN > 0 && PAT != 1", NULL},
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_mellum[] = {
+    EMBED_NORM_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DV*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    EXPERT_FFN("FFX"),
+    {NULL, {NULL}, 0}};
+
+/* ---- plamo3: a fused qkv of each layer's own head counts, norms after attention and
+ * feed-forward (named without .weight), the gate fused into ffn_up ---- */
+
+static const gguf__llama_key keys_plamo3[] = {
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, 0, .sym = "SWIN", .dflt = "0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0, .when = "SWIN > 0"},
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "8", .when = "SWIN > 0"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_plamo3[] = {
+    {"SWA0", "SWIN > 0 && PAT != 1", NULL},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_plamo3[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "H_i*DK + HKV_i*DK + HKV_i*DV"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_output.weight", {"H_i*DV", "E"}, LAYER},
+    {"blk.%d.post_attention_norm", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_ffw_norm", {"E"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "2*FF_i"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- muse-glimmer: gated attention, queries and keys normalized, norms after attention and
+ * feed-forward, sliding-window layers by a period or one flag per layer ---- */
+
+static const gguf__llama_key keys_muse_glimmer[] = {
+    RMS_EPS,
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    {"final_logit_softcapping", F32, SCALAR, 0},
+    {"logit_scale", F32, SCALAR, REQ},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    /* a period, or one flag per layer (absent, the loader asks for the flags) */
+    {"attention.sliding_window_pattern", U32, PER_LAYER, REQ, .sym = "PAT"},
+    {NULL, 0, 0, 0}};
+/* layer 0 is a sliding-window layer unless the period is 1 (a flag array's first flag is
+ * taken as a period: right unless the _swa head sizes differ) */
+static const gguf__llama_sym syms_muse_glimmer[] = {{"SWA0", "PAT != 1", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_muse_glimmer[] = {
+    EMBED_NORM_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_gate.weight", {"E", "DK*H"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {NULL, {NULL}, 0}};
+
+/* ---- gemma3n: gemma3's layers with alternating updates (altup, 4 inputs), learned augmented
+ * residuals (laurel, rank 64) and per-layer inputs of 256; those sizes are llama.cpp's
+ * constants, not keys ---- */
+
+static const gguf__llama_key keys_gemma3n[] = {
+    {"attention.sliding_window_pattern", U32, GGUF__LK_SCALAR_OR_IGNORED, 0, .sym = "PAT",
+     .dflt = "5"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    RMS_EPS,
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_gemma3n[] = {
+    {"SWA0", "PAT != 1", NULL},
+    {"ALTUP", "4", "altup_num_inputs"},
+    {"LAUREL", "64", "laurel_rank"},
+    {"EPL", "256", "per_layer_embedding_length"},
+    {NULL, NULL, NULL}};
+static const gguf__llama_tensor tensors_gemma3n[] = {
+    EMBED_OUT,
+    {"altup_proj.weight", {"E", "E", "ALTUP-1"}, 0},
+    {"altup_unembd_proj.weight", {"E", "E", "ALTUP-1"}, 0},
+    {"per_layer_token_embd.weight", {"EPL*L", "V"}, 0},
+    {"per_layer_model_proj.weight", {"E", "EPL*L"}, 0},
+    {"per_layer_proj_norm.weight", {"EPL"}, 0},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    QKV("DK*H", "DK*HKV", "DV*HKV", 0),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {"blk.%d.inp_gate.weight", {"E", "EPL"}, LAYER},
+    {"blk.%d.proj.weight", {"EPL", "E"}, LAYER},
+    {"blk.%d.post_norm.weight", {"E"}, LAYER},
+    {"blk.%d.altup_correct_coef.weight", {"ALTUP", "ALTUP"}, LAYER},
+    {"blk.%d.altup_correct_scale.weight", {"E"}, LAYER},
+    {"blk.%d.altup_predict_coef.weight", {"ALTUP", "ALTUP*ALTUP"}, LAYER},
+    {"blk.%d.altup_router.weight", {"E", "ALTUP"}, LAYER},
+    {"blk.%d.altup_router_norm.weight", {"E"}, LAYER},
+    {"blk.%d.laurel_l.weight", {"E", "LAUREL"}, LAYER},
+    {"blk.%d.laurel_r.weight", {"LAUREL", "E"}, LAYER},
+    {"blk.%d.laurel_post_norm.weight", {"E"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- gemma4: sliding-window layers given per layer with head sizes of their own, the last
+ * shared_kv_layers layers reusing earlier layers' keys and values, rope frequencies for the
+ * full layers, optional experts beside the dense feed-forward, per-layer inputs ---- */
+
+static const gguf__llama_key keys_gemma4[] = {
+    /* one flag per layer (a scalar: the same for every layer) */
+    {"attention.sliding_window_pattern", U32, PER_LAYER, REQ, .sym = "PAT"},
+    {"attention.shared_kv_layers", U32, SCALAR, 0, .sym = "SKV", .dflt = "0"},
+    {"rope.freq_base_swa", F32, SCALAR, 0},
+    {"expert_feed_forward_length", U32, PER_LAYER, 0, .sym = "FFE", .dflt = "0"},
+    {"attention.sliding_window", U32, SCALAR, REQ},
+    RMS_EPS,
+    {"embedding_length_per_layer_input", U32, SCALAR, REQ, .sym = "EPL"},
+    {"attention.key_length_swa", U32, SCALAR, REQ},
+    {"attention.value_length_swa", U32, SCALAR, REQ},
+    {"final_logit_softcapping", F32, SCALAR, 0},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_gemma4[] = {{"SWA0", "PAT != 0", NULL}, {NULL, NULL, NULL}};
+static const gguf__llama_rule rules_gemma4[] = {
+    {"DK == DV", NULL, "attention.value_length", GGUF_LLAMA_ERROR,
+     "differs from the key head size (of layer 0): llama.cpp refuses Gemma 4"},
+    {"DKS == DVS", NULL, "attention.value_length_swa", GGUF_LLAMA_ERROR,
+     "differs from attention.key_length_swa: llama.cpp refuses Gemma 4"},
+    {NULL, NULL, NULL, 0, NULL}};
+#define G4_HK "(SWA_i ? DKS : DKF)"
+#define G4_HV "(SWA_i ? DVS : DVF)"
+#define G4_KV "SKV > NL || i < NL - SKV"
+#define G4_X "blk.%d.ffn_gate_inp.weight"
+static const gguf__llama_tensor tensors_gemma4[] = {
+    EMBED_OUT,
+    {"per_layer_token_embd.weight", {"EPL*L", "V"}, 0, .when = "EPL > 0"},
+    {"per_layer_model_proj.weight", {"E", "EPL*L"}, 0, .when = "EPL > 0"},
+    {"per_layer_proj_norm.weight", {"EPL"}, 0, .when = "EPL > 0"},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_q.weight", {"E", G4_HK "*H_i"}, LAYER},
+    {"blk.%d.attn_k.weight", {"E", G4_HK "*HKV_i"}, LAYER, .when = G4_KV},
+    {"blk.%d.attn_k.weight", {"E", G4_HK "*HKV_i"}, OPT | LAYER, .when = "!(" G4_KV ")"},
+    /* absent: the keys serve as values */
+    {"blk.%d.attn_v.weight", {"E", G4_HV "*HKV_i"}, OPT | LAYER},
+    {"blk.%d.attn_output.weight", {G4_HK "*H_i", "E"}, LAYER},
+    {"blk.%d.attn_q_norm.weight", {G4_HK}, LAYER},
+    {"blk.%d.attn_k_norm.weight", {G4_HK}, LAYER, .when = G4_KV},
+    {"blk.%d.attn_k_norm.weight", {G4_HK}, OPT | LAYER, .when = "!(" G4_KV ")"},
+    {"blk.%d.post_attention_norm.weight", {"E"}, LAYER},
+    {"blk.%d.layer_output_scale.weight", {"1"}, OPT | LAYER},
+    /* created by the first layer without a sliding window, shared by the others */
+    {"rope_freqs.weight", {"DKF/2"}, 0, .when = "FULLN > 0"},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate.weight", {"E", "FF_i"}, LAYER},
+    {"blk.%d.ffn_up.weight", {"E", "FF_i"}, LAYER},
+    {"blk.%d.ffn_down.weight", {"FF_i", "E"}, LAYER},
+    {"blk.%d.post_ffw_norm.weight", {"E"}, LAYER},
+    {G4_X, {"E", "X"}, OPT | LAYER},
+    {"blk.%d.ffn_gate_inp.scale", {"E"}, LAYER, .if_present = G4_X},
+    {"blk.%d.pre_ffw_norm_2.weight", {"E"}, LAYER, .if_present = G4_X},
+    {"blk.%d.post_ffw_norm_1.weight", {"E"}, LAYER, .if_present = G4_X},
+    {"blk.%d.post_ffw_norm_2.weight", {"E"}, LAYER, .if_present = G4_X},
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFE*2", "X"}, OPT | LAYER, .if_present = G4_X},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFE", "X"}, LAYER, .if_present = G4_X,
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFE", "X"}, LAYER, .if_present = G4_X,
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_down_exps.weight", {"FFE", "E", "X"}, LAYER, .if_present = G4_X},
+    {"blk.%d.inp_gate.weight", {"E", "EPL"}, LAYER, .when = "EPL > 0"},
+    {"blk.%d.proj.weight", {"EPL", "E"}, LAYER, .when = "EPL > 0"},
+    {"blk.%d.post_norm.weight", {"E"}, LAYER, .when = "EPL > 0"},
+    {NULL, {NULL}, 0}};
+#undef G4_HK
+#undef G4_HV
+#undef G4_KV
+#undef G4_X
+
+/* ---- cogvlm: beside each layer's attention and feed-forward, the visual expert's (used for
+ * image tokens) ---- */
+
+static const gguf__llama_tensor tensors_cogvlm[] = {
+    EMBED_OUT,
+    {"rope_freqs.weight", {"R/2"}, OPT},
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "DK*H*3"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.vis_attn_qkv.weight", {"E", "DK*H*3"}, LAYER},
+    {"blk.%d.vis_attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    {"blk.%d.vis_gate.weight", {"E", "FF"}, LAYER},
+    {"blk.%d.vis_down.weight", {"FF", "E"}, LAYER},
+    {"blk.%d.vis_up.weight", {"E", "FF"}, LAYER},
+    {NULL, {NULL}, 0}};
+
+/* ---- graniteswitch: granite's layers, each projection with a stack of low-rank adapters (one
+ * slot per adapter and a zero slot), which adapter tokens switch on ---- */
+
+static const gguf__llama_key keys_graniteswitch[] = {
+    RMS_EPS,
+    {"logit_scale", F32, SCALAR, REQ},
+    {"residual_scale", F32, SCALAR, 0},
+    {"embedding_scale", F32, SCALAR, 0},
+    {"attention.scale", F32, SCALAR, 0},
+    {"rope.scaling.finetuned", BOOL, SCALAR, 0},
+    {"expert_shared_feed_forward_length", U32, SCALAR, 0},
+    {"adapters.count", U32, SCALAR, REQ, .sym = "NAD"},
+    {"adapters.lora_rank", U32, SCALAR, REQ, .sym = "RANK"},
+    {"adapters.router_gain", F32, SCALAR, 0},
+    {"adapters.token_ids_activate", I32, GGUF__LK_ARRAY, REQ, .sym = "NACT"},
+    {"adapters.token_ids_substitute", I32, GGUF__LK_ARRAY, REQ, .sym = "NSUB"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_rule rules_graniteswitch[] = {
+    {"NAD <= 4096", NULL, "adapters.count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses more than 4096 adapters"},
+    {"RANK <= 4096", NULL, "adapters.lora_rank", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses a rank above 4096"},
+    {"NACT == NAD", NULL, "adapters.token_ids_activate", GGUF_LLAMA_ERROR,
+     "has not one token per adapter (adapters.count): llama.cpp refuses the model"},
+    {"NSUB == NAD", NULL, "adapters.token_ids_substitute", GGUF_LLAMA_ERROR,
+     "has not one token per adapter (adapters.count): llama.cpp refuses the model"},
+    /* a router layer follows the last one */
+    {"L < 512", NULL, "block_count", GGUF_LLAMA_ERROR,
+     "llama.cpp refuses 512 layers or more (its router layer would be the 513th)"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* an adapter stack: A (IN to the rank) and B (the rank to OUT), one slot per adapter and one */
+#define SWITCH_LORA(T, IN, OUT)                                                                  \
+    {"blk.%d." T ".lora_a", {IN, "RANK", "NAD+1"}, LAYER},                                     \
+    {"blk.%d." T ".lora_b", {"RANK", OUT, "NAD+1"}, LAYER}
+static const gguf__llama_tensor tensors_graniteswitch[] = {
+    EMBED_OUT,
+    {"blk.%d.attn_norm.weight", {"E"}, LAYER},
+    {"blk.%d.attn_qkv.weight", {"E", "DK*H + 2*DK*HKV"}, LAYER},
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER},
+    {"blk.%d.ffn_norm.weight", {"E"}, LAYER},
+    GATED_FFN,
+    SWITCH_LORA("attn_q", "E", "DK*H"),
+    SWITCH_LORA("attn_k", "E", "DK*HKV"),
+    SWITCH_LORA("attn_v", "E", "DK*HKV"),
+    SWITCH_LORA("attn_output", "DK*H", "E"),
+    SWITCH_LORA("ffn_gate", "E", "FF"),
+    SWITCH_LORA("ffn_up", "E", "FF"),
+    SWITCH_LORA("ffn_down", "FF", "E"),
+    {NULL, {NULL}, 0}};
+#undef SWITCH_LORA
+
+/* ---- qwen4exp: gated delta-net layers, attention (with an indexer) every
+ * full_attention_interval-th layer, hyper-connections (count streams of the embedding mixed in
+ * and out of each layer's attention and experts), optional n-gram embeddings (PLE) in one
+ * recurrent layer ---- */
+
+static const gguf__llama_key keys_qwen4exp[] = {
+    DELTANET_EXPERT_KEYS,
+    RMS_EPS,
+    /* four sections (the length is not checked here) */
+    {"rope.dimension_sections", I32, PER_LAYER, ANY_LENGTH | REQ},
+    {"ssm.conv_kernel", U32, SCALAR, REQ, .sym = "DCONV"},
+    {"ssm.inner_size", U32, SCALAR, REQ, .sym = "DINNER"},
+    {"ssm.state_size", U32, SCALAR, REQ, .sym = "DSTATE"},
+    {"ssm.time_step_rank", U32, SCALAR, REQ, .sym = "DTR"},
+    {"ssm.group_count", U32, SCALAR, REQ, .sym = "NG"},
+    {"hyper_connection.count", U32, SCALAR, REQ, .sym = "HC"},
+    {"hyper_connection.low_rank", U32, SCALAR, REQ, .sym = "HCLR"},
+    {"attention.indexer.head_count", U32, SCALAR, REQ, .sym = "IH"},
+    {"attention.indexer.key_length", U32, SCALAR, REQ, .sym = "IK"},
+    {"attention.indexer.top_k", U32, SCALAR, REQ, .sym = "ITOPK"},
+    {"attention.compress_ratios", U32, PER_LAYER, 0},
+    {"ple.layers", U32, GGUF__LK_ARRAY, 0, .sym = "NPLE", .dflt = "0"},
+    {"ple.ngram_size", U32, SCALAR, REQ, .sym = "PLEN", .when = "NPLE > 0"},
+    {"ple.heads_per_ngram", U32, SCALAR, REQ, .sym = "PLEH", .when = "NPLE > 0"},
+    {"ple.conv_kernel", U32, SCALAR, REQ, .sym = "PLEK", .when = "NPLE > 0"},
+    {"ple.eos_token_id", U32, SCALAR, REQ, .when = "NPLE > 0"},
+    {"ple.image_token_id", U32, SCALAR, 0, .when = "NPLE > 0"},
+    {"embedding_length_per_layer_input", U32, SCALAR, REQ, .sym = "EPL", .when = "NPLE > 0"},
+    {"ple.layer_multipliers", GGUF_VTYPE_U64, GGUF__LK_ARRAY, REQ, .sym = "NPLEM",
+     .when = "NPLE > 0"},
+    {"ple.head_offsets", GGUF_VTYPE_U64, GGUF__LK_ARRAY, REQ, .sym = "NPLEO", .when = "NPLE > 0"},
+    {"ple.head_vocab_sizes", GGUF_VTYPE_U64, GGUF__LK_ARRAY, REQ, .sym = "NPLEV",
+     .when = "NPLE > 0"},
+    {"attention.recurrent_layers", U32, PER_LAYER, 0, .sym = "RLAY"},
+    {"full_attention_interval", U32, SCALAR, 0, .sym = "FAI", .dflt = "4",
+     .when = "!defined(RLAY)"},
+    {NULL, 0, 0, 0}};
+static const gguf__llama_sym syms_qwen4exp[] = {
+    DELTANET_SYMS,
+    {"FFX", "FFE ? FFE : FF/XU", "expert_ffn_length"},
+    {"HCE", "HC*E", "hyper_connection.count*embedding_length"},
+    {"PLEHEADS", "(PLEN-1)*PLEH", "(ple.ngram_size-1)*ple.heads_per_ngram"},
+    /* no expression: values the tables do not read (the PLE layer, and the rows the n-gram
+     * embedding needs, from the head ranges or its own shape), so what depends on them is not
+     * judged */
+    {"PLEL", NULL, "the layer ple.layers names"},
+    {"PLEROWS", NULL, "the rows of per_layer_token_embd"},
+    {NULL, NULL, NULL}};
+#define Q4_PLE "NPLE > 0"
+static const gguf__llama_rule rules_qwen4exp[] = {
+    {"DCONV > 0", NULL, "ssm.conv_kernel", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"DINNER > 0", NULL, "ssm.inner_size", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"DSTATE > 0", NULL, "ssm.state_size", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"DTR > 0", NULL, "ssm.time_step_rank", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"NG > 0", NULL, "ssm.group_count", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"HC > 1", NULL, "hyper_connection.count", GGUF_LLAMA_ERROR,
+     "is not above 1: llama.cpp refuses it (nothing to mix)"},
+    {"HCLR > 0", NULL, "hyper_connection.low_rank", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"IH > 0", NULL, "attention.indexer.head_count", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"IK > 0", NULL, "attention.indexer.key_length", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"ITOPK > 0", NULL, "attention.indexer.top_k", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"FAI > 0", "!defined(RLAY)", "full_attention_interval", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"NPLE <= 1", NULL, "ple.layers", GGUF_LLAMA_ERROR,
+     "names more than one layer: llama.cpp supports one"},
+    {"PLEK > 0", Q4_PLE, "ple.conv_kernel", GGUF_LLAMA_ERROR, "is 0: llama.cpp refuses it"},
+    {"EPL > 0", Q4_PLE, "embedding_length_per_layer_input", GGUF_LLAMA_ERROR,
+     "is 0: llama.cpp refuses it"},
+    {"PLEN >= 2 && PLEN <= 8", Q4_PLE, "ple.ngram_size", GGUF_LLAMA_ERROR,
+     "is out of llama.cpp's range 2..8: it refuses the model"},
+    {"PLEHEADS > 0 && PLEHEADS <= 64", Q4_PLE, "ple.heads_per_ngram", GGUF_LLAMA_ERROR,
+     "makes (ple.ngram_size-1)*ple.heads_per_ngram heads, out of llama.cpp's range 1..64: it "
+     "refuses the model"},
+    {"NPLEM >= PLEN && NPLEM <= 8", Q4_PLE, "ple.layer_multipliers", GGUF_LLAMA_ERROR,
+     "has fewer elements than ple.ngram_size, or more than 8: llama.cpp refuses it"},
+    {"NPLEO >= PLEHEADS && NPLEO <= 64", Q4_PLE, "ple.head_offsets", GGUF_LLAMA_ERROR,
+     "has fewer elements than the heads, or more than 64: llama.cpp refuses it"},
+    {"NPLEV >= PLEHEADS && NPLEV <= 64", Q4_PLE, "ple.head_vocab_sizes", GGUF_LLAMA_ERROR,
+     "has fewer elements than the heads, or more than 64: llama.cpp refuses it"},
+    {NULL, NULL, NULL, 0, NULL}};
+/* a hyper-connection mixer: its norm, the low-rank down and up projections, the injection */
+#define HC_MIXER(B)                                                                              \
+    {"blk.%d." B "_norm.weight", {"HCE"}, LAYER},                                              \
+    {"blk.%d." B "_down.weight", {"HCE", "HCLR"}, LAYER},                                      \
+    {"blk.%d." B "_up.weight", {"HCLR", "HCE"}, LAYER},                                        \
+    {"blk.%d." B "_inject.weight", {"HCE", "HC"}, LAYER}
+#define Q4_PLE_LAYER "NPLE > 0 && i == PLEL"
+static const gguf__llama_tensor tensors_qwen4exp[] = {
+    {"token_embd.weight", {"E", "V"}, 0},
+    /* no output_norm: the last mixer carries it */
+    {"output_hc_norm.weight", {"HCE"}, 0},
+    {"output_hc_down.weight", {"HCE", "HCLR"}, 0},
+    {"output_hc_up.weight", {"HCLR", "HCE"}, 0},
+    {"output.weight", {"E", "V"}, OPT},
+    {"per_layer_token_embd.weight", {"EPL", "PLEROWS"}, 0, .when = Q4_PLE},
+    HC_MIXER("hc_attn"),
+    HC_MIXER("hc_ffn"),
+    QKV_WHEN("DK*H*2", "DK*HKV", "DV*HKV", 0, "!RECR_i"),
+    {"blk.%d.attn_output.weight", {"DK*H", "E"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_q_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.attn_k_norm.weight", {"DK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.indexer.q_proj.weight", {"E", "IH*IK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.indexer.k_proj.weight", {"E", "IK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.indexer.q_norm.weight", {"IK"}, LAYER, .when = "!RECR_i"},
+    {"blk.%d.indexer.k_norm.weight", {"IK"}, LAYER, .when = "!RECR_i"},
+    {QKVW, {"E", "KD*2+VD"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.attn_gate.weight", {"E", "VD"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_conv1d.weight", {"DCONV", "KD*2+VD"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_dt.bias", {"DTR"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_a", {"DTR"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_beta.weight", {"E", "DTR"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_alpha.weight", {"E", "DTR"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_norm.weight", {"DSTATE"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ssm_out.weight", {"VD", "E"}, LAYER, .when = "RECR_i"},
+    {"blk.%d.ple_key.weight", {"E", "HCE"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ple_value.weight", {"E", "E"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ple_norm_key.weight", {"HCE"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ple_norm_query.weight", {"HCE"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ple_norm_conv.weight", {"HCE"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ple_conv1d.weight", {"PLEK", "HCE"}, LAYER, .when = Q4_PLE_LAYER},
+    {"blk.%d.ffn_gate_inp.weight", {"E", "X"}, LAYER},
+    {"blk.%d.ffn_down_exps.weight", {"FFX", "E", "X"}, LAYER},
+    {"blk.%d.ffn_gate_up_exps.weight", {"E", "FFX*2", "X"}, OPT | LAYER},
+    {"blk.%d.ffn_gate_exps.weight", {"E", "FFX", "X"}, LAYER,
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_up_exps.weight", {"E", "FFX", "X"}, LAYER,
+     .if_absent = "blk.%d.ffn_gate_up_exps.weight"},
+    {"blk.%d.ffn_gate_inp_shexp.weight", {"E"}, LAYER},
+    {"blk.%d.ffn_gate_shexp.weight", {"E", "FFS ? FFS : FF"}, LAYER},
+    {"blk.%d.ffn_up_shexp.weight", {"E", "FFS ? FFS : FF"}, LAYER},
+    {"blk.%d.ffn_down_shexp.weight", {"FFS ? FFS : FF", "E"}, LAYER},
+    {NULL, {NULL}, 0}};
+#undef HC_MIXER
+#undef Q4_PLE
+#undef Q4_PLE_LAYER
+
 /* ---- kimi-k3: delta-net layers (no key/value heads) beside latent attention, cross-layer
  * residual scores, routed experts in a latent space beside shared ones ---- */
 
@@ -3459,68 +3997,8 @@ static const gguf__llama_key keys_mpt[] = {
     {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_modern_bert[] = {
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hidden_activation", GGUF_VTYPE_STRING, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_qwen2vl[] = {
     {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_qwen4exp[] = {
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.dimension_sections", GGUF_VTYPE_I32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"ssm.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.inner_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.state_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.time_step_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"ssm.group_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"hyper_connection.low_rank", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.head_count", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.key_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.indexer.top_k", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"ple.layers", GGUF_VTYPE_ARRAY, GGUF__LK_ARRAY, 0},
-    {"ple.ngram_size", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ple.heads_per_ngram", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ple.conv_kernel", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ple.eos_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ple.image_token_id", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"embedding_length_per_layer_input", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"ple.layer_multipliers", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
-    {"ple.head_offsets", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
-    {"ple.head_vocab_sizes", GGUF_VTYPE_U64, GGUF__LK_ARRAY, 0},
-    {"attention.recurrent_layers", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"full_attention_interval", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_plamo3[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gemma3n[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_SCALAR_OR_IGNORED, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_gemma4[] = {
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH | GGUF__LK_REQUIRED},
-    {"attention.shared_kv_layers", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"embedding_length_per_layer_input", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.key_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.value_length_swa", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_gemma4_assistant[] = {
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
@@ -3543,40 +4021,9 @@ static const gguf__llama_key keys_olmo[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.clamp_kqv", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_muse_glimmer[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"final_logit_softcapping", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_jais[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {"attention.max_alibi_bias", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_graniteswitch[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"rope.scaling.finetuned", GGUF_VTYPE_BOOL, GGUF__LK_SCALAR, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"adapters.token_ids_activate", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
-    {"adapters.token_ids_substitute", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_granite_swa[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"logit_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"residual_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"embedding_scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.scale", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"deepstack_mapping", GGUF_VTYPE_I32, GGUF__LK_ARRAY, 0},
-    {"attention.rope_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
-    {"expert_shared_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
     {NULL, 0, 0, 0}};
 static const gguf__llama_key keys_wavtokenizer_dec[] = {
     {"attention.layer_norm_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
@@ -3649,17 +4096,6 @@ static const gguf__llama_key keys_dflash[] = {
     {"attention.compress_ratios", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_ARRAY, 0},
     {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_mellum[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"expert_feed_forward_length", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_REQUIRED},
-    {"attention.sliding_window", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {"attention.sliding_window_pattern", GGUF_VTYPE_U32, GGUF__LK_PER_LAYER, GGUF__LK_ANY_LENGTH},
-    {"rope.freq_base_swa", GGUF_VTYPE_F32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
-static const gguf__llama_key keys_nanbeige[] = {
-    {"attention.layer_norm_rms_epsilon", GGUF_VTYPE_F32, GGUF__LK_SCALAR, GGUF__LK_REQUIRED},
-    {"num_loops", GGUF_VTYPE_U32, GGUF__LK_SCALAR, 0},
-    {NULL, 0, 0, 0}};
 
 /* ---- every architecture llama.cpp knows, in llama-arch.cpp's order ---- */
 
@@ -3683,11 +4119,11 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "starcoder", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_starcoder},
     {.name = "refact", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_llama},
     {.name = "bert", .keys = keys_bert, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_bert},
-    {.name = "modern-bert", .keys = keys_modern_bert},
+    {.name = "modern-bert", .keys = keys_modern_bert, .syms = syms_llama, .rules = rules_none, .tensors = tensors_modern_bert},
     {.name = "nomic-bert", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert},
     {.name = "nomic-bert-moe", .keys = keys_nomic_bert, .syms = syms_nomic_bert, .rules = rules_nomic_bert, .tensors = tensors_nomic_bert_moe},
     {.name = "neo-bert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_neo_bert},
-    {.name = "jina-bert-v2", .keys = keys_layer_norm},
+    {.name = "jina-bert-v2", .keys = keys_layer_norm, .syms = syms_bert, .rules = rules_none, .tensors = tensors_jina_bert_v2},
     {.name = "jina-bert-v3", .keys = keys_layer_norm, .syms = syms_bert, .rules = rules_bert, .tensors = tensors_jina_bert_v3},
     {.name = "eurobert", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_eurobert},
     {.name = "bloom", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_bloom},
@@ -3703,13 +4139,13 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "qwen3vlmoe", .keys = keys_qwen3vlmoe, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "qwen35", .keys = keys_qwen35, .syms = syms_deltanet, .rules = rules_none, .tensors = tensors_qwen35},
     {.name = "qwen35moe", .keys = keys_qwen35moe, .syms = syms_deltanet_moe, .rules = rules_deltanet_moe, .tensors = tensors_qwen35moe},
-    {.name = "qwen4exp", .keys = keys_qwen4exp},
+    {.name = "qwen4exp", .keys = keys_qwen4exp, .syms = syms_qwen4exp, .rules = rules_qwen4exp, .tensors = tensors_qwen4exp},
     {.name = "phi2", .keys = keys_layer_norm, .syms = syms_phi2, .rules = rules_phi2, .tensors = tensors_phi2},
     {.name = "phi3", .keys = keys_phi3, .syms = syms_phi3, .rules = rules_phi3, .tensors = tensors_phi3},
     {.name = "phimoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_phimoe},
     {.name = "plamo", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_plamo},
     {.name = "plamo2", .keys = keys_plamo2, .syms = syms_plamo2, .rules = rules_none, .tensors = tensors_plamo2},
-    {.name = "plamo3", .keys = keys_plamo3},
+    {.name = "plamo3", .keys = keys_plamo3, .syms = syms_plamo3, .rules = rules_none, .tensors = tensors_plamo3},
     {.name = "codeshell", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_codeshell},
     {.name = "orion", .keys = keys_layer_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_orion},
     {.name = "internlm2", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_internlm2},
@@ -3718,8 +4154,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "gemma", .keys = keys_rms_norm, .syms = syms_gemma, .rules = rules_gemma, .tensors = tensors_gemma},
     {.name = "gemma2", .keys = keys_gemma2, .syms = syms_gemma2, .rules = rules_gemma2, .tensors = tensors_gemma2},
     {.name = "gemma3", .keys = keys_gemma3, .syms = syms_gemma3, .rules = rules_gemma3, .tensors = tensors_gemma3},
-    {.name = "gemma3n", .keys = keys_gemma3n},
-    {.name = "gemma4", .keys = keys_gemma4},
+    {.name = "gemma3n", .keys = keys_gemma3n, .syms = syms_gemma3n, .rules = rules_none, .tensors = tensors_gemma3n},
+    {.name = "gemma4", .keys = keys_gemma4, .syms = syms_gemma4, .rules = rules_gemma4, .tensors = tensors_gemma4},
     {.name = "gemma4-assistant", .keys = keys_gemma4_assistant,
      .not_a_model = "a draft head for Gemma 4: its input is the target model's hidden state "
                     "(embedding_length_out carries the target's width, required to differ from "
@@ -3738,7 +4174,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "olmo", .keys = keys_olmo, .syms = syms_llama, .rules = rules_none, .tensors = tensors_olmo},
     {.name = "olmo2", .keys = keys_olmo2, .syms = syms_olmo2, .rules = rules_olmo2, .tensors = tensors_olmo2},
     {.name = "olmoe", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_olmoe, .tensors = tensors_olmoe},
-    {.name = "muse-glimmer", .keys = keys_muse_glimmer},
+    {.name = "muse-glimmer", .keys = keys_muse_glimmer, .syms = syms_muse_glimmer, .rules = rules_none, .tensors = tensors_muse_glimmer},
     {.name = "openelm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_openelm},
     {.name = "arctic", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_arctic},
     {.name = "deepseek", .keys = keys_deepseek, .syms = syms_llama, .rules = rules_deepseek, .tensors = tensors_deepseek},
@@ -3768,8 +4204,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "granite", .keys = keys_granite, .syms = syms_granite, .rules = rules_granite, .tensors = tensors_granite},
     {.name = "granitemoe", .keys = keys_granitemoe, .syms = syms_granitemoe, .rules = rules_granitemoe, .tensors = tensors_granitemoe},
     {.name = "granitehybrid", .keys = keys_granitehybrid, .syms = syms_llama, .rules = rules_granitehybrid, .tensors = tensors_granitehybrid},
-    {.name = "graniteswitch", .keys = keys_graniteswitch},
-    {.name = "granite_swa", .keys = keys_granite_swa},
+    {.name = "graniteswitch", .keys = keys_graniteswitch, .syms = syms_llama, .rules = rules_graniteswitch, .tensors = tensors_graniteswitch},
+    {.name = "granite_swa", .keys = keys_granite_swa, .syms = syms_llama, .rules = rules_none, .tensors = tensors_granite_swa},
     {.name = "chameleon", .keys = keys_chameleon, .syms = syms_llama, .rules = rules_none, .tensors = tensors_chameleon},
     {.name = "wavtokenizer-dec", .keys = keys_wavtokenizer_dec,
      .not_a_model = "a vocoder: it turns a text-to-speech model's audio codes into spectrum "
@@ -3803,7 +4239,7 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "minimax-01", .keys = keys_minimax_01, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_01},
     {.name = "minimax-m2", .keys = keys_minimax_m2, .syms = syms_llama, .rules = rules_none, .tensors = tensors_minimax_m2},
     {.name = "minimax-m3", .keys = keys_minimax_m3, .syms = syms_llama, .rules = rules_minimax_m3, .tensors = tensors_minimax_m3},
-    {.name = "cogvlm", .keys = keys_rms_norm},
+    {.name = "cogvlm", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_cogvlm},
     {.name = "rnd1", .keys = keys_rms_norm_expert_ff, .syms = syms_expert_ff, .rules = rules_experts_used, .tensors = tensors_rnd1},
     {.name = "pangu-embedded", .keys = keys_rms_norm, .syms = syms_llama, .rules = rules_none, .tensors = tensors_pangu_embedded},
     {.name = "mistral3", .keys = keys_mistral3, .syms = syms_mistral3, .rules = rules_mistral3, .tensors = tensors_mistral3},
@@ -3822,8 +4258,8 @@ const gguf__llama_arch gguf__llama_archs[] = {
     {.name = "kimi-linear", .keys = keys_kimi_linear, .syms = syms_kimi_linear, .rules = rules_none, .tensors = tensors_kimi_linear},
     {.name = "kimi-k3", .keys = keys_kimi_k3, .syms = syms_kimi_k3, .rules = rules_none, .tensors = tensors_kimi_k3},
     {.name = "talkie", .keys = keys_talkie, .syms = syms_llama, .rules = rules_none, .tensors = tensors_talkie},
-    {.name = "mellum", .keys = keys_mellum},
-    {.name = "nanbeige", .keys = keys_nanbeige},
+    {.name = "mellum", .keys = keys_mellum, .syms = syms_mellum, .rules = rules_experts_used, .tensors = tensors_mellum},
+    {.name = "nanbeige", .keys = keys_nanbeige, .syms = syms_llama, .rules = rules_nanbeige, .tensors = tensors_nanbeige},
     {.name = "qwen3tts", .keys = keys_rms_norm_deepstack,
      .not_a_model = "the talker of Qwen3-TTS: its output is 3072 audio codes; the speaker "
                     "encoder, code predictor and code-to-wave stages run as projectors in "

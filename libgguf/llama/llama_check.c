@@ -250,8 +250,45 @@ static const struct layer_sym {
     {"CR_i", "NCR", cr_at, "attention.compress_ratios"},
 };
 
+/* UPGATE_i: 1 when layer i's ffn_up.weight is twice feed_forward_length wide, the gate fused
+ * into it (a loader that reads the width from the tensor accepts both), else 0. FULLN: the
+ * layers that are not sliding-window layers (for a tensor the first of them creates). */
+#define UPGATE "UPGATE_i"
+#define FULLN "FULLN"
+
 const char *gguf__llama_layer_sym(size_t i) {
-    return i < sizeof layer_syms / sizeof layer_syms[0] ? layer_syms[i].name : NULL;
+    size_t n = sizeof layer_syms / sizeof layer_syms[0];
+    return i < n ? layer_syms[i].name : i == n ? UPGATE : i == n + 1 ? FULLN : NULL;
+}
+
+static int resolve_fulln(lc *c, int64_t *v) {
+    int64_t nl;
+    if (eval(c, "NL", -1, &nl) != 0 || nl < 0)
+        return 1;
+    if (!c->hp_read) {
+        gguf__llama_hparams_read(&c->hp, c->meta, c->arch_name, NULL, NULL);
+        c->hp_read = 1;
+    }
+    *v = 0;
+    for (uint32_t il = 0; il < c->hp.n_layer && il < GGUF__LLAMA_MAX_LAYERS; il++)
+        *v += !c->hp.is_swa[il];
+    return 0;
+}
+
+static int resolve_upgate(lc *c, int64_t *v) {
+    int64_t ff;
+    if (c->layer < 0 || eval(c, "FF", -1, &ff) != 0)
+        return 1;
+    char name[NAME_MAX_LEN];
+    snprintf(name, sizeof name, "blk.%lld.ffn_up.weight", (long long)c->layer);
+    int64_t i = gguf_tensor_find(c->meta, name);
+    *v = 0;
+    if (i >= 0 && ff > 0) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, c->meta, (size_t)i);
+        *v = t.n_dims >= 2 && t.dims[1] == 2 * (uint64_t)ff;
+    }
+    return 0;
 }
 
 static const struct layer_sym *layer_sym_find(const char *name, size_t len) {
@@ -281,6 +318,14 @@ static int resolve(void *ctx, const char *name, size_t len, int defined, int64_t
     if (ls != NULL) {
         *v = 0;
         return defined ? 0 : resolve_layer(c, ls, v);
+    }
+    if (len == strlen(UPGATE) && memcmp(name, UPGATE, len) == 0) {
+        *v = 0;
+        return defined ? 0 : resolve_upgate(c, v);
+    }
+    if (len == strlen(FULLN) && memcmp(name, FULLN, len) == 0) {
+        *v = 0;
+        return defined ? 0 : resolve_fulln(c, v);
     }
     if (len == 5 && memcmp(name, "XUMAX", 5) == 0 && !defined) {
         int64_t xu;
@@ -335,6 +380,10 @@ static const char *sym_label(void *ctx, const char *name, size_t len) {
         snprintf(c->label, sizeof c->label, "max(%s.expert_used_count)", c->arch_name);
         return c->label;
     }
+    if (len == strlen(UPGATE) && memcmp(name, UPGATE, len) == 0)
+        return "the gate fused into ffn_up";
+    if (len == strlen(FULLN) && memcmp(name, FULLN, len) == 0)
+        return "layers without a sliding window";
     const struct layer_sym *ls = layer_sym_find(name, len);
     if (ls != NULL && ls->key != NULL) {
         snprintf(c->label, sizeof c->label, "%s.%s[i]", c->arch_name, ls->key);

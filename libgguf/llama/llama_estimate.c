@@ -115,6 +115,18 @@ static const struct {
     {"deepseek32", "its sparse-attention indexer's cache is not modelled"},
     {"glm-dsa", "its sparse-attention indexer's cache is not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
+    {"jina-bert-v2", "an encoder whose graph is not modelled"},
+    {"modern-bert", "an encoder whose graph is not modelled"},
+    {"granite_swa", "not yet checked against llama.cpp"},
+    {"nanbeige", "not yet checked against llama.cpp"},
+    {"mellum", "not yet checked against llama.cpp"},
+    {"plamo3", "not yet checked against llama.cpp"},
+    {"muse-glimmer", "not yet checked against llama.cpp"},
+    {"gemma3n", "not yet checked against llama.cpp"},
+    {"gemma4", "not yet checked against llama.cpp"},
+    {"graniteswitch", "not yet checked against llama.cpp"},
+    {"cogvlm", "not yet checked against llama.cpp"},
+    {"qwen4exp", "a hybrid not yet checked against llama.cpp"},
 };
 
 static const struct arch_memory *arch_memory_find(const char *arch) {

@@ -324,6 +324,37 @@ static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer
     }
 }
 
+/* Layers the loader adds after reading the file's: nanbeige runs its layers num_loops times
+ * (each repeat a layer of the same sizes), graniteswitch appends a router layer of one head
+ * (counted as a next-token prediction layer so that it does not run as a block). */
+static void extra_layers(gguf__llama_hparams *hp, const reader *r) {
+    if (strcmp(hp->arch, "nanbeige") == 0) {
+        uint32_t loops = 1, phys = hp->n_layer;
+        get_u32(&loops, r, "num_loops");
+        if (loops <= 1 || phys == 0 || (uint64_t)phys * loops > GGUF__LLAMA_MAX_LAYERS)
+            return; /* one pass, or a count llama.cpp refuses */
+        for (uint32_t dst = phys; dst < phys * loops; dst++) {
+            uint32_t src = dst % phys;
+            hp->n_head[dst] = hp->n_head[src];
+            hp->n_head_kv[dst] = hp->n_head_kv[src];
+            hp->n_ff[dst] = hp->n_ff[src];
+            hp->is_swa[dst] = hp->is_swa[src];
+            hp->is_recr[dst] = hp->is_recr[src];
+        }
+        hp->n_layer_all = phys * loops;
+        hp->n_layer = hp->n_layer_all - hp->n_layer_nextn;
+    } else if (strcmp(hp->arch, "graniteswitch") == 0) {
+        uint32_t real = hp->n_layer;
+        if (real >= GGUF__LLAMA_MAX_LAYERS)
+            return; /* llama.cpp refuses the model */
+        hp->n_layer_all = real + 1;
+        hp->n_layer_nextn = 1;
+        hp->n_layer = real;
+        hp->n_head[real] = hp->n_head_kv[real] = 1;
+        hp->n_ff[real] = 0;
+    }
+}
+
 void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const char *arch,
                               gguf__llama_override_fn override, void *user) {
     memset(hp, 0, sizeof *hp);
@@ -381,4 +412,5 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     read_swa(hp, &r, k);
     read_recurrent(hp, &r, k);
     read_indexer_types(hp, &r);
+    extra_layers(hp, &r);
 }
