@@ -49,15 +49,12 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "a header of %llu bytes does not fit in memory",
                           (unsigned long long)want);
-    /* a new block and a copy rather than realloc: the allocator advises a large block for huge
-     * pages before anything touches it, where realloc's own copy would fault it in 4 KiB pages */
-    uint8_t *head = gguf__malloc(want ? (size_t)want : 1);
+    /* grown in place: a large block is mapped on its own, and realloc moves its pages
+     * (mremap) instead of copying them, so that what was read is not faulted in twice */
+    uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
     if (head == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory for a header of %llu bytes", (unsigned long long)want);
-    if (have > 0)
-        memcpy(head, f->head_owned, (size_t)have);
-    gguf__free(f->head_owned);
     f->head_owned = head;
     f->head = head;
     int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
