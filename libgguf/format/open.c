@@ -64,8 +64,11 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
     f->head_len = have;
     gguf_error sub;
     gguf_error_clear(&sub);
+    f->walking = true;
     rc = gguf__parse(f, &sub);
+    f->walking = false;
     if (rc == 0 || f->head_need <= have || have == f->size) {
+        f->n_walked = 0; /* the next parse of f may be of other bytes */
         if (rc != 0 && err != NULL && err->code == 0)
             *err = sub;
         /* what was read past the header is not kept for later: tensor bytes are read when
