@@ -44,6 +44,9 @@ GGUF_HIDDEN void *gguf__realloc(void *p, size_t n);
 /* Gives the memory of a block's whole pages past its first `used` bytes (of `size`) back to
  * the system when they come to a MiB or more; they read as zeros if touched again. */
 GGUF_HIDDEN void gguf__alloc_trim(void *p, size_t used, size_t size);
+/* Faults in the pages of p[0..n) in one call (when at least 1 MB), before a read fills them:
+ * cheaper than a fault per page, which on a virtual machine each cost an exit. Advice only. */
+GGUF_HIDDEN void gguf__alloc_populate(void *p, size_t n);
 GGUF_HIDDEN void gguf__free(void *p);
 
 /* ---- overflow-checked arithmetic ---- */

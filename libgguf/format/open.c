@@ -57,6 +57,7 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
                           "out of memory for a header of %llu bytes", (unsigned long long)want);
     f->head_owned = head;
     f->head = head;
+    gguf__alloc_populate(head + have, (size_t)(want - have));
     int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
     if (rc != 0)
         return rc;
