@@ -437,21 +437,20 @@ uint8_t *gguf__json_u64_to(uint8_t *o, uint64_t v) {
         *o = (uint8_t)('0' + v);
         return o + 1;
     }
-    uint8_t tmp[20];
-    size_t k = sizeof tmp;
+    size_t n = 2; /* digits */
+    for (uint64_t t = v / 100; t != 0; t /= 10)
+        n++;
+    uint8_t *p = o + n;
     while (v >= 100) {
-        k -= 2;
-        memcpy(tmp + k, pairs + 2 * (v % 100), 2);
+        p -= 2;
+        memcpy(p, pairs + 2 * (v % 100), 2);
         v /= 100;
     }
-    if (v >= 10) {
-        k -= 2;
-        memcpy(tmp + k, pairs + 2 * v, 2);
-    } else {
-        tmp[--k] = (uint8_t)('0' + v);
-    }
-    memcpy(o, tmp + k, sizeof tmp - k);
-    return o + sizeof tmp - k;
+    if (v >= 10)
+        memcpy(p - 2, pairs + 2 * v, 2);
+    else
+        p[-1] = (uint8_t)('0' + v);
+    return o + n;
 }
 
 uint8_t *gguf__json_i64_to(uint8_t *o, int64_t v) {
@@ -498,22 +497,17 @@ void gguf__json_double(gguf__buf *b, double d, int digits) {
         b->len -= GGUF__JSON_NUM_ROOM - (size_t)(gguf__json_double_to(o, d, digits) - o);
 }
 
-/* printf's "%.9g" of a float f with 1e-4 <= |f| < 1e8, without printf, at o. An integer below
- * 1e9 has at most nine digits: it prints as itself. Otherwise f = m * 2^e with m below 2^24;
- * scaled by 10^k (k = 8 - its decimal exponent, 0..12) it becomes m * 5^k * 2^j, whose
- * significand stays below 2^24 * 5^12 < 2^53: the product is exact in a double, and rounding it
- * to an integer (to nearest, ties to even, as printf rounds) gives exactly printf's nine
- * digits. Returns NULL outside that range (printf then does it). */
+/* printf's "%.9g" of a float f with 1e-4 <= |f| < 1e8, without printf, at o (a whole number
+ * below 1e9 has at most nine digits: gguf__json_f32_to prints it as an integer). f = m * 2^e
+ * with m below 2^24; scaled by 10^k (k = 8 - its decimal exponent, 0..12) it becomes
+ * m * 5^k * 2^j, whose significand stays below 2^24 * 5^12 < 2^53: the product is exact in a
+ * double, and rounding it to an integer (to nearest, ties to even, as printf rounds) gives
+ * exactly printf's nine digits. Returns NULL outside that range (printf then does it). */
 static uint8_t *f32_fast(uint8_t *o, float f) {
     /* 10^k for k = 0..12, exact in a double */
     static const double pow10[] = {1,   1e1, 1e2, 1e3,  1e4,  1e5, 1e6,
                                    1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
     double d = fabs((double)f);
-    if (d < 1e9 && d == floor(d)) {
-        if (f < 0)
-            *o++ = '-';
-        return gguf__json_u64_to(o, (uint64_t)d);
-    }
     if (!(d >= 1e-4 && d < 1e8))
         return NULL;
     int x = -4; /* the decimal exponent: 10^x <= d < 10^(x+1), found as d * 10^4 >= 10^(x+5) */
@@ -558,6 +552,13 @@ static uint8_t *f32_fast(uint8_t *o, float f) {
 }
 
 uint8_t *gguf__json_f32_to(uint8_t *o, float f) {
+    /* whole numbers first (vocabulary scores such as -1000): below 1e9 they print as integers */
+    if (f > -1e9f && f < 1e9f && f == (float)(int32_t)f && f != 0) {
+        int32_t i = (int32_t)f;
+        if (i < 0)
+            *o++ = '-';
+        return gguf__json_u64_to(o, i < 0 ? (uint64_t)0 - (uint64_t)(int64_t)i : (uint64_t)i);
+    }
     if (f == 0) {
         if (signbit(f))
             *o++ = '-';

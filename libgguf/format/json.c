@@ -68,6 +68,21 @@ static void flat_array_json(gguf__buf *b, const gguf_value *v, size_t limit) {
         *o++ = '[';
         if (elem == GGUF_VTYPE_STRING) {
             o = gguf__json_str_list(o, p, count, w == 8, big, v->raw + v->raw_len);
+        } else if (elem == GGUF_VTYPE_F32 && big == gguf__host_is_big()) {
+            /* scores: a loop of their own, without a switch and a byte-order test each */
+            for (uint64_t i = 0; i < count; i++, p += 4) {
+                float f;
+                memcpy(&f, p, 4);
+                *o = ',';
+                o = gguf__json_f32_to(o + (i > 0), f);
+            }
+        } else if (elem == GGUF_VTYPE_I32 && big == gguf__host_is_big()) {
+            for (uint64_t i = 0; i < count; i++, p += 4) { /* token types */
+                int32_t n;
+                memcpy(&n, p, 4);
+                *o = ',';
+                o = gguf__json_i64_to(o + (i > 0), n);
+            }
         } else {
             for (uint64_t i = 0; i < count; i++, p += size) {
                 if (i > 0)
