@@ -53,12 +53,13 @@ static void usage(FILE *out) {
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
+/* The bytes of a mapping faulted in at once: a header of 262k tokens spans 16 MB. */
+#define POPULATE ((size_t)16 << 20)
+
 /* A local regular file parsed where it is mapped, or NULL. Completion asks for a file's names
  * at every Tab press: parsing the mapping reads no copy of a vocabulary (gguf_file_open reads
  * the header with pread, so that a file cut short under it is an error, not SIGBUS); here a
  * file cut while it is read only ends the completion's own call, which prints nothing. */
-#define POPULATE ((size_t)16 << 20)
-
 static gguf_file *open_mapped(const char *path, unsigned flags, void **map, size_t *size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
