@@ -85,7 +85,8 @@ done
 TAB
     first=999999 next=999999 i=0
     while [ $i -lt "$RUNS" ]; do
-        set -- $(PATH="$tmp:$PATH" bash "$tmp/tab.bash" "$top_srcdir/completion/gguf-edit.bash" "$GEMMA")
+        set -- $(PATH="$tmp:$PATH" bash "$tmp/tab.bash" \
+            "$top_srcdir/completion/gguf-edit.bash" "$GEMMA")
         [ "$1" -lt "$first" ] && first=$1
         [ "$2" -lt "$next" ] && next=$2
         i=$((i + 1))

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* other machines, and a build with -DGGUF_QUANT_NO_SIMD as for the kernels, write scalar */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GGUF_QUANT_NO_SIMD)
 #define JSON_X86 1
 #include <immintrin.h>
@@ -251,8 +252,9 @@ static inline uint32_t bad16(__m128i x, __m128i prev) {
     __m128i e = _mm_cmpeq_epi8(idle, cont);
     e = _mm_or_si128(e, _mm_cmpeq_epi8(_mm_and_si128(x, _mm_set1_epi8((char)0xfe)),
                                        _mm_set1_epi8((char)0xc0)));
-    __m128i le9f = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8((char)0x9f)), _mm_set1_epi8((char)0x9f));
-    __m128i le8f = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8((char)0x8f)), _mm_set1_epi8((char)0x8f));
+    const __m128i c9f = _mm_set1_epi8((char)0x9f), c8f = _mm_set1_epi8((char)0x8f);
+    __m128i le9f = _mm_cmpeq_epi8(_mm_max_epu8(x, c9f), c9f);
+    __m128i le8f = _mm_cmpeq_epi8(_mm_max_epu8(x, c8f), c8f);
     e = _mm_or_si128(e, _mm_and_si128(_mm_cmpeq_epi8(p1, _mm_set1_epi8((char)0xe0)), le9f));
     e = _mm_or_si128(e, _mm_andnot_si128(le9f, _mm_cmpeq_epi8(p1, _mm_set1_epi8((char)0xed))));
     e = _mm_or_si128(e, _mm_and_si128(_mm_cmpeq_epi8(p1, _mm_set1_epi8((char)0xf0)), le8f));
@@ -335,10 +337,12 @@ static inline AVX2 uint32_t bad32(__m256i x, __m256i prev) {
                                      _mm256_set1_epi8((char)0x9f));
     __m256i le8f = _mm256_cmpeq_epi8(_mm256_max_epu8(x, _mm256_set1_epi8((char)0x8f)),
                                      _mm256_set1_epi8((char)0x8f));
-    e = _mm256_or_si256(e, _mm256_and_si256(_mm256_cmpeq_epi8(p1, _mm256_set1_epi8((char)0xe0)), le9f));
-    e = _mm256_or_si256(e, _mm256_andnot_si256(le9f, _mm256_cmpeq_epi8(p1, _mm256_set1_epi8((char)0xed))));
-    e = _mm256_or_si256(e, _mm256_and_si256(_mm256_cmpeq_epi8(p1, _mm256_set1_epi8((char)0xf0)), le8f));
-    e = _mm256_or_si256(e, _mm256_andnot_si256(le8f, _mm256_cmpeq_epi8(p1, _mm256_set1_epi8((char)0xf4))));
+    const __m256i e0 = _mm256_set1_epi8((char)0xe0), ed = _mm256_set1_epi8((char)0xed);
+    const __m256i f0 = _mm256_set1_epi8((char)0xf0), f4 = _mm256_set1_epi8((char)0xf4);
+    e = _mm256_or_si256(e, _mm256_and_si256(_mm256_cmpeq_epi8(p1, e0), le9f));
+    e = _mm256_or_si256(e, _mm256_andnot_si256(le9f, _mm256_cmpeq_epi8(p1, ed)));
+    e = _mm256_or_si256(e, _mm256_and_si256(_mm256_cmpeq_epi8(p1, f0), le8f));
+    e = _mm256_or_si256(e, _mm256_andnot_si256(le8f, _mm256_cmpeq_epi8(p1, f4)));
     __m256i le_f4 = _mm256_cmpeq_epi8(_mm256_subs_epu8(x, _mm256_set1_epi8((char)0xf4)), zero);
     return bad | (uint32_t)_mm256_movemask_epi8(e) | ~(uint32_t)_mm256_movemask_epi8(le_f4);
 }
