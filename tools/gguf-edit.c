@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +57,17 @@ static void usage(FILE *out) {
 /* The bytes of a mapping faulted in at once: a header of 262k tokens spans 16 MB. */
 #define POPULATE ((size_t)16 << 20)
 
+/* A file cut short under the mapping: the call ends as an unreadable file's does (status 1),
+ * without a crash or a core; what it printed so far is a prefix of the names. */
+static void mapped_file_cut(int sig) {
+    (void)sig;
+    _exit(CLI_BAD);
+}
+
 /* A local regular file parsed where it is mapped, or NULL. Completion asks for a file's names
  * at every Tab press: parsing the mapping reads no copy of a vocabulary (gguf_file_open reads
  * the header with pread, so that a file cut short under it is an error, not SIGBUS); here a
- * file cut while it is read only ends the completion's own call, which prints nothing. */
+ * file cut while it is read raises SIGBUS, which ends only this call (mapped_file_cut). */
 static gguf_file *open_mapped(const char *path, unsigned flags, void **map, size_t *size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
@@ -72,6 +80,11 @@ static gguf_file *open_mapped(const char *path, unsigned flags, void **map, size
     close(fd);
     if (p == MAP_FAILED)
         return NULL;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = mapped_file_cut;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
 #ifdef MADV_POPULATE_READ
     /* one call maps the pages a large vocabulary's header spans, instead of a fault per few */
     (void)madvise(p, (size_t)st.st_size < POPULATE ? (size_t)st.st_size : POPULATE,
