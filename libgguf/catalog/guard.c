@@ -178,13 +178,13 @@ static int list_functions(gguf__guard *g, sqlite3 *db) {
 }
 
 int gguf__guard_install(gguf_catalog *cat, gguf_error *err) {
-    sqlite3 *db = cat->ro;
+    sqlite3 *db = cat->ro->lite;
     gguf__guard *g = &cat->guard;
     gguf__guard_free(g);
     int rc = sqlite3_exec(db, "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY", NULL, NULL,
                           NULL);
     if (rc != SQLITE_OK)
-        return gguf__catalog_db_fail(err, db, rc, cat->path,
+        return gguf__catalog_db_fail(err, cat->ro, rc, cat->path,
                                      "making the query connection read-only");
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
@@ -232,7 +232,7 @@ void gguf__guard_stop(gguf_catalog *cat, int64_t saved_heap_limit) {
 }
 
 /* "2 s", "0.5 s", "512 MiB", "1.5 GiB" */
-static void say_ms(char *buf, size_t size, uint64_t ms) {
+void gguf__guard_say_ms(char *buf, size_t size, uint64_t ms) {
     if (ms % 1000 == 0)
         snprintf(buf, size, "%llu s", (unsigned long long)(ms / 1000));
     else
@@ -267,7 +267,7 @@ int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err) 
                           "UPDATE, DELETE, CREATE, DROP, ALTER, ATTACH, VACUUM or writing "
                           "PRAGMA)");
     if (g->timed_out || (rc & 0xff) == SQLITE_INTERRUPT) {
-        say_ms(limit, sizeof limit, cat->timeout_ms);
+        gguf__guard_say_ms(limit, sizeof limit, cat->timeout_ms);
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "query: stopped at the time limit of %s", limit);
     }
@@ -286,7 +286,7 @@ int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err) 
     if ((rc & 0xff) == SQLITE_NOMEM)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "query: out of memory");
     return gguf__fail(err, preparing ? GGUF_EINVAL : GGUF_EIO, GGUF_ERROR_NO_OFFSET, "query: %s",
-                      sqlite3_errmsg(cat->ro));
+                      sqlite3_errmsg(cat->ro->lite));
 }
 
 #endif /* GGUF_HAVE_CATALOG */
