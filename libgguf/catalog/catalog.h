@@ -96,6 +96,8 @@ typedef struct gguf__db {
     char *pg_error;      /* PostgreSQL: the last error's message (gguf__malloc'd) */
     int pipelined;       /* PostgreSQL: statements sent whose results are not read yet */
     unsigned n_prepared; /* PostgreSQL: names of prepared statements */
+    struct gguf__stmt *copying[8]; /* PostgreSQL: statements with rows waiting for COPY */
+    int n_copying;
 } gguf__db;
 
 typedef struct gguf__stmt {
@@ -112,6 +114,12 @@ typedef struct gguf__stmt {
     int row, n_rows, ran;
     char **scratch; /* per column: a cell rendered as SQLite would (gguf__malloc'd) */
     int n_scratch;
+    /* a plain INSERT ... VALUES: its rows go by COPY (pg.c) */
+    int copy_checked;
+    char *copy_cmd;                      /* "COPY t (cols) FROM STDIN", or NULL: not one */
+    int copy_param[GGUF__DB_MAX_PARAMS]; /* per column: its parameter (from 0) */
+    int copy_n;
+    gguf__buf copy;                      /* the rows waiting, in COPY's text format */
 } gguf__stmt;
 
 /* url: "postgresql://" or "postgres://" (a libpq connection URI). */

@@ -302,6 +302,8 @@ int gguf__step_done(gguf__stmt *st) {
     } else {
 #ifdef GGUF_HAVE_PG
         rc = gguf__pg_step(st, 1);
+        if (rc == SQLITE_ROW) /* an INSERT ... RETURNING's row: read by gguf__db_last_id */
+            rc = SQLITE_DONE;
 #else
         rc = SQLITE_MISUSE;
 #endif

@@ -118,8 +118,61 @@ void gguf__pg_close(gguf__db *db) {
     db->pg = NULL;
 }
 
-/* Reads the results of the statements sent in the pipeline; the first failure is the answer. */
+static int flush_pipeline(gguf__db *db);
+
+/* Sends one statement's waiting rows by COPY. */
+static int flush_copy(gguf__db *db, gguf__stmt *st) {
+    PGconn *conn = db->pg;
+    int rc = SQLITE_OK;
+    PGresult *r = PQexec(conn, st->copy_cmd);
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        result_error(db, r);
+        rc = SQLITE_ERROR;
+    }
+    PQclear(r);
+    if (rc == SQLITE_OK) {
+        size_t at = 0;
+        while (rc == SQLITE_OK && at < st->copy.len) {
+            size_t n = st->copy.len - at < (1u << 20) ? st->copy.len - at : (1u << 20);
+            if (PQputCopyData(conn, (const char *)st->copy.data + at, (int)n) != 1) {
+                set_error(db, PQerrorMessage(conn));
+                rc = SQLITE_ERROR;
+            }
+            at += n;
+        }
+        if (PQputCopyEnd(conn, rc == SQLITE_OK ? NULL : "gguf-catalog stopped") != 1 &&
+            rc == SQLITE_OK) {
+            set_error(db, PQerrorMessage(conn));
+            rc = SQLITE_ERROR;
+        }
+        while ((r = PQgetResult(conn)) != NULL) {
+            if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == SQLITE_OK) {
+                result_error(db, r);
+                rc = SQLITE_ERROR;
+            }
+            PQclear(r);
+        }
+    }
+    st->copy.len = 0;
+    return rc;
+}
+
+/* The statements sent in the pipeline, then the rows waiting for COPY (always sent after
+ * them: a statement deferred while rows wait sends them first); the first failure is the
+ * answer. */
 int gguf__pg_flush(gguf__db *db) {
+    int rc = flush_pipeline(db);
+    for (int i = 0; i < db->n_copying; i++) {
+        int crc = flush_copy(db, db->copying[i]);
+        if (rc == SQLITE_OK)
+            rc = crc;
+    }
+    db->n_copying = 0;
+    return rc;
+}
+
+/* Reads the results of the statements sent in the pipeline. */
+static int flush_pipeline(gguf__db *db) {
     if (db->pipelined == 0)
         return SQLITE_OK;
     PGconn *conn = db->pg;
@@ -186,6 +239,14 @@ void gguf__pg_reset(gguf__stmt *st) {
 
 void gguf__pg_finalize(gguf__stmt *st) {
     gguf__pg_reset(st);
+    for (int i = 0; i < st->db->n_copying; i++) {
+        if (st->db->copying[i] == st) {
+            st->db->copying[i] = st->db->copying[--st->db->n_copying];
+            break;
+        }
+    }
+    gguf__buf_free(&st->copy);
+    gguf__free(st->copy_cmd);
     if (st->name[0] != '\0' && st->db->pg != NULL) {
         char sql[40];
         snprintf(sql, sizeof sql, "DEALLOCATE %s", st->name);
@@ -194,17 +255,83 @@ void gguf__pg_finalize(gguf__stmt *st) {
     gguf__free(st->scratch);
 }
 
-/* The highest $N of the statement's text. */
-static int count_params(const char *sql) {
+/* The highest $N of the statement's text; types[N - 1]: 0 (PostgreSQL infers it) for those
+ * the text uses, text for those it skips (which PostgreSQL could not type). */
+static int count_params(const char *sql, Oid *types) {
     int max = 0;
+    for (int i = 0; i < GGUF__DB_MAX_PARAMS; i++)
+        types[i] = 25; /* text */
     for (const char *p = sql; *p; p++) {
         if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
             int v = (int)strtol(p + 1, NULL, 10);
             if (v > max)
                 max = v;
+            if (v >= 1 && v <= GGUF__DB_MAX_PARAMS)
+                types[v - 1] = 0;
         }
     }
     return max;
+}
+
+/* A plain "INSERT INTO t (cols) VALUES ($i, ...)": its COPY command, and which parameter
+ * feeds each column. */
+static void check_copy(gguf__stmt *st) {
+    st->copy_checked = 1;
+    const char *s = st->sql;
+    if (strncmp(s, "INSERT INTO ", 12) != 0 || strstr(s, "ON CONFLICT") != NULL ||
+        strstr(s, "RETURNING") != NULL)
+        return;
+    const char *open = strchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+    const char *values = close ? strstr(close, " VALUES (") : NULL;
+    if (values == NULL)
+        return;
+    int n = 0;
+    const char *p = values + 9;
+    while (n < GGUF__DB_MAX_PARAMS && *p == '$') {
+        st->copy_param[n++] = (int)strtol(p + 1, (char **)&p, 10) - 1;
+        if (*p == ',' && p[1] == ' ')
+            p += 2;
+        else if (*p == ')' && p[1] == '\0')
+            break;
+        else
+            return;
+    }
+    if (*p != ')' || p[1] != '\0')
+        return;
+    int len = (int)(close - (s + 12)) + 1; /* "t (cols)" */
+    size_t size = (size_t)len + 32;
+    st->copy_cmd = gguf__malloc(size);
+    if (st->copy_cmd == NULL)
+        return;
+    snprintf(st->copy_cmd, size, "COPY %.*s FROM STDIN", len, s + 12);
+    st->copy_n = n;
+}
+
+/* The current parameters as a row of COPY's text format. */
+static void copy_row(gguf__stmt *st) {
+    gguf__buf *b = &st->copy;
+    for (int c = 0; c < st->copy_n; c++) {
+        int k = st->copy_param[c];
+        if (c > 0)
+            gguf__buf_add(b, "\t", 1);
+        if (k < 0 || k >= GGUF__DB_MAX_PARAMS || !st->is_set[k]) {
+            gguf__buf_add(b, "\\N", 2);
+            continue;
+        }
+        const char *v = (const char *)st->param[k].data;
+        size_t n = st->param[k].len - 1, from = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *esc = v[i] == '\\' ? "\\\\" : v[i] == '\t' ? "\\t" : v[i] == '\n' ? "\\n"
+                              : v[i] == '\r' ? "\\r" : NULL;
+            if (esc == NULL)
+                continue;
+            gguf__buf_add(b, v + from, i - from);
+            gguf__buf_add(b, esc, 2);
+            from = i + 1;
+        }
+        gguf__buf_add(b, v + from, n - from);
+    }
+    gguf__buf_add(b, "\n", 1);
 }
 
 int gguf__pg_step(gguf__stmt *st, int defer) {
@@ -214,7 +341,8 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
         clear_scratch(st);
         return ++st->row < st->n_rows ? SQLITE_ROW : SQLITE_DONE;
     }
-    int n = count_params(st->sql);
+    Oid types[GGUF__DB_MAX_PARAMS];
+    int n = count_params(st->sql, types);
     if (n > GGUF__DB_MAX_PARAMS)
         return SQLITE_RANGE;
     const char *vals[GGUF__DB_MAX_PARAMS];
@@ -229,7 +357,7 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
         if (rc != SQLITE_OK)
             return rc;
         snprintf(st->name, sizeof st->name, "g%u", db->n_prepared++);
-        PGresult *r = PQprepare(conn, st->name, st->sql, n, NULL);
+        PGresult *r = PQprepare(conn, st->name, st->sql, n, types);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             result_error(db, r);
             PQclear(r);
@@ -237,6 +365,37 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
             return SQLITE_ERROR;
         }
         PQclear(r);
+    }
+    if (!st->copy_checked)
+        check_copy(st);
+    if (defer && st->copy_cmd != NULL) {
+        int i = 0;
+        while (i < db->n_copying && db->copying[i] != st)
+            i++;
+        if (i == db->n_copying) {
+            if (db->n_copying == (int)(sizeof db->copying / sizeof db->copying[0])) {
+                int rc = gguf__pg_flush(db);
+                if (rc != SQLITE_OK)
+                    return rc;
+            }
+            db->copying[db->n_copying++] = st;
+        }
+        for (int k = 0; k < n; k++) {
+            if (st->param[k].failed)
+                return SQLITE_NOMEM;
+        }
+        copy_row(st);
+        if (st->copy.failed)
+            return SQLITE_NOMEM;
+        return st->copy.len >= ((size_t)32 << 20) ? gguf__pg_flush(db) == SQLITE_OK ? SQLITE_DONE
+                                                                                  : SQLITE_ERROR
+                                                  : SQLITE_DONE;
+    }
+    /* rows waiting for COPY go before anything that follows them */
+    if (db->n_copying > 0) {
+        int rc = gguf__pg_flush(db);
+        if (rc != SQLITE_OK)
+            return rc;
     }
     int returns = strstr(st->sql, "RETURNING") != NULL;
     if (defer && !returns) {
@@ -246,7 +405,7 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
         }
         int ok = st->name[0] != '\0'
                      ? PQsendQueryPrepared(conn, st->name, n, vals, NULL, NULL, 0)
-                     : PQsendQueryParams(conn, st->sql, n, NULL, vals, NULL, NULL, 0);
+                     : PQsendQueryParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
         if (ok != 1) {
             set_error(db, PQerrorMessage(conn));
             return SQLITE_ERROR;
@@ -258,7 +417,7 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
     if (rc != SQLITE_OK)
         return rc;
     PGresult *r = st->name[0] != '\0' ? PQexecPrepared(conn, st->name, n, vals, NULL, NULL, 0)
-                                      : PQexecParams(conn, st->sql, n, NULL, vals, NULL, NULL, 0);
+                                      : PQexecParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
     ExecStatusType s = PQresultStatus(r);
     if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
         result_error(db, r);

@@ -303,7 +303,9 @@ static const char schema_v8[] =
 /* PostgreSQL: a new catalog is made at version 8 in one step (PostgreSQL catalogs began at
  * it); a later version adds its step in both dialects. The same tables, columns (in the same
  * order) and view as SQLite's, in PostgreSQL's types: INTEGER is BIGINT, REAL DOUBLE PRECISION,
- * comparisons yield 0 or 1 and sums BIGINT as in SQLite. The version and application id live
+ * comparisons yield 0 or 1 and sums BIGINT as in SQLite; the children's file columns carry no
+ * foreign key (SQLite's are declared, never enforced: foreign_keys is off), which would cost a
+ * check per row of a COPY of a tokenizer's items. The version and application id live
  * in the table gguf_catalog. The role GGUF__PG_READER may read these tables and nothing more;
  * its transactions are read-only by default. */
 #define PG_MODELS_V8 \
@@ -372,7 +374,7 @@ static const char schema_pg_v8[] =
     " missing_bytes BIGINT NOT NULL DEFAULT 0,"
     " kv_bytes_token BIGINT, kv_bytes_token_swa BIGINT, swa_window BIGINT, state_bytes BIGINT);"
     "CREATE TABLE kv ("
-    " file BIGINT NOT NULL REFERENCES files(id),"
+    " file BIGINT NOT NULL,"
     " position BIGINT NOT NULL,"
     " key TEXT NOT NULL, type TEXT NOT NULL, elem_type TEXT, array_len BIGINT,"
     " int BIGINT, real DOUBLE PRECISION, text TEXT,"
@@ -380,7 +382,7 @@ static const char schema_pg_v8[] =
     "CREATE INDEX kv_key ON kv(key);"
     "CREATE INDEX kv_file_key ON kv(file, key);"
     "CREATE TABLE tensors ("
-    " file BIGINT NOT NULL REFERENCES files(id),"
+    " file BIGINT NOT NULL,"
     " position BIGINT NOT NULL,"
     " name TEXT NOT NULL, type TEXT NOT NULL, n_dims BIGINT NOT NULL,"
     " ne0 BIGINT, ne1 BIGINT, ne2 BIGINT, ne3 BIGINT,"
@@ -415,7 +417,7 @@ static const char schema_pg_v8[] =
     " removed BIGINT NOT NULL DEFAULT 0,"
     " broken_sets BIGINT NOT NULL DEFAULT 0);"
     "CREATE TABLE array_items ("
-    " file BIGINT NOT NULL REFERENCES files(id),"
+    " file BIGINT NOT NULL,"
     " position BIGINT NOT NULL,"
     " key TEXT NOT NULL,"
     " idx BIGINT NOT NULL,"
