@@ -481,6 +481,10 @@ static void real_text(char *buf, size_t size, double d) {
         snprintf(buf, size, "%sInf", d < 0 ? "-" : "");
         return;
     }
+    if (d == 0) { /* SQLite keeps no negative zero */
+        snprintf(buf, size, "0.0");
+        return;
+    }
     char tmp[32];
     snprintf(tmp, sizeof tmp, "%.15g", d);
     char *e = strchr(tmp, 'e');

@@ -362,6 +362,8 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     if (rc == 0)
         rc = gguf__store_drop_error(cat, r->path, "file", err);
     if (rc == 0)
+        gguf__test_pause("catalog-file-stored"); /* the rows written, not committed */
+    if (rc == 0)
         rc = gguf__catalog_txn_maybe_commit(cat, r->with_crc, err);
     if (rc != 0)
         gguf__catalog_txn_rollback(cat);
