@@ -41,13 +41,11 @@ MODELS="path, architecture, name, size_label, file_type, quant, context_length, 
  block_count, n_params, bytes, tensor_bytes, n_tensors, split_no, split_count, shards,
  split_complete, missing_bytes, partial, bits_per_weight, kv_bytes_per_token,
  kv_bytes_per_token_swa, sliding_window, state_bytes_per_sequence"
-# same_rows WHAT SQL: the same csv from both, but for the lines of bytes PostgreSQL's text
-# cannot hold: a string that is not UTF-8 (SQLite: a BLOB, X'..') or holds a NUL is stored
-# with U+FFFD in their place, and both lines must say so
-same_rows() {
-    rows "$LITE" "$2" >"$TMP/lite.csv" 2>"$TMP/err.lite"
-    rows "$PG" "$2" >"$TMP/pg.csv" 2>"$TMP/err.pg"
-    if [ -s "$TMP/lite.csv" ] && python3 - "$TMP/lite.csv" "$TMP/pg.csv" >"$TMP/diff" <<'PY'
+# same_csv WHAT A B: the csv files A (SQLite's) and B (PostgreSQL's) are the same but for the
+# lines of bytes PostgreSQL's text cannot hold: a string that is not UTF-8 (SQLite: a BLOB,
+# X'..') or holds a NUL is stored with U+FFFD in their place, and both lines must say so
+same_csv() {
+    if [ -s "$2" ] && python3 - "$2" "$3" >"$TMP/diff" <<'PY'
 import sys
 a = open(sys.argv[1], 'rb').read().split(b'\n')
 b = open(sys.argv[2], 'rb').read().split(b'\n')
@@ -59,10 +57,16 @@ for x, y in zip(a, b):
 sys.exit(1 if bad else 0)
 PY
     then
-        ok "same rows: $1 ($(($(wc -l <"$TMP/lite.csv") - 1)))"
+        ok "same rows: $1 ($(($(wc -l <"$2") - 1)))"
     else
         fail "rows differ: $1: $(head -c 600 "$TMP/diff") $(head -c 300 "$TMP/err.pg")"
     fi
+}
+# same_rows WHAT SQL: the same rows from $LITE and $PG
+same_rows() {
+    rows "$LITE" "$2" >"$TMP/lite.csv" 2>"$TMP/err.lite"
+    rows "$PG" "$2" >"$TMP/pg.csv" 2>"$TMP/err.pg"
+    same_csv "$1" "$TMP/lite.csv" "$TMP/pg.csv"
 }
 same_rows files "SELECT $FILES FROM files ORDER BY path"
 same_rows models "SELECT $MODELS FROM models ORDER BY path"
@@ -217,5 +221,36 @@ same_rows "four indexers: tensors" "SELECT path, t.position, t.name, t.type, t.\
 same_rows "four indexers: errors" "SELECT path, scope, code, message FROM errors WHERE $NOT_REAL
  ORDER BY path, scope"
 PG=$PG_SAVED
+
+# ---- export: a SQLite catalog into PostgreSQL and back ----
+LITE2="$TMP/lite2.db"
+"$CATALOG" --db "$LITE2" index -q "$C/synth" "$C/v1v2" "$C/models" "$C/be" "$C/bad" 2>/dev/null
+pg_createdb exp
+EXP=$(pg_url exp)
+"$CATALOG" --db "$EXP" index -q "$C/v1v2" 2>/dev/null # rows the export replaces
+expect_status 0 "$CATALOG" --db "$LITE2" export "$EXP"
+expect_status 0 "$CATALOG" --db "$EXP" export "$TMP/back.db"
+grep -q "rows copied into $TMP/back.db" "$TMP/out" && ok || fail "export: $(cat "$TMP/out")"
+for t in "files:id" "kv:file, position" "array_items:file, position, idx" "tensors:file, position" \
+    "errors:path, scope" "runs:id"; do
+    table=${t%%:*} order=${t#*:}
+    cols=$(rows "$LITE2" "SELECT group_concat(name, ', ') FROM pragma_table_info('$table')" |
+        tail -n 1 | tr -d '\r"' | sed -E 's/(^|, )offset(,|$)/\1"offset"\2/')
+    sql="SELECT $cols FROM $table ORDER BY $order"
+    rows "$LITE2" "$sql" >"$TMP/e1.csv"
+    rows "$EXP" "$sql" >"$TMP/e2.csv" 2>"$TMP/err.pg"
+    rows "$TMP/back.db" "$sql" >"$TMP/e3.csv"
+    n=$(($(wc -l <"$TMP/e1.csv") - 1))
+    [ "$n" -gt 0 ] && [ "$(wc -l <"$TMP/e2.csv")" = "$(wc -l <"$TMP/e3.csv")" ] && ok ||
+        fail "export $table: $n rows, in PostgreSQL and back $(wc -l <"$TMP/e2.csv") $(wc -l <"$TMP/e3.csv") lines"
+    [ "$(sha256sum <"$TMP/e2.csv")" = "$(sha256sum <"$TMP/e3.csv")" ] && ok ||
+        fail "export $table: PostgreSQL's checksum differs from the copy back's"
+    same_csv "export $table" "$TMP/e1.csv" "$TMP/e2.csv"
+done
+# the ids go on after the copied ones
+"$CATALOG" --db "$EXP" index -q "$C/real/ggml-vocab-gpt-2.gguf" 2>/dev/null
+v=$(rows "$EXP" "SELECT (SELECT max(id) FROM files) - (SELECT count(*) FROM files) || ' ' ||
+ (SELECT max(id) FROM runs) - (SELECT count(*) FROM runs) AS v" | tail -n 1 | tr -d '\r')
+[ "$v" = "0 0" ] && ok || fail "ids after an export: $v"
 
 finish

@@ -23,6 +23,7 @@
  *   guard.c    what a query may do: the authorizer, read-only PRAGMAs, time and memory limits
  *   query.c    gguf_catalog_query
  *   verify.c   gguf_catalog_verify
+ *   copy.c     gguf_catalog_copy: a catalog into another, SQLite or PostgreSQL either way
  *
  * Concurrency: the database runs in WAL mode with a busy timeout. Writers take the write lock
  * with BEGIN IMMEDIATE (so a busy writer waits instead of failing on a lock upgrade), write a
@@ -165,6 +166,7 @@ GGUF_HIDDEN void gguf__pg_reset(gguf__stmt *st);
 GGUF_HIDDEN void gguf__pg_finalize(gguf__stmt *st);
 GGUF_HIDDEN int gguf__pg_col_type(gguf__stmt *st, int col);
 GGUF_HIDDEN const char *gguf__pg_col_text(gguf__stmt *st, int col, int *len);
+GGUF_HIDDEN double gguf__pg_col_double(gguf__stmt *st, int col);
 /* gguf_catalog_query on PostgreSQL, on the reader's connection (cat->ro). */
 GGUF_HIDDEN int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn,
                                void *user, gguf_error *err);

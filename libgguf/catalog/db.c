@@ -353,19 +353,26 @@ int gguf__col_bytes(gguf__stmt *st, int col) {
 int64_t gguf__col_int64(gguf__stmt *st, int col) {
     if (st->lite != NULL)
         return sqlite3_column_int64(st->lite, col);
+#ifdef GGUF_HAVE_PG
+    if (gguf__col_type(st, col) == SQLITE_FLOAT) { /* as SQLite: clamped, NaN 0 */
+        double d = gguf__pg_col_double(st, col);
+        return d >= 9223372036854775807.0 ? INT64_MAX : d <= -9223372036854775808.0 ? INT64_MIN
+               : d == d                   ? (int64_t)d
+                                          : 0;
+    }
+#endif
     const char *t = gguf__col_text(st, col);
-    if (t == NULL)
-        return 0;
-    if (gguf__col_type(st, col) == SQLITE_FLOAT)
-        return (int64_t)strtod(t, NULL);
-    return strtoll(t, NULL, 10);
+    return t != NULL ? strtoll(t, NULL, 10) : 0;
 }
 
 double gguf__col_double(gguf__stmt *st, int col) {
     if (st->lite != NULL)
         return sqlite3_column_double(st->lite, col);
-    const char *t = gguf__col_text(st, col);
-    return t != NULL ? strtod(t, NULL) : 0;
+#ifdef GGUF_HAVE_PG
+    return gguf__pg_col_double(st, col);
+#else
+    return 0;
+#endif
 }
 
 /* ---- the catalog's use of it ---- */

@@ -546,6 +546,14 @@ int gguf__pg_col_type(gguf__stmt *st, int col) {
     return cell_type(st->res, st->row, col);
 }
 
+double gguf__pg_col_double(gguf__stmt *st, int col) {
+    if (gguf__pg_col_type(st, col) == SQLITE_NULL)
+        return 0;
+    if (PQftype(st->res, col) == OID_BOOL)
+        return PQgetvalue(st->res, st->row, col)[0] == 't';
+    return strtod(PQgetvalue(st->res, st->row, col), NULL); /* the exact digits */
+}
+
 const char *gguf__pg_col_text(gguf__stmt *st, int col, int *len) {
     if (len != NULL)
         *len = 0;
