@@ -222,6 +222,35 @@ same_rows "four indexers: errors" "SELECT path, scope, code, message FROM errors
  ORDER BY path, scope"
 PG=$PG_SAVED
 
+# two indexers meet on a new file: B finds no row (A's is not committed) and waits on A's
+# insert; A commits; B's insert becomes an update of A's row, whose kv and tensors rows B
+# replaces (none doubled)
+pg_createdb race
+R=$(pg_url race)
+F="$C/synth/align_128.gguf"
+mkfifo "$TMP/pr" "$TMP/pr.go"
+GGUF_TEST_PAUSE_AT=catalog-file-stored GGUF_TEST_PAUSE_FIFO="$TMP/pr" \
+    "$CATALOG" --db "$R" index -q "$F" >/dev/null 2>"$TMP/a.err" &
+pid_a=$!
+read -r _ at_a <"$TMP/pr"
+"$CATALOG" --db "$R" index -q "$F" >/dev/null 2>"$TMP/b.err" &
+pid_b=$!
+# until B waits for A's row (a bounded poll of the server's own state)
+waiting=0
+for _ in $(seq 600); do
+    waiting=$(pg_sql race "SELECT count(*) FROM pg_stat_activity WHERE datname = 'race' AND wait_event_type = 'Lock'")
+    [ "$waiting" -gt 0 ] && break
+    sleep 0.1
+done
+[ "$waiting" -gt 0 ] && ok || fail "the second indexer never waited for the first's row"
+: >"$TMP/pr.go" # A goes on
+wait "$pid_a" && ok || fail "indexer A: $(head -c 300 "$TMP/a.err")"
+wait "$pid_b" && ok || fail "indexer B, which met A's row: $(head -c 300 "$TMP/b.err")"
+v=$(pg_sql race "SELECT count(*) || ' ' || sum(n_kv) || ' ' || (SELECT count(*) FROM kv) || ' ' ||
+ sum(n_tensors) || ' ' || (SELECT count(*) FROM tensors) FROM files")
+set -- $v
+[ "$1" = 1 ] && [ "$2" = "$3" ] && [ "$4" = "$5" ] && ok || fail "a file stored by two indexers at once: files, n_kv, kv rows, n_tensors, tensor rows: $v"
+
 # ---- export: a SQLite catalog into PostgreSQL and back ----
 LITE2="$TMP/lite2.db"
 "$CATALOG" --db "$LITE2" index -q "$C/synth" "$C/v1v2" "$C/models" "$C/be" "$C/bad" 2>/dev/null

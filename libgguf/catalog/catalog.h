@@ -167,7 +167,9 @@ GGUF_HIDDEN void gguf__pg_finalize(gguf__stmt *st);
 GGUF_HIDDEN int gguf__pg_col_type(gguf__stmt *st, int col);
 GGUF_HIDDEN const char *gguf__pg_col_text(gguf__stmt *st, int col, int *len);
 GGUF_HIDDEN double gguf__pg_col_double(gguf__stmt *st, int col);
-/* gguf_catalog_query on PostgreSQL, on the reader's connection (cat->ro). */
+/* gguf_catalog_query on PostgreSQL, on the reader's connection (cat->ro); GGUF__PG_TIMED_OUT
+ * (err untouched) when statement_timeout stopped it. */
+#define GGUF__PG_TIMED_OUT (-1000)
 GGUF_HIDDEN int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn,
                                void *user, gguf_error *err);
 #endif
@@ -495,8 +497,6 @@ GGUF_HIDDEN void gguf__guard_stop(gguf_catalog *cat, int64_t saved_heap_limit);
  * memory limit, or SQLite's message. */
 GGUF_HIDDEN int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err);
 GGUF_HIDDEN void gguf__guard_free(gguf__guard *g);
-/* "2 s", "0.5 s": a time limit as the messages say it. */
-GGUF_HIDDEN void gguf__guard_say_ms(char *buf, size_t size, uint64_t ms);
 
 #endif /* GGUF_HAVE_CATALOG */
 

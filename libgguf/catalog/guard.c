@@ -232,7 +232,7 @@ void gguf__guard_stop(gguf_catalog *cat, int64_t saved_heap_limit) {
 }
 
 /* "2 s", "0.5 s", "512 MiB", "1.5 GiB" */
-void gguf__guard_say_ms(char *buf, size_t size, uint64_t ms) {
+static void say_ms(char *buf, size_t size, uint64_t ms) {
     if (ms % 1000 == 0)
         snprintf(buf, size, "%llu s", (unsigned long long)(ms / 1000));
     else
@@ -267,7 +267,7 @@ int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err) 
                           "UPDATE, DELETE, CREATE, DROP, ALTER, ATTACH, VACUUM or writing "
                           "PRAGMA)");
     if (g->timed_out || (rc & 0xff) == SQLITE_INTERRUPT) {
-        gguf__guard_say_ms(limit, sizeof limit, cat->timeout_ms);
+        say_ms(limit, sizeof limit, cat->timeout_ms);
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "query: stopped at the time limit of %s", limit);
     }

@@ -102,7 +102,7 @@ int gguf__pg_connect(gguf__db **out, const char *url, const char *as_user, gguf_
      * be read again */
     if (as_user == NULL && gguf__pg_exec(db, "SET synchronous_commit = off") != SQLITE_OK) {
         int rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "catalog %s: %s", url,
-                            gguf__db_errmsg(db));
+                            db->pg_error != NULL ? db->pg_error : "PostgreSQL failed");
         gguf__pg_close(db);
         gguf__free(db->pg_error);
         gguf__free(db);
@@ -579,7 +579,7 @@ static int limits(gguf_catalog *cat, gguf_error *err) {
                  (unsigned long long)cat->timeout_ms, (unsigned long long)kb);
     if (gguf__pg_exec(cat->ro, sql) != SQLITE_OK)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "query: %s",
-                          gguf__db_errmsg(cat->ro));
+                          cat->ro->pg_error != NULL ? cat->ro->pg_error : "PostgreSQL failed");
     return 0;
 }
 
@@ -588,12 +588,8 @@ static int query_error(gguf_catalog *cat, const PGresult *r, gguf_error *err) {
     const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
     if (msg == NULL)
         msg = PQerrorMessage(cat->ro->pg);
-    if (state != NULL && strcmp(state, "57014") == 0) { /* query_canceled: statement_timeout */
-        char limit[32];
-        gguf__guard_say_ms(limit, sizeof limit, cat->timeout_ms);
-        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
-                          "query: stopped at the time limit of %s", limit);
-    }
+    if (state != NULL && strcmp(state, "57014") == 0) /* query_canceled: statement_timeout */
+        return GGUF__PG_TIMED_OUT;
     /* 42501 insufficient_privilege, 25006 read_only_sql_transaction */
     if (state != NULL && (strcmp(state, "42501") == 0 || strcmp(state, "25006") == 0))
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,

@@ -108,8 +108,10 @@ int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn f
     if (rc != 0)
         return rc;
 #ifdef GGUF_HAVE_PG
-    if (cat->pg)
-        return gguf__pg_query(cat, sql, fn, user, err);
+    if (cat->pg) {
+        rc = gguf__pg_query(cat, sql, fn, user, err);
+        return rc == GGUF__PG_TIMED_OUT ? gguf__guard_fail(cat, SQLITE_INTERRUPT, 0, err) : rc;
+    }
 #endif
     sqlite3 *db = cat->ro->lite;
     int64_t saved_heap_limit;
