@@ -71,7 +71,6 @@ static const char *const stmt_sql[GGUF__ST_COUNT] = {
     [GGUF__ST_ERROR_JOURNAL] = "UPDATE errors SET journal = ?2 WHERE path = ?1 AND scope = 'file'",
 };
 
-
 #define FILE_VALUES                                                                              \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, " \
     "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?29, ?30, ?31, ?32, ?33"
@@ -85,13 +84,13 @@ static const char *const stmt_pg[GGUF__ST_COUNT] = {
                              "(coalesce(?28::bigint, nextval('files_id_seq')), " FILE_VALUES ") "
                              "ON CONFLICT (path) DO UPDATE SET (" FILE_COLUMNS ") = "
                              "(" FILE_VALUES ") RETURNING id",
-    [GGUF__ST_ERROR_UPSERT] = "INSERT INTO errors (path, dev, ino, size, mtime_ns, code, error, "
-                              "\"offset\", message, indexed_at, run, journal, scope, shard, etag, "
-                              "last_modified) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                              "?12, ?13, ?14, ?15, ?16) ON CONFLICT (path, scope) DO UPDATE SET "
-                              "(dev, ino, size, mtime_ns, code, error, \"offset\", message, "
-                              "indexed_at, run, journal, shard, etag, last_modified) = (?2, ?3, ?4, "
-                              "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?14, ?15, ?16)",
+    [GGUF__ST_ERROR_UPSERT] =
+        "INSERT INTO errors (path, dev, ino, size, mtime_ns, code, error, \"offset\", message, "
+        "indexed_at, run, journal, scope, shard, etag, last_modified) VALUES (?1, ?2, ?3, ?4, "
+        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT (path, scope) DO "
+        "UPDATE SET (dev, ino, size, mtime_ns, code, error, \"offset\", message, indexed_at, "
+        "run, journal, shard, etag, last_modified) = (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+        "?12, ?14, ?15, ?16)",
     [GGUF__ST_TENSOR_INSERT] = "INSERT INTO tensors (file, position, name, type, type_id, n_dims, "
                                "ne0, ne1, ne2, ne3, \"offset\", nbytes, crc32) VALUES "
                                "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",

@@ -449,7 +449,8 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
 static int whole_number(const char *t) {
     const char *p = t + (*t == '-');
     size_t n = strspn(p, "0123456789");
-    return n > 0 && p[n] == '\0' && (n < 19 || (n == 19 && strcmp(p, *t == '-' ? "9223372036854775808" : "9223372036854775807") <= 0));
+    const char *max = *t == '-' ? "9223372036854775808" : "9223372036854775807";
+    return n > 0 && p[n] == '\0' && (n < 19 || (n == 19 && strcmp(p, max) <= 0));
 }
 
 static int cell_type(const PGresult *r, int row, int col) {

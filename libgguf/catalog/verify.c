@@ -110,8 +110,10 @@ static void free_tensors(vtensor *list, size_t n) {
 /* The stored crc32s of file id. */
 static int load_tensors(vtensor **out, size_t *n_out, verifier *v, int64_t id, gguf_error *err) {
     gguf__stmt *st;
-    int rc = gguf__db_prepare(&st, v->db, "SELECT position, name, crc32 FROM tensors WHERE file = ?1 AND "
-                                "crc32 IS NOT NULL ORDER BY position", NULL, 0);
+    int rc = gguf__db_prepare(&st, v->db,
+                              "SELECT position, name, crc32 FROM tensors WHERE file = ?1 AND "
+                              "crc32 IS NOT NULL ORDER BY position",
+                              NULL, 0);
     if (rc != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, rc, v->cat->path, "reading tensors");
     gguf__bind_int64(st, 1, id);
@@ -383,9 +385,11 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
     size_t n = 0, cap = 0;
     gguf__stmt *st;
     int rc = 0;
-    int src = gguf__db_prepare(&st, v->db, "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
-                                 "open_flags, has_crc, model, etag, last_modified, split_count "
-                                 "FROM files ORDER BY path", NULL, 0);
+    int src = gguf__db_prepare(&st, v->db,
+                               "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
+                               "open_flags, has_crc, model, etag, last_modified, split_count "
+                               "FROM files ORDER BY path",
+                               NULL, 0);
     if (src != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, src, v->cat->path, "reading the catalog");
     while (rc == 0 && (src = gguf__step(st)) == SQLITE_ROW) {
