@@ -29,8 +29,8 @@ LITE="$TMP/lite.db"
 "$CATALOG" --db "$PG" index -q "$CORPUS" 2>"$TMP/err" && ok || fail "index into PostgreSQL: $(head -c 300 "$TMP/err")"
 "$CATALOG" --db "$PG" index -q "$CORPUS" 2>"$TMP/err" && ok || fail "index into PostgreSQL again: $(head -c 300 "$TMP/err")"
 "$CATALOG" --db "$LITE" index -q "$CORPUS" 2>/dev/null
-n=$(rows "$PG" "SELECT unchanged FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1)
-m=$(rows "$LITE" "SELECT unchanged FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1)
+n=$(rows "$PG" "SELECT unchanged FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d "\r")
+m=$(rows "$LITE" "SELECT unchanged FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d "\r")
 [ "$n" = "$m" ] && [ "$n" -gt 100 ] && ok || fail "a second index run: $n unchanged on PostgreSQL, $m on SQLite"
 
 FILES="path, dev, ino, size, mtime_ns, version, endian, alignment, data_offset, n_kv, n_tensors,
@@ -124,7 +124,7 @@ for cmd in "verify $CORPUS/synth" prune schema; do
 done
 
 # ---- user SQL: the reader role, and what PostgreSQL refuses ----
-before=$(rows "$PG" "SELECT count(*) AS n FROM files" | tail -n 1)
+before=$(rows "$PG" "SELECT count(*) AS n FROM files" | tail -n 1 | tr -d "\r")
 # refused SQL PATTERN [OPTIONS]: the query fails, its message matching PATTERN
 refused() {
     sql=$1 pattern=$2
@@ -166,7 +166,7 @@ refused "SELECT count(*) FROM generate_series(1, 100000000000)" "query: stopped 
 refused "SELECT pg_sleep(600)" "query: stopped at the time limit of 1 s" --timeout 1
 refused "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" \
     "query: stopped at the time limit of 0.5 s" --timeout 0.5
-after=$(rows "$PG" "SELECT count(*) AS n FROM files" | tail -n 1)
+after=$(rows "$PG" "SELECT count(*) AS n FROM files" | tail -n 1 | tr -d "\r")
 [ "$before" = "$after" ] && [ ! -e "$TMP/pwned" ] && ok || fail "the attacks changed something: $before files, then $after"
 # the limits reach the server
 v=$("$CATALOG" --db "$PG" query --format csv --timeout 2.5 --max-memory 8M \
