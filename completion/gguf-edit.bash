@@ -13,16 +13,27 @@
 #   option values       --opt a|b|c in the --help text (else in the tool's own --help);
 #                       --type: gguf-edit --list value-types; tensor types: gguf-edit --list
 #                       types; keys: gguf-edit --list keys FILE
-# Needs no bash-completion helpers (uses them when loaded).
+# Needs no bash-completion helpers (uses them when loaded). A Tab press starts the tool once for
+# a file's names and no other program (each costs milliseconds on a busy machine): the text
+# it is given is cut with bash's own matching, and --help texts and type lists are kept.
 
-# The --help text of "TOOL CMD", cached per command line word.
+# The --help text of "TOOL CMD" into _gguf_text, kept per command line word.
 _gguf_help() {
     local tool=$1 cmd=$2 var
     var="_gguf_help_cache_${tool//[^a-z]/_}_${cmd//[^a-z]/_}"
     if [[ -z ${!var+set} ]]; then
         printf -v "$var" '%s' "$("$tool" "$cmd" --help 2>/dev/null)"
     fi
-    printf '%s\n' "${!var}"
+    _gguf_text=${!var}
+}
+
+# Appends to COMPREPLY the words of $2 (one per line) that start with $1: compgen -W without
+# the subshell that $(compgen ...) costs.
+_gguf_filter() {
+    local w
+    while IFS= read -r w; do
+        [[ -n $w && $w == "$1"* ]] && COMPREPLY+=("$w")
+    done <<<"$2"
 }
 
 # The long options a --help text defines, one per line ("--json").
@@ -32,14 +43,22 @@ _gguf_options() {
 
 # Whether option $2 of a --help text ($1) takes an argument: "  --opt ARG".
 _gguf_takes_arg() {
-    grep -qE "^  (-[A-Za-z0-9], )?$2[ =][^ ]" <<<"$1" ||
-        { [[ $2 == -? ]] && grep -qE "^  $2, --[a-z0-9-]+[ =][^ ]" <<<"$1"; }
+    local line
+    while IFS= read -r line; do
+        [[ $line =~ ^\ \ (-[A-Za-z0-9],\ )?([^ =]+)[\ =][^\ ] && ${BASH_REMATCH[2]} == "$2" ]] &&
+            return 0
+        [[ $2 == -? && $line =~ ^\ \ ([^ ,]+),\ --[a-z0-9-]+[\ =][^\ ] &&
+            ${BASH_REMATCH[1]} == "$2" ]] && return 0
+    done <<<"$1"
+    return 1
 }
 
 # The placeholders of a command's usage line, in order: "FILE KEY VALUE", "FILE...";
-# optional ones ("[PATH...]") too, options and their arguments not.
+# optional ones ("[PATH...]") too, options and their arguments not; into the array
+# _gguf_ops.
 _gguf_operands() {
-    local line=$1 verb=$2 word skip=0 depth=0 out=()
+    local line=$1 verb=$2 word skip=0 depth=0
+    _gguf_ops=()
     line=${line#*" $verb"}
     for word in $line; do
         if ((depth)); then [[ $word == *\] ]] && depth=0; continue; fi
@@ -51,9 +70,8 @@ _gguf_operands() {
         esac
         word=${word#[}; word=${word%]}
         case $word in OPTIONS | EDITS | ARGS) continue ;; esac
-        [[ $word =~ ^[A-Z][A-Z0-9_]*(\.\.\.)?$ ]] && out+=("$word")
+        [[ $word =~ ^[A-Z][A-Z0-9_]*(\.\.\.)?$ ]] && _gguf_ops+=("$word")
     done
-    printf '%s\n' "${out[@]}"
 }
 
 # Whether word $2 names a requant type: a preset or tensor type name (any case), or a
@@ -61,22 +79,33 @@ _gguf_operands() {
 _gguf_is_type() {
     [[ $2 =~ ^[0-9]+$ ]] && return 0
     local t
-    for t in $("$1" --list presets 2>/dev/null) $("$1" --list types 2>/dev/null); do
+    _gguf_types "$1"
+    for t in $_gguf_types_cache; do
         [[ ${t^^} == "${2^^}" ]] && return 0
     done
     return 1
 }
 
-# The places (FILE, OUT, TYPE, ...) the next operand can fill: for each usage line of command
-# $2 that fits the operands typed so far ($5..., with -o given when $4 is 1), its place after
-# them. $1 is gguf-edit, $3 the usage lines.
+# requant's presets and the tensor types, one per line, into _gguf_types_cache: asked of
+# gguf-edit ($1) once.
+_gguf_types() {
+    [[ -n ${_gguf_types_cache+set} ]] ||
+        _gguf_types_cache=$(printf '%s\n' $("$1" --list presets 2>/dev/null) \
+            $("$1" --list types 2>/dev/null) | sort -u)
+}
+
+# The places (FILE, OUT, TYPE, ...) the next operand can fill, each once, into the array
+# _gguf_next: for each usage line of command $2 that fits the operands typed so far ($5...,
+# with -o given when $4 is 1), its place after them. $1 is gguf-edit, $3 the usage lines.
 _gguf_places() {
-    local edit=$1 cmd=$2 usages=$3 has_o=$4 usage i p fit
+    local edit=$1 cmd=$2 usages=$3 has_o=$4 usage i p fit next
     shift 4
     local -a ops=("$@") places
+    _gguf_next=()
     while IFS= read -r usage; do
         [[ -n $usage ]] || continue
-        mapfile -t places < <(_gguf_operands "$usage" "$cmd")
+        _gguf_operands "$usage" "$cmd"
+        places=("${_gguf_ops[@]}")
         fit=1
         if ((has_o)) && [[ " ${places[*]} " == *" OUT "* ]]; then fit=0; fi
         for ((i = 0; fit && i < ${#ops[@]}; i++)); do
@@ -92,11 +121,13 @@ _gguf_places() {
             fi
         done
         ((fit)) || continue
+        next=
         if ((${#ops[@]} < ${#places[@]})); then
-            printf '%s\n' "${places[${#ops[@]}]}"
+            next=${places[${#ops[@]}]}
         elif ((${#places[@]} > 0)) && [[ ${places[${#places[@]}-1]} == *... ]]; then
-            printf '%s\n' "${places[${#places[@]}-1]}"
+            next=${places[${#places[@]}-1]}
         fi
+        [[ -n $next && " ${_gguf_next[*]} " != *" $next "* ]] && _gguf_next+=("$next")
     done <<<"$usages"
 }
 
@@ -110,18 +141,11 @@ _gguf_files() {
     fi
 }
 
-# A file named on the line, ~ expanded, when it is a readable regular file.
-_gguf_local() {
-    local f=$1
-    [[ $f == "~/"* ]] && f=$HOME/${f#"~/"}
-    [[ -f $f && -r $f ]] && printf '%s\n' "$f"
-}
-
 _gguf_names() { # tool, keys|tensors, file, cur
-    local file IFS=$'\n'
-    file=$(_gguf_local "$3") || return
-    [[ -n $file ]] || return
-    COMPREPLY+=($(compgen -W "$("$1" --list "$2" "$file" 2>/dev/null)" -- "$4"))
+    local file=$3 IFS=$'\n'
+    [[ $file == "~/"* ]] && file=$HOME/${file#"~/"}
+    [[ -f $file && -r $file ]] || return # a readable regular file
+    _gguf_filter "$4" "$("$1" --list "$2" "$file" 2>/dev/null)"
 }
 
 # words[] and cword: COMP_WORDS with the pieces bash cut at '=' and ':' (COMP_WORDBREAKS)
@@ -221,7 +245,8 @@ _gguf_edit() {
     fi
 
     local help
-    help=$(_gguf_help "$tool" "$cmd")
+    _gguf_help "$tool" "$cmd"
+    help=$_gguf_text
     local edit="$tool"
     ((catalog)) && edit=${tool%gguf-catalog}gguf-edit
     [[ $edit == gguf-edit || -x $edit ]] || edit=gguf-edit
@@ -293,18 +318,22 @@ _gguf_edit() {
     fi
 
     # an operand: what the usage lines call it (one place, or several when they differ)
-    local usages place types
-    usages=$(grep -E "^(usage: |       )[^ ]+ .*$cmd( |$)" <<<"$help")
-    for place in $(_gguf_places "$edit" "$cmd" "$usages" "$has_o" "${operands[@]}" | sort -u); do
+    local usages place
+    local line
+    usages=
+    while IFS= read -r line; do
+        [[ $line =~ ^(usage:\ |\ \ \ \ \ \ \ )[^\ ]+\ .*$cmd(\ |$) ]] && usages+=$line$'\n'
+    done <<<"$help"
+    _gguf_places "$edit" "$cmd" "$usages" "$has_o" "${operands[@]}"
+    for place in "${_gguf_next[@]}"; do
         case ${place%...} in
             FILE | A | B | IN | FIRST | SHARD) _gguf_files "$cur" 1 ;;
             OUT | PATH | PREFIX | OUTPREFIX | DIR) _gguf_files "$cur" 0 ;;
             KEY | OLD) _gguf_names "$edit" keys "$first" "$cur" ;;
             NAME) _gguf_names "$edit" tensors "$first" "$cur" ;;
             TYPE)
-                types=$(printf '%s\n' $("$edit" --list presets 2>/dev/null) \
-                    $("$edit" --list types 2>/dev/null) | sort -u)
-                COMPREPLY+=($(compgen -W "$types" -- "$cur")) ;;
+                _gguf_types "$edit"
+                _gguf_filter "$cur" "$_gguf_types_cache" ;;
         esac
     done
     _gguf_trim "$cur"

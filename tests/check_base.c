@@ -86,16 +86,22 @@ START_TEST(json_strings_match_the_reference) {
         size_t n = next() % 40 + (round % 50 == 0 ? next() % 250 : 0);
         for (size_t i = 0; i < n; i++)
             s[i] = round % 3 == 0 ? (uint8_t)next() : alphabet[next() % (sizeof alphabet - 1)];
-        gguf__buf b = {0};
-        gguf__json_str(&b, s, n);
         size_t wn = ref_json(want, s, n);
-        ck_assert(!b.failed);
-        ck_assert_msg(b.len == wn && memcmp(b.data, want, wn) == 0,
-                      "round %d: '%.*s' != '%.*s'", round, (int)b.len, (char *)b.data, (int)wn,
-                      want);
+        for (int level = 0; level < 3; level++) { /* each writer the CPU has */
+            if (gguf__json_set_level(level) != level)
+                continue;
+            gguf__buf b = {0};
+            gguf__json_str(&b, s, n);
+            if (b.failed)
+                ck_abort_msg("out of memory");
+            if (!(b.len == wn && memcmp(b.data, want, wn) == 0))
+                ck_abort_msg("round %d, writer %d: '%.*s' != '%.*s'", round, level,
+                             (int)b.len, (char *)b.data, (int)wn, want);
+            gguf__buf_free(&b);
+        }
+        gguf__json_set_level(-1);
         ck_assert_int_eq(gguf__utf8_valid(s, n), ref_json(want, s, n) == n + 2 &&
                                                      memchr(s, 0, n) == NULL ? 1 : gguf__utf8_valid(s, n));
-        gguf__buf_free(&b);
     }
 }
 END_TEST
@@ -115,8 +121,213 @@ START_TEST(utf8_validation_matches_the_reference) {
             }
             i += l;
         }
-        ck_assert_msg(gguf__utf8_valid(s, n) == ref, "round %d", round);
+        if (!(gguf__utf8_valid(s, n) == ref))
+            ck_abort_msg("round %d", round);
     }
+}
+END_TEST
+
+/* ---- the SIMD string writers against the scalar one ---- */
+
+/* The string s[0..n) (readable up to s + readable) written by every writer the CPU has, into
+ * exactly the room they may use, compared with the scalar writer's bytes. Returns how many
+ * SIMD writers ran. */
+static int writers_agree(const uint8_t *s, size_t n, size_t readable, const char *what) {
+    size_t room = 6 * n + 2 + GGUF__JSON_SLACK;
+    uint8_t *want = malloc(room), *got = malloc(room);
+    if (!(want != NULL && got != NULL))
+        ck_abort_msg("out of memory");
+    gguf__json_set_level(GGUF__JSON_SCALAR);
+    size_t wn = (size_t)(gguf__json_str_at(want, s, n, s + readable) - want);
+    int ran = 0;
+    for (int level = GGUF__JSON_SSE2; level <= GGUF__JSON_AVX2; level++) {
+        if (gguf__json_set_level(level) != level)
+            continue;
+        size_t gn = (size_t)(gguf__json_str_at(got, s, n, s + readable) - got);
+        if (!(gn == wn && memcmp(got, want, wn) == 0))
+            ck_abort_msg("%s: writer %d wrote '%.*s', the scalar one '%.*s'", what, level,
+                         (int)gn, (char *)got, (int)wn, (char *)want);
+        ran++;
+    }
+    gguf__json_set_level(-1);
+    free(want);
+    free(got);
+    return ran;
+}
+
+/* Copies the n bytes to the end of a block of their own, so that a read past s + readable is
+ * caught by the sanitizer build. */
+static int writers_agree_at_end(const uint8_t *s, size_t n, size_t readable, const char *what) {
+    uint8_t *copy = malloc(readable ? readable : 1);
+    if (!(copy != NULL))
+        ck_abort_msg("out of memory");
+    memcpy(copy, s, readable);
+    int ran = writers_agree(copy, n, readable, what);
+    free(copy);
+    return ran;
+}
+
+START_TEST(simd_writers_agree_on_every_byte_in_every_place) {
+    /* blocks of 16 and 32 bytes: strings of up to three blocks plus a few bytes, with every byte
+     * value in every place, in plain ASCII and in two-byte characters (one shifted by a byte),
+     * ending where the string ends and inside bytes that may be read */
+    static const char *const fills[] = {
+        "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ+-*/=",
+        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+        "\xc3\xa9",
+        "x\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81"
+        "\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81"
+        "\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\xe2\x96\x81"
+        "\xe2\x96\x81\xe2\x96\x81\xe2\x96"};
+    static const size_t lens[] = {16, 31, 32, 33, 48, 64, 67};
+    uint8_t s[80];
+    char what[96];
+    int ran = 0;
+    for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+            size_t n = lens[l];
+            for (size_t at = 0; at < n; at++) {
+                for (int c = 0; c < 256; c++) {
+                    memcpy(s, fills[f], n);
+                    s[at] = (uint8_t)c;
+                    snprintf(what, sizeof what, "fill %zu, %zu bytes, 0x%02x at %zu", f, n, c, at);
+                    ran += writers_agree_at_end(s, n, n, what);
+                    ran += writers_agree(s, n, sizeof s, what);
+                }
+            }
+        }
+    }
+    if (!(ran > 0 || gguf__json_set_level(-1) == GGUF__JSON_SCALAR))
+        ck_abort_msg("no SIMD writer ran");
+}
+END_TEST
+
+START_TEST(simd_writers_agree_on_utf8_across_block_edges) {
+    /* every lead byte (and every other byte) followed by every second byte, and three- and
+     * four-byte sequences with every last byte after the edge cases of the others, each
+     * starting one, two and three bytes before a 16- or 32-byte boundary, the string ending
+     * inside, right after, or well after the sequence */
+    static const uint8_t mids[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90,
+                                   0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+    static const size_t starts[] = {13, 14, 15, 29, 30, 31, 45, 46, 47};
+    uint8_t s[96];
+    char what[96];
+    int ran = 0;
+    for (int b0 = 0x80; b0 < 0x100; b0++) {
+        for (int b1 = 0; b1 < 0x100; b1++) {
+            for (size_t j = 0; j < sizeof starts / sizeof starts[0]; j++) {
+                size_t at = starts[j], cut = ((size_t)b1 + j) % 6;
+                size_t n = at + (cut == 5 ? 24 : cut + 1);
+                memset(s, 'a', sizeof s);
+                s[at] = (uint8_t)b0, s[at + 1] = (uint8_t)b1, s[at + 2] = 0x80, s[at + 3] = 0x80;
+                snprintf(what, sizeof what, "%02x %02x 80 80 at %zu of %zu", b0, b1, at, n);
+                ran += writers_agree(s, n, j % 2 ? n : sizeof s, what);
+            }
+        }
+    }
+    for (int b0 = 0xe0; b0 <= 0xf4; b0++) {
+        for (size_t m1 = 0; m1 < sizeof mids; m1++) {
+            for (size_t m2 = 0; m2 < sizeof mids; m2++) {
+                for (int last = 0; last < 0x100; last++) {
+                    size_t at = starts[(m1 + m2 + (size_t)last) % 9];
+                    memset(s, 'a', sizeof s);
+                    bool four = b0 >= 0xf0;
+                    s[at] = (uint8_t)b0, s[at + 1] = mids[m1];
+                    s[at + 2] = four ? mids[m2] : (uint8_t)last;
+                    s[at + 3] = four ? (uint8_t)last : mids[m2];
+                    size_t n = at + 2 + (size_t)last % 4 + (last % 7 == 0 ? 20 : 0);
+                    snprintf(what, sizeof what, "%02x %02x %02x %02x at %zu of %zu", s[at],
+                             s[at + 1], s[at + 2], s[at + 3], at, n);
+                    ran += writers_agree(s, n, n, what);
+                }
+            }
+        }
+    }
+    if (!(ran > 0 || gguf__json_set_level(-1) == GGUF__JSON_SCALAR))
+        ck_abort_msg("no SIMD writer ran");
+}
+END_TEST
+
+START_TEST(simd_writers_agree_on_random_strings_and_lists) {
+    /* strings up to 300 bytes drawn from characters of every length, escapes and broken
+     * sequences, alone and as the encoded lists of a vocabulary (ending where the block ends) */
+    static const char *const pieces[] = {"a", "bc", " ", "\"", "\\", "\n", "\t", "\x01", "\x7f",
+                                          "\xc4\xa0", "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc0",
+                                          "\xff", "\xed\xa0\x80", "\xe0\x80", "\xf4\x90\x80\x80",
+                                          "\xe2\x82", "\x80", "abcdefghijklmnopq"};
+    uint8_t s[400], list[4096];
+    for (int round = 0; round < 20000; round++) {
+        size_t target = next() % 40 + (round % 10 == 0 ? next() % 260 : 0), n = 0;
+        while (n < target) {
+            const char *p = pieces[next() % (sizeof pieces / sizeof pieces[0])];
+            size_t k = strlen(p);
+            memcpy(s + n, p, k);
+            n += k;
+        }
+        char what[32];
+        snprintf(what, sizeof what, "round %d", round);
+        writers_agree_at_end(s, n, n, what);
+        /* the same bytes cut into a list of strings, written at every level */
+        size_t used = 0, count = 0;
+        for (size_t at = 0; at < n && used + 8 + n < sizeof list; count++) {
+            size_t k = next() % 12;
+            if (k > n - at)
+                k = n - at;
+            uint64_t len = k;
+            memcpy(list + used, &len, 8);
+            memcpy(list + used + 8, s + at, k);
+            used += 8 + k;
+            at += k;
+        }
+        uint8_t *enc = malloc(used ? used : 1);
+        if (!(enc != NULL))
+            ck_abort_msg("out of memory");
+        memcpy(enc, list, used);
+        size_t room = used * 7 + 2 + GGUF__JSON_SLACK;
+        uint8_t *want = malloc(room), *got = malloc(room);
+        if (!(want != NULL && got != NULL))
+            ck_abort_msg("out of memory");
+        gguf__json_set_level(GGUF__JSON_SCALAR);
+        bool big = false;
+        size_t wn = (size_t)(gguf__json_str_list(want, enc, count, true, big, enc + used) - want);
+        for (int level = GGUF__JSON_SSE2; level <= GGUF__JSON_AVX2; level++) {
+            if (gguf__json_set_level(level) != level)
+                continue;
+            size_t gn = (size_t)(gguf__json_str_list(got, enc, count, true, big, enc + used) - got);
+            if (!(gn == wn && memcmp(got, want, wn) == 0))
+                ck_abort_msg("round %d: a list of %zu strings", round, count);
+        }
+        gguf__json_set_level(-1);
+        free(enc);
+        free(want);
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(integers_print_as_printf_prints_them) {
+    char want[32];
+    uint8_t got[GGUF__JSON_NUM_ROOM];
+    for (int round = 0; round < 200000; round++) {
+        uint64_t v = round < 2000 ? (uint64_t)round : next() >> (next() % 64);
+        if (round % 1000 == 1)
+            v = UINT64_MAX - (uint64_t)round;
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        size_t n = (size_t)(gguf__json_u64_to(got, v) - got);
+        if (!(n == strlen(want) && memcmp(got, want, n) == 0))
+            ck_abort_msg("%s", want);
+        int64_t i = (int64_t)v;
+        snprintf(want, sizeof want, "%lld", (long long)i);
+        n = (size_t)(gguf__json_i64_to(got, i) - got);
+        if (!(n == strlen(want) && memcmp(got, want, n) == 0))
+            ck_abort_msg("%s", want);
+    }
+    snprintf(want, sizeof want, "%lld", (long long)INT64_MIN);
+    size_t n = (size_t)(gguf__json_i64_to(got, INT64_MIN) - got);
+    if (!(n == strlen(want) && memcmp(got, want, n) == 0))
+        ck_abort_msg("%s", want);
 }
 END_TEST
 
@@ -165,6 +376,11 @@ START_TEST(floats_print_as_printf_prints_them) {
     }
     for (long i = 0; i < n / 3; i++)
         check_f32((float)((double)(next() % 200000000) / 1000.0 - 100000.0));
+    /* whole numbers, printed as integers below 1e9 (scores such as -1000) */
+    for (int i = -2000; i <= 2000; i++)
+        check_f32((float)i);
+    for (long i = 0; i < n / 6; i++)
+        check_f32((float)((double)(next() % 2200000000u) - 1100000000.0));
 }
 END_TEST
 
@@ -308,6 +524,10 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, json_strings_match_the_reference);
     tcase_add_test(tc, utf8_validation_matches_the_reference);
+    tcase_add_test(tc, simd_writers_agree_on_every_byte_in_every_place);
+    tcase_add_test(tc, simd_writers_agree_on_utf8_across_block_edges);
+    tcase_add_test(tc, simd_writers_agree_on_random_strings_and_lists);
+    tcase_add_test(tc, integers_print_as_printf_prints_them);
     tcase_add_test(tc, floats_print_as_printf_prints_them);
     tcase_add_test(tc, the_hash_set_finds_what_it_holds);
     tcase_add_test(tc, the_pool_runs_every_task_once);

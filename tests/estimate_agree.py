@@ -29,7 +29,9 @@ SWA_FULL = ["off", "on"]
 UBATCH = [512, 128]
 # cells always run, whatever the sample: each part of the arithmetic where it decides the result
 # (latent cache, sliding windows unified and full, a cache per sequence, the scores without
-# flash attention, an encoder, recurrent states per sequence, a hybrid's two memories)
+# flash attention, an encoder, recurrent states per sequence, a hybrid's two memories, flash
+# attention forced off, layers without a cache, logits above the inputs, a linear-attention
+# state)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -41,7 +43,11 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128),
          ("lfm2.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
          ("qwen35-wide.gguf", 4096, "q8_0", "f16", "off", 2, "off", "off", 128),
-         ("granitehybrid-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "off", "off", 512)]
+         ("granitehybrid-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "off", "off", 512),
+         ("grok.gguf", 4096, "q8_0", "f16", "on", 2, "on", "off", 512),
+         ("hy_v3.gguf", 4096, "f16", "f16", "on", 2, "off", "off", 128),
+         ("nemotron_h.gguf", 4096, "f16", "f16", "off", 1, "on", "off", 512),
+         ("minimax-01.gguf", 1000, "f16", "f16", "on", 4, "off", "off", 128)]
 
 
 def has_swa(edit, model):

@@ -114,3 +114,17 @@ void gguf__alloc_trim(void *p, size_t used, size_t size) {
     (void)p, (void)used, (void)size;
 #endif
 }
+
+void gguf__alloc_populate(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = page_size();
+    if (p == NULL || page == 0 || n < ((size_t)1 << 20))
+        return;
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)p + n) & ~(page - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}

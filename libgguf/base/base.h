@@ -44,6 +44,9 @@ GGUF_HIDDEN void *gguf__realloc(void *p, size_t n);
 /* Gives the memory of a block's whole pages past its first `used` bytes (of `size`) back to
  * the system when they come to a MiB or more; they read as zeros if touched again. */
 GGUF_HIDDEN void gguf__alloc_trim(void *p, size_t used, size_t size);
+/* Faults in the pages of p[0..n) in one call (when at least 1 MB), before a read fills them:
+ * cheaper than a fault per page, which on a virtual machine each cost an exit. Advice only. */
+GGUF_HIDDEN void gguf__alloc_populate(void *p, size_t n);
 GGUF_HIDDEN void gguf__free(void *p);
 
 /* ---- overflow-checked arithmetic ---- */
@@ -205,21 +208,38 @@ GGUF_HIDDEN void gguf__utf8_put(gguf__buf *b, uint32_t cp);
 
 /* ---- the JSON writer (json.c) ---- */
 
+/* The string writers json.c chooses from (the best the CPU has, unless set). */
+enum { GGUF__JSON_SCALAR = 0, GGUF__JSON_SSE2 = 1, GGUF__JSON_AVX2 = 2 };
+/* Uses the writer `level` from now on (-1: the best); returns the one in use, which is lower
+ * when the CPU lacks that one. For tests, which compare them. */
+GGUF_HIDDEN int gguf__json_set_level(int level);
+/* Room past a string's worst case that the writers below may store into (then overwrite). */
+#define GGUF__JSON_SLACK 32
+/* Room for one number written by a _to function below. */
+#define GGUF__JSON_NUM_ROOM 32
+
 /* A JSON string literal of the bytes (always valid UTF-8 JSON: see json.c). */
 GGUF_HIDDEN void gguf__json_str(gguf__buf *b, const void *s, size_t n);
-/* The same, written at o, which has room for 6 * n + 2 bytes; returns the end. */
-GGUF_HIDDEN uint8_t *gguf__json_str_to(uint8_t *o, const void *s, size_t n);
+/* The same, written at o, which has room for 6 * n + 2 + GGUF__JSON_SLACK bytes; the bytes
+ * from s up to end (>= s + n) may be read. Returns the end. */
+GGUF_HIDDEN uint8_t *gguf__json_str_at(uint8_t *o, const void *s, size_t n, const void *end);
 /* count encoded strings at p (each a length, u64 when wide else u32, in the byte order big,
- * then its bytes) as JSON strings separated by commas, written at o; o has room for 7 times
- * the encoded bytes. Returns the end. */
+ * then its bytes) as JSON strings separated by commas, written at o; the bytes up to end (at
+ * least to the last string's end) may be read, and o has room for 7 times the encoded bytes
+ * plus GGUF__JSON_SLACK. Returns the end. */
 GGUF_HIDDEN uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *p, uint64_t count, bool wide,
-                                         bool big);
+                                         bool big, const uint8_t *end);
 /* A float with `digits` significant digits (9 for f32, 17 for f64); non-finite as a string. */
 GGUF_HIDDEN void gguf__json_double(gguf__buf *b, double d, int digits);
 /* The same for a float, exactly as "%.9g" prints it, faster. */
 GGUF_HIDDEN void gguf__json_f32(gguf__buf *b, float f);
 GGUF_HIDDEN void gguf__json_u64(gguf__buf *b, uint64_t v);
 GGUF_HIDDEN void gguf__json_i64(gguf__buf *b, int64_t v);
+/* The numbers above written at o (room: GGUF__JSON_NUM_ROOM); each returns the end. */
+GGUF_HIDDEN uint8_t *gguf__json_double_to(uint8_t *o, double d, int digits);
+GGUF_HIDDEN uint8_t *gguf__json_f32_to(uint8_t *o, float f);
+GGUF_HIDDEN uint8_t *gguf__json_u64_to(uint8_t *o, uint64_t v);
+GGUF_HIDDEN uint8_t *gguf__json_i64_to(uint8_t *o, int64_t v);
 
 /* ---- the JSON reader (json_read.c) ---- */
 

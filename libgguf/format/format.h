@@ -73,6 +73,13 @@ struct gguf_file {
     /* and where it ends if a vocabulary cut off by the held bytes goes on as it began (0: no
      * such guess): how far the reader's next read goes */
     uint64_t head_guess;
+    /* during the steps of one open (gguf__open_step; walking set while it parses): the large
+     * arrays a parse that ran out of header bytes walked whole, as pairs (where the value
+     * begins, where it ends), so that the next parse, of the same bytes and more, jumps over
+     * them instead of walking a vocabulary again at every step */
+    bool walking;
+    size_t n_walked;
+    uint64_t walked[2 * 8];
     /* a split set opened as one model (shards.c): each shard parsed as a file of its own (the
      * view borrows the metadata of shards[0], and src reads all of them as one), and the files
      * beside them named like shards of the set that do not belong to it (for lint) */

@@ -7,34 +7,41 @@
 
 #include <string.h>
 
-/* One scalar of type t, encoded at p in the value's byte order. */
-static void scalar_json(gguf__buf *b, uint32_t t, const uint8_t *p, bool big) {
+/* One scalar of type t, encoded at p in the value's byte order, written at o (room:
+ * GGUF__JSON_NUM_ROOM). Returns the end. */
+static uint8_t *scalar_to(uint8_t *o, uint32_t t, const uint8_t *p, bool big) {
     switch (t) {
-    case GGUF_VTYPE_U8: gguf__json_u64(b, p[0]); break;
-    case GGUF_VTYPE_I8: gguf__json_i64(b, (int8_t)p[0]); break;
-    case GGUF_VTYPE_U16: gguf__json_u64(b, gguf__load16(p, big)); break;
-    case GGUF_VTYPE_I16: gguf__json_i64(b, (int16_t)gguf__load16(p, big)); break;
-    case GGUF_VTYPE_U32: gguf__json_u64(b, gguf__load32(p, big)); break;
-    case GGUF_VTYPE_I32: gguf__json_i64(b, (int32_t)gguf__load32(p, big)); break;
-    case GGUF_VTYPE_U64: gguf__json_u64(b, gguf__load64(p, big)); break;
-    case GGUF_VTYPE_I64: gguf__json_i64(b, (int64_t)gguf__load64(p, big)); break;
-    case GGUF_VTYPE_BOOL: gguf__buf_str(b, p[0] ? "true" : "false"); break;
+    case GGUF_VTYPE_U8: return gguf__json_u64_to(o, p[0]);
+    case GGUF_VTYPE_I8: return gguf__json_i64_to(o, (int8_t)p[0]);
+    case GGUF_VTYPE_U16: return gguf__json_u64_to(o, gguf__load16(p, big));
+    case GGUF_VTYPE_I16: return gguf__json_i64_to(o, (int16_t)gguf__load16(p, big));
+    case GGUF_VTYPE_U32: return gguf__json_u64_to(o, gguf__load32(p, big));
+    case GGUF_VTYPE_I32: return gguf__json_i64_to(o, (int32_t)gguf__load32(p, big));
+    case GGUF_VTYPE_U64: return gguf__json_u64_to(o, gguf__load64(p, big));
+    case GGUF_VTYPE_I64: return gguf__json_i64_to(o, (int64_t)gguf__load64(p, big));
+    case GGUF_VTYPE_BOOL:
+        memcpy(o, p[0] ? "true" : "false", p[0] ? 4 : 5);
+        return o + (p[0] ? 4 : 5);
     case GGUF_VTYPE_F32: {
         uint32_t bits = gguf__load32(p, big);
         float f;
         memcpy(&f, &bits, 4);
-        gguf__json_f32(b, f);
-        break;
+        return gguf__json_f32_to(o, f);
     }
     case GGUF_VTYPE_F64: {
         uint64_t bits = gguf__load64(p, big);
         double d;
         memcpy(&d, &bits, 8);
-        gguf__json_double(b, d, 17);
-        break;
+        return gguf__json_double_to(o, d, 17);
     }
-    default: gguf__buf_str(b, "null"); break;
+    default: memcpy(o, "null", 4); return o + 4;
     }
+}
+
+static void scalar_json(gguf__buf *b, uint32_t t, const uint8_t *p, bool big) {
+    uint8_t *o = gguf__buf_grow(b, GGUF__JSON_NUM_ROOM);
+    if (o != NULL)
+        b->len -= GGUF__JSON_NUM_ROOM - (size_t)(scalar_to(o, t, p, big) - o);
 }
 
 /* An array whose elements are scalars or strings, from its bytes (checked by the parser, or
@@ -46,16 +53,43 @@ static void flat_array_json(gguf__buf *b, const gguf_value *v, size_t limit) {
     size_t w = v->wide ? 8 : 4;
     const uint8_t *p = v->raw + 4 + w;
     size_t size = gguf_vtype_size(elem);
-    if (elem == GGUF_VTYPE_STRING && limit == 0 && v->raw_len < SIZE_MAX / 8) {
-        /* one reservation for the whole array: each string needs at most 6 bytes per byte,
-         * its quotes and a comma, all within 7 times the encoded size */
-        size_t room = (size_t)v->raw_len * 7 + 2;
+    if (limit == 0 && (elem == GGUF_VTYPE_STRING || size > 0) &&
+        v->raw_len < (SIZE_MAX - 2 - GGUF__JSON_SLACK) / (GGUF__JSON_NUM_ROOM + 1)) {
+        /* one reservation for the whole array: a string needs at most 6 bytes per byte, its
+         * quotes and a comma, all within 7 times its encoded size; a number at most
+         * GGUF__JSON_NUM_ROOM and a comma, per element of at least one byte */
+        size_t room = elem == GGUF_VTYPE_STRING ? (size_t)v->raw_len * 7
+                                                : (size_t)count * (GGUF__JSON_NUM_ROOM + 1);
+        room += 2 + GGUF__JSON_SLACK;
         uint8_t *o = gguf__buf_grow(b, room);
         if (o == NULL)
             return;
         uint8_t *start = o;
         *o++ = '[';
-        o = gguf__json_str_list(o, p, count, w == 8, big);
+        if (elem == GGUF_VTYPE_STRING) {
+            o = gguf__json_str_list(o, p, count, w == 8, big, v->raw + v->raw_len);
+        } else if (elem == GGUF_VTYPE_F32 && big == gguf__host_is_big()) {
+            /* scores: a loop of their own, without a switch and a byte-order test each */
+            for (uint64_t i = 0; i < count; i++, p += 4) {
+                float f;
+                memcpy(&f, p, 4);
+                *o = ',';
+                o = gguf__json_f32_to(o + (i > 0), f);
+            }
+        } else if (elem == GGUF_VTYPE_I32 && big == gguf__host_is_big()) {
+            for (uint64_t i = 0; i < count; i++, p += 4) { /* token types */
+                int32_t n;
+                memcpy(&n, p, 4);
+                *o = ',';
+                o = gguf__json_i64_to(o + (i > 0), n);
+            }
+        } else {
+            for (uint64_t i = 0; i < count; i++, p += size) {
+                if (i > 0)
+                    *o++ = ',';
+                o = scalar_to(o, elem, p, big);
+            }
+        }
         *o++ = ']';
         b->len -= room - (size_t)(o - start);
         return;

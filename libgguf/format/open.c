@@ -49,17 +49,15 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
                           "a header of %llu bytes does not fit in memory",
                           (unsigned long long)want);
-    /* a new block and a copy rather than realloc: the allocator advises a large block for huge
-     * pages before anything touches it, where realloc's own copy would fault it in 4 KiB pages */
-    uint8_t *head = gguf__malloc(want ? (size_t)want : 1);
+    /* grown in place: a large block is mapped on its own, and realloc moves its pages
+     * (mremap) instead of copying them, so that what was read is not faulted in twice */
+    uint8_t *head = gguf__realloc(f->head_owned, want ? (size_t)want : 1);
     if (head == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory for a header of %llu bytes", (unsigned long long)want);
-    if (have > 0)
-        memcpy(head, f->head_owned, (size_t)have);
-    gguf__free(f->head_owned);
     f->head_owned = head;
     f->head = head;
+    gguf__alloc_populate(head + have, (size_t)(want - have));
     int rc = gguf__source_read(f->src, head + have, (size_t)(want - have), have, err);
     if (rc != 0)
         return rc;
@@ -67,8 +65,11 @@ int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err
     f->head_len = have;
     gguf_error sub;
     gguf_error_clear(&sub);
+    f->walking = true;
     rc = gguf__parse(f, &sub);
+    f->walking = false;
     if (rc == 0 || f->head_need <= have || have == f->size) {
+        f->n_walked = 0; /* the next parse of f may be of other bytes */
         if (rc != 0 && err != NULL && err->code == 0)
             *err = sub;
         /* what was read past the header is not kept for later: tensor bytes are read when

@@ -83,6 +83,28 @@ static int parse_header(gguf_file *f, gguf__cursor *c, uint64_t *n_tensors, uint
     return 0;
 }
 
+/* An array the parse before this one (of fewer bytes of the same header) walked whole: the
+ * cursor goes to its end. */
+static bool jump_walked(const gguf_file *f, gguf__cursor *c, uint64_t value_at) {
+    for (size_t k = 0; f->walking && k < f->n_walked; k++) {
+        if (f->walked[2 * k] == value_at) {
+            c->pos = f->walked[2 * k + 1];
+            return true;
+        }
+    }
+    return false;
+}
+
+static void remember_walked(gguf_file *f, uint32_t type, uint64_t value_at, uint64_t end) {
+    size_t max = sizeof f->walked / sizeof f->walked[0] / 2;
+    if (f->walking && type == GGUF_VTYPE_ARRAY && end - value_at >= ((uint64_t)64 << 10) &&
+        f->n_walked < max) {
+        f->walked[2 * f->n_walked] = value_at;
+        f->walked[2 * f->n_walked + 1] = end;
+        f->n_walked++;
+    }
+}
+
 /* ---- key/value pairs ---- */
 
 static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, uint64_t n_tensors,
@@ -157,9 +179,12 @@ static int parse_kv(gguf_file *f, gguf__cursor *c, uint64_t n_kv, uint64_t n_ten
             break;
         }
         gguf__path path = {NULL, kv->key, (size_t)klen, 0};
-        rc = gguf__value_skip(c, type, 0, &path, err);
-        if (rc != 0)
-            break;
+        if (!jump_walked(f, c, value_at)) {
+            rc = gguf__value_skip(c, type, 0, &path, err);
+            if (rc != 0)
+                break;
+            remember_walked(f, type, value_at, c->pos);
+        }
         kv->value = (gguf_value){
             .raw = f->head + value_at,
             .raw_len = c->pos - value_at,

@@ -162,6 +162,18 @@ static int skip_array(gguf__cursor *c, int depth, const gguf__path *path, gguf_e
          * call per string; the first one that is not (cut off, or not yet held) goes the
          * careful way below, which says why */
         uint64_t first = c->pos, pos = c->pos, held = c->held;
+        if (lenw == 8 && c->big == gguf__host_is_big()) {
+            /* v2+ in the host's order, nearly every file: a length load and an add each */
+            for (; i < count; i++) {
+                uint64_t n;
+                if (held - pos < 8)
+                    break;
+                memcpy(&n, c->base + pos, 8);
+                if (held - pos - 8 < n)
+                    break;
+                pos += 8 + n;
+            }
+        }
         for (; i < count; i++) {
             if (held - pos < lenw)
                 break;

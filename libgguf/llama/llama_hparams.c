@@ -262,28 +262,10 @@ static void read_swa(gguf__llama_hparams *hp, const reader *r, const layer_kinds
 /* attention.indexer.types (get_arr: an array of any length up to the layer limit, of BOOL, U32
  * or I32): the layers with a sparse-attention indexer */
 static void read_indexer_types(gguf__llama_hparams *hp, const reader *r) {
-    char key[160];
-    const gguf_value *v = arch_value(r, "attention.indexer.types", key, sizeof key);
-    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_ARRAY ||
-        gguf_value_count(v) > GGUF__LLAMA_MAX_LAYERS)
-        return;
-    uint32_t et = gguf_value_elem_type(v);
-    if (!(et == GGUF_VTYPE_U32 || et == GGUF_VTYPE_I32 || et == GGUF_VTYPE_BOOL))
-        return;
-    gguf_value_iter it;
-    gguf_value e;
-    gguf_value_iter_init(&it, v);
-    for (uint32_t il = 0; gguf_value_iter_next(&it, &e) && il < GGUF__LLAMA_MAX_LAYERS; il++) {
-        uint32_t x = 0;
-        if (et == GGUF_VTYPE_BOOL) {
-            uint8_t b = 0;
-            gguf_value_get_bool_byte(&b, &e, NULL);
-            x = b != 0;
-        } else {
-            int_of(&x, &e);
-        }
-        hp->is_indexer_full[il] = x != 0;
-    }
+    uint32_t types[GGUF__LLAMA_MAX_LAYERS] = {0};
+    read_array(types, r, "attention.indexer.types");
+    for (uint32_t il = 0; il < GGUF__LLAMA_MAX_LAYERS; il++)
+        hp->is_indexer_full[il] = types[il] != 0;
 }
 
 static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer_kinds *k) {
