@@ -615,7 +615,7 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
     const char **names = NULL;
     gguf_catalog_cell *cells = NULL;
     char **scratch = NULL;
-    PGresult *r;
+    PGresult *r, *named_by = NULL; /* the result whose column names names points into */
     while ((r = PQgetResult(conn)) != NULL) {
         ExecStatusType s = PQresultStatus(r);
         if (rc == 0 && !stop && (s == PGRES_SINGLE_TUPLE || s == PGRES_TUPLES_OK)) {
@@ -635,6 +635,7 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
                     if (ncols > 0 && fn != NULL)
                         stop = fn(ncols, names, NULL, user);
                     named = 1;
+                    named_by = r; /* kept for the statement's rows, each a result of its own */
                 }
             }
             for (int row = 0; rc == 0 && !stop && row < PQntuples(r); row++) {
@@ -672,7 +673,12 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
         } else if (s == PGRES_FATAL_ERROR && rc == 0 && !stop) {
             rc = query_error(cat, r, err);
         }
-        PQclear(r);
+        if (r != named_by)
+            PQclear(r);
+        if (!named && named_by != NULL) {
+            PQclear(named_by);
+            named_by = NULL;
+        }
         if ((stop || rc != 0) && PQisBusy(conn)) {
             PGcancel *c = PQgetCancel(conn);
             char buf[256];
@@ -682,6 +688,7 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
             }
         }
     }
+    PQclear(named_by);
     if (scratch != NULL) {
         for (size_t c = 0; c < ncols; c++)
             gguf__free(scratch[c]);
