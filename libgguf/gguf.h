@@ -1075,6 +1075,14 @@ GGUF_API int gguf_catalog_set_url_options(gguf_catalog *cat, const gguf_open_opt
 GGUF_API int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat,
                                 gguf_catalog_event_fn on_event, void *user, gguf_error *err);
 
+/* Copies every row of the catalog src (files, kv, array_items, tensors, errors, runs; ids
+ * kept) into dst, replacing dst's rows, in one transaction of dst: a SQLite catalog into
+ * PostgreSQL or back. src may be read-only; *rows (may be NULL) receives the rows copied. A
+ * string PostgreSQL's text cannot hold (not UTF-8, or with a NUL) arrives there with U+FFFD
+ * in place of its bad bytes. */
+GGUF_API int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows,
+                               gguf_error *err);
+
 /* Query results. Each cell has a SQLite type; text holds the TEXT or BLOB bytes, and for
  * INTEGER and REAL cells SQLite's own text rendering (NUL-terminated, valid until the callback
  * returns). */

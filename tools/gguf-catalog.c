@@ -36,10 +36,14 @@ static const char usage_text[] =
     "  schema                   the tables, their columns and the models view\n"
     "  verify [PATH...]         re-read files and compare them with their stored crc32s\n"
     "  prune                    drop the rows of files that no longer exist\n"
+    "  export DEST              copy every row into the catalog DEST (a SQLite file or a\n"
+    "                           postgresql:// URL), replacing its rows\n"
     "  path                     print the catalog's path\n"
     "\n"
-    "  --db PATH                the catalog (default $XDG_DATA_HOME/gguf/catalog.db,\n"
-    "                           else ~/.local/share/gguf/catalog.db)\n"
+    "  --db PATH                the catalog: a SQLite file, or a postgresql:// URL of a\n"
+    "                           PostgreSQL database (default $GGUF_CATALOG_DB, else\n"
+    "                           $XDG_DATA_HOME/gguf/catalog.db, else\n"
+    "                           ~/.local/share/gguf/catalog.db)\n"
     "  --version                print the version\n"
     "\n"
     "'gguf-catalog COMMAND --help' describes each command.\n"
@@ -131,6 +135,13 @@ static const char prune_usage[] =
     "Drops the rows of files (and of errors) whose path no longer exists.\n"
     "  -q, --quiet        do not list the dropped paths\n"
     "  --db PATH          the catalog\n";
+
+static const char export_usage[] =
+    "usage: gguf-catalog [--db PATH] export DEST\n"
+    "Copies every row of the catalog (files, kv, array_items, tensors, errors, runs) into the\n"
+    "catalog DEST, made if needed, its rows replaced, in one transaction: a SQLite file or a\n"
+    "postgresql:// URL, either way.\n"
+    "  --db PATH          the catalog to copy\n";
 
 static const char path_usage[] =
     "usage: gguf-catalog [--db PATH] path\n"
@@ -765,7 +776,21 @@ static int cmd_schema(int argc, char **argv) {
     memset(&sp, 0, sizeof sp);
     gguf_error err;
     gguf_error_clear(&err);
-    int rc = gguf_catalog_query(cat,
+    const char *path = gguf_catalog_path(cat);
+    int pg = strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0;
+    int rc = pg ? gguf_catalog_query(cat,
+                                "SELECT c.table_name, CASE t.table_type WHEN 'VIEW' THEN 'view'"
+                                " ELSE 'table' END, c.column_name, upper(c.data_type)"
+                                " FROM information_schema.columns c JOIN"
+                                " information_schema.tables t USING (table_schema, table_name)"
+                                " WHERE c.table_schema = current_schema() AND c.table_name IN"
+                                " ('files', 'kv', 'array_items', 'tensors', 'errors', 'runs',"
+                                " 'file_types', 'models') ORDER BY t.table_type = 'VIEW',"
+                                " position(',' || c.table_name || ',' IN"
+                                " ',files,kv,array_items,tensors,errors,runs,file_types,'),"
+                                " c.table_name, c.ordinal_position",
+                                schema_row, &sp, &err)
+                : gguf_catalog_query(cat,
                                 "SELECT m.name, m.type, p.name, p.type FROM sqlite_master m,"
                                 " pragma_table_info(m.name) p WHERE m.type IN ('table', 'view')"
                                 " AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
@@ -864,6 +889,36 @@ static int cmd_prune(int argc, char **argv) {
     return CLI_OK;
 }
 
+/* ---- export ---- */
+
+static int cmd_export(int argc, char **argv) {
+    static const struct option longopts[] = {COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int c, status;
+    while ((c = next_option(argc, argv, "h", longopts, export_usage, NULL, &status)) != -1) {
+        if (c == CLI_DONE)
+            return status;
+        return cli_usage_error(export_usage, NULL);
+    }
+    if (cli_operands(argc, 1, export_usage) != 0)
+        return CLI_USAGE;
+    gguf_catalog *src = open_catalog(GGUF_CATALOG_OPEN_READONLY);
+    if (src == NULL)
+        return CLI_BAD;
+    gguf_catalog *dst = NULL;
+    gguf_error err;
+    gguf_error_clear(&err);
+    uint64_t rows = 0;
+    int rc = gguf_catalog_open(&dst, argv[optind], GGUF_CATALOG_OPEN_DEFAULT, &err);
+    if (rc == 0)
+        rc = gguf_catalog_copy(dst, src, &rows, &err);
+    gguf_catalog_close(dst);
+    gguf_catalog_close(src);
+    if (rc != 0)
+        return fail(&err);
+    printf("%" PRIu64 " row%s copied into %s\n", rows, plural(rows), argv[optind]);
+    return CLI_OK;
+}
+
 /* ---- path ---- */
 
 static int cmd_path(int argc, char **argv) {
@@ -894,7 +949,8 @@ static const struct {
     int (*run)(int, char **);
 } commands[] = {
     {"index", cmd_index},   {"query", cmd_query}, {"schema", cmd_schema},
-    {"verify", cmd_verify}, {"prune", cmd_prune}, {"path", cmd_path},
+    {"verify", cmd_verify}, {"prune", cmd_prune}, {"export", cmd_export},
+    {"path", cmd_path},
 };
 
 static int run(int argc, char **argv) {
@@ -916,6 +972,8 @@ static int run(int argc, char **argv) {
         fputs(usage_text, stdout);
         return CLI_OK;
     }
+    if (db_path == NULL && getenv("GGUF_CATALOG_DB") != NULL && getenv("GGUF_CATALOG_DB")[0])
+        db_path = getenv("GGUF_CATALOG_DB");
     if (!gguf_catalog_available()) {
         cli_errorf("catalog not built: this libgguf was configured without SQLite");
         return CLI_BAD;

@@ -15,6 +15,8 @@
  *   merge-renamed        merge: the merged file renamed to OUT, the emptied shards still there
  *   journal-half-written an in-place header between its two writes, neither old nor new
  *                        (commit/journal.c)
+ *   catalog-file-stored  an index run: a file's rows written, their transaction not committed
+ *                        (catalog/store.c)
  *   and the steps of a save, to interrupt it there (below): temp-created, header-written,
  *   data-written (each progress report: up to a tensor's end, or a chunk of one), written,
  *   synced, renaming (proven and checked, about to rename), renamed, folder-synced

@@ -5,7 +5,9 @@
  *
  *   paths.c    the default path, absolute paths, "at or below" (no SQLite: built always)
  *   none.c     the API without SQLite: every call answers "catalog not built"
- *   db.c       connections, prepared statements, write transactions in small batches
+ *   db.c       the backend seam: connections, statements, binds, rows, and write
+ *              transactions in small batches, over SQLite or (pg.c) PostgreSQL
+ *   pg.c       PostgreSQL through libpq: statements pipelined, the read-only query role
  *   schema.c   the schema, its migrations, the file_types names, schema checks
  *   open.c     the handle: open (migrating), close
  *   values.c   binding header values to SQL columns
@@ -21,6 +23,7 @@
  *   guard.c    what a query may do: the authorizer, read-only PRAGMAs, time and memory limits
  *   query.c    gguf_catalog_query
  *   verify.c   gguf_catalog_verify
+ *   copy.c     gguf_catalog_copy: a catalog into another, SQLite or PostgreSQL either way
  *
  * Concurrency: the database runs in WAL mode with a busy timeout. Writers take the write lock
  * with BEGIN IMMEDIATE (so a busy writer waits instead of failing on a lock upgrade), write a
@@ -76,6 +79,104 @@ GGUF_HIDDEN int64_t gguf__catalog_mtime_ns(const struct stat *st);
  * printf() or instr() works on whole values: this bounds what one step can build. */
 #define GGUF__CATALOG_QUERY_LENGTH_MAX ((int)(2 * GGUF__CATALOG_TEXT_MAX))
 
+/* ---- the backend seam (db.c; pg.c for PostgreSQL) ----
+ *
+ * A connection is SQLite's or PostgreSQL's; a statement is written once when both read it alike
+ * (parameters ?1..?N, turned into $1..$N for PostgreSQL) and in its two dialects side by side
+ * where they differ. Calls answer SQLite's result codes (SQLITE_OK, SQLITE_ROW, SQLITE_DONE, or
+ * an error, whose message gguf__db_errmsg gives) whatever the backend. */
+
+enum { GGUF__DB_SQLITE, GGUF__DB_PG };
+#define GGUF__DB_MAX_PARAMS 40
+
+typedef struct gguf__db {
+    int kind;
+    sqlite3 *lite;
+    void *pg;            /* PGconn */
+    int64_t last_id;     /* PostgreSQL: the id the last INSERT ... RETURNING id gave */
+    char *pg_error;      /* PostgreSQL: the last error's message (gguf__malloc'd) */
+    int pipelined;       /* PostgreSQL: statements sent whose results are not read yet */
+    unsigned n_prepared; /* PostgreSQL: names of prepared statements */
+    struct gguf__stmt *copying[8]; /* PostgreSQL: statements with rows waiting for COPY */
+    int n_copying;
+} gguf__db;
+
+typedef struct gguf__stmt {
+    gguf__db *db;
+    sqlite3_stmt *lite;
+    /* PostgreSQL */
+    char *sql;   /* the text with $N parameters (gguf__malloc'd) */
+    char name[16]; /* a prepared statement's name, "" until prepared, for persistent ones */
+    int persistent;
+    int n_params;
+    gguf__buf param[GGUF__DB_MAX_PARAMS];
+    uint8_t is_set[GGUF__DB_MAX_PARAMS];
+    void *res; /* PGresult of the current execution */
+    int row, n_rows, ran;
+    char **scratch; /* per column: a cell rendered as SQLite would (gguf__malloc'd) */
+    int n_scratch;
+    /* a plain INSERT ... VALUES: its rows go by COPY (pg.c) */
+    int copy_checked;
+    char *copy_cmd;                      /* "COPY t (cols) FROM STDIN", or NULL: not one */
+    int copy_param[GGUF__DB_MAX_PARAMS]; /* per column: its parameter (from 0) */
+    int copy_n;
+    gguf__buf copy;                      /* the rows waiting, in COPY's text format */
+} gguf__stmt;
+
+/* url: "postgresql://" or "postgres://" (a libpq connection URI). */
+GGUF_HIDDEN int gguf__db_is_pg_url(const char *url);
+GGUF_HIDDEN int gguf__db_prepare(gguf__stmt **out, gguf__db *db, const char *lite,
+                                 const char *pg, int persistent);
+GGUF_HIDDEN int gguf__db_exec(gguf__db *db, const char *lite, const char *pg);
+GGUF_HIDDEN const char *gguf__db_errmsg(gguf__db *db);
+GGUF_HIDDEN int64_t gguf__db_last_id(gguf__db *db);
+GGUF_HIDDEN void gguf__db_close(gguf__db *db);
+GGUF_HIDDEN void gguf__bind_null(gguf__stmt *st, int col);
+GGUF_HIDDEN void gguf__bind_int64(gguf__stmt *st, int col, int64_t v);
+GGUF_HIDDEN void gguf__bind_double(gguf__stmt *st, int col, double v);
+/* n < 0: up to the NUL. */
+GGUF_HIDDEN void gguf__bind_text(gguf__stmt *st, int col, const char *s, int n);
+/* The same for text that does not outlive the call. */
+GGUF_HIDDEN void gguf__bind_text_copy(gguf__stmt *st, int col, const char *s, int n);
+/* Bytes that are not UTF-8 (or hold a NUL): a BLOB in SQLite; in PostgreSQL a text whose
+ * invalid bytes (and NULs) read U+FFFD, since its text columns hold UTF-8 only. */
+GGUF_HIDDEN void gguf__bind_blob(gguf__stmt *st, int col, const void *p, int n);
+GGUF_HIDDEN int gguf__step(gguf__stmt *st);
+/* Steps to the end, rows ignored, and resets. PostgreSQL: sent without waiting, its result read
+ * at the next statement with rows or the commit. */
+GGUF_HIDDEN int gguf__step_done(gguf__stmt *st);
+GGUF_HIDDEN int gguf__col_type(gguf__stmt *st, int col);
+GGUF_HIDDEN int64_t gguf__col_int64(gguf__stmt *st, int col);
+GGUF_HIDDEN double gguf__col_double(gguf__stmt *st, int col);
+GGUF_HIDDEN const char *gguf__col_text(gguf__stmt *st, int col);
+GGUF_HIDDEN const void *gguf__col_blob(gguf__stmt *st, int col);
+GGUF_HIDDEN int gguf__col_bytes(gguf__stmt *st, int col);
+GGUF_HIDDEN void gguf__reset(gguf__stmt *st);
+GGUF_HIDDEN void gguf__finalize(gguf__stmt *st);
+
+#ifdef GGUF_HAVE_PG
+/* pg.c: what db.c hands over for a PostgreSQL connection. */
+GGUF_HIDDEN int gguf__pg_connect(gguf__db **out, const char *url, const char *as_user,
+                                 gguf_error *err);
+GGUF_HIDDEN void gguf__pg_close(gguf__db *db);
+GGUF_HIDDEN int gguf__pg_exec(gguf__db *db, const char *sql);
+GGUF_HIDDEN int gguf__pg_flush(gguf__db *db);
+GGUF_HIDDEN int gguf__pg_step(gguf__stmt *st, int defer);
+GGUF_HIDDEN void gguf__pg_reset(gguf__stmt *st);
+GGUF_HIDDEN void gguf__pg_finalize(gguf__stmt *st);
+GGUF_HIDDEN int gguf__pg_col_type(gguf__stmt *st, int col);
+GGUF_HIDDEN const char *gguf__pg_col_text(gguf__stmt *st, int col, int *len);
+GGUF_HIDDEN double gguf__pg_col_double(gguf__stmt *st, int col);
+/* gguf_catalog_query on PostgreSQL, on the reader's connection (cat->ro); GGUF__PG_TIMED_OUT
+ * (err untouched) when statement_timeout stopped it. */
+#define GGUF__PG_TIMED_OUT (-1000)
+GGUF_HIDDEN int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn,
+                               void *user, gguf_error *err);
+#endif
+
+/* The role user SQL runs as on PostgreSQL: SELECT on the catalog's tables, nothing more. */
+#define GGUF__PG_READER "gguf_catalog_reader"
+
 /* ---- prepared statements (db.c keeps their text) ---- */
 
 enum {
@@ -116,14 +217,15 @@ typedef struct gguf__guard {
 } gguf__guard;
 
 struct gguf_catalog {
-    sqlite3 *db; /* read-write connection; NULL when opened read-only */
-    sqlite3 *ro; /* read-only connection for user SQL (opened on first query) */
+    gguf__db *db; /* read-write connection; NULL when opened read-only */
+    gguf__db *ro; /* read-only connection for user SQL (opened on first query) */
+    int pg;       /* a PostgreSQL catalog */
     char *path;
     unsigned flags;
     int in_txn;          /* a write transaction is open on db */
     int txn_files;       /* files written in it */
     int64_t txn_start;   /* when it began (monotonic ns) */
-    sqlite3_stmt *st[GGUF__ST_COUNT];
+    gguf__stmt *st[GGUF__ST_COUNT];
     uint64_t timeout_ms; /* query limits (gguf_catalog_set_query_limits) */
     uint64_t max_memory;
     gguf__guard guard;
@@ -133,23 +235,24 @@ struct gguf_catalog {
 /* ---- db.c ---- */
 
 GGUF_HIDDEN int64_t gguf__catalog_now_ns(void);
-/* Maps a SQLite result code to ours and records "catalog PATH: what: sqlite's message". */
-GGUF_HIDDEN int gguf__catalog_db_fail(gguf_error *err, sqlite3 *db, int rc, const char *path,
+/* Maps a result code to ours and records "catalog PATH: what: the database's message". */
+GGUF_HIDDEN int gguf__catalog_db_fail(gguf_error *err, gguf__db *db, int rc, const char *path,
                                       const char *what);
-/* Opens a connection with extended result codes and the busy timeout. */
-GGUF_HIDDEN int gguf__catalog_connect(sqlite3 **out, const char *path, int readonly, int create,
+/* Opens a connection: SQLite with extended result codes and the busy timeout; PostgreSQL as
+ * its URL's user, or as the reader role when readonly. */
+GGUF_HIDDEN int gguf__catalog_connect(gguf__db **out, const char *path, int readonly, int create,
                                       gguf_error *err);
 /* Runs SQL without results on the read-write connection. */
 GGUF_HIDDEN int gguf__catalog_exec(gguf_catalog *cat, const char *sql, const char *what,
                                    gguf_error *err);
 /* A prepared statement of the read-write connection, reset and unbound. */
-GGUF_HIDDEN int gguf__catalog_stmt(sqlite3_stmt **out, gguf_catalog *cat, int which,
+GGUF_HIDDEN int gguf__catalog_stmt(gguf__stmt **out, gguf_catalog *cat, int which,
                                    gguf_error *err);
 /* Steps a statement to its end (rows ignored) and resets it. */
-GGUF_HIDDEN int gguf__catalog_step_done(gguf_catalog *cat, sqlite3_stmt *st, const char *what,
+GGUF_HIDDEN int gguf__catalog_step_done(gguf_catalog *cat, gguf__stmt *st, const char *what,
                                         gguf_error *err);
 /* One integer read with one statement (0 when there is no row). Returns a SQLite code. */
-GGUF_HIDDEN int gguf__catalog_query_int(sqlite3 *db, const char *sql, int64_t *out);
+GGUF_HIDDEN int gguf__catalog_query_int(gguf__db *db, const char *sql, int64_t *out);
 GGUF_HIDDEN int gguf__catalog_txn_begin(gguf_catalog *cat, gguf_error *err);
 GGUF_HIDDEN int gguf__catalog_txn_commit(gguf_catalog *cat, gguf_error *err);
 GGUF_HIDDEN void gguf__catalog_txn_rollback(gguf_catalog *cat);
@@ -162,7 +265,7 @@ GGUF_HIDDEN int gguf__catalog_txn_maybe_commit(gguf_catalog *cat, int force, ggu
  * refusing databases that are not catalogs and catalogs newer than this library. */
 GGUF_HIDDEN int gguf__catalog_migrate(gguf_catalog *cat, gguf_error *err);
 /* The same refusals, and "must be upgraded", for a read-only connection. */
-GGUF_HIDDEN int gguf__catalog_check_readonly(sqlite3 *db, const char *path, gguf_error *err);
+GGUF_HIDDEN int gguf__catalog_check_readonly(gguf__db *db, const char *path, gguf_error *err);
 /* Refusals without touching anything, on opening: not a catalog, or one from the future. */
 GGUF_HIDDEN int gguf__catalog_check_identity(gguf_catalog *cat, gguf_error *err);
 /* Length of path without a split tail "-00002-of-00005.gguf" (len when it has none). */
@@ -188,21 +291,21 @@ typedef struct gguf__file_id {
 GGUF_HIDDEN void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s);
 /* dev, ino, size, mtime_ns at col..col+3 (dev and ino NULL for a URL, size NULL when it is
  * negative (unknown); all NULL for id NULL). */
-GGUF_HIDDEN void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id);
+GGUF_HIDDEN void gguf__catalog_bind_id(gguf__stmt *st, int col, const gguf__file_id *id);
 /* An HTTP date (Last-Modified: "Sun, 06 Nov 1994 08:49:37 GMT") in nanoseconds since the
  * epoch; 0 when it is not one. */
 GGUF_HIDDEN int64_t gguf__catalog_http_time_ns(const char *date);
 /* Binds bytes as TEXT when they are UTF-8, else as a BLOB (comparisons stay bytewise). */
-GGUF_HIDDEN int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n);
+GGUF_HIDDEN int gguf__catalog_bind_bytes(gguf__stmt *st, int col, const char *s, size_t n);
 /* Key i of f into the kv insert (columns 3..9: key, type, elem_type, array_len, int, real,
  * text); arrays of at most array_max elements as JSON, built in json. */
-GGUF_HIDDEN int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i,
+GGUF_HIDDEN int gguf__catalog_bind_kv(gguf__stmt *st, const gguf_file *f, size_t i,
                                       uint64_t array_max, gguf__buf *json, gguf_error *err);
 /* A scalar or string value into columns 7..9 (int, real, text) of an insert, as the kv insert
  * has them. */
-GGUF_HIDDEN void gguf__catalog_bind_scalar(sqlite3_stmt *st, const gguf_value *v);
+GGUF_HIDDEN void gguf__catalog_bind_scalar(gguf__stmt *st, const gguf_value *v);
 /* Tensor i of f into the tensor insert (columns 3..13); crc < 0: none. */
-GGUF_HIDDEN void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i,
+GGUF_HIDDEN void gguf__catalog_bind_tensor(gguf__stmt *st, const gguf_file *f, size_t i,
                                            int64_t crc);
 /* "pending", "refused", or NULL for a gguf_journal_state. */
 GGUF_HIDDEN const char *gguf__catalog_journal_name(int state);

@@ -178,13 +178,13 @@ static int list_functions(gguf__guard *g, sqlite3 *db) {
 }
 
 int gguf__guard_install(gguf_catalog *cat, gguf_error *err) {
-    sqlite3 *db = cat->ro;
+    sqlite3 *db = cat->ro->lite;
     gguf__guard *g = &cat->guard;
     gguf__guard_free(g);
     int rc = sqlite3_exec(db, "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY", NULL, NULL,
                           NULL);
     if (rc != SQLITE_OK)
-        return gguf__catalog_db_fail(err, db, rc, cat->path,
+        return gguf__catalog_db_fail(err, cat->ro, rc, cat->path,
                                      "making the query connection read-only");
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
@@ -286,7 +286,7 @@ int gguf__guard_fail(gguf_catalog *cat, int rc, int preparing, gguf_error *err) 
     if ((rc & 0xff) == SQLITE_NOMEM)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "query: out of memory");
     return gguf__fail(err, preparing ? GGUF_EINVAL : GGUF_EIO, GGUF_ERROR_NO_OFFSET, "query: %s",
-                      sqlite3_errmsg(cat->ro));
+                      sqlite3_errmsg(cat->ro->lite));
 }
 
 #endif /* GGUF_HAVE_CATALOG */

@@ -68,10 +68,10 @@ void gguf__known_free(gguf__known_set *ks) {
 
 int gguf__known_retry_code(int code) { return code == GGUF_EIO || code == GGUF_ENOMEM; }
 
-static int journal_state(const unsigned char *name) {
+static int journal_state(const char *name) {
     if (name == NULL)
         return GGUF_JOURNAL_NONE;
-    return strcmp((const char *)name, "pending") == 0 ? GGUF_JOURNAL_PENDING
+    return strcmp(name, "pending") == 0 ? GGUF_JOURNAL_PENDING
                                                       : GGUF_JOURNAL_REFUSED;
 }
 
@@ -92,30 +92,30 @@ int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets, gguf_erro
         "SELECT path, NULL, NULL, 0, 0, 0, code, NULL FROM errors WHERE scope = 'set'",
     };
     for (int q = sets ? 2 : 0; q < (sets ? 3 : 2); q++) {
-        sqlite3_stmt *st;
-        int rc = sqlite3_prepare_v2(cat->db, sql[q], -1, &st, NULL);
+        gguf__stmt *st;
+        int rc = gguf__db_prepare(&st, cat->db, sql[q], NULL, 0);
         if (rc != SQLITE_OK)
             return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
+        while ((rc = gguf__step(st)) == SQLITE_ROW) {
+            const char *path = (const char *)gguf__col_text(st, 0);
             if (path == NULL)
                 continue;
             gguf__known k = {
-                .dev = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1),
-                .ino = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2),
-                .size = sqlite3_column_int64(st, 3),
-                .mtime_ns = sqlite3_column_int64(st, 4),
-                .has_crc = (uint8_t)(sqlite3_column_int(st, 5) != 0),
+                .dev = gguf__col_type(st, 1) == SQLITE_NULL ? -1 : gguf__col_int64(st, 1),
+                .ino = gguf__col_type(st, 2) == SQLITE_NULL ? -1 : gguf__col_int64(st, 2),
+                .size = gguf__col_int64(st, 3),
+                .mtime_ns = gguf__col_int64(st, 4),
+                .has_crc = (uint8_t)(gguf__col_int64(st, 5) != 0),
                 .is_error = (uint8_t)(q > 0),
-                .retry = (uint8_t)(q > 0 && gguf__known_retry_code(sqlite3_column_int(st, 6))),
-                .journal = (uint8_t)journal_state(sqlite3_column_text(st, 7)),
+                .retry = (uint8_t)(q > 0 && gguf__known_retry_code(gguf__col_int64(st, 6))),
+                .journal = (uint8_t)journal_state(gguf__col_text(st, 7)),
             };
             if (gguf__known_put(ks, path, &k) != 0) {
-                sqlite3_finalize(st);
+                gguf__finalize(st);
                 return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             }
         }
-        sqlite3_finalize(st);
+        gguf__finalize(st);
         if (rc != SQLITE_DONE)
             return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
     }

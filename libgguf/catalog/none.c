@@ -50,6 +50,11 @@ int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat, gguf_catalo
     return NOT_BUILT(err);
 }
 
+int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows, gguf_error *err) {
+    (void)dst, (void)src, (void)rows;
+    return NOT_BUILT(err);
+}
+
 int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, void *user,
                        gguf_error *err) {
     (void)cat, (void)sql, (void)fn, (void)user;

@@ -22,20 +22,20 @@ int gguf_catalog_available(void) { return 1; }
 static int use_wal(gguf_catalog *cat, gguf_error *err) {
     int64_t deadline = gguf__catalog_now_ns() + (int64_t)GGUF__CATALOG_BUSY_TIMEOUT_MS * 1000000;
     for (;;) {
-        sqlite3_stmt *st;
-        int rc = sqlite3_prepare_v2(cat->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+        gguf__stmt *st;
+        int rc = gguf__db_prepare(&st, cat->db, "PRAGMA journal_mode = WAL", NULL, 0);
         if (rc == SQLITE_OK) {
-            rc = sqlite3_step(st);
+            rc = gguf__step(st);
             if (rc == SQLITE_ROW) {
-                const char *mode = (const char *)sqlite3_column_text(st, 0);
+                const char *mode = (const char *)gguf__col_text(st, 0);
                 int wal = mode != NULL && sqlite3_stricmp(mode, "wal") == 0;
-                sqlite3_finalize(st);
+                gguf__finalize(st);
                 if (!wal)
                     return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                                       "catalog %s: cannot switch to WAL mode", cat->path);
                 return 0;
             }
-            sqlite3_finalize(st);
+            gguf__finalize(st);
         }
         if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
             gguf__catalog_now_ns() > deadline)
@@ -49,13 +49,12 @@ void gguf_catalog_close(gguf_catalog *cat) {
         return;
     if (cat->db != NULL) {
         if (cat->in_txn)
-            sqlite3_exec(cat->db, "COMMIT", NULL, NULL, NULL);
+            gguf__db_exec(cat->db, "COMMIT", NULL);
         for (int i = 0; i < GGUF__ST_COUNT; i++)
-            sqlite3_finalize(cat->st[i]);
-        sqlite3_close(cat->db);
+            gguf__finalize(cat->st[i]);
+        gguf__db_close(cat->db);
     }
-    if (cat->ro != NULL)
-        sqlite3_close(cat->ro);
+    gguf__db_close(cat->ro);
     gguf__guard_free(&cat->guard);
     gguf__free(cat->path);
     gguf__free(cat);
@@ -95,9 +94,10 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
         path = defpath;
     }
     struct stat st;
-    if (!create && stat(path, &st) != 0)
+    int pg = gguf__db_is_pg_url(path);
+    if (!pg && !create && stat(path, &st) != 0)
         return gguf__fail(err, GGUF_ENOTFOUND, GGUF_ERROR_NO_OFFSET, "no catalog at %s", path);
-    rc = check_regular(path, err);
+    rc = pg ? 0 : check_regular(path, err);
     if (rc == 0 && create && path == defpath)
         rc = gguf__catalog_make_parents(path, err);
     if (rc != 0)
@@ -108,6 +108,7 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     cat->flags = flags;
+    cat->pg = pg;
     cat->timeout_ms = DEFAULT_TIMEOUT_MS;
     cat->max_memory = DEFAULT_MAX_MEMORY;
     if (readonly) {
@@ -117,12 +118,13 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
     } else {
         rc = gguf__catalog_connect(&cat->db, path, 0, create, err);
         if (rc == 0) {
-            gguf__catalog_register_functions(cat->db);
+            if (!pg)
+                gguf__catalog_register_functions(cat->db->lite);
             rc = gguf__catalog_check_identity(cat, err); /* before touching another's file */
         }
-        if (rc == 0)
+        if (rc == 0 && !pg)
             rc = use_wal(cat, err);
-        if (rc == 0)
+        if (rc == 0 && !pg)
             rc = gguf__catalog_exec(cat, "PRAGMA synchronous = NORMAL", "setting synchronous mode",
                                     err);
         if (rc == 0)
@@ -163,17 +165,22 @@ int gguf__catalog_need_writable(gguf_catalog *cat, const char *what, gguf_error 
 #ifdef GGUF_ALLOC_FAULTS
 GGUF_API int gguf_testing_catalog_exec(const char *path, const char *sql, gguf_error *err);
 int gguf_testing_catalog_exec(const char *path, const char *sql, gguf_error *err) {
-    sqlite3 *db;
-    int rc = gguf__catalog_connect(&db, path, 0, 1, err);
+    gguf__db *d;
+    int rc = gguf__catalog_connect(&d, path, 0, 1, err);
     if (rc != 0)
         return rc;
+    if (d->kind != GGUF__DB_SQLITE) {
+        gguf__db_close(d);
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "a SQLite file only");
+    }
+    sqlite3 *db = d->lite;
     gguf__catalog_register_functions(db); /* as the library had when it made old schemas */
     char *msg = NULL;
     int src = sqlite3_exec(db, sql, NULL, NULL, &msg);
     if (src != SQLITE_OK)
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s", msg ? msg : sqlite3_errstr(src));
     sqlite3_free(msg);
-    sqlite3_close(db);
+    gguf__db_close(d);
     return rc;
 }
 #endif

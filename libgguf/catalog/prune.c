@@ -36,20 +36,20 @@ static int set_gone(const char *model) {
 /* Appends (id, path\0) for each row of sql whose path is gone (sets: each set's shards). */
 static int list_gone(gguf__buf *gone, size_t *n_gone, gguf_catalog *cat, const char *sql,
                      int sets, gguf_error *err) {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(cat->db, sql, -1, &st, NULL);
+    gguf__stmt *st;
+    int rc = gguf__db_prepare(&st, cat->db, sql, NULL, 0);
     if (rc != SQLITE_OK)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const char *path = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = gguf__step(st)) == SQLITE_ROW) {
+        int64_t id = gguf__col_int64(st, 0);
+        const char *path = (const char *)gguf__col_text(st, 1);
         if (path == NULL || gguf_path_is_url(path) || !(sets ? set_gone(path) : path_gone(path)))
             continue;
         gguf__buf_add(gone, &id, sizeof id);
         gguf__buf_add(gone, path, strlen(path) + 1);
         (*n_gone)++;
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     if (rc != SQLITE_DONE)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading the catalog");
     if (gone->failed)

@@ -1,6 +1,7 @@
 /* gguf_catalog_query: the caller's SQL, one statement after another, on the guarded read-only
  * connection (guard.c); each statement's column names, then its rows, go to the caller. A
- * statement that would write is refused before it runs. */
+ * statement that would write is refused before it runs. On PostgreSQL the reader role's
+ * connection runs it (pg.c), and the database refuses what the role may not do. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,7 +13,7 @@
 #include <string.h>
 
 static int open_query_connection(gguf_catalog *cat, gguf_error *err) {
-    if (cat->ro != NULL && cat->guard.installed)
+    if (cat->ro != NULL && (cat->guard.installed || cat->pg))
         return 0;
     int rc = 0;
     if (cat->ro == NULL) {
@@ -20,10 +21,10 @@ static int open_query_connection(gguf_catalog *cat, gguf_error *err) {
         if (rc == 0)
             rc = gguf__catalog_check_readonly(cat->ro, cat->path, err);
     }
-    if (rc == 0)
+    if (rc == 0 && !cat->pg)
         rc = gguf__guard_install(cat, err);
     if (rc != 0) {
-        sqlite3_close(cat->ro);
+        gguf__db_close(cat->ro);
         cat->ro = NULL;
     }
     return rc;
@@ -106,7 +107,13 @@ int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn f
     int rc = open_query_connection(cat, err);
     if (rc != 0)
         return rc;
-    sqlite3 *db = cat->ro;
+#ifdef GGUF_HAVE_PG
+    if (cat->pg) {
+        rc = gguf__pg_query(cat, sql, fn, user, err);
+        return rc == GGUF__PG_TIMED_OUT ? gguf__guard_fail(cat, SQLITE_INTERRUPT, 0, err) : rc;
+    }
+#endif
+    sqlite3 *db = cat->ro->lite;
     int64_t saved_heap_limit;
     gguf__guard_start(cat, &saved_heap_limit);
     const char *tail = sql;

@@ -142,20 +142,20 @@ static int validators(remote *r, item *it) {
     if (k == NULL || (k->is_error && k->retry) || (x->opt.flags & GGUF_CATALOG_FORCE) ||
         (want_crc && !k->is_error && !k->has_crc))
         return 0;
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = gguf__catalog_stmt(&st, x->cat, GGUF__ST_FILE_VALIDATORS, r->err);
     if (rc != 0)
         return rc;
-    sqlite3_bind_text(st, 1, it->url, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        const char *etag = (const char *)sqlite3_column_text(st, 0);
-        const char *lm = (const char *)sqlite3_column_text(st, 1);
+    gguf__bind_text(st, 1, it->url, -1);
+    if (gguf__step(st) == SQLITE_ROW) {
+        const char *etag = (const char *)gguf__col_text(st, 0);
+        const char *lm = (const char *)gguf__col_text(st, 1);
         if (etag != NULL && (it->etag = gguf__strdup(etag)) == NULL)
             rc = GGUF_ENOMEM;
         if (lm != NULL && (it->last_modified = gguf__strdup(lm)) == NULL)
             rc = GGUF_ENOMEM;
     }
-    sqlite3_reset(st);
+    gguf__reset(st);
     return rc != 0 ? gguf__fail(r->err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory") : 0;
 }
 

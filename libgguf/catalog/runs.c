@@ -27,27 +27,29 @@ int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *cons
         gguf__buf_free(&json);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    sqlite3_stmt *st = NULL;
+    gguf__stmt *st = NULL;
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0) {
-        int src = sqlite3_prepare_v2(cat->db,
-                                     "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)",
-                                     -1, &st, NULL);
+        int src = gguf__db_prepare(&st, cat->db,
+                                   "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)",
+                                   "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)"
+                                   " RETURNING id",
+                                   0);
         if (src != SQLITE_OK)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
     }
     if (rc == 0) {
-        sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+        gguf__bind_text(st, 1, kind, -1);
+        gguf__bind_int64(st, 2, (int64_t)time(NULL));
         if (n_paths > 0)
-            sqlite3_bind_text(st, 3, (const char *)json.data, (int)json.len, SQLITE_STATIC);
-        int src = sqlite3_step(st);
+            gguf__bind_text(st, 3, (const char *)json.data, (int)json.len);
+        int src = gguf__step_done(st);
         if (src != SQLITE_DONE)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
         else
-            *id = sqlite3_last_insert_rowid(cat->db);
+            *id = gguf__db_last_id(cat->db);
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     gguf__buf_free(&json);
     if (rc == 0)
         rc = gguf__catalog_txn_commit(cat, err);
@@ -58,30 +60,29 @@ int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *cons
 
 int gguf__run_finish(gguf_catalog *cat, int64_t id, const gguf_catalog_stats *s,
                      gguf_error *err) {
-    sqlite3_stmt *st = NULL;
+    gguf__stmt *st = NULL;
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0) {
-        int src = sqlite3_prepare_v2(cat->db,
-                                     "UPDATE runs SET finished_at = ?2, seen = ?3, indexed = ?4,"
+        int src = gguf__db_prepare(&st, cat->db,
+                                   "UPDATE runs SET finished_at = ?2, seen = ?3, indexed = ?4,"
                                      " unchanged = ?5, broken = ?6, skipped = ?7,"
                                      " walk_errors = ?8, removed = ?9, broken_sets = ?10"
-                                     " WHERE id = ?1",
-                                     -1, &st, NULL);
+                                     " WHERE id = ?1", NULL, 0);
         if (src != SQLITE_OK)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
     }
     if (rc == 0) {
         const uint64_t counts[8] = {s->seen,    s->indexed,     s->unchanged, s->broken,
                                     s->skipped, s->walk_errors, s->removed,   s->broken_sets};
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+        gguf__bind_int64(st, 1, id);
+        gguf__bind_int64(st, 2, (int64_t)time(NULL));
         for (int i = 0; i < 8; i++)
-            sqlite3_bind_int64(st, 3 + i, (sqlite3_int64)counts[i]);
-        int src = sqlite3_step(st);
+            gguf__bind_int64(st, 3 + i, (int64_t)counts[i]);
+        int src = gguf__step(st);
         if (src != SQLITE_DONE)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     if (rc == 0)
         rc = gguf__catalog_txn_commit(cat, err);
     else

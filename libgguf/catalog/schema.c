@@ -300,29 +300,166 @@ static const char schema_v8[] =
     ");"
     "PRAGMA user_version = 8;";
 
-static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7, schema_v8};
+/* PostgreSQL: a new catalog is made at version 8 in one step (PostgreSQL catalogs began at
+ * it); a later version adds its step in both dialects. The same tables, columns (in the same
+ * order) and view as SQLite's, in PostgreSQL's types: INTEGER is BIGINT, REAL DOUBLE PRECISION,
+ * comparisons yield 0 or 1 and sums BIGINT as in SQLite; the children's file columns carry no
+ * foreign key (SQLite's are declared, never enforced: foreign_keys is off), which would cost a
+ * check per row of a COPY of a tokenizer's items. The version and application id live
+ * in the table gguf_catalog. The role GGUF__PG_READER may read these tables and nothing more;
+ * its transactions are read-only by default. */
+#define PG_MODELS_V8 \
+    "CREATE VIEW models AS SELECT *," \
+    " CASE WHEN n_params > 0 THEN tensor_bytes::double precision * 8.0 / n_params END" \
+    "  AS bits_per_weight FROM (" \
+    " SELECT f.id AS file, f.path AS path, f.arch AS architecture," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name," \
+    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label," \
+    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft" \
+    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t" \
+    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'" \
+    "  GROUP BY t.type ORDER BY sum(t.ne0::numeric * t.ne1 * t.ne2 * t.ne3) DESC," \
+    "  min(t.type_id) LIMIT 1) ELSE f.dominant_type END AS quant," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')" \
+    "  AS context_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')" \
+    "  AS embedding_length," \
+    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')" \
+    "  AS block_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params)::bigint FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size)::bigint FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.size END AS bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes)::bigint FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors)::bigint FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors," \
+    " f.split_no AS split_no, f.split_count AS split_count," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path) ELSE 1 END AS shards," \
+    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE" \
+    "  ((SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
+    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set'))::int END" \
+    "  AS split_complete," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes)::bigint FROM files g" \
+    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes," \
+    " CASE WHEN f.split_count > 1 THEN ((SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0)::int" \
+    "  ELSE (f.missing_bytes > 0)::int END AS partial," \
+    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa," \
+    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence" \
+    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id" \
+    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files" \
+    "  WHERE model = path) f) m;"
+
+static const char schema_pg_v8[] =
+    "CREATE TABLE gguf_catalog (application_id BIGINT NOT NULL, version BIGINT NOT NULL);"
+    "INSERT INTO gguf_catalog VALUES (1195857222, 0);"
+    "CREATE TABLE files ("
+    " id BIGSERIAL PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " dev BIGINT, ino BIGINT,"
+    " size BIGINT NOT NULL,"
+    " mtime_ns BIGINT NOT NULL,"
+    " version BIGINT, endian TEXT, alignment BIGINT, data_offset BIGINT,"
+    " n_kv BIGINT, n_tensors BIGINT, header_crc32 BIGINT,"
+    " open_flags BIGINT NOT NULL DEFAULT 0,"
+    " has_crc BIGINT NOT NULL DEFAULT 0,"
+    " indexed_at BIGINT NOT NULL,"
+    " n_params BIGINT, tensor_bytes BIGINT, dominant_type TEXT, split_set TEXT,"
+    " split_no BIGINT, split_count BIGINT,"
+    " indexed_run BIGINT, changed_run BIGINT, journal TEXT,"
+    " model TEXT, etag TEXT, last_modified TEXT,"
+    " missing_bytes BIGINT NOT NULL DEFAULT 0,"
+    " kv_bytes_token BIGINT, kv_bytes_token_swa BIGINT, swa_window BIGINT, state_bytes BIGINT);"
+    "CREATE TABLE kv ("
+    " file BIGINT NOT NULL,"
+    " position BIGINT NOT NULL,"
+    " key TEXT NOT NULL, type TEXT NOT NULL, elem_type TEXT, array_len BIGINT,"
+    " int BIGINT, real DOUBLE PRECISION, text TEXT,"
+    " PRIMARY KEY (file, position));"
+    "CREATE INDEX kv_key ON kv(key);"
+    "CREATE INDEX kv_file_key ON kv(file, key);"
+    "CREATE TABLE tensors ("
+    " file BIGINT NOT NULL,"
+    " position BIGINT NOT NULL,"
+    " name TEXT NOT NULL, type TEXT NOT NULL, n_dims BIGINT NOT NULL,"
+    " ne0 BIGINT, ne1 BIGINT, ne2 BIGINT, ne3 BIGINT,"
+    " \"offset\" BIGINT NOT NULL, nbytes BIGINT, crc32 BIGINT, type_id BIGINT,"
+    " PRIMARY KEY (file, position));"
+    "CREATE INDEX tensors_name ON tensors(name);"
+    "CREATE INDEX files_split_set ON files(split_set);"
+    "CREATE INDEX files_changed_run ON files(changed_run);"
+    "CREATE INDEX files_model ON files(model);"
+    "CREATE TABLE errors ("
+    " path TEXT NOT NULL,"
+    " dev BIGINT, ino BIGINT, size BIGINT, mtime_ns BIGINT,"
+    " code BIGINT NOT NULL, error TEXT, \"offset\" BIGINT, message TEXT NOT NULL,"
+    " indexed_at BIGINT NOT NULL, run BIGINT, journal TEXT,"
+    " scope TEXT NOT NULL DEFAULT 'file',"
+    " shard BIGINT,"
+    " etag TEXT, last_modified TEXT,"
+    " PRIMARY KEY (path, scope));"
+    "CREATE TABLE file_types (id BIGINT PRIMARY KEY, name TEXT NOT NULL);"
+    "CREATE TABLE runs ("
+    " id BIGSERIAL PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " started_at BIGINT NOT NULL,"
+    " finished_at BIGINT,"
+    " paths TEXT,"
+    " seen BIGINT NOT NULL DEFAULT 0,"
+    " indexed BIGINT NOT NULL DEFAULT 0,"
+    " unchanged BIGINT NOT NULL DEFAULT 0,"
+    " broken BIGINT NOT NULL DEFAULT 0,"
+    " skipped BIGINT NOT NULL DEFAULT 0,"
+    " walk_errors BIGINT NOT NULL DEFAULT 0,"
+    " removed BIGINT NOT NULL DEFAULT 0,"
+    " broken_sets BIGINT NOT NULL DEFAULT 0);"
+    "CREATE TABLE array_items ("
+    " file BIGINT NOT NULL,"
+    " position BIGINT NOT NULL,"
+    " key TEXT NOT NULL,"
+    " idx BIGINT NOT NULL,"
+    " int BIGINT, real DOUBLE PRECISION, text TEXT,"
+    " PRIMARY KEY (file, position, idx));"
+    PG_MODELS_V8
+    /* the reader: cluster-wide, made once for every catalog of the cluster */
+    "DO $$ BEGIN CREATE ROLE " GGUF__PG_READER " LOGIN NOINHERIT;"
+    " EXCEPTION WHEN duplicate_object THEN NULL; END $$;"
+    "ALTER ROLE " GGUF__PG_READER " SET default_transaction_read_only = on;"
+    "DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO " GGUF__PG_READER "',"
+    " current_database()); END $$;"
+    "GRANT USAGE ON SCHEMA public TO " GGUF__PG_READER ";"
+    "GRANT SELECT ON gguf_catalog, files, kv, array_items, tensors, errors, runs, file_types,"
+    " models TO " GGUF__PG_READER ";"
+    "UPDATE gguf_catalog SET version = 8;";
+
+/* Each step in both dialects; NULL: PostgreSQL's is in a later step. */
+static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION][2] = {
+    {schema_v1, NULL},      {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
+    {schema_v5, NULL},      {schema_v6, NULL}, {schema_v7, NULL}, {schema_v8, schema_pg_v8}};
 
 /* file_types: llama.cpp's enum llama_ftype (general.file_type) by llama-quantize's names. */
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(cat->db,
-                                "INSERT OR REPLACE INTO file_types (id, name) VALUES (?1, ?2)", -1,
-                                &st, NULL);
+    gguf__stmt *st;
+    int rc = gguf__db_prepare(&st, cat->db,
+                              "INSERT INTO file_types (id, name) VALUES (?1, ?2)"
+                              " ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+                              NULL, 0);
     if (rc != SQLITE_OK)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "filling file_types");
     for (size_t i = 0; i < gguf__llama_n_ftypes; i++) {
-        sqlite3_bind_int64(st, 1, gguf__llama_ftypes[i].id);
-        sqlite3_bind_text(st, 2, gguf__llama_ftypes[i].name, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
+        gguf__bind_int64(st, 1, gguf__llama_ftypes[i].id);
+        gguf__bind_text(st, 2, gguf__llama_ftypes[i].name, -1);
+        rc = gguf__step_done(st);
         if (rc != SQLITE_DONE) {
             rc = gguf__catalog_db_fail(err, cat->db, rc, cat->path, "filling file_types");
-            sqlite3_finalize(st);
+            gguf__finalize(st);
             return rc;
         }
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     return 0;
 }
 
@@ -382,7 +519,7 @@ static void sql_dtype_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
         char *end;
         unsigned long v = strtoul(name + 5, &end, 10);
         if (end != name + 5 && *end == '\0' && v <= UINT32_MAX) {
-            sqlite3_result_int64(ctx, (sqlite3_int64)v);
+            sqlite3_result_int64(ctx, (int64_t)v);
             return;
         }
     }
@@ -402,24 +539,45 @@ void gguf__catalog_register_functions(sqlite3 *db) {
 }
 
 /* The identity of a database, read in one statement (one snapshot: another process may be
- * creating the schema right now). */
-static int read_identity(sqlite3 *db, int64_t *version, int64_t *app_id, int64_t *n_tables) {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT (SELECT user_version FROM pragma_user_version),"
-                                " (SELECT application_id FROM pragma_application_id),"
-                                " (SELECT count(*) FROM sqlite_master)",
-                                -1, &st, NULL);
+ * creating the schema right now). PostgreSQL: the database's other tables are its owner's
+ * business; a table named files without gguf_catalog is what is refused. */
+static int read_identity(gguf__db *db, int64_t *version, int64_t *app_id, int64_t *n_tables) {
+    gguf__stmt *st;
+    int rc = gguf__db_prepare(&st, db,
+                              "SELECT (SELECT user_version FROM pragma_user_version),"
+                              " (SELECT application_id FROM pragma_application_id),"
+                              " (SELECT count(*) FROM sqlite_master)",
+                              "SELECT 0, 0, (SELECT count(*) FROM pg_tables WHERE schemaname ="
+                              " current_schema() AND tablename IN ('files', 'gguf_catalog')),"
+                              " to_regclass('gguf_catalog') IS NOT NULL",
+                              0);
     if (rc != SQLITE_OK)
         return rc;
-    rc = sqlite3_step(st);
+    rc = gguf__step(st);
+    int has_meta = 0;
     if (rc == SQLITE_ROW) {
-        *version = sqlite3_column_int64(st, 0);
-        *app_id = sqlite3_column_int64(st, 1);
-        *n_tables = sqlite3_column_int64(st, 2);
+        *version = gguf__col_int64(st, 0);
+        *app_id = gguf__col_int64(st, 1);
+        *n_tables = gguf__col_int64(st, 2);
+        has_meta = db->kind == GGUF__DB_PG && gguf__col_int64(st, 3) != 0;
         rc = SQLITE_OK;
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
+    if (rc == SQLITE_OK && has_meta) {
+        rc = gguf__db_prepare(&st, db, "SELECT version, application_id FROM gguf_catalog", NULL,
+                              0);
+        if (rc != SQLITE_OK)
+            return rc;
+        rc = gguf__step(st);
+        if (rc == SQLITE_ROW) {
+            *version = gguf__col_int64(st, 0);
+            *app_id = gguf__col_int64(st, 1);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+        gguf__finalize(st);
+    }
     return rc;
 }
 
@@ -460,13 +618,21 @@ int gguf__catalog_migrate(gguf_catalog *cat, gguf_error *err) {
     rc = gguf__catalog_txn_begin(cat, err);
     if (rc != 0)
         return rc;
+    /* PostgreSQL: the write lock of SQLite's BEGIN IMMEDIATE is this lock */
+    if (cat->pg)
+        rc = gguf__catalog_exec(cat, "SELECT pg_advisory_xact_lock(1195857222)",
+                                "taking the migration lock", err);
     /* again under the write lock: another process may have migrated meanwhile */
-    rc = schema_version(&version, cat, err);
+    if (rc == 0)
+        rc = schema_version(&version, cat, err);
     for (int64_t v = version; rc == 0 && v < GGUF_CATALOG_SCHEMA_VERSION; v++) {
         char what[64];
+        const char *sql = migrations[v][cat->pg ? 1 : 0];
+        if (sql == NULL)
+            continue;
         snprintf(what, sizeof what, "migrating to schema version %d", (int)v + 1);
-        rc = gguf__catalog_exec(cat, migrations[v], what, err);
-        if (rc == 0 && v + 1 == 3)
+        rc = gguf__catalog_exec(cat, sql, what, err);
+        if (rc == 0 && v + 1 == (cat->pg ? 8 : 3))
             rc = fill_file_types(cat, err);
     }
     if (rc != 0) {
@@ -476,7 +642,7 @@ int gguf__catalog_migrate(gguf_catalog *cat, gguf_error *err) {
     return gguf__catalog_txn_commit(cat, err);
 }
 
-int gguf__catalog_check_readonly(sqlite3 *db, const char *path, gguf_error *err) {
+int gguf__catalog_check_readonly(gguf__db *db, const char *path, gguf_error *err) {
     int64_t version = 0, app_id = 0, n_tables = 0;
     int rc = read_identity(db, &version, &app_id, &n_tables);
     if (rc != SQLITE_OK)

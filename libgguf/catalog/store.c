@@ -85,11 +85,11 @@ int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err) {
     static const int which[4] = {GGUF__ST_ITEM_DELETE, GGUF__ST_KV_DELETE, GGUF__ST_TENSOR_DELETE,
                                  GGUF__ST_FILE_DELETE};
     for (int i = 0; i < 4; i++) {
-        sqlite3_stmt *st;
+        gguf__stmt *st;
         int rc = gguf__catalog_stmt(&st, cat, which[i], err);
         if (rc != 0)
             return rc;
-        sqlite3_bind_int64(st, 1, id);
+        gguf__bind_int64(st, 1, id);
         rc = gguf__catalog_step_done(cat, st, "deleting a file's rows", err);
         if (rc != 0)
             return rc;
@@ -99,12 +99,12 @@ int gguf__store_drop_file(gguf_catalog *cat, int64_t id, gguf_error *err) {
 
 int gguf__store_drop_error(gguf_catalog *cat, const char *path, const char *scope,
                            gguf_error *err) {
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_DELETE, err);
     if (rc != 0)
         return rc;
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
+    gguf__bind_text(st, 1, path, -1);
+    gguf__bind_text(st, 2, scope, -1);
     return gguf__catalog_step_done(cat, st, "dropping an error row", err);
 }
 
@@ -116,31 +116,31 @@ typedef struct old_row {
     int has_header_crc, has_crc, has_changed_run;
 } old_row;
 
-static int64_t int_or(sqlite3_stmt *st, int col, int64_t none) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? none : sqlite3_column_int64(st, col);
+static int64_t int_or(gguf__stmt *st, int col, int64_t none) {
+    return gguf__col_type(st, col) == SQLITE_NULL ? none : gguf__col_int64(st, col);
 }
 
 static int read_old(old_row *o, gguf_catalog *cat, const char *path, gguf_error *err) {
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_FILE_OLD, err);
     if (rc != 0)
         return rc;
     memset(o, 0, sizeof *o);
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
+    gguf__bind_text(st, 1, path, -1);
+    rc = gguf__step(st);
     if (rc == SQLITE_ROW) {
-        o->id = sqlite3_column_int64(st, 0);
-        o->size = sqlite3_column_int64(st, 1);
-        o->has_header_crc = sqlite3_column_type(st, 2) != SQLITE_NULL;
-        o->header_crc = sqlite3_column_int64(st, 2);
-        o->has_crc = sqlite3_column_int(st, 3) != 0;
+        o->id = gguf__col_int64(st, 0);
+        o->size = gguf__col_int64(st, 1);
+        o->has_header_crc = gguf__col_type(st, 2) != SQLITE_NULL;
+        o->header_crc = gguf__col_int64(st, 2);
+        o->has_crc = gguf__col_int64(st, 3) != 0;
         o->dev = int_or(st, 4, -1);
         o->ino = int_or(st, 5, -1);
-        o->mtime_ns = sqlite3_column_int64(st, 6);
-        o->has_changed_run = sqlite3_column_type(st, 7) != SQLITE_NULL;
-        o->changed_run = sqlite3_column_int64(st, 7);
+        o->mtime_ns = gguf__col_int64(st, 6);
+        o->has_changed_run = gguf__col_type(st, 7) != SQLITE_NULL;
+        o->changed_run = gguf__col_int64(st, 7);
     }
-    sqlite3_reset(st);
+    gguf__reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "looking a file up");
     return 0;
@@ -150,29 +150,29 @@ static int read_old(old_row *o, gguf_catalog *cat, const char *path, gguf_error 
  * are the same list). */
 static int same_crcs(int *same, gguf_catalog *cat, int64_t id, const gguf__file_rows *r,
                      gguf_error *err) {
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_TENSOR_CRCS, err);
     if (rc != 0)
         return rc;
-    sqlite3_bind_int64(st, 1, id);
+    gguf__bind_int64(st, 1, id);
     size_t n = gguf_tensor_count(r->f), i = 0;
     *same = 1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *same) {
+    while ((rc = gguf__step(st)) == SQLITE_ROW && *same) {
         gguf_tensor_info t;
         if (i >= n) {
             *same = 0;
             break;
         }
         gguf_tensor_get(&t, r->f, i);
-        int stored = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        int stored = gguf__col_type(st, 0) != SQLITE_NULL;
         int now = t.nbytes != GGUF_NBYTES_UNKNOWN;
-        if (stored != now || (now && (uint32_t)sqlite3_column_int64(st, 0) != r->crcs[i]))
+        if (stored != now || (now && (uint32_t)gguf__col_int64(st, 0) != r->crcs[i]))
             *same = 0;
         i++;
     }
     if (rc == SQLITE_DONE && i != n)
         *same = 0;
-    sqlite3_reset(st);
+    gguf__reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return gguf__catalog_db_fail(err, cat->db, rc, cat->path, "reading tensor crc32s");
     return 0;
@@ -201,7 +201,7 @@ static int changed_run(int64_t *run, gguf_catalog *cat, const old_row *o, const 
 /* ---- storing ---- */
 
 /* Binds the files row; model is the model path (gguf__malloc'd, the caller's to free). */
-static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed, int64_t id,
+static int bind_file(gguf__stmt *st, const gguf__file_rows *r, int64_t changed, int64_t id,
                      char **model) {
     derived d;
     derive(&d, r->f);
@@ -210,45 +210,43 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
     *model = gguf__catalog_model_path(r->path, d.has_split_count ? d.split_count : -1);
     if (*model == NULL)
         return GGUF_ENOMEM;
-    sqlite3_bind_text(st, 1, r->path, (int)plen, SQLITE_STATIC);
+    gguf__bind_text(st, 1, r->path, (int)plen);
     gguf__catalog_bind_id(st, 2, r->id);
-    sqlite3_bind_int(st, 6, (int)gguf_file_version(r->f));
-    sqlite3_bind_text(st, 7, gguf_file_endian(r->f) == GGUF_ENDIAN_BIG ? "big" : "little", -1,
-                      SQLITE_STATIC);
-    sqlite3_bind_int64(st, 8, gguf_file_alignment(r->f));
-    sqlite3_bind_int64(st, 9, (sqlite3_int64)gguf_file_data_offset(r->f));
-    sqlite3_bind_int64(st, 10, (sqlite3_int64)gguf_kv_count(r->f));
-    sqlite3_bind_int64(st, 11, (sqlite3_int64)gguf_tensor_count(r->f));
-    sqlite3_bind_int64(st, 12, r->header_crc);
-    sqlite3_bind_int64(st, 13, r->open_flags);
-    sqlite3_bind_int(st, 14, r->with_crc);
-    sqlite3_bind_int64(st, 15, r->now);
+    gguf__bind_int64(st, 6, (int)gguf_file_version(r->f));
+    gguf__bind_text(st, 7, gguf_file_endian(r->f) == GGUF_ENDIAN_BIG ? "big" : "little", -1);
+    gguf__bind_int64(st, 8, gguf_file_alignment(r->f));
+    gguf__bind_int64(st, 9, (int64_t)gguf_file_data_offset(r->f));
+    gguf__bind_int64(st, 10, (int64_t)gguf_kv_count(r->f));
+    gguf__bind_int64(st, 11, (int64_t)gguf_tensor_count(r->f));
+    gguf__bind_int64(st, 12, r->header_crc);
+    gguf__bind_int64(st, 13, r->open_flags);
+    gguf__bind_int64(st, 14, r->with_crc);
+    gguf__bind_int64(st, 15, r->now);
     if (d.has_params && d.params <= INT64_MAX)
-        sqlite3_bind_int64(st, 16, (sqlite3_int64)d.params);
-    sqlite3_bind_int64(st, 17, (sqlite3_int64)d.tensor_bytes);
+        gguf__bind_int64(st, 16, (int64_t)d.params);
+    gguf__bind_int64(st, 17, (int64_t)d.tensor_bytes);
     if (d.dominant >= 0)
-        sqlite3_bind_text(st, 18, gguf_dtype_name((uint32_t)d.dominant), -1, SQLITE_STATIC);
+        gguf__bind_text(st, 18, gguf_dtype_name((uint32_t)d.dominant), -1);
     if (d.has_split_count)
-        sqlite3_bind_text(st, 19, r->path, (int)gguf__catalog_split_set_len(r->path, plen),
-                          SQLITE_STATIC);
+        gguf__bind_text(st, 19, r->path, (int)gguf__catalog_split_set_len(r->path, plen));
     if (d.has_split_no)
-        sqlite3_bind_int64(st, 20, d.split_no);
+        gguf__bind_int64(st, 20, d.split_no);
     if (d.has_split_count)
-        sqlite3_bind_int64(st, 21, d.split_count);
-    sqlite3_bind_int64(st, 22, r->run);
-    sqlite3_bind_int64(st, 23, changed);
+        gguf__bind_int64(st, 21, d.split_count);
+    gguf__bind_int64(st, 22, r->run);
+    gguf__bind_int64(st, 23, changed);
     if (journal != NULL)
-        sqlite3_bind_text(st, 24, journal, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 25, *model, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 24, journal, -1);
+    gguf__bind_text(st, 25, *model, -1);
     if (r->id->etag != NULL)
-        sqlite3_bind_text(st, 26, r->id->etag, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 26, r->id->etag, -1);
     if (r->id->last_modified != NULL)
-        sqlite3_bind_text(st, 27, r->id->last_modified, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 27, r->id->last_modified, -1);
     if (id != 0)
-        sqlite3_bind_int64(st, 28, id);
+        gguf__bind_int64(st, 28, id);
     /* a file cut short (read with GGUF_OPEN_PARTIAL): the bytes its tensors lack */
     uint64_t end = gguf_file_data_end(r->f), size = gguf_file_size(r->f);
-    sqlite3_bind_int64(st, 29, end > size ? (sqlite3_int64)(end - size) : 0);
+    gguf__bind_int64(st, 29, end > size ? (int64_t)(end - size) : 0);
     gguf_llama_summary sum;
     int rc = gguf_llama_summary_read(&sum, r->f, NULL);
     if (rc != 0)
@@ -256,10 +254,10 @@ static int bind_file(sqlite3_stmt *st, const gguf__file_rows *r, int64_t changed
     /* what a model needs in memory, where the estimate knows its architecture */
     if (sum.has_kv && sum.kv_bytes_token <= INT64_MAX && sum.kv_bytes_token_swa <= INT64_MAX &&
         sum.state_bytes <= INT64_MAX) {
-        sqlite3_bind_int64(st, 30, (sqlite3_int64)sum.kv_bytes_token);
-        sqlite3_bind_int64(st, 31, (sqlite3_int64)sum.kv_bytes_token_swa);
-        sqlite3_bind_int64(st, 32, sum.n_swa);
-        sqlite3_bind_int64(st, 33, (sqlite3_int64)sum.state_bytes);
+        gguf__bind_int64(st, 30, (int64_t)sum.kv_bytes_token);
+        gguf__bind_int64(st, 31, (int64_t)sum.kv_bytes_token_swa);
+        gguf__bind_int64(st, 32, sum.n_swa);
+        gguf__bind_int64(st, 33, (int64_t)sum.state_bytes);
     }
     return 0;
 }
@@ -280,14 +278,14 @@ static int store_items(gguf_catalog *cat, int64_t id, const gguf_file *f, size_t
     int rc = 0;
     gguf_value_iter_init(&it, v);
     while (rc == 0 && gguf_value_iter_next(&it, &e)) {
-        sqlite3_stmt *st;
+        gguf__stmt *st;
         rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ITEM_INSERT, err);
         if (rc != 0)
             break;
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        gguf__bind_int64(st, 1, id);
+        gguf__bind_int64(st, 2, (int64_t)i);
         gguf__catalog_bind_bytes(st, 3, key, klen);
-        sqlite3_bind_int64(st, 4, k++);
+        gguf__bind_int64(st, 4, k++);
         gguf__catalog_bind_scalar(st, &e);
         rc = gguf__catalog_step_done(cat, st, "storing an array's element", err);
     }
@@ -299,12 +297,12 @@ static int store_children(gguf_catalog *cat, int64_t id, const gguf__file_rows *
                           gguf__buf *json, gguf_error *err) {
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < gguf_kv_count(r->f); i++) {
-        sqlite3_stmt *st;
+        gguf__stmt *st;
         rc = gguf__catalog_stmt(&st, cat, GGUF__ST_KV_INSERT, err);
         if (rc != 0)
             break;
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        gguf__bind_int64(st, 1, id);
+        gguf__bind_int64(st, 2, (int64_t)i);
         rc = gguf__catalog_bind_kv(st, r->f, i, r->array_max, json, err);
         if (rc == 0)
             rc = gguf__catalog_step_done(cat, st, "storing a key", err);
@@ -312,12 +310,12 @@ static int store_children(gguf_catalog *cat, int64_t id, const gguf__file_rows *
             rc = store_items(cat, id, r->f, i, err);
     }
     for (size_t i = 0; rc == 0 && i < gguf_tensor_count(r->f); i++) {
-        sqlite3_stmt *st;
+        gguf__stmt *st;
         rc = gguf__catalog_stmt(&st, cat, GGUF__ST_TENSOR_INSERT, err);
         if (rc != 0)
             break;
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        gguf__bind_int64(st, 1, id);
+        gguf__bind_int64(st, 2, (int64_t)i);
         gguf__catalog_bind_tensor(st, r->f, i, r->with_crc ? (int64_t)r->crcs[i] : -1);
         rc = gguf__catalog_step_done(cat, st, "storing a tensor", err);
     }
@@ -328,7 +326,7 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
                      gguf_error *err) {
     old_row o;
     int64_t changed = 0, id = 0;
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     char *model = NULL;
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0)
@@ -343,16 +341,18 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
     if (rc == 0)
         rc = gguf__catalog_step_done(cat, st, "storing a file", err);
     gguf__free(model);
-    if (rc == 0 && o.id == 0) {
-        id = sqlite3_last_insert_rowid(cat->db);
+    /* PostgreSQL: the insert may have met the row another indexer just stored (an upsert),
+     * whose children go as an old row's do */
+    if (rc == 0 && o.id == 0 && !cat->pg) {
+        id = gguf__db_last_id(cat->db);
     } else if (rc == 0) {
-        id = o.id;
+        id = o.id != 0 ? o.id : gguf__db_last_id(cat->db);
         static const int which[3] = {GGUF__ST_ITEM_DELETE, GGUF__ST_KV_DELETE,
                                      GGUF__ST_TENSOR_DELETE};
         for (int k = 0; k < 3 && rc == 0; k++) {
             rc = gguf__catalog_stmt(&st, cat, which[k], err);
             if (rc == 0) {
-                sqlite3_bind_int64(st, 1, id);
+                gguf__bind_int64(st, 1, id);
                 rc = gguf__catalog_step_done(cat, st, "deleting old rows", err);
             }
         }
@@ -361,6 +361,8 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
         rc = store_children(cat, id, r, json, err);
     if (rc == 0)
         rc = gguf__store_drop_error(cat, r->path, "file", err);
+    if (rc == 0)
+        gguf__test_pause("catalog-file-stored"); /* the rows written, not committed */
     if (rc == 0)
         rc = gguf__catalog_txn_maybe_commit(cat, r->with_crc, err);
     if (rc != 0)
@@ -372,31 +374,31 @@ int gguf__store_file(gguf_catalog *cat, const gguf__file_rows *r, gguf__buf *jso
 static int upsert_error(gguf_catalog *cat, const char *path, const char *scope,
                         const gguf__file_id *id, const gguf_error *fe, int journal,
                         uint32_t shard, int64_t run, int64_t now, gguf_error *err) {
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ERROR_UPSERT, err);
     if (rc != 0)
         return rc;
     int code = fe->code != 0 ? fe->code : GGUF_EIO;
     const char *msg = fe->message[0] ? fe->message : gguf_strerror(code);
     const char *jname = gguf__catalog_journal_name(journal);
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    gguf__bind_text(st, 1, path, -1);
     gguf__catalog_bind_id(st, 2, id);
-    sqlite3_bind_int(st, 6, code);
-    sqlite3_bind_text(st, 7, gguf_strerror(code), -1, SQLITE_STATIC);
+    gguf__bind_int64(st, 6, code);
+    gguf__bind_text(st, 7, gguf_strerror(code), -1);
     if (fe->offset != GGUF_ERROR_NO_OFFSET && fe->offset <= INT64_MAX)
-        sqlite3_bind_int64(st, 8, (sqlite3_int64)fe->offset);
+        gguf__bind_int64(st, 8, (int64_t)fe->offset);
     gguf__catalog_bind_bytes(st, 9, msg, strlen(msg));
-    sqlite3_bind_int64(st, 10, now);
-    sqlite3_bind_int64(st, 11, run);
+    gguf__bind_int64(st, 10, now);
+    gguf__bind_int64(st, 11, run);
     if (jname != NULL)
-        sqlite3_bind_text(st, 12, jname, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, scope, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 12, jname, -1);
+    gguf__bind_text(st, 13, scope, -1);
     if (shard > 0)
-        sqlite3_bind_int64(st, 14, shard);
+        gguf__bind_int64(st, 14, shard);
     if (id != NULL && id->etag != NULL)
-        sqlite3_bind_text(st, 15, id->etag, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 15, id->etag, -1);
     if (id != NULL && id->last_modified != NULL)
-        sqlite3_bind_text(st, 16, id->last_modified, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 16, id->last_modified, -1);
     return gguf__catalog_step_done(cat, st, "recording an error", err);
 }
 
@@ -459,16 +461,16 @@ int gguf__store_clear_set_error(gguf_catalog *cat, const char *model, gguf_error
 
 int gguf__store_journal(gguf_catalog *cat, const char *path, int is_error, int journal,
                         gguf_error *err) {
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     const char *jname = gguf__catalog_journal_name(journal);
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0)
         rc = gguf__catalog_stmt(&st, cat, is_error ? GGUF__ST_ERROR_JOURNAL : GGUF__ST_FILE_JOURNAL,
                                 err);
     if (rc == 0) {
-        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        gguf__bind_text(st, 1, path, -1);
         if (jname != NULL)
-            sqlite3_bind_text(st, 2, jname, -1, SQLITE_STATIC);
+            gguf__bind_text(st, 2, jname, -1);
         rc = gguf__catalog_step_done(cat, st, "recording a journal", err);
     }
     if (rc == 0)

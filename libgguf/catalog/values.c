@@ -16,12 +16,14 @@
 #include <string.h>
 #include <time.h>
 
-int gguf__catalog_bind_bytes(sqlite3_stmt *st, int col, const char *s, size_t n) {
+int gguf__catalog_bind_bytes(gguf__stmt *st, int col, const char *s, size_t n) {
     if (n > GGUF__CATALOG_TEXT_MAX)
-        return sqlite3_bind_null(st, col);
-    if (gguf__utf8_valid(s, n))
-        return sqlite3_bind_text(st, col, n ? s : "", (int)n, SQLITE_STATIC);
-    return sqlite3_bind_blob(st, col, s, (int)n, SQLITE_STATIC);
+        gguf__bind_null(st, col);
+    else if (gguf__utf8_valid(s, n) && (st->lite != NULL || memchr(s, 0, n) == NULL))
+        gguf__bind_text(st, col, n ? s : "", (int)n);
+    else
+        gguf__bind_blob(st, col, s, (int)n);
+    return 0;
 }
 
 void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s) {
@@ -29,16 +31,16 @@ void gguf__catalog_id_of_stat(gguf__file_id *id, const struct stat *s) {
                           .size = (int64_t)s->st_size, .mtime_ns = gguf__catalog_mtime_ns(s)};
 }
 
-void gguf__catalog_bind_id(sqlite3_stmt *st, int col, const gguf__file_id *id) {
+void gguf__catalog_bind_id(gguf__stmt *st, int col, const gguf__file_id *id) {
     if (id == NULL)
         return; /* all NULL */
     if (id->has_stat) {
-        sqlite3_bind_int64(st, col, id->dev);
-        sqlite3_bind_int64(st, col + 1, id->ino);
+        gguf__bind_int64(st, col, id->dev);
+        gguf__bind_int64(st, col + 1, id->ino);
     }
     if (id->size >= 0)
-        sqlite3_bind_int64(st, col + 2, id->size);
-    sqlite3_bind_int64(st, col + 3, id->mtime_ns);
+        gguf__bind_int64(st, col + 2, id->size);
+    gguf__bind_int64(st, col + 3, id->mtime_ns);
 }
 
 int64_t gguf__catalog_http_time_ns(const char *date) {
@@ -56,33 +58,32 @@ int64_t gguf__catalog_http_time_ns(const char *date) {
 /* Columns of the kv insert. */
 enum { KV_KEY = 3, KV_TYPE, KV_ELEM_TYPE, KV_ARRAY_LEN, KV_INT, KV_REAL, KV_TEXT };
 
-static void bind_float(sqlite3_stmt *st, double d) {
+static void bind_float(gguf__stmt *st, double d) {
     if (!isnan(d))
-        sqlite3_bind_double(st, KV_REAL, d);
+        gguf__bind_double(st, KV_REAL, d);
     if (!isfinite(d))
-        sqlite3_bind_text(st, KV_TEXT, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf", -1,
-                          SQLITE_STATIC);
+        gguf__bind_text(st, KV_TEXT, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf", -1);
 }
 
-static void bind_int(sqlite3_stmt *st, const gguf_value *v) {
+static void bind_int(gguf__stmt *st, const gguf_value *v) {
     uint64_t u = 0;
     int64_t s = 0;
     int is_signed = 0;
     if (gguf_value_get_int(&u, &s, &is_signed, v, NULL) != 0)
         return;
     if (is_signed) {
-        sqlite3_bind_int64(st, KV_INT, s);
+        gguf__bind_int64(st, KV_INT, s);
     } else if (u <= INT64_MAX) {
-        sqlite3_bind_int64(st, KV_INT, (sqlite3_int64)u);
+        gguf__bind_int64(st, KV_INT, (int64_t)u);
     } else { /* beyond SQLite's integers: a REAL, and the exact decimal as text */
         char num[32];
-        sqlite3_bind_double(st, KV_REAL, (double)u);
+        gguf__bind_double(st, KV_REAL, (double)u);
         snprintf(num, sizeof num, "%" PRIu64, u);
-        sqlite3_bind_text(st, KV_TEXT, num, -1, SQLITE_TRANSIENT);
+        gguf__bind_text_copy(st, KV_TEXT, num, -1);
     }
 }
 
-int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64_t array_max,
+int gguf__catalog_bind_kv(gguf__stmt *st, const gguf_file *f, size_t i, uint64_t array_max,
                           gguf__buf *json, gguf_error *err) {
     size_t klen;
     const char *key = gguf_kv_key(f, i, &klen);
@@ -90,12 +91,12 @@ int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64
     uint32_t t = gguf_value_type(v);
     const char *tname = gguf_vtype_name(t);
     gguf__catalog_bind_bytes(st, KV_KEY, key, klen);
-    sqlite3_bind_text(st, KV_TYPE, tname ? tname : "?", -1, SQLITE_STATIC);
+    gguf__bind_text(st, KV_TYPE, tname ? tname : "?", -1);
     if (t == GGUF_VTYPE_ARRAY) {
         const char *ename = gguf_vtype_name(gguf_value_elem_type(v));
         uint64_t count = gguf_value_count(v);
-        sqlite3_bind_text(st, KV_ELEM_TYPE, ename ? ename : "?", -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, KV_ARRAY_LEN, count <= INT64_MAX ? (sqlite3_int64)count : INT64_MAX);
+        gguf__bind_text(st, KV_ELEM_TYPE, ename ? ename : "?", -1);
+        gguf__bind_int64(st, KV_ARRAY_LEN, count <= INT64_MAX ? (int64_t)count : INT64_MAX);
         if (count <= array_max) {
             json->len = 0;
             gguf__value_json(json, v, GGUF__CATALOG_JSON_MAX);
@@ -104,8 +105,7 @@ int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64
                 return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
             }
             if (json->len <= GGUF__CATALOG_JSON_MAX)
-                sqlite3_bind_text(st, KV_TEXT, (const char *)json->data, (int)json->len,
-                                  SQLITE_STATIC);
+                gguf__bind_text(st, KV_TEXT, (const char *)json->data, (int)json->len);
         }
     } else {
         gguf__catalog_bind_scalar(st, v);
@@ -113,7 +113,7 @@ int gguf__catalog_bind_kv(sqlite3_stmt *st, const gguf_file *f, size_t i, uint64
     return 0;
 }
 
-void gguf__catalog_bind_scalar(sqlite3_stmt *st, const gguf_value *v) {
+void gguf__catalog_bind_scalar(gguf__stmt *st, const gguf_value *v) {
     uint32_t t = gguf_value_type(v);
     if (t == GGUF_VTYPE_STRING) {
         const char *s;
@@ -129,7 +129,7 @@ void gguf__catalog_bind_scalar(sqlite3_stmt *st, const gguf_value *v) {
     }
 }
 
-void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i, int64_t crc) {
+void gguf__catalog_bind_tensor(gguf__stmt *st, const gguf_file *f, size_t i, int64_t crc) {
     gguf_tensor_info t;
     gguf_tensor_get(&t, f, i);
     char tbuf[32];
@@ -139,19 +139,19 @@ void gguf__catalog_bind_tensor(sqlite3_stmt *st, const gguf_file *f, size_t i, i
         tname = tbuf;
     }
     gguf__catalog_bind_bytes(st, 3, t.name, t.name_len);
-    sqlite3_bind_text(st, 4, tname, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 5, t.type);
-    sqlite3_bind_int(st, 6, (int)t.n_dims);
+    gguf__bind_text_copy(st, 4, tname, -1);
+    gguf__bind_int64(st, 5, t.type);
+    gguf__bind_int64(st, 6, (int)t.n_dims);
     for (int d = 0; d < GGUF_MAX_DIMS; d++) {
         uint64_t ne = (uint32_t)d < t.n_dims ? t.dims[d] : 1;
         if (ne <= INT64_MAX)
-            sqlite3_bind_int64(st, 7 + d, (sqlite3_int64)ne);
+            gguf__bind_int64(st, 7 + d, (int64_t)ne);
     }
-    sqlite3_bind_int64(st, 11, t.offset <= INT64_MAX ? (sqlite3_int64)t.offset : -1);
+    gguf__bind_int64(st, 11, t.offset <= INT64_MAX ? (int64_t)t.offset : -1);
     if (t.nbytes != GGUF_NBYTES_UNKNOWN && t.nbytes <= INT64_MAX)
-        sqlite3_bind_int64(st, 12, (sqlite3_int64)t.nbytes);
+        gguf__bind_int64(st, 12, (int64_t)t.nbytes);
     if (crc >= 0 && t.nbytes != GGUF_NBYTES_UNKNOWN)
-        sqlite3_bind_int64(st, 13, crc);
+        gguf__bind_int64(st, 13, crc);
 }
 
 const char *gguf__catalog_journal_name(int state) {

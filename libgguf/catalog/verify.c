@@ -45,7 +45,7 @@ typedef struct vfinding {
 
 typedef struct verifier {
     gguf_catalog *cat;
-    sqlite3 *db;
+    gguf__db *db;
     gguf_catalog_finding_fn fn;
     void *user;
     gguf_catalog_verify_stats stats;
@@ -109,18 +109,18 @@ static void free_tensors(vtensor *list, size_t n) {
 
 /* The stored crc32s of file id. */
 static int load_tensors(vtensor **out, size_t *n_out, verifier *v, int64_t id, gguf_error *err) {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(v->db,
-                                "SELECT position, name, crc32 FROM tensors WHERE file = ?1 AND "
-                                "crc32 IS NOT NULL ORDER BY position",
-                                -1, &st, NULL);
+    gguf__stmt *st;
+    int rc = gguf__db_prepare(&st, v->db,
+                              "SELECT position, name, crc32 FROM tensors WHERE file = ?1 AND "
+                              "crc32 IS NOT NULL ORDER BY position",
+                              NULL, 0);
     if (rc != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, rc, v->cat->path, "reading tensors");
-    sqlite3_bind_int64(st, 1, id);
+    gguf__bind_int64(st, 1, id);
     vtensor *list = NULL;
     size_t n = 0, cap = 0;
     int fail = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = gguf__step(st)) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             vtensor *p = gguf__realloc(list, cap * sizeof *p);
@@ -130,16 +130,16 @@ static int load_tensors(vtensor **out, size_t *n_out, verifier *v, int64_t id, g
             }
             list = p;
         }
-        const char *name = (const char *)sqlite3_column_blob(st, 1);
-        char *copy = gguf__strndup(name ? name : "", (size_t)sqlite3_column_bytes(st, 1));
+        const char *name = (const char *)gguf__col_blob(st, 1);
+        char *copy = gguf__strndup(name ? name : "", (size_t)gguf__col_bytes(st, 1));
         if (copy == NULL) {
             fail = 1;
             break;
         }
-        list[n++] = (vtensor){sqlite3_column_int64(st, 0), copy,
-                              (uint32_t)sqlite3_column_int64(st, 2)};
+        list[n++] = (vtensor){gguf__col_int64(st, 0), copy,
+                              (uint32_t)gguf__col_int64(st, 2)};
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     if (fail || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
         free_tensors(list, n);
         if (fail)
@@ -371,8 +371,8 @@ static void free_vfiles(vfile *list, size_t n) {
     gguf__free(list);
 }
 
-static char *dup_column(sqlite3_stmt *st, int col, int *nomem) {
-    const char *t = (const char *)sqlite3_column_text(st, col);
+static char *dup_column(gguf__stmt *st, int col, int *nomem) {
+    const char *t = (const char *)gguf__col_text(st, col);
     char *copy = t != NULL ? gguf__strdup(t) : NULL;
     *nomem |= t != NULL && copy == NULL;
     return copy;
@@ -383,18 +383,18 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
                       gguf_error *err) {
     vfile *list = NULL;
     size_t n = 0, cap = 0;
-    sqlite3_stmt *st;
+    gguf__stmt *st;
     int rc = 0;
-    int src = sqlite3_prepare_v2(v->db,
-                                 "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
-                                 "open_flags, has_crc, model, etag, last_modified, split_count "
-                                 "FROM files ORDER BY path",
-                                 -1, &st, NULL);
+    int src = gguf__db_prepare(&st, v->db,
+                               "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
+                               "open_flags, has_crc, model, etag, last_modified, split_count "
+                               "FROM files ORDER BY path",
+                               NULL, 0);
     if (src != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, src, v->cat->path, "reading the catalog");
-    while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(st, 1);
-        const char *model = (const char *)sqlite3_column_text(st, 9);
+    while (rc == 0 && (src = gguf__step(st)) == SQLITE_ROW) {
+        const char *path = (const char *)gguf__col_text(st, 1);
+        const char *model = (const char *)gguf__col_text(st, 9);
         /* a model selected is selected with all its shards */
         if (path == NULL || (!gguf__catalog_path_selected(path, sel, n_sel) &&
                              (model == NULL || !gguf__catalog_path_selected(model, sel, n_sel))))
@@ -409,17 +409,17 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
             list = p;
         }
         vfile *vf = &list[n];
-        vf->id = sqlite3_column_int64(st, 0);
-        vf->dev = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-        vf->ino = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-        vf->size = sqlite3_column_int64(st, 4);
-        vf->mtime_ns = sqlite3_column_int64(st, 5);
-        vf->has_header_crc = sqlite3_column_type(st, 6) != SQLITE_NULL;
-        vf->header_crc = sqlite3_column_int64(st, 6);
-        vf->open_flags = (unsigned)sqlite3_column_int64(st, 7);
-        vf->has_crc = sqlite3_column_int(st, 8) != 0;
-        vf->split_count = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1
-                                                                     : sqlite3_column_int64(st, 12);
+        vf->id = gguf__col_int64(st, 0);
+        vf->dev = gguf__col_type(st, 2) == SQLITE_NULL ? -1 : gguf__col_int64(st, 2);
+        vf->ino = gguf__col_type(st, 3) == SQLITE_NULL ? -1 : gguf__col_int64(st, 3);
+        vf->size = gguf__col_int64(st, 4);
+        vf->mtime_ns = gguf__col_int64(st, 5);
+        vf->has_header_crc = gguf__col_type(st, 6) != SQLITE_NULL;
+        vf->header_crc = gguf__col_int64(st, 6);
+        vf->open_flags = (unsigned)gguf__col_int64(st, 7);
+        vf->has_crc = gguf__col_int64(st, 8) != 0;
+        vf->split_count = gguf__col_type(st, 12) == SQLITE_NULL ? -1
+                                                                     : gguf__col_int64(st, 12);
         int nomem = 0;
         vf->path = dup_column(st, 1, &nomem);
         vf->model = dup_column(st, 9, &nomem);
@@ -434,7 +434,7 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
     }
     if (rc == 0 && src != SQLITE_DONE)
         rc = gguf__catalog_db_fail(err, v->db, src, v->cat->path, "reading the catalog");
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     if (rc != 0) {
         free_vfiles(list, n);
         return rc;
@@ -446,15 +446,15 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
 
 /* 1 when the catalog has a files row for path. */
 static int has_row(int *out, verifier *v, const char *path, gguf_error *err) {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(v->db, "SELECT count(*) FROM files WHERE path = ?1", -1, &st, NULL);
+    gguf__stmt *st;
+    int rc = gguf__db_prepare(&st, v->db, "SELECT count(*) FROM files WHERE path = ?1", NULL, 0);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        *out = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+        gguf__bind_text(st, 1, path, -1);
+        rc = gguf__step(st);
+        *out = rc == SQLITE_ROW && gguf__col_int64(st, 0) > 0;
         rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
     }
-    sqlite3_finalize(st);
+    gguf__finalize(st);
     return rc == SQLITE_OK ? 0 : gguf__catalog_db_fail(err, v->db, rc, v->cat->path,
                                                         "reading the catalog");
 }

@@ -1,0 +1,81 @@
+#!/bin/sh
+# make bench-catalog-pg: gguf-catalog into SQLite and into PostgreSQL side by side, on 3,000
+# files (hard links of the corpus files but real/, whose tokenizers' million rows per copy
+# would make this a bench of array_items alone; spread over folders): files per second for a
+# first index and for a second, unchanged one, with each backend, and PostgreSQL's time over
+# SQLite's. The server is started as the tests start it (tests/pg_lib.sh): a Unix socket, no
+# fsync, synchronous_commit off for the indexer (pg.c). Prints figures; asserts nothing.
+#   BENCH_CATALOG_PG_FILES=N   number of files (3000)
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+CATALOG_TOOL="$top_builddir/tools/gguf-catalog"
+CORPUS="$top_srcdir/../shared/corpus"
+N=${BENCH_CATALOG_PG_FILES:-3000}
+[ -x "$CATALOG_TOOL" ] || { echo "bench_catalog_pg: tools/gguf-catalog not built (no SQLite), skipped"; exit 0; }
+[ -f "$CORPUS/MANIFEST.tsv" ] || { echo "bench_catalog_pg: ../shared/corpus absent, skipped"; exit 0; }
+if [ -x "$top_builddir/tools/.libs/gguf-catalog" ] && head -c 2 "$CATALOG_TOOL" | grep -q '#!'; then
+    CATALOG_TOOL="$top_builddir/tools/.libs/gguf-catalog"
+    LD_LIBRARY_PATH="$top_builddir/libgguf/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gguf-bench-catalog-pg.XXXXXX")
+# what tests/pg_lib.sh asks of tests/cli_lib.sh
+skip_all() { echo "bench_catalog_pg: $1, skipped"; exit 0; }
+tap_exit() { rm -rf "$TMP"; }
+trap tap_exit EXIT
+. "$top_srcdir/tests/pg_lib.sh"
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
+# timed NAME CMD...: NAME_s is CMD's wall time in seconds
+timed() {
+    name=$1
+    shift
+    t0=$(now)
+    "$@"
+    eval "${name}_s=$(elapsed "$t0" "$(now)")"
+}
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
+ms() { awk -v t="$1" 'BEGIN { printf "%.0f", t * 1000 }'; }
+
+mkdir "$TMP/src" "$TMP/tree"
+i=0
+for f in $(find "$CORPUS" -name '*.gguf' ! -path '*/real/*' | sort); do
+    i=$((i + 1))
+    cp "$f" "$TMP/src/$(printf %03d $i)-$(basename "$f")"
+done
+k=0
+made=0
+while [ "$made" -lt "$N" ]; do
+    k=$((k + 1))
+    d="$TMP/tree/$(printf %02d $((k % 20)))/set$k"
+    mkdir -p "$(dirname "$d")"
+    cp -al "$TMP/src" "$d"
+    made=$((made + i))
+done
+surplus=$((made - N))
+[ "$surplus" -gt 0 ] && ls "$d" | tail -n "$surplus" | while read -r f; do rm "$d/$f"; done
+files=$(find "$TMP/tree" -type f | wc -l)
+find "$TMP/tree" -type f -exec cat {} + >/dev/null # headers in the page cache
+echo "bench_catalog_pg: $files files ($i corpus files but real/, hard-linked $k times), load $(cut -d' ' -f1-3 /proc/loadavg)"
+pg_createdb bench
+PG=$(pg_url bench)
+LITE="$TMP/catalog.db"
+timed lite1 "$CATALOG_TOOL" --db "$LITE" index -q "$TMP/tree" >"$TMP/l1" 2>&1
+timed pg1 "$CATALOG_TOOL" --db "$PG" index -q "$TMP/tree" >"$TMP/p1" 2>&1
+timed lite2 "$CATALOG_TOOL" --db "$LITE" index -q "$TMP/tree" >"$TMP/l2" 2>&1
+timed pg2 "$CATALOG_TOOL" --db "$PG" index -q "$TMP/tree" >"$TMP/p2" 2>&1
+rows=$("$CATALOG_TOOL" --db "$PG" query --format csv "SELECT (SELECT count(*) FROM kv) + (SELECT count(*)
+ FROM array_items) + (SELECT count(*) FROM tensors) AS n" | tail -n 1 | tr -d '\r')
+printf '  %-20s %12s %12s %8s\n' "" SQLite PostgreSQL "PG/SQLite"
+line() {
+    printf '  %-20s %6s files/s %6s files/s %8s   (%s ms, %s ms)\n' "$1" "$(rate "$files" "$2")" \
+        "$(rate "$files" "$3")" "$(awk -v a="$3" -v b="$2" 'BEGIN { printf "%.2f", a / b }')" \
+        "$(ms "$2")" "$(ms "$3")"
+}
+line "first index" "$lite1_s" "$pg1_s"
+line "unchanged re-index" "$lite2_s" "$pg2_s"
+echo "  rows written per first index: $rows (kv, array_items, tensors)"
+echo "  SQLite:     $(tail -n 1 "$TMP/l1")"
+echo "  PostgreSQL: $(tail -n 1 "$TMP/p1")"

@@ -1,0 +1,131 @@
+/* gguf_catalog_copy: every row of one catalog into another, SQLite or PostgreSQL either way
+ * (the ids kept, so the children still point at their files), in one transaction of the
+ * target, its old rows replaced. PostgreSQL's rows go by COPY (pg.c), and its id sequences
+ * move past the ids copied. */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "catalog/catalog.h"
+
+#ifdef GGUF_HAVE_CATALOG
+
+#include <stdio.h>
+#include <string.h>
+
+/* The tables with rows of their own (file_types is the schema's), with every column. */
+static const struct {
+    const char *name, *columns, *order;
+    int n;
+} tables[] = {
+    {"files",
+     "id, path, dev, ino, size, mtime_ns, version, endian, alignment, data_offset, n_kv, "
+     "n_tensors, header_crc32, open_flags, has_crc, indexed_at, n_params, tensor_bytes, "
+     "dominant_type, split_set, split_no, split_count, indexed_run, changed_run, journal, model, "
+     "etag, last_modified, missing_bytes, kv_bytes_token, kv_bytes_token_swa, swa_window, "
+     "state_bytes",
+     "id", 33},
+    {"kv", "file, position, key, type, elem_type, array_len, int, real, text", "file, position", 9},
+    {"array_items", "file, position, key, idx, int, real, text", "file, position, idx", 7},
+    {"tensors",
+     "file, position, name, type, n_dims, ne0, ne1, ne2, ne3, \"offset\", nbytes, crc32, type_id",
+     "file, position", 13},
+    {"errors",
+     "path, dev, ino, size, mtime_ns, code, error, \"offset\", message, indexed_at, run, journal, "
+     "scope, shard, etag, last_modified",
+     "path, scope", 16},
+    {"runs",
+     "id, kind, started_at, finished_at, paths, seen, indexed, unchanged, broken, skipped, "
+     "walk_errors, removed, broken_sets",
+     "id", 13},
+};
+
+static int copy_table(gguf_catalog *dst, gguf__db *from, const char *src_path, size_t t,
+                      uint64_t *rows, gguf_error *err) {
+    char sql[1024];
+    gguf__stmt *in = NULL, *out = NULL;
+    snprintf(sql, sizeof sql, "DELETE FROM %s", tables[t].name);
+    int rc = gguf__catalog_exec(dst, sql, "emptying a table", err);
+    if (rc != 0)
+        return rc;
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s ORDER BY %s", tables[t].columns, tables[t].name,
+             tables[t].order);
+    int src = gguf__db_prepare(&in, from, sql, NULL, 0);
+    if (src != SQLITE_OK)
+        return gguf__catalog_db_fail(err, from, src, src_path, "reading a table");
+    int n = snprintf(sql, sizeof sql, "INSERT INTO %s (%s) VALUES (", tables[t].name,
+                     tables[t].columns);
+    for (int c = 0; c < tables[t].n; c++)
+        n += snprintf(sql + n, sizeof sql - (size_t)n, "%s?%d", c ? ", " : "", c + 1);
+    snprintf(sql + n, sizeof sql - (size_t)n, ")");
+    src = gguf__db_prepare(&out, dst->db, sql, NULL, 1);
+    if (src != SQLITE_OK) {
+        gguf__finalize(in);
+        return gguf__catalog_db_fail(err, dst->db, src, dst->path, "writing a table");
+    }
+    while (rc == 0 && (src = gguf__step(in)) == SQLITE_ROW) {
+        for (int c = 0; c < tables[t].n; c++) {
+            switch (gguf__col_type(in, c)) {
+            case SQLITE_INTEGER: gguf__bind_int64(out, c + 1, gguf__col_int64(in, c)); break;
+            case SQLITE_FLOAT: gguf__bind_double(out, c + 1, gguf__col_double(in, c)); break;
+            case SQLITE_TEXT: /* a NUL in it: U+FFFD in PostgreSQL, as when indexed */
+                gguf__catalog_bind_bytes(out, c + 1, gguf__col_text(in, c),
+                                         (size_t)gguf__col_bytes(in, c));
+                break;
+            case SQLITE_BLOB:
+                gguf__bind_blob(out, c + 1, gguf__col_blob(in, c), gguf__col_bytes(in, c));
+                break;
+            default: break;
+            }
+        }
+        rc = gguf__catalog_step_done(dst, out, "writing a row", err);
+        (*rows)++;
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = gguf__catalog_db_fail(err, from, src, src_path, "reading a table");
+    gguf__finalize(in);
+    /* PostgreSQL: the rows still waiting for COPY go before the statement is let go */
+    if (rc == 0 && dst->pg) {
+#ifdef GGUF_HAVE_PG
+        src = gguf__pg_flush(dst->db);
+        if (src != SQLITE_OK)
+            rc = gguf__catalog_db_fail(err, dst->db, src, dst->path, "writing a table");
+#endif
+    }
+    gguf__finalize(out);
+    return rc;
+}
+
+int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows, gguf_error *err) {
+    if (src == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no catalog to copy");
+    int rc = gguf__catalog_need_writable(dst, "copy a catalog into it", err);
+    if (rc != 0)
+        return rc;
+    gguf__db *from = src->db != NULL ? src->db : src->ro;
+    if (from == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "catalog %s: not open",
+                          src->path);
+    uint64_t n = 0;
+    rc = gguf__catalog_txn_commit(dst, err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_begin(dst, err);
+    for (size_t t = 0; rc == 0 && t < sizeof tables / sizeof tables[0]; t++)
+        rc = copy_table(dst, from, src->path, t, &n, err);
+    if (rc == 0 && dst->pg)
+        rc = gguf__catalog_exec(dst,
+                                "SELECT setval('files_id_seq', coalesce(max(id), 0) + 1, false)"
+                                " FROM files;"
+                                "SELECT setval('runs_id_seq', coalesce(max(id), 0) + 1, false)"
+                                " FROM runs",
+                                "moving the id sequences", err);
+    if (rc == 0)
+        rc = gguf__catalog_txn_commit(dst, err);
+    else
+        gguf__catalog_txn_rollback(dst);
+    if (rc == 0 && rows != NULL)
+        *rows = n;
+    return rc;
+}
+
+#endif /* GGUF_HAVE_CATALOG */
