@@ -21,6 +21,18 @@ have_corpus || { echo "SKIP: ../shared/corpus is absent"; exit 77; }
 # rows DB SQL: the query's csv
 rows() { "$CATALOG" --db "$1" query --format csv "$2"; }
 
+# ---- a password in the URL never reaches a message (a port nothing listens on) ----
+for u in "postgresql://alice:SECRETPW@127.0.0.1:1/db" \
+    "postgres://127.0.0.1:1/db?user=alice&password=SECRETPW&sslmode=disable"; do
+    "$CATALOG" --db "$u" query "SELECT 1" >/dev/null 2>"$TMP/err"
+    if grep -q "cannot connect" "$TMP/err" && grep -q '\*\*\*' "$TMP/err" &&
+        ! grep -q SECRETPW "$TMP/err"; then
+        ok "the password of $u is not shown"
+    else
+        fail "$u: $(cat "$TMP/err")"
+    fi
+done
+
 # ---- the corpus in SQLite and in PostgreSQL: the same rows ----
 pg_createdb same
 PG=$(pg_url same)

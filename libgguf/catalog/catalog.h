@@ -125,6 +125,9 @@ typedef struct gguf__stmt {
 
 /* url: "postgresql://" or "postgres://" (a libpq connection URI). */
 GGUF_HIDDEN int gguf__db_is_pg_url(const char *url);
+/* A copy of path to show in messages (gguf__free it; NULL: out of memory): a PostgreSQL URL's
+ * password, after "user:" or as a password= parameter, is replaced by "***". */
+GGUF_HIDDEN char *gguf__db_redact(const char *path);
 GGUF_HIDDEN int gguf__db_prepare(gguf__stmt **out, gguf__db *db, const char *lite,
                                  const char *pg, int persistent);
 GGUF_HIDDEN int gguf__db_exec(gguf__db *db, const char *lite, const char *pg);
@@ -220,7 +223,8 @@ struct gguf_catalog {
     gguf__db *db; /* read-write connection; NULL when opened read-only */
     gguf__db *ro; /* read-only connection for user SQL (opened on first query) */
     int pg;       /* a PostgreSQL catalog */
-    char *path;
+    char *path;     /* as messages show it: a URL's password replaced (gguf__db_redact) */
+    char *conninfo; /* as given: what connections are opened with */
     unsigned flags;
     int in_txn;          /* a write transaction is open on db */
     int txn_files;       /* files written in it */

@@ -57,6 +57,7 @@ void gguf_catalog_close(gguf_catalog *cat) {
     gguf__db_close(cat->ro);
     gguf__guard_free(&cat->guard);
     gguf__free(cat->path);
+    gguf__free(cat->conninfo);
     gguf__free(cat);
 }
 
@@ -103,7 +104,10 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
     if (rc != 0)
         return rc;
     gguf_catalog *cat = gguf__calloc(1, sizeof *cat);
-    if (cat == NULL || (cat->path = gguf__strdup(path)) == NULL) {
+    if (cat == NULL || (cat->path = gguf__db_redact(path)) == NULL ||
+        (cat->conninfo = gguf__strdup(path)) == NULL) {
+        if (cat != NULL)
+            gguf__free(cat->path);
         gguf__free(cat);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }

@@ -43,9 +43,12 @@ static void quiet(void *arg, const char *message) {
     (void)message;
 }
 
-int gguf__pg_connect(gguf__db **out, const char *url, const char *as_user, gguf_error *err) {
+/* Connects with conninfo, as as_user (NULL: the URL's user); url is conninfo as messages show
+ * it. */
+static int pg_connect(gguf__db **out, const char *conninfo, const char *url,
+                      const char *as_user, gguf_error *err) {
     char *perr = NULL;
-    PQconninfoOption *opts = PQconninfoParse(url, &perr);
+    PQconninfoOption *opts = PQconninfoParse(conninfo, &perr);
     if (opts == NULL) {
         int rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "catalog %s: %s", url,
                             perr != NULL ? perr : "not a PostgreSQL URL");
@@ -110,6 +113,16 @@ int gguf__pg_connect(gguf__db **out, const char *url, const char *as_user, gguf_
     }
     *out = db;
     return 0;
+}
+
+int gguf__pg_connect(gguf__db **out, const char *conninfo, const char *as_user,
+                     gguf_error *err) {
+    char *url = gguf__db_redact(conninfo); /* for messages */
+    if (url == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    int rc = pg_connect(out, conninfo, url, as_user, err);
+    gguf__free(url);
+    return rc;
 }
 
 void gguf__pg_close(gguf__db *db) {

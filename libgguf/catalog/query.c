@@ -17,7 +17,7 @@ static int open_query_connection(gguf_catalog *cat, gguf_error *err) {
         return 0;
     int rc = 0;
     if (cat->ro == NULL) {
-        rc = gguf__catalog_connect(&cat->ro, cat->path, 1, 0, err);
+        rc = gguf__catalog_connect(&cat->ro, cat->conninfo, 1, 0, err);
         if (rc == 0)
             rc = gguf__catalog_check_readonly(cat->ro, cat->path, err);
     }
