@@ -74,6 +74,14 @@ model hy_v3 hy_v3 llama-spm
 # shellcheck disable=SC2046
 model nemotron_h nemotron_h llama-spm $(llama_graph_opts nemotron_h)
 model minimax-01 minimax-01 llama-spm
+# falcon-h1's layers keep a KV cache and a recurrent state each; kimi-linear's delta attention
+# keeps convolution and head x head states; gemma3n's layers from the 20th read earlier layers'
+# caches
+# shellcheck disable=SC2046
+model falcon-h1 falcon-h1 llama-spm $(llama_graph_opts falcon-h1)
+# shellcheck disable=SC2046
+model kimi-linear kimi-linear llama-spm $(llama_graph_opts kimi-linear)
+model gemma3n-shared gemma3n llama-spm --layers 22
 # a long training context, for --fit
 model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
@@ -106,8 +114,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 106 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 106 it knew"
+[ "$n_known" -ge 114 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 114 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else

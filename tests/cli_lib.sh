@@ -111,15 +111,49 @@ llama_vocab_of() {
     esac
 }
 # llama_graph_opts ARCH: make_llama_model options for the tensors llama.cpp's graph uses where
-# its loader lets them be absent, for tests that build a context (llama-mem): without them the
-# graph dereferences a null tensor. The recurrent layers of the tiny hybrids are among 0-3.
+# its loader lets them be absent, and the keys whose defaults its graph cannot take, for tests
+# that build a context (llama-mem): without them the graph dereferences a null tensor or fails
+# an assertion. The recurrent layers of the tiny hybrids are among 0-3. SCALE: the model's
+# --scale, which widths set here follow.
 llama_graph_opts() {
+    gscale=${2:-1}
     case $1 in
     qwen35 | qwen35moe) echo --opt blk.0.attn_qkv.weight --opt blk.0.attn_gate.weight ;;
+    # the fused interpolations (the graph reads the five separate ones unchecked)
+    rwkv6) echo --opt blk.0.time_mix_lerp_fused.weight --opt blk.1.time_mix_lerp_fused.weight ;;
+    # one token shift: the graph takes the shift state as one embedding wide
+    rwkv6qwen2) echo --set rwkv6qwen2.token_shift_count=u32:1 ;;
+    # and the gate, which the six fused interpolations the plan gives imply
+    arwkv7)
+        echo --set arwkv7.token_shift_count=u32:1 --set arwkv7.attention.gate_lora_rank=u32:32
+        for l in 0 1; do
+            echo --opt "blk.$l.time_mix_g1.weight" --opt "blk.$l.time_mix_g2.weight"
+        done
+        ;;
     qwen3next | granitehybrid | nemotron_h | nemotron_h_moe)
         for l in 0 1 2 3; do
             echo --opt "blk.$l.ssm_conv1d.bias" --opt "blk.$l.ssm_in.weight"
         done
+        ;;
+    falcon-h1) echo --opt blk.0.ssm_conv1d.bias --opt blk.1.ssm_conv1d.bias ;;
+    # sliding layers' heads as wide as the others: the graph shapes every layer's with the latter
+    mimo2 | step35)
+        echo --set "$1.attention.key_length_swa=u32:$((16 * gscale))" \
+            --set "$1.attention.value_length_swa=u32:$((16 * gscale))"
+        ;;
+    # the latent cache's one head: keys the rank and the rope part wide, values the rank
+    kimi-linear | kimi-k3 | bailingmoe3)
+        echo --set "$1.attention.head_count_kv=u32:[0,1]" \
+            --set "$1.attention.key_length=u32:$((48 * gscale))" \
+            --set "$1.attention.value_length=u32:$((32 * gscale))"
+        ;;
+    # no groups: the graph's convolution takes none
+    plamo2) echo --set plamo2.ssm.group_count=u32:0 ;;
+    # layers 2 and 3 read the caches of layers 0 and 1 (sliding, full): the graph needs two
+    # layers with a cache of their own before the sharing ones
+    gemma4)
+        echo --layers 4 --set "gemma4.attention.sliding_window_pattern=bool:[true,false,true,false]" \
+            --set gemma4.attention.shared_kv_layers=u32:2
         ;;
     esac
 }

@@ -149,11 +149,13 @@ static void print_text(const char *path, const gguf_llama_estimate *e) {
     buf[0] = '\0';
     uint64_t state = 0;
     uint32_t n_recr = 0;
+    int cache = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         state += e->layer[il].r + e->layer[il].s;
         n_recr += e->layer[il].r + e->layer[il].s != 0;
+        cache |= e->layer[il].k + e->layer[il].v != 0;
     }
-    if (state && n_recr < e->n_layer)
+    if (state && cache)
         snprintf(buf, sizeof buf, "(KV cache: %" PRIu32 " cells; recurrent state: %" PRIu32
                  " sequence%s, %" PRIu32 " of %" PRIu32 " layers)", e->n_ctx_seq, p->n_seq,
                  CLI_S(p->n_seq), n_recr, e->n_layer);

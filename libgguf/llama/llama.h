@@ -181,6 +181,8 @@ typedef struct gguf__llama_hparams {
     uint32_t n_swa;      /* the window (the architecture's default when the key is absent) */
     uint32_t swa_period; /* the pattern's period, 0 when given per layer or absent */
     uint8_t is_swa[GGUF__LLAMA_MAX_LAYERS];
+    /* the first layer that keeps no cache of its own (n_layer_all when every layer keeps one) */
+    uint32_t n_layer_kv_from_start;
     /* recurrent layers (mamba's ssm, rwkv's wkv) */
     int is_recurrent_model; /* every layer recurrent (llm_arch_is_recurrent) */
     int is_hybrid;          /* some layers recurrent, some attention (llm_arch_is_hybrid) */
@@ -188,6 +190,7 @@ typedef struct gguf__llama_hparams {
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_dt_rank, ssm_n_group, wkv_head_size;
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
+    uint32_t kda_head_dim;      /* kimi's delta-attention heads: kda.head_dim */
     uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS]; /* attention.indexer.types (dots3note) */
     /* deepseek4's attention.compress_ratios: each layer's key/value compression (0: none) */
     uint32_t compress_ratio[GGUF__LLAMA_MAX_LAYERS];

@@ -281,6 +281,7 @@ static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer
     hp->token_shift_count = 2;
     get_u32(&hp->token_shift_count, r, "token_shift_count");
     get_u32(&hp->shortconv_l_cache, r, "shortconv.l_cache");
+    get_u32(&hp->kda_head_dim, r, "kda.head_dim");
     for (uint32_t il = 0; il < layers(hp); il++) {
         switch (rule) {
         case RECR_ALL: hp->is_recr[il] = 1; break;
@@ -334,6 +335,20 @@ static void extra_layers(gguf__llama_hparams *hp, const reader *r) {
         hp->n_layer = real;
         hp->n_head[real] = hp->n_head_kv[real] = 1;
         hp->n_ff[real] = 0;
+    }
+}
+
+/* Layers that read the cache of the last earlier layer of their kind (sliding or full) instead
+ * of keeping one: gemma3n's from layer 20 on, gemma4's last attention.shared_kv_layers. */
+static void read_kv_reuse(gguf__llama_hparams *hp, const reader *r) {
+    hp->n_layer_kv_from_start = hp->n_layer_all;
+    if (strcmp(hp->arch, "gemma3n") == 0 && hp->n_layer_all > 20) {
+        hp->n_layer_kv_from_start = 20;
+    } else if (strcmp(hp->arch, "gemma4") == 0) {
+        uint32_t shared = 0;
+        get_u32(&shared, r, "attention.shared_kv_layers");
+        if (shared <= hp->n_layer_all)
+            hp->n_layer_kv_from_start = hp->n_layer_all - shared;
     }
 }
 
@@ -395,4 +410,5 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     read_recurrent(hp, &r, k);
     read_indexer_types(hp, &r);
     extra_layers(hp, &r);
+    read_kv_reuse(hp, &r);
 }
