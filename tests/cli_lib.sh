@@ -22,6 +22,16 @@ top_builddir=${top_builddir:-$top_srcdir}
 # installed tools and shared library too)
 EDIT="${GGUF_BINDIR:-$top_builddir/tools}/gguf-edit"
 CATALOG_TOOL="${GGUF_BINDIR:-$top_builddir/tools}/gguf-catalog"
+# In a shared build tools/ holds libtool's wrapper scripts, which cost a shell each call (four
+# times the tool's own start): the tests run the programs behind them, with the build's library
+if [ -z "${GGUF_BINDIR:-}" ] && [ -x "$top_builddir/tools/.libs/gguf-edit" ] &&
+    [ -d "$top_builddir/libgguf/.libs" ]; then
+    EDIT="$top_builddir/tools/.libs/gguf-edit"
+    [ -x "$top_builddir/tools/.libs/gguf-catalog" ] &&
+        CATALOG_TOOL="$top_builddir/tools/.libs/gguf-catalog"
+    LD_LIBRARY_PATH="$(cd "$top_builddir/libgguf/.libs" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
 GOLDEN="$top_srcdir/golden"
 CORPUS="$top_srcdir/../shared/corpus"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gguf-cli.XXXXXX")
