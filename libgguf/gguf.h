@@ -905,6 +905,10 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *             for NaN), text (strings; for a UINT64 above INT64_MAX and non-finite floats their
  *             decimal form or 'nan'/'inf'/'-inf'; for arrays of at most array_max elements the
  *             elements as JSON). Keys and strings that are not UTF-8 are stored as BLOBs.
+ *   array_items  file, position (the kv row's), key, idx (from 0), int, real, text: one row
+ *             per element of an array of scalars or strings of at most 2^20 elements, its
+ *             value in the column kv would use. On PostgreSQL a view of array_values (file,
+ *             position, key, and int, real and text as arrays: one row per array).
  *   tensors   file, position, name, type (ggml's name, 'TYPE_<id>' when unknown), type_id,
  *             n_dims, ne0..ne3 (1 beyond n_dims), offset (relative to data_offset), nbytes
  *             (NULL when unknown), crc32 (NULL unless indexed with GGUF_CATALOG_CRC)
@@ -918,8 +922,9 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  *   runs      id, kind ('index' or 'prune'), started_at, finished_at (unix seconds; NULL
  *             while running or when the run failed), paths (a JSON array of the absolute
  *             paths indexed), seen, indexed, unchanged, broken, skipped, walk_errors, removed,
- *             broken_sets (its gguf_catalog_stats). Rows stored before version 4 have NULL
- *             runs. The tensors that changed in the last index run:
+ *             broken_sets (its gguf_catalog_stats), host and pid (the machine, by its
+ *             hostname, and the process that ran it; NULL before version 9). Rows stored
+ *             before version 4 have NULL runs. The tensors that changed in the last index run:
  *               SELECT f.path, t.* FROM tensors t JOIN files f ON f.id = t.file WHERE
  *               f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')
  *   file_types  id, name: llama.cpp's general.file_type ids (15 'Q4_K_M', 32 'BF16', ...)
@@ -945,7 +950,7 @@ GGUF_API int gguf_split_merge_delete(gguf_split_merge_result *res, const char *s
  * verify and query one catalog at once. A gguf_catalog handle is for one thread at a time.
  */
 
-#define GGUF_CATALOG_SCHEMA_VERSION 8
+#define GGUF_CATALOG_SCHEMA_VERSION 9
 
 typedef struct gguf_catalog gguf_catalog;
 
@@ -987,7 +992,8 @@ enum gguf_catalog_index_flags {
 /* What gguf_catalog_index and gguf_catalog_prune tell their caller as they go. */
 enum gguf_catalog_event_kind {
     GGUF_CATALOG_EV_INDEXED = 1,  /* the file was read and stored */
-    GGUF_CATALOG_EV_UNCHANGED,    /* same device, inode, size and mtime: skipped */
+    GGUF_CATALOG_EV_UNCHANGED,    /* same device, inode, size and mtime (a row another
+                                     machine stored: same size and mtime): skipped */
     GGUF_CATALOG_EV_BROKEN,       /* not GGUF, or refused by the reader: stored in errors */
     GGUF_CATALOG_EV_SKIPPED,      /* a symbolic link not followed, or a special file */
     GGUF_CATALOG_EV_WALK_ERROR,   /* an argument or folder that cannot be read (not stored) */

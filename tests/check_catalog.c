@@ -522,6 +522,29 @@ static const char schema_v7[] =
 /* a file cut short */
 static const char data_v7[] = "UPDATE files SET missing_bytes = 0;";
 
+/* what a model needs in memory */
+static const char schema_v8[] =
+    "ALTER TABLE files ADD COLUMN kv_bytes_token INTEGER;"
+    "ALTER TABLE files ADD COLUMN kv_bytes_token_swa INTEGER;"
+    "ALTER TABLE files ADD COLUMN swa_window INTEGER;"
+    "ALTER TABLE files ADD COLUMN state_bytes INTEGER;"
+    "DROP VIEW models;"
+    "CREATE VIEW models AS SELECT *,"
+    " CASE WHEN n_params > 0 THEN tensor_bytes * 8.0 / n_params END AS bits_per_weight"
+    " FROM (" MODELS_V5_COLUMNS ","
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g"
+    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes,"
+    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g"
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END"
+    "  AS partial,"
+    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa,"
+    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence"
+    MODELS_V5_ROWS ");"
+    "PRAGMA user_version = 8;";
+
+/* a model's KV figures */
+static const char data_v8[] = "UPDATE files SET kv_bytes_token = NULL;";
+
 /* an array's element */
 static const char data_v6[] =
     "INSERT INTO array_items VALUES (1, 6, 'tokenizer.ggml.tokens', 0, NULL, NULL, '<s>');";
@@ -614,14 +637,17 @@ static void check_migrated(gguf_catalog *cat, int from) {
     ck_assert_str_eq(qtext(cat, "SELECT round(bits_per_weight, 4) || '|' ||"
                                 " coalesce(kv_bytes_per_token, 'null') FROM models WHERE file = 1"),
                      "4.5275|null");
+    /* version 9: old runs have no machine or process */
+    ck_assert_int_eq(qint(cat, "SELECT count(*) FROM runs WHERE host IS NULL AND pid IS NULL"),
+                     (from >= 4) + (from >= 5));
 }
 
 START_TEST(migrates_from_every_older_version) {
     static const char *const schemas[] = {schema_v1, schema_v2, schema_v3, schema_v4, schema_v5,
-                                          schema_v6, schema_v7};
+                                          schema_v6, schema_v7, schema_v8};
     static const char *const data[] = {data_v1, data_v2, data_v3, data_v4, data_v5, data_v6,
-                                       data_v7};
-    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 8); /* add the new old version here */
+                                       data_v7, data_v8};
+    ck_assert_int_eq(GGUF_CATALOG_SCHEMA_VERSION, 9); /* add the new old version here */
     make_dir();
     gguf_catalog *fresh = open_cat(at("fresh.db"), 0);
     char *want = schema_of(fresh);
@@ -1274,7 +1300,7 @@ START_TEST(queries_cannot_reach_outside_the_catalog) {
     /* what only reads runs: reporting PRAGMAs, also as table-valued functions */
     ck_assert_str_eq(qtext(cat, "SELECT group_concat(name, ' ') FROM pragma_table_info('runs')"),
                      "id kind started_at finished_at paths seen indexed unchanged broken skipped "
-                     "walk_errors removed broken_sets");
+                     "walk_errors removed broken_sets host pid");
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_index_list('kv')"), 3);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM pragma_table_info('models')"), 25);
     ck_assert_int_eq(query(cat, "PRAGMA table_info(files)")->n, 33);

@@ -1,13 +1,16 @@
-#!/bin/sh
+#!/bin/bash
 # gguf-catalog on PostgreSQL (a real server: tests/pg_lib.sh), beside SQLite.
 #  - the corpus indexed into SQLite and into PostgreSQL gives the same rows: every column of
 #    files, models, kv, tensors, errors and runs, array_items by file and key, and the
 #    catalog tests' own queries, byte for byte in csv;
 #  - user SQL runs as the reader role, and PostgreSQL itself refuses writes, COPY ... TO
 #    PROGRAM, pg_read_file, dblink, SET ROLE and a query past --timeout, with clear messages;
-#  - four indexers at once over overlapping folders, two of them stopped (SIGKILL) at a point
-#    they reach (GGUF_TEST_PAUSE: they wait there on a FIFO) and started again: every file is
-#    stored exactly once, every run is recorded, and the rows are those of one SQLite index;
+#  - four indexers at once over overlapping folders and URL lists (nginx or lighttpd:
+#    tests/http_lib.sh), two of them stopped (SIGKILL) at a point they reach
+#    (GGUF_TEST_PAUSE: they wait there on a FIFO) and started again: every file is stored
+#    exactly once, every run is recorded, and the rows are those of one SQLite index;
+#  - a file another machine stored is unchanged for this one when its size and mtime are
+#    (device and inode numbers are each machine's own);
 #  - export copies a SQLite catalog into PostgreSQL and back: row counts and a checksum of
 #    every table match.
 # Skips (77) without the corpus, libpq in the build, or a PostgreSQL server to start.
@@ -16,6 +19,14 @@
 CATALOG="$CATALOG_TOOL"
 [ -x "$CATALOG" ] || skip_all "tools/gguf-catalog not built (no SQLite)"
 have_corpus || { echo "SKIP: ../shared/corpus is absent"; exit 77; }
+# URLs for the indexers, when this build reads them and an HTTP server is installed
+with_urls=""
+if ! "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support" &&
+    { command -v nginx || command -v lighttpd || [ -x /usr/sbin/nginx ] ||
+        [ -x /usr/sbin/lighttpd ]; } >/dev/null; then
+    . "$(dirname "$0")/http_lib.sh"
+    with_urls=1
+fi
 . "$(dirname "$0")/pg_lib.sh"
 
 # rows DB SQL: the query's csv
@@ -128,8 +139,10 @@ for cmd in "verify $CORPUS/synth" prune schema; do
     st_lite=$?
     "$CATALOG" --db "$PG" $cmd >"$TMP/pg.out" 2>&1
     st_pg=$?
-    if [ "$cmd" = schema ]; then # the types are each database's own
+    if [ "$cmd" = schema ]; then # the types are each database's own; PostgreSQL's
+        # array_items is a view (of array_values, an array a row) with the table's columns
         sed -i 's/  *[A-Z][A-Z ]*$//' "$TMP/lite.out" "$TMP/pg.out"
+        sed -i 's/^array_items (view)/array_items (table)/' "$TMP/pg.out"
     fi
     [ $st_lite = $st_pg ] && cmp -s "$TMP/lite.out" "$TMP/pg.out" && ok ||
         fail "$cmd: SQLite ($st_lite) and PostgreSQL ($st_pg) differ: $(diff "$TMP/lite.out" "$TMP/pg.out" | head -c 400)"
@@ -196,30 +209,44 @@ C=$CORPUS
 mkfifo "$TMP/pa" "$TMP/pa.go" "$TMP/pb" "$TMP/pb.go"
 # every folder of the corpus but real/ (its tokenizers' million rows are the first part's)
 NOT_REAL="path NOT LIKE '%/corpus/real/%'"
+# URL lists (the same corpus files, named by URL: rows of their own): A's, B's, C's and D's
+# overlap, and SQLite's reference indexes them all
+: >"$TMP/ua" >"$TMP/ub" >"$TMP/uc" >"$TMP/ud"
+if [ -n "$with_urls" ]; then
+    for f in "$C"/be/*.gguf; do echo "$U/files/be/${f##*/}"; done >"$TMP/url.be"
+    for f in "$C"/v1v2/*.gguf; do echo "$U/files/v1v2/${f##*/}"; done >"$TMP/url.v1v2"
+    cp "$TMP/url.be" "$TMP/ua"
+    cat "$TMP/url.v1v2" "$TMP/url.be" >"$TMP/ub"
+    cp "$TMP/url.v1v2" "$TMP/uc"
+    cat "$TMP/url.be" "$TMP/url.v1v2" >"$TMP/ud"
+    "$CATALOG" --db "$LITE" index -q --urls "$TMP/ud" 2>"$TMP/err" && ok || fail "index the URLs into SQLite: $(head -c 300 "$TMP/err")"
+else
+    skip "URL lists" "this build reads no URLs, or no nginx or lighttpd is installed"
+fi
 # A and B stop inside the transaction of their 3rd and 5th file (the schema made by one of
 # them, the other waiting for it), and are killed there; C and D run meanwhile, and wait for
 # the rows A and B hold
 GGUF_TEST_PAUSE_AT=catalog-file-stored#3 GGUF_TEST_PAUSE_FIFO="$TMP/pa" \
-    "$CATALOG" --db "$PAR" index -q "$C/synth" "$C/models" >/dev/null 2>"$TMP/a.err" &
+    "$CATALOG" --db "$PAR" index -q --urls "$TMP/ua" "$C/synth" "$C/models" >/dev/null 2>"$TMP/a.err" &
 pid_a=$!
 GGUF_TEST_PAUSE_AT=catalog-file-stored#5 GGUF_TEST_PAUSE_FIFO="$TMP/pb" \
-    "$CATALOG" --db "$PAR" index -q "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/b.err" &
+    "$CATALOG" --db "$PAR" index -q --urls "$TMP/ub" "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/b.err" &
 pid_b=$!
 read -r what_a at_a <"$TMP/pa"
 read -r what_b at_b <"$TMP/pb"
 [ "$at_a" = "$pid_a" ] && [ "$at_b" = "$pid_b" ] && ok || fail "the indexers did not stop where asked: $what_a $at_a, $what_b $at_b"
-"$CATALOG" --db "$PAR" index -q "$C/bad" "$C/v1v2" "$C/be" "$C/synth" >/dev/null 2>"$TMP/c.err" &
+"$CATALOG" --db "$PAR" index -q --urls "$TMP/uc" "$C/bad" "$C/v1v2" "$C/be" "$C/synth" >/dev/null 2>"$TMP/c.err" &
 pid_c=$!
-"$CATALOG" --db "$PAR" index -q "$C/synth" "$C/v1v2" "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/d.err" &
+"$CATALOG" --db "$PAR" index -q --urls "$TMP/ud" "$C/synth" "$C/v1v2" "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/d.err" &
 pid_d=$!
 kill -9 "$pid_a" "$pid_b"
 wait "$pid_a"
 wait "$pid_b"
 wait "$pid_c" && ok || fail "indexer C: $(head -c 300 "$TMP/c.err")"
 wait "$pid_d" && ok || fail "indexer D: $(head -c 300 "$TMP/d.err")"
-"$CATALOG" --db "$PAR" index -q "$C/synth" "$C/models" >/dev/null 2>"$TMP/a.err" &
+"$CATALOG" --db "$PAR" index -q --urls "$TMP/ua" "$C/synth" "$C/models" >/dev/null 2>"$TMP/a.err" &
 pid_a=$!
-"$CATALOG" --db "$PAR" index -q "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/b.err"
+"$CATALOG" --db "$PAR" index -q --urls "$TMP/ub" "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/b.err"
 st_b=$?
 wait "$pid_a" && [ $st_b -eq 0 ] && ok || fail "indexers A and B again: $(head -c 300 "$TMP/a.err") $(head -c 300 "$TMP/b.err")"
 v=$(rows "$PAR" "SELECT (SELECT count(*) FROM files) || ' ' || (SELECT count(DISTINCT path) FROM files)
@@ -246,6 +273,37 @@ same_rows "four indexers: tensors" "SELECT path, t.position, t.name, t.type, t.\
 same_rows "four indexers: errors" "SELECT path, scope, code, message FROM errors WHERE $NOT_REAL
  ORDER BY path, scope"
 PG=$PG_SAVED
+
+# ---- another machine sees the files another machine stored as unchanged ----
+# Machine B is this one in a mount namespace, where a tmpfs over the share holds copies with
+# the same sizes and mtimes (other device and inode numbers, as another machine's mount of a
+# share has), and a UTS namespace with another hostname. In the mount namespace alone (this
+# machine, a file replaced by a copy) every file is read again.
+if [ "$(id -u)" != 0 ] || ! unshare --mount --uts true 2>/dev/null; then
+    skip "another machine" "needs root and unshare (mount and UTS namespaces)"
+else
+    pg_createdb hosts
+    H=$(pg_url hosts)
+    mkdir "$TMP/share"
+    cp -a "$C/be/." "$C/v1v2/." "$TMP/share/"
+    cp -a "$TMP/share" "$TMP/share.b"
+    n=$(find "$TMP/share" -name "*.gguf" | wc -l)
+    "$CATALOG" --db "$H" index -q "$TMP/share" 2>"$TMP/err" && ok || fail "index on machine A: $(head -c 300 "$TMP/err")"
+    # on_b [HOSTNAME]: index the share as machine B (HOSTNAME given) or as this machine (none)
+    on_b() {
+        unshare --mount ${1:+--uts} sh -c 'mount -t tmpfs gguf-test "$1" && cp -a "$2/." "$1/" &&
+            { [ -z "$3" ] || hostname "$3"; } && shift 3 && exec "$@"' sh \
+            "$TMP/share" "$TMP/share.b" "${1:-}" "$CATALOG" --db "$H" index -q "$TMP/share" 2>"$TMP/err"
+    }
+    on_b gguf-test-machine-b && ok || fail "index on machine B: $(head -c 300 "$TMP/err")"
+    v=$(rows "$H" "SELECT indexed || ' ' || unchanged || ' ' || host FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d '\r')
+    [ "$v" = "0 $n gguf-test-machine-b" ] && ok || fail "machine B: indexed, unchanged, host: $v (want 0 $n gguf-test-machine-b)"
+    on_b && ok || fail "index from another mount on machine A: $(head -c 300 "$TMP/err")"
+    v=$(rows "$H" "SELECT indexed || ' ' || unchanged || ' ' || host FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d '\r')
+    [ "$v" = "$n 0 $(hostname)" ] && ok || fail "another mount on machine A: indexed, unchanged, host: $v (want $n 0 $(hostname))"
+    v=$(rows "$H" "SELECT count(*) || ' ' || count(DISTINCT pid) FROM runs WHERE pid > 0" | tail -n 1 | tr -d '\r')
+    [ "$v" = "3 3" ] && ok || fail "runs with their processes: $v (want 3 3)"
+fi
 
 # two indexers meet on a new file: B finds no row (A's is not committed) and waits on A's
 # insert; A commits; B's insert becomes an update of A's row, whose kv and tensors rows B

@@ -21,12 +21,16 @@ fi
 PGDIR=$(mktemp -d /tmp/gguf-pg.XXXXXX)
 chmod 755 "$PGDIR"
 [ -n "$pg_as" ] && chown postgres "$PGDIR"
+# at exit, after the server: the cleanup of an HTTP server started before (tests/http_lib.sh),
+# else the TAP lib's
+pg_then=tap_exit
+command -v http_cleanup >/dev/null 2>&1 && pg_then=http_cleanup
 pg_cleanup() {
     status=$?
     $pg_as "$PG_BIN/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >/dev/null 2>&1
     rm -rf "$PGDIR"
     (exit $status)
-    tap_exit
+    $pg_then
 }
 trap pg_cleanup EXIT
 if ! $pg_as "$PG_BIN/initdb" -D "$PGDIR/data" -U postgres -A trust -E UTF8 --no-locale \

@@ -144,6 +144,18 @@ GGUF_HIDDEN void gguf__bind_text_copy(gguf__stmt *st, int col, const char *s, in
 /* Bytes that are not UTF-8 (or hold a NUL): a BLOB in SQLite; in PostgreSQL a text whose
  * invalid bytes (and NULs) read U+FFFD, since its text columns hold UTF-8 only. */
 GGUF_HIDDEN void gguf__bind_blob(gguf__stmt *st, int col, const void *p, int n);
+/* PostgreSQL: an array literal ("{...}") built element by element from what a statement's
+ * parameter holds, for a column of an array type. */
+typedef struct gguf__db_array {
+    gguf__buf lit;
+    uint64_t n, n_values; /* elements, and those not NULL */
+} gguf__db_array;
+/* Appends parameter col of st as bound (NULL when unbound) as the next element of a, and
+ * unbinds it. */
+GGUF_HIDDEN void gguf__db_array_add(gguf__db_array *a, gguf__stmt *st, int col);
+/* Binds a's literal to parameter col of st (NULL when no element had a value), and empties a
+ * for the next array. Returns SQLITE_NOMEM when a's memory ran out. */
+GGUF_HIDDEN int gguf__db_array_bind(gguf__stmt *st, int col, gguf__db_array *a);
 GGUF_HIDDEN int gguf__step(gguf__stmt *st);
 /* Steps to the end, rows ignored, and resets. PostgreSQL: sent without waiting, its result read
  * at the next statement with rows or the commit. */
@@ -234,6 +246,7 @@ struct gguf_catalog {
     uint64_t max_memory;
     gguf__guard guard;
     const gguf_open_options *url; /* gguf_catalog_set_url_options (borrowed), or NULL */
+    gguf__db_array items[3]; /* PostgreSQL: an array's int, real and text values (store.c) */
 };
 
 /* ---- db.c ---- */
@@ -305,9 +318,15 @@ GGUF_HIDDEN int gguf__catalog_bind_bytes(gguf__stmt *st, int col, const char *s,
  * text); arrays of at most array_max elements as JSON, built in json. */
 GGUF_HIDDEN int gguf__catalog_bind_kv(gguf__stmt *st, const gguf_file *f, size_t i,
                                       uint64_t array_max, gguf__buf *json, gguf_error *err);
-/* A scalar or string value into columns 7..9 (int, real, text) of an insert, as the kv insert
- * has them. */
+/* The columns of a value in the kv and array_items inserts. */
+enum { GGUF__COL_INT = 7, GGUF__COL_REAL, GGUF__COL_TEXT };
+/* A scalar or string value into columns GGUF__COL_INT..GGUF__COL_TEXT (int, real, text) of an
+ * insert, as the kv insert has them. */
 GGUF_HIDDEN void gguf__catalog_bind_scalar(gguf__stmt *st, const gguf_value *v);
+/* PostgreSQL: the array gathered in cat->items (gguf__db_array_add of columns GGUF__COL_INT..
+ * GGUF__COL_TEXT), its file, position and key bound to st (GGUF__ST_ITEM_INSERT), stored as
+ * one array_values row. */
+GGUF_HIDDEN int gguf__catalog_store_array(gguf_catalog *cat, gguf__stmt *st, gguf_error *err);
 /* Tensor i of f into the tensor insert (columns 3..13); crc < 0: none. */
 GGUF_HIDDEN void gguf__catalog_bind_tensor(gguf__stmt *st, const gguf_file *f, size_t i,
                                            int64_t crc);
@@ -323,6 +342,8 @@ typedef struct gguf__known {
     uint8_t is_error;
     uint8_t retry;   /* an error that may pass next time (I/O, memory): never skipped */
     uint8_t journal; /* a gguf_journal_state */
+    /* stored by a run of another machine: its device and inode numbers are that machine's */
+    uint8_t other_host;
 } gguf__known;
 
 typedef struct gguf__known_set {
@@ -476,7 +497,10 @@ GGUF_HIDDEN int gguf__index_urls(gguf__indexer *x, char *const *urls, size_t n,
 
 /* ---- runs.c ---- */
 
-/* Adds a runs row ('index' or 'prune', the paths as a JSON array) and commits it. */
+/* This machine's name (gethostname), as runs.host records it. Returns 0, or -1 without one. */
+GGUF_HIDDEN int gguf__catalog_host(char *buf, size_t size);
+/* Adds a runs row ('index' or 'prune', the paths as a JSON array, this machine and process)
+ * and commits it. */
 GGUF_HIDDEN int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind,
                                 char *const *paths, size_t n_paths, gguf_error *err);
 /* Sets the run's counts and finished_at (in the open transaction, or its own). */

@@ -10,6 +10,7 @@
 
 #ifdef GGUF_HAVE_CATALOG
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,15 +37,67 @@ static const struct {
      "path, scope", 16},
     {"runs",
      "id, kind, started_at, finished_at, paths, seen, indexed, unchanged, broken, skipped, "
-     "walk_errors, removed, broken_sets",
-     "id", 13},
+     "walk_errors, removed, broken_sets, host, pid",
+     "id", 15},
 };
+
+/* Column c of in's row into parameter col of out. */
+static void bind_cell(gguf__stmt *out, int col, gguf__stmt *in, int c) {
+    switch (gguf__col_type(in, c)) {
+    case SQLITE_INTEGER: gguf__bind_int64(out, col, gguf__col_int64(in, c)); break;
+    case SQLITE_FLOAT: gguf__bind_double(out, col, gguf__col_double(in, c)); break;
+    case SQLITE_TEXT: /* a NUL in it: U+FFFD in PostgreSQL, as when indexed */
+        gguf__catalog_bind_bytes(out, col, gguf__col_text(in, c), (size_t)gguf__col_bytes(in, c));
+        break;
+    case SQLITE_BLOB: gguf__bind_blob(out, col, gguf__col_blob(in, c), gguf__col_bytes(in, c)); break;
+    default: break;
+    }
+}
+
+/* array_items (file, position, key, idx, int, real, text, by file, position and idx) into
+ * PostgreSQL's array_values: an array's rows gathered into one, as an index run stores it. */
+static int copy_arrays(gguf_catalog *dst, gguf__stmt *in, const char *src_path, uint64_t *rows,
+                       gguf_error *err) {
+    gguf__stmt *out;
+    int rc = gguf__catalog_stmt(&out, dst, GGUF__ST_ITEM_INSERT, err), src = SQLITE_OK;
+    int64_t file = 0, position = 0, n = 0;
+    while (rc == 0 && (src = gguf__step(in)) == SQLITE_ROW) {
+        int64_t f = gguf__col_int64(in, 0), p = gguf__col_int64(in, 1);
+        if (n > 0 && (f != file || p != position)) {
+            rc = gguf__catalog_store_array(dst, out, err);
+            n = 0;
+        }
+        if (rc == 0 && gguf__col_int64(in, 3) != n)
+            rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                            "catalog %s: array_items of file %" PRId64 ", position %" PRId64
+                            ": element %" PRId64 " follows %" PRId64 " elements",
+                            src_path, f, p, gguf__col_int64(in, 3), n);
+        if (rc != 0)
+            break;
+        file = f;
+        position = p;
+        n++;
+        for (int c = 0; c < 3; c++)
+            bind_cell(out, c + 1, in, c);
+        for (int c = 0; c < 3; c++) {
+            bind_cell(out, GGUF__COL_INT + c, in, 4 + c);
+            gguf__db_array_add(&dst->items[c], out, GGUF__COL_INT + c);
+        }
+        (*rows)++;
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        return gguf__catalog_db_fail(err, in->db, src, src_path, "reading a table");
+    if (rc == 0 && n > 0)
+        rc = gguf__catalog_store_array(dst, out, err);
+    return rc;
+}
 
 static int copy_table(gguf_catalog *dst, gguf__db *from, const char *src_path, size_t t,
                       uint64_t *rows, gguf_error *err) {
     char sql[1024];
     gguf__stmt *in = NULL, *out = NULL;
-    snprintf(sql, sizeof sql, "DELETE FROM %s", tables[t].name);
+    int arrays = dst->pg && strcmp(tables[t].name, "array_items") == 0;
+    snprintf(sql, sizeof sql, "DELETE FROM %s", arrays ? "array_values" : tables[t].name);
     int rc = gguf__catalog_exec(dst, sql, "emptying a table", err);
     if (rc != 0)
         return rc;
@@ -53,6 +106,11 @@ static int copy_table(gguf_catalog *dst, gguf__db *from, const char *src_path, s
     int src = gguf__db_prepare(&in, from, sql, NULL, 0);
     if (src != SQLITE_OK)
         return gguf__catalog_db_fail(err, from, src, src_path, "reading a table");
+    if (arrays) {
+        rc = copy_arrays(dst, in, src_path, rows, err);
+        gguf__finalize(in);
+        return rc;
+    }
     int n = snprintf(sql, sizeof sql, "INSERT INTO %s (%s) VALUES (", tables[t].name,
                      tables[t].columns);
     for (int c = 0; c < tables[t].n; c++)
@@ -64,20 +122,8 @@ static int copy_table(gguf_catalog *dst, gguf__db *from, const char *src_path, s
         return gguf__catalog_db_fail(err, dst->db, src, dst->path, "writing a table");
     }
     while (rc == 0 && (src = gguf__step(in)) == SQLITE_ROW) {
-        for (int c = 0; c < tables[t].n; c++) {
-            switch (gguf__col_type(in, c)) {
-            case SQLITE_INTEGER: gguf__bind_int64(out, c + 1, gguf__col_int64(in, c)); break;
-            case SQLITE_FLOAT: gguf__bind_double(out, c + 1, gguf__col_double(in, c)); break;
-            case SQLITE_TEXT: /* a NUL in it: U+FFFD in PostgreSQL, as when indexed */
-                gguf__catalog_bind_bytes(out, c + 1, gguf__col_text(in, c),
-                                         (size_t)gguf__col_bytes(in, c));
-                break;
-            case SQLITE_BLOB:
-                gguf__bind_blob(out, c + 1, gguf__col_blob(in, c), gguf__col_bytes(in, c));
-                break;
-            default: break;
-            }
-        }
+        for (int c = 0; c < tables[t].n; c++)
+            bind_cell(out, c + 1, in, c);
         rc = gguf__catalog_step_done(dst, out, "writing a row", err);
         (*rows)++;
     }

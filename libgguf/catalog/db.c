@@ -94,6 +94,10 @@ static const char *const stmt_pg[GGUF__ST_COUNT] = {
     [GGUF__ST_TENSOR_INSERT] = "INSERT INTO tensors (file, position, name, type, type_id, n_dims, "
                                "ne0, ne1, ne2, ne3, \"offset\", nbytes, crc32) VALUES "
                                "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    /* one row per array: ?7, ?8 and ?9 are array literals (gguf__db_array) */
+    [GGUF__ST_ITEM_INSERT] = "INSERT INTO array_values (file, position, key, int, real, text) "
+                             "VALUES (?1, ?2, ?3, ?7, ?8, ?9)",
+    [GGUF__ST_ITEM_DELETE] = "DELETE FROM array_values WHERE file = ?1",
 };
 
 /* ---- the seam ---- */
@@ -276,6 +280,50 @@ void gguf__bind_blob(gguf__stmt *st, int col, const void *p, int n) {
     st->is_set[col - 1] = 1;
     if (col > st->n_params)
         st->n_params = col;
+}
+
+void gguf__db_array_add(gguf__db_array *a, gguf__stmt *st, int col) {
+    gguf__buf *b = &a->lit;
+    gguf__buf_add(b, a->n == 0 ? "{" : ",", 1);
+    a->n++;
+    if (col < 1 || col > GGUF__DB_MAX_PARAMS || !st->is_set[col - 1]) {
+        gguf__buf_add(b, "NULL", 4);
+        return;
+    }
+    /* every element quoted: numbers too, so that "NULL" or an empty string stays a string */
+    const gguf__buf *p = &st->param[col - 1];
+    const char *v = (const char *)p->data;
+    size_t n = p->len - 1, from = 0;
+    gguf__buf_add(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] != '"' && v[i] != '\\')
+            continue;
+        gguf__buf_add(b, v + from, i - from);
+        gguf__buf_add(b, "\\", 1);
+        from = i;
+    }
+    gguf__buf_add(b, v + from, n - from);
+    gguf__buf_add(b, "\"", 1);
+    a->n_values++;
+    if (p->failed)
+        b->failed = 1;
+    st->is_set[col - 1] = 0;
+}
+
+int gguf__db_array_bind(gguf__stmt *st, int col, gguf__db_array *a) {
+    gguf__buf_add(&a->lit, "}", 1);
+    int rc = a->lit.failed ? SQLITE_NOMEM : SQLITE_OK;
+    if (rc == SQLITE_OK && a->n_values > 0)
+        gguf__bind_text_copy(st, col, (const char *)a->lit.data, (int)a->lit.len);
+    else
+        gguf__bind_null(st, col);
+    if (rc == SQLITE_OK && st->lite == NULL && col >= 1 && col <= GGUF__DB_MAX_PARAMS &&
+        st->param[col - 1].failed)
+        rc = SQLITE_NOMEM;
+    a->lit.len = 0;
+    a->lit.failed = 0;
+    a->n = a->n_values = 0;
+    return rc;
 }
 
 int gguf__step(gguf__stmt *st) {

@@ -26,9 +26,11 @@ unsigned gguf__index_open_flags(const gguf__indexer *x) {
 int gguf__index_unchanged(const gguf__indexer *x, const gguf__known *k, const gguf__file_id *id) {
     if (k == NULL || (x->opt.flags & GGUF_CATALOG_FORCE))
         return 0;
-    int same = k->dev == (id->has_stat ? id->dev : -1) &&
-               k->ino == (id->has_stat ? id->ino : -1) && k->size == id->size &&
-               k->mtime_ns == id->mtime_ns;
+    /* Another machine sees other device numbers for the same share, and may see other
+     * inodes: its row is unchanged here by its size and mtime alone (rsync's quick check). */
+    int same_inode = k->other_host || (k->dev == (id->has_stat ? id->dev : -1) &&
+                                       k->ino == (id->has_stat ? id->ino : -1));
+    int same = same_inode && k->size == id->size && k->mtime_ns == id->mtime_ns;
     int want_crc = (x->opt.flags & GGUF_CATALOG_CRC) != 0;
     return same && (k->is_error ? !k->retry : (!want_crc || k->has_crc));
 }

@@ -85,12 +85,18 @@ int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets, gguf_erro
         rows = 0;
     if (gguf__hashset_init(&ks->index, rows > 0 ? (size_t)rows : 64) != 0)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    /* query 0 gives files (is_error 0), the others errors */
+    /* query 0 gives files (is_error 0), the others errors; each with the machine that ran
+     * the run that stored it */
     static const char *const sql[3] = {
-        "SELECT path, dev, ino, size, mtime_ns, has_crc, 0, journal FROM files",
-        "SELECT path, dev, ino, size, mtime_ns, 0, code, journal FROM errors WHERE scope = 'file'",
-        "SELECT path, NULL, NULL, 0, 0, 0, code, NULL FROM errors WHERE scope = 'set'",
+        "SELECT f.path, f.dev, f.ino, f.size, f.mtime_ns, f.has_crc, 0, f.journal, r.host"
+        " FROM files f LEFT JOIN runs r ON r.id = f.indexed_run",
+        "SELECT e.path, e.dev, e.ino, e.size, e.mtime_ns, 0, e.code, e.journal, r.host"
+        " FROM errors e LEFT JOIN runs r ON r.id = e.run WHERE e.scope = 'file'",
+        "SELECT path, NULL, NULL, 0, 0, 0, code, NULL, NULL FROM errors WHERE scope = 'set'",
     };
+    char host[256];
+    if (gguf__catalog_host(host, sizeof host) != 0)
+        host[0] = '\0';
     for (int q = sets ? 2 : 0; q < (sets ? 3 : 2); q++) {
         gguf__stmt *st;
         int rc = gguf__db_prepare(&st, cat->db, sql[q], NULL, 0);
@@ -110,6 +116,8 @@ int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets, gguf_erro
                 .retry = (uint8_t)(q > 0 && gguf__known_retry_code(gguf__col_int64(st, 6))),
                 .journal = (uint8_t)journal_state(gguf__col_text(st, 7)),
             };
+            const char *by = gguf__col_text(st, 8);
+            k.other_host = (uint8_t)(by != NULL && strcmp(by, host) != 0);
             if (gguf__known_put(ks, path, &k) != 0) {
                 gguf__finalize(st);
                 return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");

@@ -56,6 +56,8 @@ void gguf_catalog_close(gguf_catalog *cat) {
     }
     gguf__db_close(cat->ro);
     gguf__guard_free(&cat->guard);
+    for (int i = 0; i < 3; i++)
+        gguf__buf_free(&cat->items[i].lit);
     gguf__free(cat->path);
     gguf__free(cat->conninfo);
     gguf__free(cat);

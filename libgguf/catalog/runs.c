@@ -1,5 +1,5 @@
 /* The runs table: every index or prune run leaves a row with its paths, when it started and
- * finished, and its counts, so that "what changed in the last run" is a query
+ * finished, the machine and process that ran it, and its counts, so that "what changed in the last run" is a query
  * (files.changed_run, files.indexed_run and errors.run point here). A run stopped by an error
  * keeps finished_at NULL. */
 #define _GNU_SOURCE
@@ -12,6 +12,14 @@
 
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+int gguf__catalog_host(char *buf, size_t size) {
+    if (gethostname(buf, size) != 0)
+        return -1;
+    buf[size - 1] = '\0';
+    return buf[0] != '\0' ? 0 : -1;
+}
 
 int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *const *paths,
                     size_t n_paths, gguf_error *err) {
@@ -31,9 +39,10 @@ int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *cons
     int rc = gguf__catalog_txn_begin(cat, err);
     if (rc == 0) {
         int src = gguf__db_prepare(&st, cat->db,
-                                   "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)",
-                                   "INSERT INTO runs (kind, started_at, paths) VALUES (?1, ?2, ?3)"
-                                   " RETURNING id",
+                                   "INSERT INTO runs (kind, started_at, paths, host, pid)"
+                                   " VALUES (?1, ?2, ?3, ?4, ?5)",
+                                   "INSERT INTO runs (kind, started_at, paths, host, pid)"
+                                   " VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
                                    0);
         if (src != SQLITE_OK)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");
@@ -43,6 +52,10 @@ int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *cons
         gguf__bind_int64(st, 2, (int64_t)time(NULL));
         if (n_paths > 0)
             gguf__bind_text(st, 3, (const char *)json.data, (int)json.len);
+        char host[256];
+        if (gguf__catalog_host(host, sizeof host) == 0)
+            gguf__catalog_bind_bytes(st, 4, host, strlen(host));
+        gguf__bind_int64(st, 5, (int64_t)getpid());
         int src = gguf__step_done(st);
         if (src != SQLITE_DONE)
             rc = gguf__catalog_db_fail(err, cat->db, src, cat->path, "recording a run");

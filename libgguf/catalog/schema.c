@@ -33,6 +33,12 @@
  *            kv_bytes_per_token, kv_bytes_per_token_swa, sliding_window and
  *            state_bytes_per_sequence.
  *            Files stored before get theirs when they are read again (index --force).
+ * Version 9: runs.host and runs.pid (the machine and process of each index or prune run: a
+ *            row another machine stored is unchanged there when its path, size and mtime
+ *            are, whatever the device and inode numbers that machine sees). PostgreSQL: an
+ *            array's elements are one row of array_values, in arrays, and array_items is a
+ *            view of them with SQLite's rows (one row per element would cost a b-tree entry
+ *            and a WAL record each: a tokenizer is 150,000).
  *
  * A new catalog is made by running every step from 0, so the steps are always exercised; each
  * step runs inside the one migration transaction and ends by setting user_version. */
@@ -435,10 +441,42 @@ static const char schema_pg_v8[] =
     " models TO " GGUF__PG_READER ";"
     "UPDATE gguf_catalog SET version = 8;";
 
+static const char schema_v9[] =
+    "ALTER TABLE runs ADD COLUMN host TEXT;"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;"
+    "PRAGMA user_version = 9;";
+
+/* An array is one row whose columns int, real and text are arrays of its elements' values
+ * (NULL where no element has one), stored uncompressed: compressing a tokenizer's strings on
+ * every insert costs more than the bytes it saves. unnest pads the shorter arrays with NULLs,
+ * as the rows of SQLite's table have them. */
+static const char schema_pg_v9[] =
+    "ALTER TABLE runs ADD COLUMN host TEXT, ADD COLUMN pid BIGINT;"
+    "CREATE TABLE array_values ("
+    " file BIGINT NOT NULL,"
+    " position BIGINT NOT NULL,"
+    " key TEXT NOT NULL,"
+    " int BIGINT[], real DOUBLE PRECISION[], text TEXT[],"
+    " PRIMARY KEY (file, position));"
+    "ALTER TABLE array_values ALTER COLUMN int SET STORAGE EXTERNAL,"
+    " ALTER COLUMN real SET STORAGE EXTERNAL, ALTER COLUMN text SET STORAGE EXTERNAL;"
+    "INSERT INTO array_values SELECT file, position, min(key),"
+    " CASE WHEN count(int) > 0 THEN array_agg(int ORDER BY idx) END,"
+    " CASE WHEN count(real) > 0 THEN array_agg(real ORDER BY idx) END,"
+    " CASE WHEN count(text) > 0 THEN array_agg(text ORDER BY idx) END"
+    " FROM array_items GROUP BY file, position;"
+    "DROP TABLE array_items;"
+    "CREATE VIEW array_items AS SELECT a.file, a.position, a.key, e.n - 1 AS idx,"
+    " e.int, e.real, e.text FROM array_values a,"
+    " unnest(a.int, a.real, a.text) WITH ORDINALITY AS e(int, real, text, n);"
+    "GRANT SELECT ON array_values, array_items TO " GGUF__PG_READER ";"
+    "UPDATE gguf_catalog SET version = 9;";
+
 /* Each step in both dialects; NULL: PostgreSQL's is in a later step. */
 static const char *const migrations[GGUF_CATALOG_SCHEMA_VERSION][2] = {
-    {schema_v1, NULL},      {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL},
-    {schema_v5, NULL},      {schema_v6, NULL}, {schema_v7, NULL}, {schema_v8, schema_pg_v8}};
+    {schema_v1, NULL},         {schema_v2, NULL}, {schema_v3, NULL},
+    {schema_v4, NULL},         {schema_v5, NULL}, {schema_v6, NULL},
+    {schema_v7, NULL},         {schema_v8, schema_pg_v8}, {schema_v9, schema_pg_v9}};
 
 /* file_types: llama.cpp's enum llama_ftype (general.file_type) by llama-quantize's names. */
 static int fill_file_types(gguf_catalog *cat, gguf_error *err) {

@@ -263,33 +263,47 @@ static int bind_file(gguf__stmt *st, const gguf__file_rows *r, int64_t changed, 
 }
 
 /* The array_items rows of key i of f (file id): one per element of an array of at most
- * GGUF__CATALOG_ITEMS_MAX scalars or strings. */
+ * GGUF__CATALOG_ITEMS_MAX scalars or strings. PostgreSQL: one array_values row, each element's
+ * values, as bound for its own row, gathered into the arrays of its columns. */
 static int store_items(gguf_catalog *cat, int64_t id, const gguf_file *f, size_t i,
                        gguf_error *err) {
     const gguf_value *v = gguf_kv_value(f, i);
     if (gguf_value_type(v) != GGUF_VTYPE_ARRAY || gguf_value_elem_type(v) == GGUF_VTYPE_ARRAY ||
-        gguf_value_count(v) > GGUF__CATALOG_ITEMS_MAX)
+        gguf_value_count(v) > GGUF__CATALOG_ITEMS_MAX || gguf_value_count(v) == 0)
         return 0;
     size_t klen;
     const char *key = gguf_kv_key(f, i, &klen);
     gguf_value_iter it;
     gguf_value e;
     int64_t k = 0;
-    int rc = 0;
+    gguf__stmt *st;
+    int rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ITEM_INSERT, err);
     gguf_value_iter_init(&it, v);
     while (rc == 0 && gguf_value_iter_next(&it, &e)) {
-        gguf__stmt *st;
-        rc = gguf__catalog_stmt(&st, cat, GGUF__ST_ITEM_INSERT, err);
-        if (rc != 0)
-            break;
         gguf__bind_int64(st, 1, id);
         gguf__bind_int64(st, 2, (int64_t)i);
         gguf__catalog_bind_bytes(st, 3, key, klen);
         gguf__bind_int64(st, 4, k++);
         gguf__catalog_bind_scalar(st, &e);
-        rc = gguf__catalog_step_done(cat, st, "storing an array's element", err);
+        if (!cat->pg) {
+            rc = gguf__catalog_step_done(cat, st, "storing an array's element", err);
+            continue;
+        }
+        for (int c = 0; c < 3; c++)
+            gguf__db_array_add(&cat->items[c], st, GGUF__COL_INT + c);
     }
+    if (rc == 0 && cat->pg)
+        rc = gguf__catalog_store_array(cat, st, err);
     return rc;
+}
+
+int gguf__catalog_store_array(gguf_catalog *cat, gguf__stmt *st, gguf_error *err) {
+    int rc = 0;
+    for (int c = 0; c < 3; c++) {
+        if (gguf__db_array_bind(st, GGUF__COL_INT + c, &cat->items[c]) != SQLITE_OK)
+            rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    }
+    return rc != 0 ? rc : gguf__catalog_step_done(cat, st, "storing an array", err);
 }
 
 /* The kv, array_items and tensors rows of file id. */

@@ -56,7 +56,8 @@ int64_t gguf__catalog_http_time_ns(const char *date) {
 }
 
 /* Columns of the kv insert. */
-enum { KV_KEY = 3, KV_TYPE, KV_ELEM_TYPE, KV_ARRAY_LEN, KV_INT, KV_REAL, KV_TEXT };
+enum { KV_KEY = 3, KV_TYPE, KV_ELEM_TYPE, KV_ARRAY_LEN, KV_INT = GGUF__COL_INT,
+       KV_REAL = GGUF__COL_REAL, KV_TEXT = GGUF__COL_TEXT };
 
 static void bind_float(gguf__stmt *st, double d) {
     if (!isnan(d))
