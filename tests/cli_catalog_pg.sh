@@ -289,16 +289,24 @@ else
     cp -a "$TMP/share" "$TMP/share.b"
     n=$(find "$TMP/share" -name "*.gguf" | wc -l)
     "$CATALOG" --db "$H" index -q "$TMP/share" 2>"$TMP/err" && ok || fail "index on machine A: $(head -c 300 "$TMP/err")"
-    # on_b [HOSTNAME]: index the share as machine B (HOSTNAME given) or as this machine (none)
+    # on_b HOSTNAME|"" COMMAND...: run gguf-catalog COMMAND on the share as machine B
+    # (HOSTNAME given) or as this machine (none)
     on_b() {
-        unshare --mount ${1:+--uts} sh -c 'mount -t tmpfs gguf-test "$1" && cp -a "$2/." "$1/" &&
+        host=$1
+        shift
+        unshare --mount ${host:+--uts} sh -c 'mount -t tmpfs gguf-test "$1" && cp -a "$2/." "$1/" &&
             { [ -z "$3" ] || hostname "$3"; } && shift 3 && exec "$@"' sh \
-            "$TMP/share" "$TMP/share.b" "${1:-}" "$CATALOG" --db "$H" index -q "$TMP/share" 2>"$TMP/err"
+            "$TMP/share" "$TMP/share.b" "$host" "$CATALOG" --db "$H" "$@" "$TMP/share" >"$TMP/out" 2>"$TMP/err"
     }
-    on_b gguf-test-machine-b && ok || fail "index on machine B: $(head -c 300 "$TMP/err")"
+    on_b gguf-test-machine-b index -q && ok || fail "index on machine B: $(head -c 300 "$TMP/err")"
     v=$(rows "$H" "SELECT indexed || ' ' || unchanged || ' ' || host FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d '\r')
     [ "$v" = "0 $n gguf-test-machine-b" ] && ok || fail "machine B: indexed, unchanged, host: $v (want 0 $n gguf-test-machine-b)"
-    on_b && ok || fail "index from another mount on machine A: $(head -c 300 "$TMP/err")"
+    on_b gguf-test-machine-b verify && ! grep -q "replaced\|modified" "$TMP/out" && ok ||
+        fail "verify on machine B: $(head -c 300 "$TMP/out") $(head -c 300 "$TMP/err")"
+    on_b "" verify
+    [ $? -eq 1 ] && grep -q "replaced (another inode)" "$TMP/out" && ok ||
+        fail "verify from another mount on machine A: $(head -c 300 "$TMP/out") $(head -c 300 "$TMP/err")"
+    on_b "" index -q && ok || fail "index from another mount on machine A: $(head -c 300 "$TMP/err")"
     v=$(rows "$H" "SELECT indexed || ' ' || unchanged || ' ' || host FROM runs ORDER BY id DESC LIMIT 1" | tail -n 1 | tr -d '\r')
     [ "$v" = "$n 0 $(hostname)" ] && ok || fail "another mount on machine A: indexed, unchanged, host: $v (want $n 0 $(hostname))"
     v=$(rows "$H" "SELECT count(*) || ' ' || count(DISTINCT pid) FROM runs WHERE pid > 0" | tail -n 1 | tr -d '\r')
@@ -333,6 +341,33 @@ v=$(pg_sql race "SELECT count(*) || ' ' || sum(n_kv) || ' ' || (SELECT count(*) 
  sum(n_tensors) || ' ' || (SELECT count(*) FROM tensors) FROM files")
 set -- $v
 [ "$1" = 1 ] && [ "$2" = "$3" ] && [ "$4" = "$5" ] && ok || fail "a file stored by two indexers at once: files, n_kv, kv rows, n_tensors, tensor rows: $v"
+
+# ---- a version 8 catalog (an array's elements a row each, runs without machines) migrates ----
+pg_createdb old8
+O=$(pg_url old8)
+"$CATALOG" --db "$O" index -q "$C/synth" "$C/be" 2>"$TMP/err" && ok || fail "index into old8: $(head -c 300 "$TMP/err")"
+ITEMS="SELECT f.path, a.position, a.key, a.idx, a.int, a.real, a.text FROM array_items a
+ JOIN files f ON f.id = a.file ORDER BY f.path, a.position, a.idx"
+rows "$O" "$ITEMS" >"$TMP/items.9" 2>&1
+pg_sql old8 "BEGIN;
+ ALTER TABLE runs DROP COLUMN host, DROP COLUMN pid;
+ CREATE TABLE items8 (file BIGINT NOT NULL, position BIGINT NOT NULL, key TEXT NOT NULL,
+  idx BIGINT NOT NULL, int BIGINT, real DOUBLE PRECISION, text TEXT,
+  PRIMARY KEY (file, position, idx));
+ INSERT INTO items8 SELECT * FROM array_items;
+ DROP VIEW array_items; DROP TABLE array_values;
+ ALTER TABLE items8 RENAME TO array_items;
+ GRANT SELECT ON array_items TO gguf_catalog_reader;
+ UPDATE gguf_catalog SET version = 8;
+ COMMIT" >/dev/null 2>"$TMP/err" || fail "making a version 8 catalog: $(head -c 300 "$TMP/err")"
+v=$(pg_sql old8 "SELECT version || ' ' || (SELECT count(*) FROM array_items) FROM gguf_catalog")
+n=$(($(wc -l <"$TMP/items.9") - 1))
+[ "$v" = "8 $n" ] && [ "$n" -gt 1000 ] && ok || fail "the version 8 catalog: $v (want 8 $n)"
+"$CATALOG" --db "$O" index -q "$C/be" 2>"$TMP/err" && ok || fail "index into version 8: $(head -c 300 "$TMP/err")"
+rows "$O" "$ITEMS" >"$TMP/items.8" 2>&1
+v=$(pg_sql old8 "SELECT version || ' ' || to_regclass('array_values') FROM gguf_catalog")
+[ "$v" = "9 array_values" ] && cmp -s "$TMP/items.9" "$TMP/items.8" && ok ||
+    fail "migrated from version 8: $v, $(diff "$TMP/items.9" "$TMP/items.8" | head -c 300)"
 
 # ---- export: a SQLite catalog into PostgreSQL and back ----
 LITE2="$TMP/lite2.db"

@@ -24,6 +24,7 @@ typedef struct vfile {
     int has_header_crc;
     unsigned open_flags;
     int has_crc;
+    int other_host; /* stored by another machine: its device and inode numbers are its own */
     char *path;
     char *model;
     char *etag, *last_modified; /* a URL's, or NULL */
@@ -243,8 +244,9 @@ static int open_local(gguf_file **f, int *changed, char *how, size_t how_size, v
     if (not_there(v, vf, &st))
         return 1;
     int64_t mtime = gguf__catalog_mtime_ns(&st);
-    *changed = !(vf->dev == (int64_t)st.st_dev && vf->ino == (int64_t)st.st_ino &&
-                 vf->size == (int64_t)st.st_size && vf->mtime_ns == mtime);
+    int same_inode =
+        vf->other_host || (vf->dev == (int64_t)st.st_dev && vf->ino == (int64_t)st.st_ino);
+    *changed = !(same_inode && vf->size == (int64_t)st.st_size && vf->mtime_ns == mtime);
     if (vf->size != (int64_t)st.st_size)
         snprintf(how, how_size, "size %" PRId64 " -> %lld bytes", vf->size,
                  (long long)st.st_size);
@@ -386,12 +388,16 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
     gguf__stmt *st;
     int rc = 0;
     int src = gguf__db_prepare(&st, v->db,
-                               "SELECT id, path, dev, ino, size, mtime_ns, header_crc32, "
-                               "open_flags, has_crc, model, etag, last_modified, split_count "
-                               "FROM files ORDER BY path",
+                               "SELECT f.id, f.path, f.dev, f.ino, f.size, f.mtime_ns, "
+                               "f.header_crc32, f.open_flags, f.has_crc, f.model, f.etag, "
+                               "f.last_modified, f.split_count, r.host FROM files f "
+                               "LEFT JOIN runs r ON r.id = f.indexed_run ORDER BY f.path",
                                NULL, 0);
     if (src != SQLITE_OK)
         return gguf__catalog_db_fail(err, v->db, src, v->cat->path, "reading the catalog");
+    char host[256];
+    if (gguf__catalog_host(host, sizeof host) != 0)
+        host[0] = '\0';
     while (rc == 0 && (src = gguf__step(st)) == SQLITE_ROW) {
         const char *path = (const char *)gguf__col_text(st, 1);
         const char *model = (const char *)gguf__col_text(st, 9);
@@ -420,6 +426,8 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
         vf->has_crc = gguf__col_int64(st, 8) != 0;
         vf->split_count = gguf__col_type(st, 12) == SQLITE_NULL ? -1
                                                                      : gguf__col_int64(st, 12);
+        const char *by = (const char *)gguf__col_text(st, 13);
+        vf->other_host = by != NULL && strcmp(by, host) != 0;
         int nomem = 0;
         vf->path = dup_column(st, 1, &nomem);
         vf->model = dup_column(st, 9, &nomem);
