@@ -44,6 +44,30 @@ for u in "postgresql://alice:SECRETPW@127.0.0.1:1/db" \
     fi
 done
 
+# ---- libpq absent at run time: it is loaded by the first PostgreSQL catalog, so SQLite's and
+# every other command work without it (root and unshare: each libpq the library would load is
+# hidden under an empty file in a mount namespace of the command's own) ----
+hide=""
+if [ "$(id -u)" = 0 ] && unshare --mount true 2>/dev/null; then
+    : >"$TMP/not-a-library.so"
+    for so in libpq.so.5 libpq.so; do
+        p=$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p | awk -v s="$so" '$1 == s { print $NF; exit }')
+        [ -n "$p" ] && hide="$hide mount --bind '$TMP/not-a-library.so' '$(readlink -f "$p")' &&"
+    done
+fi
+if [ -n "$hide" ]; then
+    without_pq() { unshare --mount sh -c "$hide \"\$@\"" sh "$@"; }
+    without_pq "$CATALOG" --db "$TMP/nopq.db" index -q "$CORPUS/v1v2" 2>"$TMP/err" && ok ||
+        fail "a SQLite catalog without libpq: $(head -c 300 "$TMP/err")"
+    pg_createdb nopq
+    without_pq "$CATALOG" --db "$(pg_url nopq)" index -q "$CORPUS/v1v2" 2>"$TMP/err"
+    st=$?
+    [ $st -eq 1 ] && grep -q "libpq is not on this machine" "$TMP/err" && ok ||
+        fail "a PostgreSQL catalog without libpq: status $st: $(head -c 300 "$TMP/err")"
+else
+    skip "libpq absent at run time" "needs root, unshare and ldconfig"
+fi
+
 # ---- the corpus in SQLite and in PostgreSQL: the same rows ----
 pg_createdb same
 PG=$(pg_url same)

@@ -10,10 +10,10 @@
 #include "config.h"
 #endif
 #include "catalog/catalog.h"
+#include "catalog/pq_load.h"
 
 #if defined(GGUF_HAVE_CATALOG) && defined(GGUF_HAVE_PG)
 
-#include <libpq-fe.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +34,8 @@ static void set_error(gguf__db *db, const char *msg) {
 }
 
 static void result_error(gguf__db *db, const PGresult *r) {
-    const char *m = r != NULL ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    set_error(db, m != NULL ? m : PQerrorMessage(db->pg));
+    const char *m = r != NULL ? gguf__pq->resultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    set_error(db, m != NULL ? m : gguf__pq->errorMessage(db->pg));
 }
 
 static void quiet(void *arg, const char *message) {
@@ -47,12 +47,15 @@ static void quiet(void *arg, const char *message) {
  * it. */
 static int pg_connect(gguf__db **out, const char *conninfo, const char *url,
                       const char *as_user, gguf_error *err) {
+    int loaded = gguf__pq_load(err);
+    if (loaded != 0)
+        return loaded;
     char *perr = NULL;
-    PQconninfoOption *opts = PQconninfoParse(conninfo, &perr);
+    PQconninfoOption *opts = gguf__pq->conninfoParse(conninfo, &perr);
     if (opts == NULL) {
         int rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "catalog %s: %s", url,
                             perr != NULL ? perr : "not a PostgreSQL URL");
-        PQfreemem(perr);
+        gguf__pq->freemem(perr);
         return rc;
     }
     const char *keys[64], *vals[64];
@@ -79,24 +82,24 @@ static int pg_connect(gguf__db **out, const char *conninfo, const char *url,
     vals[n++] = "gguf-catalog";
     keys[n] = NULL;
     vals[n] = NULL;
-    PGconn *conn = PQconnectdbParams(keys, vals, 0);
-    PQconninfoFree(opts);
+    PGconn *conn = gguf__pq->connectdbParams(keys, vals, 0);
+    gguf__pq->conninfoFree(opts);
     if (conn == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    if (PQstatus(conn) != CONNECTION_OK) {
+    if (gguf__pq->status(conn) != CONNECTION_OK) {
         char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
+        snprintf(msg, sizeof msg, "%s", gguf__pq->errorMessage(conn));
         size_t m = strlen(msg);
         while (m > 0 && msg[m - 1] == '\n')
             msg[--m] = '\0';
-        PQfinish(conn);
+        gguf__pq->finish(conn);
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "catalog %s: cannot connect%s%s: %s",
                           url, as_user ? " as " : "", as_user ? as_user : "", msg);
     }
-    PQsetNoticeProcessor(conn, quiet, NULL);
+    gguf__pq->setNoticeProcessor(conn, quiet, NULL);
     gguf__db *db = gguf__calloc(1, sizeof *db);
     if (db == NULL) {
-        PQfinish(conn);
+        gguf__pq->finish(conn);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     db->kind = GGUF__DB_PG;
@@ -127,7 +130,7 @@ int gguf__pg_connect(gguf__db **out, const char *conninfo, const char *as_user,
 
 void gguf__pg_close(gguf__db *db) {
     if (db->pg != NULL)
-        PQfinish(db->pg);
+        gguf__pq->finish(db->pg);
     db->pg = NULL;
 }
 
@@ -137,33 +140,33 @@ static int flush_pipeline(gguf__db *db);
 static int flush_copy(gguf__db *db, gguf__stmt *st) {
     PGconn *conn = db->pg;
     int rc = SQLITE_OK;
-    PGresult *r = PQexec(conn, st->copy_cmd);
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
+    PGresult *r = gguf__pq->exec(conn, st->copy_cmd);
+    if (gguf__pq->resultStatus(r) != PGRES_COPY_IN) {
         result_error(db, r);
         rc = SQLITE_ERROR;
     }
-    PQclear(r);
+    gguf__pq->clear(r);
     if (rc == SQLITE_OK) {
         size_t at = 0;
         while (rc == SQLITE_OK && at < st->copy.len) {
             size_t n = st->copy.len - at < (1u << 20) ? st->copy.len - at : (1u << 20);
-            if (PQputCopyData(conn, (const char *)st->copy.data + at, (int)n) != 1) {
-                set_error(db, PQerrorMessage(conn));
+            if (gguf__pq->putCopyData(conn, (const char *)st->copy.data + at, (int)n) != 1) {
+                set_error(db, gguf__pq->errorMessage(conn));
                 rc = SQLITE_ERROR;
             }
             at += n;
         }
-        if (PQputCopyEnd(conn, rc == SQLITE_OK ? NULL : "gguf-catalog stopped") != 1 &&
+        if (gguf__pq->putCopyEnd(conn, rc == SQLITE_OK ? NULL : "gguf-catalog stopped") != 1 &&
             rc == SQLITE_OK) {
-            set_error(db, PQerrorMessage(conn));
+            set_error(db, gguf__pq->errorMessage(conn));
             rc = SQLITE_ERROR;
         }
-        while ((r = PQgetResult(conn)) != NULL) {
-            if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == SQLITE_OK) {
+        while ((r = gguf__pq->getResult(conn)) != NULL) {
+            if (gguf__pq->resultStatus(r) != PGRES_COMMAND_OK && rc == SQLITE_OK) {
                 result_error(db, r);
                 rc = SQLITE_ERROR;
             }
-            PQclear(r);
+            gguf__pq->clear(r);
         }
     }
     st->copy.len = 0;
@@ -190,34 +193,34 @@ static int flush_pipeline(gguf__db *db) {
         return SQLITE_OK;
     PGconn *conn = db->pg;
     int rc = SQLITE_OK;
-    if (PQpipelineSync(conn) != 1) {
-        set_error(db, PQerrorMessage(conn));
+    if (gguf__pq->pipelineSync(conn) != 1) {
+        set_error(db, gguf__pq->errorMessage(conn));
         rc = SQLITE_ERROR;
     }
     int nulls = 0;
     while (rc == SQLITE_OK || nulls <= db->pipelined + 1) {
-        PGresult *r = PQgetResult(conn);
+        PGresult *r = gguf__pq->getResult(conn);
         if (r == NULL) {
             if (++nulls > db->pipelined + 1)
                 break;
             continue;
         }
-        ExecStatusType s = PQresultStatus(r);
+        ExecStatusType s = gguf__pq->resultStatus(r);
         if (s == PGRES_PIPELINE_SYNC) {
-            PQclear(r);
+            gguf__pq->clear(r);
             break;
         }
         if (s == PGRES_FATAL_ERROR && rc == SQLITE_OK) {
             result_error(db, r);
             rc = SQLITE_ERROR;
         }
-        PQclear(r);
-        if (PQstatus(conn) != CONNECTION_OK)
+        gguf__pq->clear(r);
+        if (gguf__pq->status(conn) != CONNECTION_OK)
             break;
     }
     db->pipelined = 0;
-    if (PQexitPipelineMode(conn) != 1 && rc == SQLITE_OK) {
-        set_error(db, PQerrorMessage(conn));
+    if (gguf__pq->exitPipelineMode(conn) != 1 && rc == SQLITE_OK) {
+        set_error(db, gguf__pq->errorMessage(conn));
         rc = SQLITE_ERROR;
     }
     return rc;
@@ -225,14 +228,14 @@ static int flush_pipeline(gguf__db *db) {
 
 int gguf__pg_exec(gguf__db *db, const char *sql) {
     int rc = gguf__pg_flush(db);
-    PGresult *r = PQexec(db->pg, sql);
-    ExecStatusType s = PQresultStatus(r);
+    PGresult *r = gguf__pq->exec(db->pg, sql);
+    ExecStatusType s = gguf__pq->resultStatus(r);
     if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
         if (rc == SQLITE_OK)
             result_error(db, r);
         rc = SQLITE_ERROR;
     }
-    PQclear(r);
+    gguf__pq->clear(r);
     return rc;
 }
 
@@ -245,7 +248,7 @@ static void clear_scratch(gguf__stmt *st) {
 
 void gguf__pg_reset(gguf__stmt *st) {
     clear_scratch(st);
-    PQclear(st->res);
+    gguf__pq->clear(st->res);
     st->res = NULL;
     st->row = st->n_rows = st->ran = 0;
 }
@@ -370,14 +373,14 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
         if (rc != SQLITE_OK)
             return rc;
         snprintf(st->name, sizeof st->name, "g%u", db->n_prepared++);
-        PGresult *r = PQprepare(conn, st->name, st->sql, n, types);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        PGresult *r = gguf__pq->prepare(conn, st->name, st->sql, n, types);
+        if (gguf__pq->resultStatus(r) != PGRES_COMMAND_OK) {
             result_error(db, r);
-            PQclear(r);
+            gguf__pq->clear(r);
             st->name[0] = '\0';
             return SQLITE_ERROR;
         }
-        PQclear(r);
+        gguf__pq->clear(r);
     }
     if (!st->copy_checked)
         check_copy(st);
@@ -412,15 +415,15 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
     }
     int returns = strstr(st->sql, "RETURNING") != NULL;
     if (defer && !returns) {
-        if (db->pipelined == 0 && PQenterPipelineMode(conn) != 1) {
-            set_error(db, PQerrorMessage(conn));
+        if (db->pipelined == 0 && gguf__pq->enterPipelineMode(conn) != 1) {
+            set_error(db, gguf__pq->errorMessage(conn));
             return SQLITE_ERROR;
         }
         int ok = st->name[0] != '\0'
-                     ? PQsendQueryPrepared(conn, st->name, n, vals, NULL, NULL, 0)
-                     : PQsendQueryParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
+                     ? gguf__pq->sendQueryPrepared(conn, st->name, n, vals, NULL, NULL, 0)
+                     : gguf__pq->sendQueryParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
         if (ok != 1) {
-            set_error(db, PQerrorMessage(conn));
+            set_error(db, gguf__pq->errorMessage(conn));
             return SQLITE_ERROR;
         }
         db->pipelined++;
@@ -429,19 +432,19 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
     int rc = gguf__pg_flush(db);
     if (rc != SQLITE_OK)
         return rc;
-    PGresult *r = st->name[0] != '\0' ? PQexecPrepared(conn, st->name, n, vals, NULL, NULL, 0)
-                                      : PQexecParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
-    ExecStatusType s = PQresultStatus(r);
+    PGresult *r = st->name[0] != '\0' ? gguf__pq->execPrepared(conn, st->name, n, vals, NULL, NULL, 0)
+                                      : gguf__pq->execParams(conn, st->sql, n, types, vals, NULL, NULL, 0);
+    ExecStatusType s = gguf__pq->resultStatus(r);
     if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
         result_error(db, r);
-        PQclear(r);
+        gguf__pq->clear(r);
         return SQLITE_ERROR;
     }
     st->res = r;
     st->ran = 1;
     st->row = 0;
-    st->n_rows = s == PGRES_TUPLES_OK ? PQntuples(r) : 0;
-    int ncols = PQnfields(r);
+    st->n_rows = s == PGRES_TUPLES_OK ? gguf__pq->ntuples(r) : 0;
+    int ncols = gguf__pq->nfields(r);
     if (ncols > st->n_scratch) {
         char **p = gguf__realloc(st->scratch, (size_t)ncols * sizeof *p);
         if (p == NULL)
@@ -452,7 +455,7 @@ int gguf__pg_step(gguf__stmt *st, int defer) {
         st->n_scratch = ncols;
     }
     if (returns && st->n_rows > 0)
-        db->last_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        db->last_id = strtoll(gguf__pq->getvalue(r, 0, 0), NULL, 10);
     return st->n_rows > 0 ? SQLITE_ROW : SQLITE_DONE;
 }
 
@@ -467,9 +470,9 @@ static int whole_number(const char *t) {
 }
 
 static int cell_type(const PGresult *r, int row, int col) {
-    if (PQgetisnull(r, row, col))
+    if (gguf__pq->getisnull(r, row, col))
         return SQLITE_NULL;
-    switch (PQftype(r, col)) {
+    switch (gguf__pq->ftype(r, col)) {
     case OID_BOOL:
     case OID_INT2:
     case OID_INT4:
@@ -477,12 +480,12 @@ static int cell_type(const PGresult *r, int row, int col) {
     case OID_OID: return SQLITE_INTEGER;
     case OID_FLOAT4:
     case OID_FLOAT8: {
-        const char *t = PQgetvalue(r, row, col);
+        const char *t = gguf__pq->getvalue(r, row, col);
         return strcmp(t, "NaN") == 0 ? SQLITE_NULL : SQLITE_FLOAT; /* SQLite keeps no NaN */
     }
     case OID_NUMERIC:
-        return whole_number(PQgetvalue(r, row, col)) ? SQLITE_INTEGER
-               : strcmp(PQgetvalue(r, row, col), "NaN") == 0 ? SQLITE_NULL
+        return whole_number(gguf__pq->getvalue(r, row, col)) ? SQLITE_INTEGER
+               : strcmp(gguf__pq->getvalue(r, row, col), "NaN") == 0 ? SQLITE_NULL
                                                             : SQLITE_FLOAT;
     case OID_BYTEA: return SQLITE_BLOB;
     default: return SQLITE_TEXT;
@@ -514,12 +517,12 @@ static void real_text(char *buf, size_t size, double d) {
  * *scratch holds what was made (gguf__malloc'd). NULL for NULL, or when memory ran out. */
 static const char *cell_text(const PGresult *r, int row, int col, char **scratch, int *len) {
     int t = cell_type(r, row, col);
-    const char *v = PQgetvalue(r, row, col);
-    int l = PQgetlength(r, row, col);
+    const char *v = gguf__pq->getvalue(r, row, col);
+    int l = gguf__pq->getlength(r, row, col);
     if (t == SQLITE_NULL) {
         v = NULL;
         l = 0;
-    } else if (PQftype(r, col) == OID_BOOL) {
+    } else if (gguf__pq->ftype(r, col) == OID_BOOL) {
         v = v[0] == 't' ? "1" : "0";
         l = 1;
     } else if (t == SQLITE_FLOAT || t == SQLITE_BLOB) {
@@ -531,20 +534,20 @@ static const char *cell_text(const PGresult *r, int row, int col, char **scratch
                 l = *scratch != NULL ? (int)strlen(*scratch) : 0;
             } else {
                 size_t n = 0;
-                unsigned char *b = PQunescapeBytea((const unsigned char *)v, &n);
+                unsigned char *b = gguf__pq->unescapeBytea((const unsigned char *)v, &n);
                 *scratch = b != NULL ? gguf__malloc(n + 1) : NULL;
                 if (*scratch != NULL) {
                     memcpy(*scratch, b, n);
                     (*scratch)[n] = '\0';
                 }
-                PQfreemem(b);
+                gguf__pq->freemem(b);
                 l = (int)n;
             }
         } else if (t == SQLITE_FLOAT) {
             l = (int)strlen(*scratch);
         } else {
             size_t n = 0;
-            PQfreemem(PQunescapeBytea((const unsigned char *)v, &n));
+            gguf__pq->freemem(gguf__pq->unescapeBytea((const unsigned char *)v, &n));
             l = (int)n;
         }
         v = *scratch;
@@ -555,7 +558,7 @@ static const char *cell_text(const PGresult *r, int row, int col, char **scratch
 }
 
 int gguf__pg_col_type(gguf__stmt *st, int col) {
-    if (st->res == NULL || st->row >= st->n_rows || col < 0 || col >= PQnfields(st->res))
+    if (st->res == NULL || st->row >= st->n_rows || col < 0 || col >= gguf__pq->nfields(st->res))
         return SQLITE_NULL;
     return cell_type(st->res, st->row, col);
 }
@@ -563,15 +566,15 @@ int gguf__pg_col_type(gguf__stmt *st, int col) {
 double gguf__pg_col_double(gguf__stmt *st, int col) {
     if (gguf__pg_col_type(st, col) == SQLITE_NULL)
         return 0;
-    if (PQftype(st->res, col) == OID_BOOL)
-        return PQgetvalue(st->res, st->row, col)[0] == 't';
-    return strtod(PQgetvalue(st->res, st->row, col), NULL); /* the exact digits */
+    if (gguf__pq->ftype(st->res, col) == OID_BOOL)
+        return gguf__pq->getvalue(st->res, st->row, col)[0] == 't';
+    return strtod(gguf__pq->getvalue(st->res, st->row, col), NULL); /* the exact digits */
 }
 
 const char *gguf__pg_col_text(gguf__stmt *st, int col, int *len) {
     if (len != NULL)
         *len = 0;
-    if (st->res == NULL || st->row >= st->n_rows || col < 0 || col >= PQnfields(st->res))
+    if (st->res == NULL || st->row >= st->n_rows || col < 0 || col >= gguf__pq->nfields(st->res))
         return NULL;
     return cell_text(st->res, st->row, col, &st->scratch[col], len);
 }
@@ -598,10 +601,10 @@ static int limits(gguf_catalog *cat, gguf_error *err) {
 }
 
 static int query_error(gguf_catalog *cat, const PGresult *r, gguf_error *err) {
-    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    const char *state = gguf__pq->resultErrorField(r, PG_DIAG_SQLSTATE);
+    const char *msg = gguf__pq->resultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
     if (msg == NULL)
-        msg = PQerrorMessage(cat->ro->pg);
+        msg = gguf__pq->errorMessage(cat->ro->pg);
     if (state != NULL && strcmp(state, "57014") == 0) /* query_canceled: statement_timeout */
         return GGUF__PG_TIMED_OUT;
     /* 42501 insufficient_privilege, 25006 read_only_sql_transaction */
@@ -620,20 +623,20 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
     if (rc != 0)
         return rc;
     PGconn *conn = cat->ro->pg;
-    if (PQsendQuery(conn, sql) != 1)
-        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "query: %s", PQerrorMessage(conn));
-    PQsetSingleRowMode(conn);
+    if (gguf__pq->sendQuery(conn, sql) != 1)
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "query: %s", gguf__pq->errorMessage(conn));
+    gguf__pq->setSingleRowMode(conn);
     int stop = 0, named = 0;
     size_t ncols = 0;
     const char **names = NULL;
     gguf_catalog_cell *cells = NULL;
     char **scratch = NULL;
     PGresult *r, *named_by = NULL; /* the result whose column names names points into */
-    while ((r = PQgetResult(conn)) != NULL) {
-        ExecStatusType s = PQresultStatus(r);
+    while ((r = gguf__pq->getResult(conn)) != NULL) {
+        ExecStatusType s = gguf__pq->resultStatus(r);
         if (rc == 0 && !stop && (s == PGRES_SINGLE_TUPLE || s == PGRES_TUPLES_OK)) {
             if (!named) {
-                ncols = (size_t)PQnfields(r);
+                ncols = (size_t)gguf__pq->nfields(r);
                 gguf__free(names);
                 gguf__free(cells);
                 gguf__free(scratch);
@@ -644,14 +647,14 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
                     rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
                 } else {
                     for (size_t c = 0; c < ncols; c++)
-                        names[c] = PQfname(r, (int)c);
+                        names[c] = gguf__pq->fname(r, (int)c);
                     if (ncols > 0 && fn != NULL)
                         stop = fn(ncols, names, NULL, user);
                     named = 1;
                     named_by = r; /* kept for the statement's rows, each a result of its own */
                 }
             }
-            for (int row = 0; rc == 0 && !stop && row < PQntuples(r); row++) {
+            for (int row = 0; rc == 0 && !stop && row < gguf__pq->ntuples(r); row++) {
                 for (size_t c = 0; c < ncols; c++) {
                     gguf_catalog_cell *cell = &cells[c];
                     int len = 0;
@@ -671,7 +674,7 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
                         break;
                     case SQLITE_FLOAT:
                         cell->type = GGUF_CATALOG_REAL;
-                        cell->r = strtod(PQgetvalue(r, row, (int)c), NULL);
+                        cell->r = strtod(gguf__pq->getvalue(r, row, (int)c), NULL);
                         break;
                     case SQLITE_TEXT: cell->type = GGUF_CATALOG_TEXT; break;
                     case SQLITE_BLOB: cell->type = GGUF_CATALOG_BLOB; break;
@@ -687,21 +690,21 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
             rc = query_error(cat, r, err);
         }
         if (r != named_by)
-            PQclear(r);
+            gguf__pq->clear(r);
         if (!named && named_by != NULL) {
-            PQclear(named_by);
+            gguf__pq->clear(named_by);
             named_by = NULL;
         }
-        if ((stop || rc != 0) && PQisBusy(conn)) {
-            PGcancel *c = PQgetCancel(conn);
+        if ((stop || rc != 0) && gguf__pq->isBusy(conn)) {
+            PGcancel *c = gguf__pq->getCancel(conn);
             char buf[256];
             if (c != NULL) {
-                PQcancel(c, buf, sizeof buf);
-                PQfreeCancel(c);
+                gguf__pq->cancel(c, buf, sizeof buf);
+                gguf__pq->freeCancel(c);
             }
         }
     }
-    PQclear(named_by);
+    gguf__pq->clear(named_by);
     if (scratch != NULL) {
         for (size_t c = 0; c < ncols; c++)
             gguf__free(scratch[c]);
@@ -710,7 +713,7 @@ int gguf__pg_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, v
     gguf__free(names);
     gguf__free(cells);
     /* a BEGIN without its COMMIT must not hold a snapshot until the next query */
-    if (PQtransactionStatus(conn) != PQTRANS_IDLE)
+    if (gguf__pq->transactionStatus(conn) != PQTRANS_IDLE)
         gguf__pg_exec(cat->ro, "ROLLBACK");
     return rc;
 }
