@@ -6,7 +6,7 @@
 #  - user SQL runs as the reader role, and PostgreSQL itself refuses writes, COPY ... TO
 #    PROGRAM, pg_read_file, dblink, SET ROLE and a query past --timeout, with clear messages;
 #  - four indexers at once over overlapping folders and URL lists (nginx or lighttpd:
-#    tests/http_lib.sh), two of them stopped (SIGKILL) at a point they reach
+#    tests/http_lib.sh), two of them stopped (SIGKILL) in a file drawn by a seed
 #    (GGUF_TEST_PAUSE: they wait there on a FIFO) and started again: every file is stored
 #    exactly once, every run is recorded, and the rows are those of one SQLite index;
 #  - a file another machine stored is unchanged for this one when its size and mtime are
@@ -247,13 +247,17 @@ if [ -n "$with_urls" ]; then
 else
     skip "URL lists" "this build reads no URLs, or no nginx or lighttpd is installed"
 fi
-# A and B stop inside the transaction of their 3rd and 5th file (the schema made by one of
+# A and B stop inside the transaction of a file drawn by the seed (the schema made by one of
 # them, the other waiting for it), and are killed there; C and D run meanwhile, and wait for
-# the rows A and B hold
-GGUF_TEST_PAUSE_AT=catalog-file-stored#3 GGUF_TEST_PAUSE_FIFO="$TMP/pa" \
+# the rows A and B hold. GGUF_TEST_SEED replays a run: the log names its seed.
+seed=${GGUF_TEST_SEED:-$(date +%s)}
+kill_a=$((seed % 7 + 1))
+kill_b=$((seed / 7 % 9 + 1))
+echo "seed $seed: A is killed in its file $kill_a, B in its file $kill_b"
+GGUF_TEST_PAUSE_AT=catalog-file-stored#$kill_a GGUF_TEST_PAUSE_FIFO="$TMP/pa" \
     "$CATALOG" --db "$PAR" index -q --urls "$TMP/ua" "$C/synth" "$C/models" >/dev/null 2>"$TMP/a.err" &
 pid_a=$!
-GGUF_TEST_PAUSE_AT=catalog-file-stored#5 GGUF_TEST_PAUSE_FIFO="$TMP/pb" \
+GGUF_TEST_PAUSE_AT=catalog-file-stored#$kill_b GGUF_TEST_PAUSE_FIFO="$TMP/pb" \
     "$CATALOG" --db "$PAR" index -q --urls "$TMP/ub" "$C/models" "$C/be" "$C/bad" >/dev/null 2>"$TMP/b.err" &
 pid_b=$!
 read -r what_a at_a <"$TMP/pa"
