@@ -199,8 +199,11 @@ static const char schema_v4[] =
     "PRAGMA user_version = 4;";
 
 /* The models view's columns and rows as version 5 made them (later versions add columns):
- * one row per model, a split set's totals on its first shard's row. */
-#define MODELS_V5_COLUMNS \
+ * one row per model, a split set's totals on its first shard's row. In either dialect: NUM
+ * widens a product of dimensions (PostgreSQL's BIGINT would overflow where SQLite's integers
+ * turn REAL), SUM keeps a sum of integers an integer (PostgreSQL's is NUMERIC), and BO and BC
+ * around a comparison make it 0 or 1 (PostgreSQL's is a boolean). */
+#define MODELS_V5_COLUMNS_AS(NUM, SUM, BO, BC) \
     " SELECT f.id AS file, f.path AS path, f.arch AS architecture," \
     " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name," \
     " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label," \
@@ -208,7 +211,7 @@ static const char schema_v4[] =
     "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type," \
     " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t" \
     "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'" \
-    "  GROUP BY t.type ORDER BY sum(t.ne0 * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)" \
+    "  GROUP BY t.type ORDER BY sum(t.ne0" NUM " * t.ne1 * t.ne2 * t.ne3) DESC, min(t.type_id)" \
     "  LIMIT 1) ELSE f.dominant_type END AS quant," \
     " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')" \
     "  AS context_length," \
@@ -216,21 +219,22 @@ static const char schema_v4[] =
     "  AS embedding_length," \
     " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')" \
     "  AS block_count," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params) FROM files g" \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params)" SUM " FROM files g" \
     "  WHERE g.model = f.path) ELSE f.n_params END AS n_params," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size) FROM files g" \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size)" SUM " FROM files g" \
     "  WHERE g.model = f.path) ELSE f.size END AS bytes," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes) FROM files g" \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes)" SUM " FROM files g" \
     "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors) FROM files g" \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors)" SUM " FROM files g" \
     "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors," \
     " f.split_no AS split_no, f.split_count AS split_count," \
     " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
     "  WHERE g.model = f.path) ELSE 1 END AS shards," \
     " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE" \
-    "  (SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
-    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set') END" \
+    "  " BO "(SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
+    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set')" BC " END" \
     "  AS split_complete"
+#define MODELS_V5_COLUMNS MODELS_V5_COLUMNS_AS("", "", "", "")
 
 #define MODELS_ROWS \
     " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id" \
@@ -276,12 +280,14 @@ static const char schema_v6[] =
     "PRAGMA user_version = 6;";
 
 /* The models view's columns as version 7 made them. */
-#define MODELS_V7_COLUMNS MODELS_V5_COLUMNS "," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes) FROM files g" \
+#define MODELS_V7_COLUMNS_AS(NUM, SUM, BO, BC) MODELS_V5_COLUMNS_AS(NUM, SUM, BO, BC) "," \
+    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes)" SUM " FROM files g" \
     "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
-    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0 ELSE f.missing_bytes > 0 END" \
+    " CASE WHEN f.split_count > 1 THEN " BO "(SELECT count(*) FROM files g" \
+    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0" BC " ELSE " BO "f.missing_bytes > 0" \
+    BC " END" \
     "  AS partial"
+#define MODELS_V7_COLUMNS MODELS_V7_COLUMNS_AS("", "", "", "")
 
 /* Files cut short inside their tensor data (a download that stopped): read with
  * GGUF_OPEN_PARTIAL, their header catalogued, with the bytes they lack. */
@@ -291,6 +297,15 @@ static const char schema_v7[] =
     "CREATE VIEW models AS" MODELS_V7_COLUMNS MODELS_ROWS ";"
     "PRAGMA user_version = 7;";
 
+/* The models view as version 8 made it; REAL makes an integer a float in a division. */
+#define MODELS_V8_AS(REAL, NUM, SUM, BO, BC) \
+    "CREATE VIEW models AS SELECT *," \
+    " CASE WHEN n_params > 0 THEN tensor_bytes" REAL " * 8.0 / n_params END AS bits_per_weight" \
+    " FROM (" MODELS_V7_COLUMNS_AS(NUM, SUM, BO, BC) "," \
+    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa," \
+    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence" MODELS_ROWS \
+    ")"
+
 /* The KV figures live on the row of the file with the metadata: a split set's first shard. */
 static const char schema_v8[] =
     "ALTER TABLE files ADD COLUMN kv_bytes_token INTEGER;"
@@ -298,12 +313,7 @@ static const char schema_v8[] =
     "ALTER TABLE files ADD COLUMN swa_window INTEGER;"
     "ALTER TABLE files ADD COLUMN state_bytes INTEGER;"
     "DROP VIEW models;"
-    "CREATE VIEW models AS SELECT *,"
-    " CASE WHEN n_params > 0 THEN tensor_bytes * 8.0 / n_params END AS bits_per_weight"
-    " FROM (" MODELS_V7_COLUMNS ","
-    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa,"
-    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence" MODELS_ROWS
-    ");"
+    MODELS_V8_AS("", "", "", "", "") ";"
     "PRAGMA user_version = 8;";
 
 /* PostgreSQL: a new catalog is made at version 8 in one step (PostgreSQL catalogs began at
@@ -313,51 +323,9 @@ static const char schema_v8[] =
  * foreign key (SQLite's are declared, never enforced: foreign_keys is off), which would cost a
  * check per row of a COPY of a tokenizer's items. The version and application id live
  * in the table gguf_catalog. The role GGUF__PG_READER may read these tables and nothing more;
- * its transactions are read-only by default. */
+ * its transactions are read-only by default. Every subquery in FROM has a name. */
 #define PG_MODELS_V8 \
-    "CREATE VIEW models AS SELECT *," \
-    " CASE WHEN n_params > 0 THEN tensor_bytes::double precision * 8.0 / n_params END" \
-    "  AS bits_per_weight FROM (" \
-    " SELECT f.id AS file, f.path AS path, f.arch AS architecture," \
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.name') AS name," \
-    " (SELECT text FROM kv WHERE kv.file = f.id AND kv.key = 'general.size_label') AS size_label," \
-    " (SELECT coalesce(ft.name, 'FTYPE_' || kv.int) FROM kv LEFT JOIN file_types ft" \
-    "  ON ft.id = kv.int WHERE kv.file = f.id AND kv.key = 'general.file_type') AS file_type," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT t.type FROM files g JOIN tensors t" \
-    "  ON t.file = g.id WHERE g.model = f.path AND t.type NOT LIKE 'TYPE\\_%' ESCAPE '\\'" \
-    "  GROUP BY t.type ORDER BY sum(t.ne0::numeric * t.ne1 * t.ne2 * t.ne3) DESC," \
-    "  min(t.type_id) LIMIT 1) ELSE f.dominant_type END AS quant," \
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.context_length')" \
-    "  AS context_length," \
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.embedding_length')" \
-    "  AS embedding_length," \
-    " (SELECT int FROM kv WHERE kv.file = f.id AND kv.key = f.arch || '.block_count')" \
-    "  AS block_count," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_params)::bigint FROM files g" \
-    "  WHERE g.model = f.path) ELSE f.n_params END AS n_params," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.size)::bigint FROM files g" \
-    "  WHERE g.model = f.path) ELSE f.size END AS bytes," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.tensor_bytes)::bigint FROM files g" \
-    "  WHERE g.model = f.path) ELSE f.tensor_bytes END AS tensor_bytes," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.n_tensors)::bigint FROM files g" \
-    "  WHERE g.model = f.path) ELSE f.n_tensors END AS n_tensors," \
-    " f.split_no AS split_no, f.split_count AS split_count," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT count(*) FROM files g" \
-    "  WHERE g.model = f.path) ELSE 1 END AS shards," \
-    " CASE WHEN f.split_count IS NULL THEN NULL WHEN f.split_count <= 1 THEN 1 ELSE" \
-    "  ((SELECT count(*) FROM files g WHERE g.model = f.path) = f.split_count AND NOT EXISTS" \
-    "  (SELECT 1 FROM errors e WHERE e.path = f.path AND e.scope = 'set'))::int END" \
-    "  AS split_complete," \
-    " CASE WHEN f.split_count > 1 THEN (SELECT sum(g.missing_bytes)::bigint FROM files g" \
-    "  WHERE g.model = f.path) ELSE f.missing_bytes END AS missing_bytes," \
-    " CASE WHEN f.split_count > 1 THEN ((SELECT count(*) FROM files g" \
-    "  WHERE g.model = f.path AND g.missing_bytes > 0) > 0)::int" \
-    "  ELSE (f.missing_bytes > 0)::int END AS partial," \
-    " f.kv_bytes_token AS kv_bytes_per_token, f.kv_bytes_token_swa AS kv_bytes_per_token_swa," \
-    " f.swa_window AS sliding_window, f.state_bytes AS state_bytes_per_sequence" \
-    " FROM (SELECT files.*, (SELECT text FROM kv WHERE kv.file = files.id" \
-    "  AND kv.key = 'general.architecture' LIMIT 1) AS arch FROM files" \
-    "  WHERE model = path) f) m;"
+    MODELS_V8_AS("::double precision", "::numeric", "::bigint", "(", ")::int") " m;"
 
 static const char schema_pg_v8[] =
     "CREATE TABLE gguf_catalog (application_id BIGINT NOT NULL, version BIGINT NOT NULL);"
