@@ -163,7 +163,9 @@ typedef struct gguf_catalog_event {
 
 typedef void (*gguf_catalog_event_fn)(const gguf_catalog_event *ev, void *user);
 
+/* Options of gguf_catalog_index (see "Options structs" in gguf_base.h). */
 typedef struct gguf_catalog_index_options {
+    size_t size;                    /* sizeof as the caller was built: set by the _INIT macro */
     unsigned flags;                 /* gguf_catalog_index_flags */
     unsigned open_flags;            /* gguf_open_flags for gguf_file_open (kept per file) */
     uint64_t array_max;             /* arrays of at most this many elements go in kv.text */
@@ -172,7 +174,8 @@ typedef struct gguf_catalog_index_options {
     unsigned jobs;                  /* URLs: transfers at a time (0: 16) */
 } gguf_catalog_index_options;
 
-#define GGUF_CATALOG_INDEX_OPTIONS_INIT {.flags = 0, .open_flags = 0, .array_max = 1024}
+#define GGUF_CATALOG_INDEX_OPTIONS_INIT                                                        \
+    {.size = sizeof(gguf_catalog_index_options), .flags = 0, .open_flags = 0, .array_max = 1024}
 
 typedef struct gguf_catalog_stats {
     uint64_t seen;        /* candidate files met */
@@ -219,9 +222,9 @@ GGUF_API int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat,
 
 /* How URLs are reached by later gguf_catalog_index and gguf_catalog_verify calls on cat: the
  * headers (an Authorization for gated models), offline, timeout, retries and whole_limit of
- * opt (its flags, progress and keep_bytes are not used). opt and the strings it points to are
- * borrowed until the next call or gguf_catalog_close; NULL: the defaults. Fails with
- * GGUF_EINVAL for a NULL catalog. */
+ * opt (its flags, progress and keep_bytes are not used). opt is copied; the strings it points
+ * to are borrowed until the next call or gguf_catalog_close; NULL: the defaults. Fails with
+ * GGUF_EINVAL for a NULL catalog, or as options structs do (gguf_base.h). */
 GGUF_API int gguf_catalog_set_url_options(gguf_catalog *cat, const gguf_open_options *opt,
                                           gguf_error *err);
 

@@ -182,9 +182,11 @@ GGUF_API void gguf_file_free(gguf_file *f);
  * the file. */
 typedef void (*gguf_fetch_progress_fn)(void *user, uint64_t fetched, uint64_t size);
 
-/* Options of gguf_file_open_ex and gguf_file_open_fd. Zero is the default of every field:
- * start from GGUF_OPEN_OPTIONS_INIT and set fields by name. */
+/* Options of gguf_file_open_ex and gguf_file_open_fd. Zero is the default of every field but
+ * size: start from GGUF_OPEN_OPTIONS_INIT and set fields by name (see "Options structs" in
+ * gguf_base.h). */
 typedef struct gguf_open_options {
+    size_t size;               /* sizeof as the caller was built: set by the _INIT macro */
     unsigned flags;            /* gguf_open_flags */
     /* "Name: value" lines sent with each request to the URL's host, e.g. "Authorization:
      * Bearer TOKEN" for a gated model; a NULL-terminated array, or NULL */
@@ -209,7 +211,7 @@ typedef struct gguf_open_options {
 } gguf_open_options;
 
 /* Every field not named is 0 / NULL: the defaults. */
-#define GGUF_OPEN_OPTIONS_INIT {.flags = 0}
+#define GGUF_OPEN_OPTIONS_INIT {.size = sizeof(gguf_open_options), .flags = 0}
 
 /* 1 when s is an http:// or https:// URL (the scheme in any case), else 0. */
 GGUF_API int gguf_path_is_url(const char *s);
@@ -315,6 +317,9 @@ typedef struct gguf_value gguf_value;
 GGUF_API size_t gguf_kv_count(const gguf_file *f);
 /* Index of a key, or -1. */
 GGUF_API int64_t gguf_kv_find(const gguf_file *f, const char *key);
+/* Index of the key made of the len bytes at key, which need no NUL after them (a slice of a
+ * longer string; a name with a NUL byte inside), or -1. key may be NULL when len is 0. */
+GGUF_API int64_t gguf_kv_find_n(const gguf_file *f, const char *key, size_t len);
 /* The key at index i (not NUL-terminated: its length goes to *len). */
 GGUF_API const char *gguf_kv_key(const gguf_file *f, size_t i, size_t *len);
 /* The value at index i. */
@@ -342,6 +347,23 @@ GGUF_API int gguf_value_get_str(const char **s, uint64_t *len, const gguf_value 
                                 gguf_error *err);
 /* For a BOOL value: the stored byte (0 and 1 are valid; other bytes are kept as read). */
 GGUF_API int gguf_value_get_bool_byte(uint8_t *out, const gguf_value *v, gguf_error *err);
+
+/* ---- typed reads by key ----
+ * A key's value as the C type asked for, when its value is of a type that converts and the
+ * target holds it: u64 and i64 take every integer type (UINT8 ... INT64, not BOOL), f64
+ * FLOAT32 or FLOAT64, str a STRING (its bytes, not NUL-terminated, and their count; borrowed
+ * as gguf_kv_value's). With duplicate keys (GGUF_OPEN_LENIENT), the first one is read.
+ * Errors, which leave *out untouched:
+ *   GGUF_ENOTFOUND  f has no such key ("key 'x' not found");
+ *   GGUF_ETYPE      the value has another type ("key 'x' has type ARRAY of UINT32, not an
+ *                   integer"), or a number the target cannot hold ("key 'x' (INT32) holds
+ *                   -1, out of range for uint64"); the offset is the key's entry;
+ *   GGUF_EINVAL     f or key NULL. */
+GGUF_API int gguf_kv_get_u64(uint64_t *out, const gguf_file *f, const char *key, gguf_error *err);
+GGUF_API int gguf_kv_get_i64(int64_t *out, const gguf_file *f, const char *key, gguf_error *err);
+GGUF_API int gguf_kv_get_f64(double *out, const gguf_file *f, const char *key, gguf_error *err);
+GGUF_API int gguf_kv_get_str(const char **s, size_t *len, const gguf_file *f, const char *key,
+                             gguf_error *err);
 
 /* 1 when both values have the same type and contents (whatever their files' byte orders and
  * versions), 0 when not, -1 when memory ran out. */
@@ -466,6 +488,9 @@ typedef struct gguf_tensor_info {
 GGUF_API size_t gguf_tensor_count(const gguf_file *f);
 /* Index of the tensor with this name, or -1. */
 GGUF_API int64_t gguf_tensor_find(const gguf_file *f, const char *name);
+/* Index of the tensor named by the len bytes at name (no NUL needed after them), or -1. name
+ * may be NULL when len is 0. */
+GGUF_API int64_t gguf_tensor_find_n(const gguf_file *f, const char *name, size_t len);
 /* Fills *out with a borrowed view of tensor i. */
 GGUF_API void gguf_tensor_get(gguf_tensor_info *out, const gguf_file *f, size_t i);
 /* The tensor's bytes as they are in the source file (in the source byte order), or NULL when

@@ -119,8 +119,9 @@ enum gguf_llama_flash_attn {
     GGUF_LLAMA_FLASH_ATTN_ON = 1
 };
 
-/* The context, with llama-server's option names. */
+/* The context, with llama-server's option names (see "Options structs" in gguf_base.h). */
 typedef struct gguf_llama_estimate_params {
+    size_t size;             /* sizeof as the caller was built: set by the _INIT macro */
     uint32_t n_ctx;          /* -c: tokens of context, 0: the model's training context */
     uint32_t type_k, type_v; /* -ctk, -ctv: cache types (gguf_dtype) */
     uint32_t n_seq;          /* -np: sequences decoded in parallel (1 to 256) */
@@ -133,7 +134,15 @@ typedef struct gguf_llama_estimate_params {
 
 /* llama-server's defaults: context 0, f16 caches, 4 sequences in a unified cache (its automatic
  * -np), batch 2048, ubatch 512, flash attention auto, no swa_full. */
-GGUF_API void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p);
+#define GGUF_LLAMA_ESTIMATE_PARAMS_INIT                                                        \
+    {.size = sizeof(gguf_llama_estimate_params), .n_ctx = 0, .type_k = GGUF_DTYPE_F16,        \
+     .type_v = GGUF_DTYPE_F16, .n_seq = 4, .n_batch = 2048, .n_ubatch = 512,                  \
+     .flash_attn = GGUF_LLAMA_FLASH_ATTN_AUTO, .swa_full = 0, .kv_unified = 1}
+
+/* Sets the fields p->size covers to GGUF_LLAMA_ESTIMATE_PARAMS_INIT's (for bindings, which
+ * cannot use the macro), keeping p->size. Returns 0, or GGUF_EINVAL for a size no
+ * gguf_llama_estimate_params has (see "Options structs" in gguf_base.h). */
+GGUF_API int gguf_llama_estimate_defaults(gguf_llama_estimate_params *p, gguf_error *err);
 
 typedef struct gguf_llama_estimate_layer {
     uint64_t weights; /* its blk.N.* tensors */

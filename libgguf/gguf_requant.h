@@ -29,8 +29,8 @@ extern "C" {
  * are quantized already unless allowed (opt->allow_requantize).
  *
  * Use: gguf_requant_prepare(&rq, f, &opt, &err), then write f with
- *   gguf_write_options w = {.endian = -1, .layout = GGUF_LAYOUT_PACKED,
- *                           .fill = gguf_requant_fill, .fill_user = rq};
+ *   gguf_write_options w = GGUF_WRITE_OPTIONS_INIT;
+ *   w.layout = GGUF_LAYOUT_PACKED;  w.fill = gguf_requant_fill;  w.fill_user = rq;
  *   gguf_file_save(f, out, &w, &err);
  * then gguf_requant_free(rq) -- or gguf_requant_save, which does the three.
  */
@@ -142,7 +142,9 @@ typedef struct gguf_requant_kv {
  * text. Returns 0 or GGUF_EINVAL (the message says what is wrong). */
 GGUF_API int gguf_requant_kv_parse(gguf_requant_kv *out, const char *text, gguf_error *err);
 
+/* Options of a requantization (see "Options structs" in gguf_base.h). */
 typedef struct gguf_requant_options {
+    size_t size;             /* sizeof as the caller was built: set by the _INIT macro */
     uint32_t ftype;          /* the preset: a gguf_requant_ftype */
     int copy;                /* COPY: no tensor changes; general.file_type keeps the source's */
     int pure;                /* no mixture: every tensor that may change gets the preset's type
@@ -168,7 +170,8 @@ typedef struct gguf_requant_options {
 } gguf_requant_options;
 
 #define GGUF_REQUANT_OPTIONS_INIT                                                               \
-    {.ftype = GGUF_REQUANT_Q8_0, .output_type = -1, .token_embd_type = -1, .threads = 1}
+    {.size = sizeof(gguf_requant_options), .ftype = GGUF_REQUANT_Q8_0, .output_type = -1,     \
+     .token_embd_type = -1, .threads = 1}
 
 /* Sets opt->ftype (and opt->copy, opt->pure) from a name, in any case: a preset ("Q4_K_M",
  * "COPY"), a preset's number as llama-quantize takes it ("15" is Q4_K_M, "0" F32), or a plain

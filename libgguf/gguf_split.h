@@ -29,7 +29,9 @@ enum gguf_split_mode {
                                   the last tensor's shard + 1 */
 };
 
+/* Options of a split (see "Options structs" in gguf_base.h). */
 typedef struct gguf_split_options {
+    size_t size;              /* sizeof as the caller was built: set by the _INIT macro */
     int mode;                 /* a gguf_split_mode */
     uint64_t max_tensors;     /* GGUF_SPLIT_BY_TENSORS: tensors per shard (llama's default 128) */
     uint64_t max_bytes;       /* GGUF_SPLIT_BY_SIZE: tensor bytes per shard (llama-gguf-split's
@@ -46,7 +48,8 @@ typedef struct gguf_split_options {
 } gguf_split_options;
 
 /* Every field not named is 0 / NULL. */
-#define GGUF_SPLIT_OPTIONS_INIT {.mode = GGUF_SPLIT_BY_TENSORS, .max_tensors = 128}
+#define GGUF_SPLIT_OPTIONS_INIT                                                                \
+    {.size = sizeof(gguf_split_options), .mode = GGUF_SPLIT_BY_TENSORS, .max_tensors = 128}
 
 /* Plans the split of f without writing: shard_of[i] (f has gguf_tensor_count(f) tensors) is
  * the shard (from 0) of tensor i, *n_shards the count. Fails with GGUF_EINVAL (a limit of 0, a

@@ -36,7 +36,9 @@ typedef int (*gguf_fill_fn)(void *user, size_t tensor, uint64_t offset, void *bu
  * in all. */
 typedef void (*gguf_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/* Options of the writes (see "Options structs" in gguf_base.h). */
 typedef struct gguf_write_options {
+    size_t size;          /* sizeof as the caller was built: set by the _INIT macro */
     uint32_t version;     /* 0: keep the source's */
     int endian;           /* -1: keep the source's; else a gguf_endian */
     int layout;           /* a gguf_layout; files whose tensors were removed or whose alignment
@@ -57,7 +59,8 @@ typedef struct gguf_write_options {
 } gguf_write_options;
 
 /* Every field not named is 0 / NULL, so a field added later cannot shift the others. */
-#define GGUF_WRITE_OPTIONS_INIT {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_KEEP}
+#define GGUF_WRITE_OPTIONS_INIT                                                                \
+    {.size = sizeof(gguf_write_options), .version = 0, .endian = -1, .layout = GGUF_LAYOUT_KEEP}
 
 /* The key whose value (an array of zero bytes) an editor keeps as room in the header, so that
  * later edits fit in place: gguf_write_options.reserve creates it, gguf_file_update sizes it
