@@ -21,11 +21,14 @@
  *  - Pointers returned by getters are borrowed from the gguf_file: they stay valid until the
  *    file is freed or the value they belong to is changed or removed.
  *  - The library never prints, never exits and never aborts on bad input.
+ *  - Options structs start with their size: start each from its _INIT macro and set fields by
+ *    name, so that a program built against this header keeps working with later libraries
+ *    (see "Options structs, and how they grow" in gguf_base.h).
  *
  * The manual goes on in parts, one per layer of the library, each a header of its own that
  * includes the parts below it (a program may include one part alone, or this header for all):
  *
- *   gguf_base.h     the export macro, errors
+ *   gguf_base.h     the export macro, the version, errors, how options structs grow
  *   gguf_format.h   value and tensor types; opening files (local, URLs, standard input, split
  *                   sets); the header, metadata and tensors, and edits of them; checksums;
  *                   byte order; lint
