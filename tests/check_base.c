@@ -1,8 +1,9 @@
 /* The base layer's utilities against independent references: the JSON writer's strings (a
  * byte-at-a-time reference implementation of the rules in base/json.c) and floats (printf's
  * "%.9g" itself, for every kind of float and millions of random ones), UTF-8 validation, the
- * hash set, the thread pool and the path helpers. */
+ * hash set, the thread pool and the path helpers; the version, and errors of bounded size. */
 #define _GNU_SOURCE
+#include "config.h"
 #include "testutil.h"
 #include "libgguf/base/base.h"
 
@@ -529,6 +530,58 @@ START_TEST(sha256_matches_the_standards_examples) {
 }
 END_TEST
 
+/* configure's version is the header's, and the library says it. */
+START_TEST(the_version_is_written_once) {
+    ck_assert_str_eq(GGUF_VERSION_STRING, PACKAGE_VERSION);
+    ck_assert_str_eq(gguf_version_string(), GGUF_VERSION_STRING);
+    ck_assert_uint_eq(gguf_version(), GGUF_VERSION_NUMBER);
+    char parts[32];
+    snprintf(parts, sizeof parts, "%d.%d.%d", GGUF_VERSION_MAJOR, GGUF_VERSION_MINOR,
+             GGUF_VERSION_PATCH);
+    ck_assert_str_eq(parts, GGUF_VERSION_STRING);
+}
+END_TEST
+
+/* A few hundred bytes, and what does not fit is cut where it says least, visibly. */
+START_TEST(errors_too_long_keep_their_reason) {
+    ck_assert_uint_le(sizeof(gguf_error), 512);
+    gguf_error err;
+    char name[600];
+    memset(name, 'k', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    /* one message too long: cut at its end, with "..." */
+    gguf_error_clear(&err);
+    gguf__fail(&err, GGUF_EINVAL, 5, "key '%s' is bad", name);
+    ck_assert_uint_eq(strlen(err.message), GGUF_ERROR_MESSAGE_MAX - 1);
+    ck_assert_str_eq(err.message + GGUF_ERROR_MESSAGE_MAX - 4, "...");
+    /* context around a reason: the context is cut, the reason stays whole */
+    const char *why = "arrays nested deeper than 64 levels at byte 857";
+    gguf_error_clear(&err);
+    gguf__fail(&err, GGUF_ELIMIT, 857, "%s", why);
+    gguf__wrap(&err, GGUF_ELIMIT, "key 'test.deep'%.300s", name);
+    size_t n = strlen(err.message);
+    ck_assert_uint_eq(n, GGUF_ERROR_MESSAGE_MAX - 1);
+    ck_assert(strncmp(err.message, "key 'test.deep'kkk", 18) == 0);
+    ck_assert_str_eq(err.message + n - strlen(why) - 5,
+                     "...: arrays nested deeper than 64 levels at byte 857");
+    ck_assert_int_eq(err.code, GGUF_ELIMIT);
+    ck_assert_uint_eq(err.offset, 857);
+    /* what fits is joined as it is */
+    gguf_error_clear(&err);
+    gguf__fail(&err, GGUF_ELIMIT, 857, "%s", why);
+    gguf__wrap(&err, GGUF_EINVAL, "element %d", 3);
+    ck_assert_str_eq(err.message, "element 3: arrays nested deeper than 64 levels at byte 857");
+    /* a path too long keeps its end, which names the file */
+    char path[400];
+    memset(path, 'd', sizeof path);
+    memcpy(path + sizeof path - 12, "/model.gguf", 12);
+    gguf__fail_path(&err, path);
+    ck_assert_uint_eq(strlen(err.path), GGUF_ERROR_PATH_MAX - 1);
+    ck_assert(strncmp(err.path, "...ddd", 6) == 0);
+    ck_assert_str_eq(err.path + strlen(err.path) - 11, "/model.gguf");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("base");
     TCase *tc = tcase_create("base");
@@ -544,6 +597,8 @@ int main(void) {
     tcase_add_test(tc, the_pool_runs_every_task_once);
     tcase_add_test(tc, paths_beside_a_file);
     tcase_add_test(tc, sha256_matches_the_standards_examples);
+    tcase_add_test(tc, the_version_is_written_once);
+    tcase_add_test(tc, errors_too_long_keep_their_reason);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -440,7 +440,8 @@ END_TEST
 
 START_TEST(values_compare_across_byte_orders) {
     gguf_file *le = open_src("golden/hand/le_v3_two_tensors.gguf");
-    gguf_write_options be = {.version = 0, .endian = GGUF_ENDIAN_BIG};
+    gguf_write_options be = {
+        .size = sizeof(gguf_write_options), .version = 0, .endian = GGUF_ENDIAN_BIG};
     void *buf;
     size_t len;
     ck_assert(gguf_file_write_memory(&buf, &len, le, &be, NULL) == 0);

@@ -153,7 +153,8 @@ START_TEST(derived_files_are_reproduced) {
         gguf_error err;
         gguf_error_clear(&err);
         ck_assert_msg(gguf_file_open(&f, tu_src(d->input), 0, &err) == 0, "%s", err.message);
-        gguf_write_options opt = {.version = d->version, .endian = d->endian};
+        gguf_write_options opt = {
+            .size = sizeof(gguf_write_options), .version = d->version, .endian = d->endian};
         void *out;
         size_t out_len, len;
         ck_assert_msg(gguf_file_write_memory(&out, &out_len, f, &opt, &err) == 0, "%s",

@@ -285,6 +285,97 @@ START_TEST(test_get_int) {
 }
 END_TEST
 
+/* ---- typed reads by key: converted when the target holds the value, else named errors ---- */
+
+START_TEST(test_kv_typed_getters) {
+    fixture fx;
+    build_fixture(&fx, FORMATS[_i].version, FORMATS[_i].big);
+    gguf_file *f = open_bytes(fx.b.p, fx.b.len, 0);
+    uint64_t u;
+    int64_t i;
+    double d;
+    const char *str;
+    size_t len;
+    gguf_error err;
+    /* every integer type converts when it fits */
+    ck_assert(gguf_kv_get_u64(&u, f, "u8.max", NULL) == 0 && u == 255);
+    ck_assert(gguf_kv_get_u64(&u, f, "i32.max", NULL) == 0 && u == INT32_MAX);
+    ck_assert(gguf_kv_get_u64(&u, f, "u64.max", NULL) == 0 && u == UINT64_MAX);
+    ck_assert(gguf_kv_get_i64(&i, f, "i8.min", NULL) == 0 && i == INT8_MIN);
+    ck_assert(gguf_kv_get_i64(&i, f, "u32.max", NULL) == 0 && i == UINT32_MAX);
+    ck_assert(gguf_kv_get_i64(&i, f, "i64.max", NULL) == 0 && i == INT64_MAX);
+    ck_assert(gguf_kv_get_f64(&d, f, "f64.third", NULL) == 0 && d == 1.0 / 3.0);
+    ck_assert(gguf_kv_get_f64(&d, f, "f32.max", NULL) == 0 && d == FLT_MAX);
+    ck_assert(gguf_kv_get_str(&str, &len, f, "str.nul", NULL) == 0);
+    ck_assert(len == sizeof NUL_STR && memcmp(str, NUL_STR, len) == 0);
+    /* each refusal names the key, its type and why; outputs stay as they were */
+    static const struct {
+        const char *key;
+        int which; /* 0 u64, 1 i64, 2 f64, 3 str */
+        int code;
+        const char *says;
+    } bad[] = {
+        {"i8.min", 0, GGUF_ETYPE, "key 'i8.min' (INT8) holds -128, out of range for uint64"},
+        {"u64.max", 1, GGUF_ETYPE,
+         "key 'u64.max' (UINT64) holds 18446744073709551615, out of range for int64"},
+        {"bool.true", 0, GGUF_ETYPE, "key 'bool.true' has type BOOL, not an integer"},
+        {"f32.max", 1, GGUF_ETYPE, "key 'f32.max' has type FLOAT32, not an integer"},
+        {"u8.max", 2, GGUF_ETYPE, "key 'u8.max' has type UINT8, not a float"},
+        {"arr.u32", 3, GGUF_ETYPE, "key 'arr.u32' has type ARRAY of UINT32, not STRING"},
+        {"no.such", 0, GGUF_ENOTFOUND, "key 'no.such' not found"},
+        {"no.such", 3, GGUF_ENOTFOUND, "key 'no.such' not found"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        u = 7, i = 7, d = 7, str = NULL, len = 7;
+        gguf_error_clear(&err);
+        int rc = bad[c].which == 0   ? gguf_kv_get_u64(&u, f, bad[c].key, &err)
+                 : bad[c].which == 1 ? gguf_kv_get_i64(&i, f, bad[c].key, &err)
+                 : bad[c].which == 2 ? gguf_kv_get_f64(&d, f, bad[c].key, &err)
+                                     : gguf_kv_get_str(&str, &len, f, bad[c].key, &err);
+        ck_assert_int_eq(rc, bad[c].code);
+        ck_assert_msg(strstr(err.message, bad[c].says) != NULL, "%s", err.message);
+        ck_assert(u == 7 && i == 7 && d == 7 && str == NULL && len == 7);
+        if (rc == GGUF_ETYPE) /* at the key's entry */
+            ck_assert_uint_eq(err.offset, gguf_kv_source_offset(f, gguf_kv_find(f, bad[c].key)));
+    }
+    ck_assert_int_eq(gguf_kv_get_u64(&u, NULL, "u8.max", NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_kv_get_u64(&u, f, NULL, NULL), GGUF_EINVAL);
+    gguf_file_free(f);
+    gb_free(&fx.b);
+}
+END_TEST
+
+/* Names given by length: a slice of a longer string finds its key, a prefix does not. */
+START_TEST(test_find_by_length) {
+    fixture fx;
+    build_fixture(&fx, FORMATS[_i].version, FORMATS[_i].big);
+    gguf_file *f = open_bytes(fx.b.p, fx.b.len, 0);
+    const char *text = "u8.max=255";
+    ck_assert_int_eq(gguf_kv_find_n(f, text, 6), gguf_kv_find(f, "u8.max"));
+    ck_assert_int_ge(gguf_kv_find_n(f, text, 6), 0);
+    ck_assert_int_eq(gguf_kv_find_n(f, text, 5), -1);
+    ck_assert_int_eq(gguf_kv_find_n(f, NULL, 0), -1);
+    ck_assert_int_eq(gguf_kv_find_n(f, NULL, 3), -1);
+    gguf_file_free(f);
+    gb_free(&fx.b);
+    /* tensors too */
+    gb b = {0};
+    gb_begin(&b, FORMATS[_i].version, FORMATS[_i].big, 2, 0);
+    gb_tensor(&b, "blk.0.attn_q.weight", 1, (uint64_t[]){8}, GGUF_DTYPE_F32, 0);
+    gb_tensor(&b, "blk.0.attn_q", 1, (uint64_t[]){8}, GGUF_DTYPE_F32, 32);
+    gb_align(&b, 32);
+    gb_fill(&b, 0, 64);
+    f = open_bytes(b.p, b.len, 0);
+    const char *names = "blk.0.attn_q.weight,blk.0.attn_k.weight";
+    ck_assert_int_eq(gguf_tensor_find_n(f, names, 19), 0);
+    ck_assert_int_eq(gguf_tensor_find_n(f, names, 12), 1);
+    ck_assert_int_eq(gguf_tensor_find_n(f, names + 20, 19), -1);
+    ck_assert_int_eq(gguf_tensor_find_n(f, NULL, 0), -1);
+    gguf_file_free(f);
+    gb_free(&b);
+}
+END_TEST
+
 /* ---- wrong types: GGUF_ETYPE, a message, outputs untouched ---- */
 
 enum getter { G_U64, G_I64, G_F64, G_INT, G_STR, G_BOOL, N_GETTERS };
@@ -953,6 +1044,8 @@ static Suite *kv_suite(void) {
     tcase_add_loop_test(tc, test_scalars, 0, N_FORMATS);
     tcase_add_loop_test(tc, test_get_int, 0, N_FORMATS);
     tcase_add_loop_test(tc, test_wrong_type_getters, 0, N_FORMATS);
+    tcase_add_loop_test(tc, test_kv_typed_getters, 0, N_FORMATS);
+    tcase_add_loop_test(tc, test_find_by_length, 0, N_FORMATS);
     tcase_add_loop_test(tc, test_strings, 0, N_FORMATS);
     tcase_add_loop_test(tc, test_scalar_arrays, 0, N_FORMATS);
     tcase_add_loop_test(tc, test_empty_arrays, 0, N_FORMATS);

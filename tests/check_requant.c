@@ -181,7 +181,10 @@ static gguf_file *build_model(const spec *s) {
 static gguf_file *model_bytes(const spec *s, void **buf, size_t *len) {
     gguf_file *f = build_model(s);
     fill_ctx c = {f, s->seed};
-    gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED, .fill = model_fill,
+    gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                             .endian = -1,
+                             .layout = GGUF_LAYOUT_PACKED,
+                             .fill = model_fill,
                              .fill_user = &c};
     gguf_error err;
     gguf_error_clear(&err);
@@ -195,7 +198,10 @@ static gguf_file *model_bytes(const spec *s, void **buf, size_t *len) {
 static int write_model_file(const spec *s, const char *path) {
     gguf_file *f = build_model(s);
     fill_ctx c = {f, s->seed};
-    gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED, .fill = model_fill,
+    gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                             .endian = -1,
+                             .layout = GGUF_LAYOUT_PACKED,
+                             .fill = model_fill,
                              .fill_user = &c};
     gguf_error err;
     gguf_error_clear(&err);
@@ -734,8 +740,11 @@ static void *requant_memory(gguf_file *f, const gguf_requant_options *o, size_t 
     gguf_error err;
     gguf_error_clear(&err);
     ck_assert_msg(gguf_requant_prepare(&rq, f, o, &err) == 0, "%s", err.message);
-    gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED,
-                             .fill = gguf_requant_fill, .fill_user = rq};
+    gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                             .endian = -1,
+                             .layout = GGUF_LAYOUT_PACKED,
+                             .fill = gguf_requant_fill,
+                             .fill_user = rq};
     void *buf;
     ck_assert_msg(gguf_file_write_memory(&buf, len, f, &wo, &err) == 0, "%s", err.message);
     gguf_requant_free(rq);
@@ -915,7 +924,7 @@ START_TEST(files_memory_and_big_endian_agree) {
     gguf_file_free(f);
     /* big-endian: convert the input, requantize, convert back: the same file */
     ck_assert(gguf_file_open(&f, tmp("in.gguf"), 0, NULL) == 0);
-    gguf_write_options be = {.endian = GGUF_ENDIAN_BIG};
+    gguf_write_options be = {.size = sizeof(gguf_write_options), .endian = GGUF_ENDIAN_BIG};
     ck_assert(gguf_file_save(f, tmp("in.be.gguf"), &be, NULL) == 0);
     gguf_file_free(f);
     ck_assert(gguf_file_open(&f, tmp("in.be.gguf"), 0, NULL) == 0);
@@ -925,7 +934,7 @@ START_TEST(files_memory_and_big_endian_agree) {
     gguf_file_free(f);
     ck_assert(gguf_file_open(&f, tmp("out.be.gguf"), 0, NULL) == 0);
     ck_assert_int_eq(gguf_file_endian(f), GGUF_ENDIAN_BIG);
-    gguf_write_options le = {.endian = GGUF_ENDIAN_LITTLE};
+    gguf_write_options le = {.size = sizeof(gguf_write_options), .endian = GGUF_ENDIAN_LITTLE};
     ck_assert(gguf_file_save(f, tmp("out.le.gguf"), &le, NULL) == 0);
     gguf_file_free(f);
     size_t backlen;
@@ -1077,8 +1086,11 @@ START_TEST(allocation_failures_fail_cleanly) {
         void *buf = NULL;
         size_t len;
         if (rc == 0) {
-            gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED,
-                                     .fill = gguf_requant_fill, .fill_user = rq};
+            gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                                     .endian = -1,
+                                     .layout = GGUF_LAYOUT_PACKED,
+                                     .fill = gguf_requant_fill,
+                                     .fill_user = rq};
             rc = gguf_file_write_memory(&buf, &len, f, &wo, &err);
         }
         gguf_testing_fail_alloc_after(0);
@@ -1150,7 +1162,10 @@ static void write_imatrix(const char *path, const im_spec *e, size_t n, int with
         add_t(f, name, GGUF_DTYPE_F32, 1, e[i].n_mat, 1);
     }
     im_fill_ctx c = {f};
-    gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED, .fill = im_fill,
+    gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                             .endian = -1,
+                             .layout = GGUF_LAYOUT_PACKED,
+                             .fill = im_fill,
                              .fill_user = &c};
     ck_assert(gguf_file_save(f, path, &wo, NULL) == 0);
     gguf_file_free(f);
@@ -1195,7 +1210,10 @@ START_TEST(imatrix_gguf_format) {
     set_u32(f, NULL, "imatrix.chunk_size", 1);
     add_t(f, "a.weight.in_sum2", GGUF_DTYPE_F32, 32, 1, 1);
     im_fill_ctx c = {f};
-    gguf_write_options wo = {.endian = -1, .layout = GGUF_LAYOUT_PACKED, .fill = im_fill,
+    gguf_write_options wo = {.size = sizeof(gguf_write_options),
+                             .endian = -1,
+                             .layout = GGUF_LAYOUT_PACKED,
+                             .fill = im_fill,
                              .fill_user = &c};
     ck_assert(gguf_file_save(f, tmp("nocounts.gguf"), &wo, NULL) == 0);
     gguf_file_free(f);

@@ -104,7 +104,8 @@ START_TEST(failed_save_changes_nothing) {
     FILE *fp = fopen(target, "w");
     fputs("old", fp);
     fclose(fp);
-    gguf_write_options opt = {.version = 2, .endian = GGUF_ENDIAN_BIG};
+    gguf_write_options opt = {
+        .size = sizeof(gguf_write_options), .version = 2, .endian = GGUF_ENDIAN_BIG};
     gguf_error_clear(&err);
     ck_assert_int_eq(gguf_file_save(f, target, &opt, &err), GGUF_EINVAL);
     ck_assert(strstr(err.message, "big-endian") != NULL);
@@ -123,7 +124,11 @@ START_TEST(output_version_rules) {
     void *out;
     size_t len;
     gguf_error err;
-    gguf_write_options v1 = {.version = 1, .endian = -1}, v4 = {.version = 4, .endian = -1}, be = {.version = 0, .endian = GGUF_ENDIAN_BIG};
+    gguf_write_options v1 = {.size = sizeof(gguf_write_options), .version = 1, .endian = -1},
+                       v4 = {.size = sizeof(gguf_write_options), .version = 4, .endian = -1},
+                       be = {.size = sizeof(gguf_write_options),
+                             .version = 0,
+                             .endian = GGUF_ENDIAN_BIG};
     gguf_error_clear(&err);
     ck_assert_int_eq(gguf_file_write_memory(&out, &len, f, &v1, &err), GGUF_EUNSUPPORTED);
     gguf_error_clear(&err);
@@ -135,7 +140,8 @@ START_TEST(output_version_rules) {
     ck_assert(gguf_file_open_memory(&b, out, len, 1, 0, NULL) == 0);
     free(out);
     ck_assert_int_eq(gguf_file_endian(b), GGUF_ENDIAN_BIG);
-    gguf_write_options little = {.version = 0, .endian = GGUF_ENDIAN_LITTLE};
+    gguf_write_options little = {
+        .size = sizeof(gguf_write_options), .version = 0, .endian = GGUF_ENDIAN_LITTLE};
     ck_assert_int_eq(gguf_file_write_memory(&out, &len, b, &little, &err), 0);
     size_t orig_len;
     uint8_t *orig = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &orig_len);
@@ -150,7 +156,7 @@ END_TEST
 /* v3 -> v2 keeps every value: the v2 output reads back with the same keys and tensors. */
 START_TEST(v2_output_reads_back_the_same) {
     gguf_file *f = open_golden("golden/hand/le_v3_two_tensors.gguf");
-    gguf_write_options v2 = {.version = 2, .endian = -1};
+    gguf_write_options v2 = {.size = sizeof(gguf_write_options), .version = 2, .endian = -1};
     void *out;
     size_t len;
     ck_assert(gguf_file_write_memory(&out, &len, f, &v2, NULL) == 0);
@@ -184,7 +190,8 @@ START_TEST(header_only_files_match_the_reference_big_endian_converter) {
             ck_assert_msg(gguf_file_open(&le, tu_corpus(rel), 0, NULL) == 0, "no original of %s", base);
         }
         if (gguf_tensor_count(le) == 0) {
-            gguf_write_options be = {.version = 0, .endian = GGUF_ENDIAN_BIG};
+            gguf_write_options be = {
+                .size = sizeof(gguf_write_options), .version = 0, .endian = GGUF_ENDIAN_BIG};
             void *out;
             size_t len, want_len;
             ck_assert(gguf_file_write_memory(&out, &len, le, &be, NULL) == 0);
@@ -195,7 +202,8 @@ START_TEST(header_only_files_match_the_reference_big_endian_converter) {
             /* and back */
             gguf_file *b;
             ck_assert(gguf_file_open(&b, *p, 0, NULL) == 0);
-            gguf_write_options little = {.version = 0, .endian = GGUF_ENDIAN_LITTLE};
+            gguf_write_options little = {
+                .size = sizeof(gguf_write_options), .version = 0, .endian = GGUF_ENDIAN_LITTLE};
             ck_assert(gguf_file_write_memory(&out, &len, b, &little, NULL) == 0);
             uint8_t *orig = tu_read_file(tu_corpus(rel), &want_len);
             ck_assert_msg(len == want_len && memcmp(out, orig, len) == 0, "%s back differs", base);

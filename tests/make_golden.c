@@ -40,7 +40,8 @@ int main(void) {
         gguf_file *f = NULL;
         gguf_error err;
         gguf_error_clear(&err);
-        gguf_write_options opt = {.version = d->version, .endian = d->endian};
+        gguf_write_options opt = {
+            .size = sizeof(gguf_write_options), .version = d->version, .endian = d->endian};
         char out[4096];
         snprintf(out, sizeof out, "%s", tu_src(d->output));
         if (gguf_file_open(&f, tu_src(d->input), 0, &err) != 0 ||

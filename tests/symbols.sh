@@ -8,7 +8,7 @@ n=0
 for sym in $(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBR]$/ {print $3}'); do
     n=$((n + 1))
     case "$sym" in
-    gguf_error_*|gguf_strerror|gguf_file_*|gguf_kv_*|gguf_value_*|gguf_tensor_*|gguf_dtype_*|gguf_vtype_*|gguf_quant_*|gguf_catalog_*|gguf_edit_*|gguf_crc_*|gguf_convert_*|gguf_requant_*|gguf_json_*|gguf_text_*|gguf_split_*|gguf_llama_*|gguf_path_*|gguf_http_*|gguf_output_*|gguf_interrupt_*|gguf_sha256_*)
+    gguf_error_*|gguf_strerror|gguf_version|gguf_version_*|gguf_file_*|gguf_kv_*|gguf_value_*|gguf_tensor_*|gguf_dtype_*|gguf_vtype_*|gguf_quant_*|gguf_catalog_*|gguf_edit_*|gguf_crc_*|gguf_convert_*|gguf_requant_*|gguf_json_*|gguf_text_*|gguf_split_*|gguf_llama_*|gguf_path_*|gguf_http_*|gguf_output_*|gguf_interrupt_*|gguf_sha256_*)
         ok ;;
     *) fail "exported symbol '$sym' has no module segment (or is a ggml name)" ;;
     esac

@@ -19,10 +19,18 @@
 
 const char *cli_prog = "gguf-edit";
 
+const char *cli_error_path(const char *path, const gguf_error *err) {
+    /* when the library kept only the end of a long name, the caller's whole name is that
+     * file's */
+    size_t n = strlen(err->path), have = path != NULL ? strlen(path) : 0;
+    int cut = n > 3 && memcmp(err->path, "...", 3) == 0 && have >= n - 3 &&
+              strcmp(path + have - (n - 3), err->path + 3) == 0;
+    return err->path[0] != '\0' && !cut ? err->path : path;
+}
+
 void cli_report(const char *path, const gguf_error *err) {
     const char *msg = err->message[0] ? err->message : gguf_strerror(err->code);
-    if (err->path[0] != '\0')
-        path = err->path; /* the library knows which file it was about */
+    path = cli_error_path(path, err);
     /* the offset, unless the message names it already ("... at byte 92") */
     char at[32];
     snprintf(at, sizeof at, "byte %" PRIu64, err->offset);

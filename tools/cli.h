@@ -34,6 +34,9 @@ static inline long cli_text_control(const unsigned char *s, size_t len) {
 
 /* Prints "PROG: PATH: offset N: message" on stderr. */
 void cli_report(const char *path, const gguf_error *err);
+/* The file an error is about: the library's err->path, or path when the error names none or
+ * kept only path's end (a name longer than gguf_error holds). */
+const char *cli_error_path(const char *path, const gguf_error *err);
 /* Prints "PROG: message" on stderr. */
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

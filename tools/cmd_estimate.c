@@ -221,8 +221,7 @@ int cmd_estimate(int argc, char **argv) {
     int json = 0, status = CLI_OK, c, bad = 0, unified = -1, fit = 0;
     uint64_t fit_size = 0;
     uint32_t n_seq = 0;
-    gguf_llama_estimate_params p;
-    gguf_llama_estimate_defaults(&p);
+    gguf_llama_estimate_params p = GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
     long_forms(argc, argv);
     while (!bad && (c = cli_getopt(argc, argv, "hc:b:", longopts, usage_text, &flags,
                                    &status)) >= 0) {

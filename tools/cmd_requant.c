@@ -527,8 +527,10 @@ static int write_output(gguf_file *f, const gguf_requant_choice *ch, const char 
         free(report);
         return CLI_BAD;
     }
-    gguf_write_options wo = {.version = 0, .endian = -1, .layout = GGUF_LAYOUT_PACKED,
-                             .fill = gguf_requant_fill, .fill_user = rq};
+    gguf_write_options wo = GGUF_WRITE_OPTIONS_INIT;
+    wo.layout = GGUF_LAYOUT_PACKED;
+    wo.fill = gguf_requant_fill;
+    wo.fill_user = rq;
     n = gguf_tensor_count(f); /* without pruned tensors */
     cli_progress bar;
     cli_progress_attach(&bar, "requant", f, &wo);

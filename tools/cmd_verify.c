@@ -107,9 +107,10 @@ static int model_open(model *m, const char *path, unsigned flags, report *r) {
     gguf_file *f = NULL;
     if (cli_open_err(&f, path, flags, 1, &err) != 0) {
         cli_report(path, &err); /* on stderr, as every command says a file cannot be read */
-        char msg[GGUF_ERROR_MESSAGE_MAX + GGUF_ERROR_PATH_MAX + 8];
-        if (err.path[0] != '\0' && strcmp(err.path, path) != 0)
-            snprintf(msg, sizeof msg, "%s: %s", err.path, err.message);
+        char msg[GGUF_ERROR_MESSAGE_MAX + 4096];
+        const char *about = cli_error_path(path, &err);
+        if (strcmp(about, path) != 0)
+            snprintf(msg, sizeof msg, "%s: %s", about, err.message);
         else
             snprintf(msg, sizeof msg, "%s", err.message);
         add(r, GGUF_LLAMA_ERROR, NULL, NULL, msg, 0, err.offset);

@@ -36,6 +36,24 @@ GGUF_HIDDEN void gguf__fail_path(gguf_error *err, const char *path);
  * longer names cut with "...". Returns buf. */
 GGUF_HIDDEN const char *gguf__quote(char *buf, size_t bufsize, const char *s, size_t len);
 
+/* ---- options structs (options.c) ---- */
+
+/* Reads a caller's options struct by its leading size (see "Options structs, and how they
+ * grow" in gguf_base.h) into *out, this library's struct of `size` bytes: the fields the
+ * caller's size covers are the caller's, the others come from defaults (the struct's _INIT).
+ * opt NULL: the defaults. type names the struct in errors. Returns 0, GGUF_EINVAL (a size
+ * below sizeof(size_t) or above GGUF_OPTIONS_SIZE_MAX) or GGUF_EUNSUPPORTED (a field this
+ * library does not know is set), with *out the defaults. */
+GGUF_HIDDEN int gguf__options_read(void *out, size_t size, const void *defaults, const void *opt,
+                                   const char *type, gguf_error *err);
+/* 0 when `size`, a caller's options struct's size field, is one the library can read (see
+ * gguf__options_read; ours is this library's size), else GGUF_EINVAL naming `type`. */
+GGUF_HIDDEN int gguf__options_size_check(size_t size, size_t ours, const char *type,
+                                         gguf_error *err);
+/* gguf__options_read into `out`, a local of type `type`, with the defaults `init` (its _INIT). */
+#define GGUF__OPTIONS_READ(out, type, init, opt, err)                                          \
+    gguf__options_read(&(out), sizeof(type), &(const type)init, (opt), #type, (err))
+
 /* ---- allocation (alloc.c): the one choke point ---- */
 
 GGUF_HIDDEN void *gguf__malloc(size_t n);

@@ -39,10 +39,15 @@ int gguf__fail(gguf_error *err, int code, uint64_t offset, const char *fmt, ...)
     err->offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof err->message) /* cut: say so */
+        memcpy(err->message + sizeof err->message - 4, "...", 4);
     return code;
 }
+
+/* The least of a context gguf__wrap keeps before it cuts the message instead. */
+#define CONTEXT_KEPT 32
 
 int gguf__wrap(gguf_error *err, int code, const char *fmt, ...) {
     if (err == NULL)
@@ -58,15 +63,23 @@ int gguf__wrap(gguf_error *err, int code, const char *fmt, ...) {
         snprintf(err->message, sizeof err->message, "%s", context);
         return code;
     }
-    /* context + ": " + the message, cut at the end (marked "...") when it does not fit */
+    /* context + ": " + the message. When that does not fit, the context is cut (marked
+     * "...") so that the message, which says why, stays whole; a message too long to leave
+     * the context some room is cut at its end instead. */
     char joined[2 * GGUF_ERROR_MESSAGE_MAX + 2];
     size_t a = strlen(context), b = strnlen(err->message, sizeof err->message);
+    size_t room = sizeof err->message - 1;
+    if (a + 2 + b > room && b + 2 + CONTEXT_KEPT + 3 <= room) {
+        a = room - 2 - b - 3;
+        memcpy(context + a, "...", 3);
+        a += 3;
+    }
     memcpy(joined, context, a);
     memcpy(joined + a, ": ", 2);
     memcpy(joined + a + 2, err->message, b);
     size_t n = a + 2 + b;
-    if (n >= sizeof err->message) {
-        n = sizeof err->message - 1;
+    if (n > room) {
+        n = room;
         memcpy(joined + n - 3, "...", 3);
     }
     memcpy(err->message, joined, n);

@@ -245,7 +245,8 @@ struct gguf_catalog {
     uint64_t timeout_ms; /* query limits (gguf_catalog_set_query_limits) */
     uint64_t max_memory;
     gguf__guard guard;
-    const gguf_open_options *url; /* gguf_catalog_set_url_options (borrowed), or NULL */
+    const gguf_open_options *url; /* &url_options once set, or NULL */
+    gguf_open_options url_options; /* gguf_catalog_set_url_options's copy (its strings borrowed) */
     gguf__db_array items[3]; /* PostgreSQL: an array's int, real and text values (store.c) */
 };
 

@@ -73,7 +73,11 @@ int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat, const char 
         return rc;
     if (paths == NULL && n_paths > 0)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no paths given");
-    static const gguf_catalog_index_options defaults = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+    gguf_catalog_index_options o;
+    rc = GGUF__OPTIONS_READ(o, gguf_catalog_index_options, GGUF_CATALOG_INDEX_OPTIONS_INIT, opt,
+                            err);
+    if (rc != 0)
+        return rc;
     gguf__indexer *x = gguf__calloc(1, sizeof *x);
     char **abs = gguf__calloc(n_paths ? n_paths : 1, sizeof *abs);
     char **urls = gguf__calloc(n_paths ? n_paths : 1, sizeof *urls);
@@ -84,7 +88,7 @@ int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat, const char 
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     x->cat = cat;
-    x->opt = opt != NULL ? *opt : defaults;
+    x->opt = o;
     x->now = (int64_t)time(NULL);
     size_t n_urls = 0;
     for (size_t a = 0; a < n_paths && rc == 0; a++) {
@@ -134,7 +138,12 @@ int gguf_catalog_set_url_options(gguf_catalog *cat, const gguf_open_options *opt
                                  gguf_error *err) {
     if (cat == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no catalog");
-    cat->url = opt;
+    gguf_open_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    cat->url_options = o;
+    cat->url = opt != NULL ? &cat->url_options : NULL;
     return 0;
 }
 

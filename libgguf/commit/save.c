@@ -234,5 +234,9 @@ int gguf_file_save(const gguf_file *f, const char *path, const gguf_write_option
                    gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to save");
-    return gguf__save(f, path, opt, GGUF__PAD_KEEP, NULL, NULL, err);
+    gguf_write_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_write_options, GGUF_WRITE_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    return gguf__save(f, path, &o, GGUF__PAD_KEEP, NULL, NULL, err);
 }

@@ -135,6 +135,11 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
                      gguf_update_result *res, gguf_error *err) {
     if (f == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to update");
+    gguf_write_options given;
+    int rc = GGUF__OPTIONS_READ(given, gguf_write_options, GGUF_WRITE_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &given;
     if (f->n_shards > 0)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "a split set cannot be written over one file: edit its first shard "
@@ -159,7 +164,7 @@ int gguf_file_update(const gguf_file *f, const char *path, const gguf_write_opti
     }
     struct stat st;
     int fd;
-    int rc = lock_file(&fd, &st, real, err);
+    rc = lock_file(&fd, &st, real, err);
     if (rc == 0)
         gguf__temp_sweep(real); /* what killed edits left beside it */
     gguf__identity expect;

@@ -53,8 +53,12 @@ void gguf__index_add_tensor(gguf_file *f, size_t i) {
 }
 
 static int64_t find(const gguf__hashset *set, const gguf_file *f, size_t count,
-                    gguf__hashset_key_fn key, const char *name) {
-    size_t n = strlen(name);
+                    gguf__hashset_key_fn key, const char *name, size_t n) {
+    if (name == NULL) { /* allowed with n 0: the empty name */
+        if (n > 0)
+            return -1;
+        name = "";
+    }
     if (set->slots != NULL && set->n == count)
         return gguf__hashset_find(set, name, n, key, f);
     for (size_t i = 0; i < count; i++) {
@@ -66,10 +70,18 @@ static int64_t find(const gguf__hashset *set, const gguf_file *f, size_t count,
     return -1;
 }
 
+int64_t gguf_kv_find_n(const gguf_file *f, const char *key, size_t len) {
+    return find(&f->kv_index, f, f->n_kv, gguf__kv_key, key, len);
+}
+
 int64_t gguf_kv_find(const gguf_file *f, const char *key) {
-    return find(&f->kv_index, f, f->n_kv, gguf__kv_key, key);
+    return gguf_kv_find_n(f, key, strlen(key));
+}
+
+int64_t gguf_tensor_find_n(const gguf_file *f, const char *name, size_t len) {
+    return find(&f->tensor_index, f, f->n_tensors, gguf__tensor_name, name, len);
 }
 
 int64_t gguf_tensor_find(const gguf_file *f, const char *name) {
-    return find(&f->tensor_index, f, f->n_tensors, gguf__tensor_name, name);
+    return gguf_tensor_find_n(f, name, strlen(name));
 }

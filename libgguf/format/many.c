@@ -176,13 +176,17 @@ int gguf_file_open_many(const char *const *paths, size_t n, const gguf_open_opti
         if (paths[i] == NULL)
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "path %zu is NULL", i);
     }
+    gguf_open_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
     gguf__fetch *items = gguf__calloc(n ? n : 1, sizeof *items);
     if (items == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     for (size_t i = 0; i < n; i++)
         items[i].url = paths[i];
     public_many p = {done, user};
-    int rc = gguf__open_many(items, n, opt, max_parallel, public_done, &p, err);
+    rc = gguf__open_many(items, n, &o, max_parallel, public_done, &p, err);
     gguf__free(items);
     return rc;
 }

@@ -151,13 +151,15 @@ int gguf_file_open_fd(gguf_file **out, int fd, const char *name, const gguf_open
                       gguf_error *err) {
     if (out == NULL || fd < 0)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file descriptor given");
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
+    gguf_open_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &o;
     if (name == NULL)
         name = "standard input";
     gguf__source *src;
-    int rc = gguf__source_open_fd(&src, fd, name, opt->flags, opt->keep_bytes, err);
+    rc = gguf__source_open_fd(&src, fd, name, opt->flags, opt->keep_bytes, err);
     if (rc != 0) {
         gguf__fail_path(err, name);
         return rc;

@@ -420,12 +420,14 @@ int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options
                       gguf_error *err) {
     if (out == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
+    gguf_open_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &o;
     unsigned flags = opt->flags;
     gguf__source *src;
-    int rc = gguf__source_open_name(&src, path, opt, err);
+    rc = gguf__source_open_name(&src, path, opt, err);
     if (rc != 0)
         return rc;
     gguf_file *f;

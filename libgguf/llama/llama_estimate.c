@@ -144,16 +144,17 @@ static const struct arch_memory *arch_memory_find(const char *arch) {
     return NULL;
 }
 
-void gguf_llama_estimate_defaults(gguf_llama_estimate_params *p) {
-    memset(p, 0, sizeof *p);
-    p->n_ctx = 0;
-    p->type_k = p->type_v = GGUF_DTYPE_F16;
-    p->n_seq = 4;
-    p->kv_unified = 1;
-    p->n_batch = 2048;
-    p->n_ubatch = 512;
-    p->flash_attn = GGUF_LLAMA_FLASH_ATTN_AUTO;
-    p->swa_full = 0;
+int gguf_llama_estimate_defaults(gguf_llama_estimate_params *p, gguf_error *err) {
+    if (p == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no parameters to fill");
+    static const gguf_llama_estimate_params defaults = GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
+    int rc = gguf__options_size_check(p->size, sizeof defaults, "gguf_llama_estimate_params", err);
+    if (rc != 0)
+        return rc;
+    size_t n = p->size < sizeof defaults ? p->size : sizeof defaults;
+    memcpy((char *)p + sizeof p->size, (const char *)&defaults + sizeof p->size,
+           n - sizeof p->size);
+    return 0;
 }
 
 static uint64_t pad(uint64_t x, uint64_t n) {
@@ -524,7 +525,7 @@ int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparam
     if (e == NULL)
         return GGUF_ENOMEM;
     memset(e, 0, sizeof *e);
-    gguf_llama_estimate_defaults(&e->params);
+    e->params = (gguf_llama_estimate_params)GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
     e->params.n_seq = 1;
     e->params.n_ctx = e->n_ctx_seq = CTX_PAD;
     e->params.n_ubatch = CTX_PAD;
@@ -547,17 +548,18 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
                             const gguf_llama_estimate_params *p, gguf_error *err) {
     if (out == NULL || f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no estimate or no file");
+    gguf_llama_estimate_params params;
+    int rc = GGUF__OPTIONS_READ(params, gguf_llama_estimate_params,
+                                GGUF_LLAMA_ESTIMATE_PARAMS_INIT, p, err);
+    if (rc != 0)
+        return rc;
     memset(out, 0, sizeof *out);
-    if (p != NULL)
-        out->params = *p;
-    else
-        gguf_llama_estimate_defaults(&out->params);
+    out->params = params;
     gguf__llama_hparams *hp = gguf__malloc(sizeof *hp);
     if (hp == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     gguf__llama_hparams_read(hp, f, NULL, NULL, NULL);
     const struct arch_memory *am = arch_memory_find(hp->arch);
-    int rc;
     if (hp->arch[0] != '\0' && gguf_tensor_count(f) == 0)
         rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                         "no tensors: a vocabulary, not a model llama.cpp runs");

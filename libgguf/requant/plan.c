@@ -326,5 +326,9 @@ int gguf__requant_plan(gguf_requant_choice *out, gguf__requant_plan_info *info,
 
 int gguf_requant_plan(gguf_requant_choice *out, const gguf_file *f,
                       const gguf_requant_options *opt, gguf_error *err) {
-    return gguf__requant_plan(out, NULL, f, opt, err);
+    gguf_requant_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_requant_options, GGUF_REQUANT_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    return gguf__requant_plan(out, NULL, f, opt != NULL ? &o : NULL, err);
 }

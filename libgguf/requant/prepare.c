@@ -211,6 +211,11 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
                          gguf_error *err) {
     if (out == NULL || f == NULL || opt == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to requantize");
+    gguf_requant_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_requant_options, GGUF_REQUANT_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &o;
     size_t n = gguf_tensor_count(f);
     gguf_requant_choice *ch = gguf__calloc(n ? n : 1, sizeof *ch);
     size_t *cur = gguf__malloc((n ? n : 1) * sizeof *cur);
@@ -222,7 +227,7 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
     gguf__requant_plan_info info;
-    int rc = gguf__requant_plan(ch, &info, f, opt, err);
+    rc = gguf__requant_plan(ch, &info, f, opt, err);
     if (rc == 0)
         rc = check_imatrix(opt->imatrix, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
@@ -265,20 +270,20 @@ int gguf_requant_prepare(gguf_requant **out, gguf_file *f, const gguf_requant_op
 
 int gguf_requant_save(gguf_file *f, const char *path, const gguf_requant_options *opt,
                       gguf_progress_fn progress, void *progress_user, gguf_error *err) {
+    gguf_requant_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_requant_options, GGUF_REQUANT_OPTIONS_INIT, opt, err);
     gguf_requant *rq;
-    int rc = gguf_requant_prepare(&rq, f, opt, err);
+    if (rc == 0)
+        rc = gguf_requant_prepare(&rq, f, opt != NULL ? &o : NULL, err);
     if (rc != 0)
         return rc;
-    gguf_write_options wo = {
-        .version = 0,
-        .endian = -1,
-        .layout = GGUF_LAYOUT_PACKED,
-        .threads = opt->threads,
-        .progress = progress,
-        .progress_user = progress_user,
-        .fill = gguf_requant_fill,
-        .fill_user = rq,
-    };
+    gguf_write_options wo = GGUF_WRITE_OPTIONS_INIT;
+    wo.layout = GGUF_LAYOUT_PACKED;
+    wo.threads = o.threads;
+    wo.progress = progress;
+    wo.progress_user = progress_user;
+    wo.fill = gguf_requant_fill;
+    wo.fill_user = rq;
     rc = gguf_file_save(f, path, &wo, err);
     gguf_requant_free(rq);
     return rc;

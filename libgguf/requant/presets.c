@@ -80,6 +80,14 @@ static int name_eq_ci(const char *a, const char *b) {
 int gguf_requant_parse_type(gguf_requant_options *opt, const char *name, gguf_error *err) {
     if (opt == NULL || name == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no type given");
+    /* the fields set below are the first ones: every size read covers them */
+    gguf_requant_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_requant_options, GGUF_REQUANT_OPTIONS_INIT, opt, err);
+    if (rc == 0 && opt->size < offsetof(gguf_requant_options, pure) + sizeof opt->pure)
+        rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                        "gguf_requant_options.size is %zu: too small for its preset", opt->size);
+    if (rc != 0)
+        return rc;
     if (name_eq_ci(name, "COPY")) {
         opt->ftype = GGUF_REQUANT_F32;
         opt->copy = 1;

@@ -27,6 +27,11 @@ int gguf_split_plan(uint32_t *shard_of, uint32_t *n_shards, const gguf_file *f,
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no plan to fill");
     if (n_shards == NULL || f == NULL || opt == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to plan");
+    gguf_split_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_split_options, GGUF_SPLIT_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &o;
     if (opt->mode == GGUF_SPLIT_BY_SHARD) {
         uint32_t last = 0;
         for (size_t i = 0; i < f->n_tensors; i++) {
@@ -157,11 +162,16 @@ int gguf_split_save(uint32_t *n_out, const gguf_file *f, const char *prefix,
                     const gguf_split_options *opt, gguf_error *err) {
     if (f == NULL || prefix == NULL || opt == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to split");
+    gguf_split_options o;
+    int rc = GGUF__OPTIONS_READ(o, gguf_split_options, GGUF_SPLIT_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &o;
     uint32_t *shard_of = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *shard_of);
     if (shard_of == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint32_t count = 0;
-    int rc = gguf_split_plan(shard_of, &count, f, opt, err);
+    rc = gguf_split_plan(shard_of, &count, f, opt, err);
     size_t size = strlen(prefix) + 32;
     char *path = rc == 0 ? gguf__malloc(size) : NULL;
     if (rc == 0 && path == NULL)

@@ -533,8 +533,13 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
                            const gguf_write_options *opt, gguf_error *err) {
     if (out == NULL || size == NULL || f == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to write");
+    gguf_write_options wo;
+    int rc = GGUF__OPTIONS_READ(wo, gguf_write_options, GGUF_WRITE_OPTIONS_INIT, opt, err);
+    if (rc != 0)
+        return rc;
+    opt = &wo;
     plan p;
-    int rc = make_plan(&p, f, opt, GGUF__PAD_KEEP, err);
+    rc = make_plan(&p, f, opt, GGUF__PAD_KEEP, err);
     if (rc != 0)
         return rc;
     gguf__buf mem = {0};

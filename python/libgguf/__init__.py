@@ -38,7 +38,12 @@ def recover(path):
     return bool(done.value)
 
 
-__all__ = ["open", "edit", "recover", "convert", "requant", "split", "merge", "Catalog",
+def library_version():
+    """The version of the libgguf shared library in use ("0.1.0")."""
+    return _lib.gguf_version_string().decode()
+
+
+__all__ = ["open", "edit", "recover", "library_version", "convert", "requant", "split", "merge", "Catalog",
            "Model", "Tensor", "Editor", "CommitResult", "Finding", "Estimate", "dtype_name",
            "dtype_id", "Error", "InvalidArgumentError", "OutOfMemoryError", "FileIOError",
            "TruncatedError", "CorruptError", "LimitError", "NotFoundError",

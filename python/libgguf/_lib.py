@@ -61,9 +61,13 @@ OPEN_SPLIT_SET = 1 << 5
 OPEN_PARTIAL = 1 << 6
 
 
+ERROR_MESSAGE_MAX = 320  # GGUF_ERROR_MESSAGE_MAX
+ERROR_PATH_MAX = 160  # GGUF_ERROR_PATH_MAX
+
+
 class gguf_error(Structure):
-    _fields_ = [("code", c_int), ("offset", c_uint64), ("message", c_char * 512),
-                ("path", c_char * 4096)]
+    _fields_ = [("code", c_int), ("offset", c_uint64), ("message", c_char * ERROR_MESSAGE_MAX),
+                ("path", c_char * ERROR_PATH_MAX)]
 
 
 class gguf_value(Structure):
@@ -87,20 +91,26 @@ class gguf_text(Structure):
     _fields_ = [("data", c_void_p), ("len", c_size_t), ("cap", c_size_t)]
 
 
+class _Options(Structure):
+    """An options struct: its leading size field says which fields the library may read (see
+    "Options structs, and how they grow" in gguf_base.h); every options class sets it."""
+
+    def __init__(self, **kw):
+        super().__init__(size=ctypes.sizeof(self), **kw)
 
 
-class gguf_open_options(Structure):
-    _fields_ = [("flags", c_uint), ("headers", POINTER(c_char_p)), ("offline", c_int),
-                ("timeout_s", c_uint), ("retries", c_int), ("retry_delay_ms", c_uint),
-                ("whole_limit", c_uint64), ("progress", c_void_p), ("progress_user", c_void_p),
-                ("keep_bytes", c_uint64), ("deadline_s", c_uint)]
+class gguf_open_options(_Options):
+    _fields_ = [("size", c_size_t), ("flags", c_uint), ("headers", POINTER(c_char_p)),
+                ("offline", c_int), ("timeout_s", c_uint), ("retries", c_int),
+                ("retry_delay_ms", c_uint), ("whole_limit", c_uint64), ("progress", c_void_p),
+                ("progress_user", c_void_p), ("keep_bytes", c_uint64), ("deadline_s", c_uint)]
 
 
-class gguf_write_options(Structure):
-    _fields_ = [("version", c_uint32), ("endian", c_int), ("layout", c_int), ("threads", c_uint),
-                ("progress", c_void_p), ("progress_user", c_void_p), ("verify", c_int),
-                ("no_in_place", c_int), ("fill", c_void_p), ("fill_user", c_void_p),
-                ("reserve", c_uint64)]
+class gguf_write_options(_Options):
+    _fields_ = [("size", c_size_t), ("version", c_uint32), ("endian", c_int), ("layout", c_int),
+                ("threads", c_uint), ("progress", c_void_p), ("progress_user", c_void_p),
+                ("verify", c_int), ("no_in_place", c_int), ("fill", c_void_p),
+                ("fill_user", c_void_p), ("reserve", c_uint64)]
 
     def __init__(self, **kw):
         # GGUF_WRITE_OPTIONS_INIT: endian -1 keeps the source's
@@ -112,10 +122,11 @@ class gguf_update_result(Structure):
                 ("tensors_checked", c_size_t), ("hard_links", c_uint), ("outgrew", c_int)]
 
 
-class gguf_split_options(Structure):
-    _fields_ = [("mode", c_int), ("max_tensors", c_uint64), ("max_bytes", c_uint64),
-                ("no_tensor_first", c_int), ("progress", c_void_p), ("progress_user", c_void_p),
-                ("quantize_keys", c_int), ("fill", c_void_p), ("fill_user", c_void_p)]
+class gguf_split_options(_Options):
+    _fields_ = [("size", c_size_t), ("mode", c_int), ("max_tensors", c_uint64),
+                ("max_bytes", c_uint64), ("no_tensor_first", c_int), ("progress", c_void_p),
+                ("progress_user", c_void_p), ("quantize_keys", c_int), ("fill", c_void_p),
+                ("fill_user", c_void_p)]
 
 
 class gguf_llama_finding(Structure):
@@ -134,8 +145,8 @@ warn_fn = CFUNCTYPE(None, c_void_p, c_char_p, c_uint64)
 LLAMA_MAX_LAYERS = 512  # GGUF_LLAMA_MAX_LAYERS
 
 
-class gguf_llama_estimate_params(Structure):
-    _fields_ = [("n_ctx", c_uint32), ("type_k", c_uint32), ("type_v", c_uint32),
+class gguf_llama_estimate_params(_Options):
+    _fields_ = [("size", c_size_t), ("n_ctx", c_uint32), ("type_k", c_uint32), ("type_v", c_uint32),
                 ("n_seq", c_uint32), ("n_batch", c_uint32), ("n_ubatch", c_uint32),
                 ("flash_attn", c_int), ("swa_full", c_int), ("kv_unified", c_int)]
 
@@ -155,13 +166,13 @@ class gguf_llama_estimate(Structure):
                 ("layer", gguf_llama_estimate_layer * LLAMA_MAX_LAYERS)]
 
 
-class gguf_requant_options(Structure):
-    _fields_ = [("ftype", c_uint32), ("copy", c_int), ("pure", c_int), ("leave_output", c_int),
-                ("output_type", c_int), ("token_embd_type", c_int), ("overrides", c_void_p),
-                ("n_overrides", c_size_t), ("imatrix", c_void_p), ("keep_order", c_int),
-                ("threads", c_uint), ("allow_requantize", c_int), ("kv_overrides", c_void_p),
-                ("n_kv_overrides", c_size_t), ("prune_layers", POINTER(c_int32)),
-                ("n_prune_layers", c_size_t)]
+class gguf_requant_options(_Options):
+    _fields_ = [("size", c_size_t), ("ftype", c_uint32), ("copy", c_int), ("pure", c_int),
+                ("leave_output", c_int), ("output_type", c_int), ("token_embd_type", c_int),
+                ("overrides", c_void_p), ("n_overrides", c_size_t), ("imatrix", c_void_p),
+                ("keep_order", c_int), ("threads", c_uint), ("allow_requantize", c_int),
+                ("kv_overrides", c_void_p), ("n_kv_overrides", c_size_t),
+                ("prune_layers", POINTER(c_int32)), ("n_prune_layers", c_size_t)]
 
     def __init__(self, **kw):
         # GGUF_REQUANT_OPTIONS_INIT
@@ -181,9 +192,10 @@ catalog_row_fn = CFUNCTYPE(c_int, c_size_t, POINTER(c_char_p), POINTER(gguf_cata
                            c_void_p)
 
 
-class gguf_catalog_index_options(Structure):
-    _fields_ = [("flags", c_uint), ("open_flags", c_uint), ("array_max", c_uint64),
-                ("on_event", c_void_p), ("user", c_void_p), ("jobs", c_uint)]
+class gguf_catalog_index_options(_Options):
+    _fields_ = [("size", c_size_t), ("flags", c_uint), ("open_flags", c_uint),
+                ("array_max", c_uint64), ("on_event", c_void_p), ("user", c_void_p),
+                ("jobs", c_uint)]
 
 
 class gguf_catalog_stats(Structure):
@@ -281,7 +293,7 @@ _proto("gguf_requant_save", c_int, file_p, c_char_p, POINTER(gguf_requant_option
 # llama.cpp's rules
 _proto("gguf_llama_check", c_int, POINTER(gguf_llama_check_stats), file_p, c_uint,
        llama_finding_fn, c_void_p, E)
-_proto("gguf_llama_estimate_defaults", None, POINTER(gguf_llama_estimate_params))
+_proto("gguf_llama_estimate_defaults", c_int, POINTER(gguf_llama_estimate_params), E)
 _proto("gguf_llama_estimate_run", c_int, POINTER(gguf_llama_estimate), file_p,
        POINTER(gguf_llama_estimate_params), E)
 # catalog
@@ -292,6 +304,7 @@ _proto("gguf_catalog_index", c_int, POINTER(gguf_catalog_stats), c_void_p, POINT
        c_size_t, POINTER(gguf_catalog_index_options), E)
 _proto("gguf_catalog_query", c_int, c_void_p, c_char_p, catalog_row_fn, c_void_p, E)
 _proto("gguf_error_clear", None, E)
+_proto("gguf_version_string", c_char_p)
 
 
 def new_error():

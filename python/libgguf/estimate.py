@@ -32,7 +32,8 @@ def estimate(model, n_ctx=None, type_k=None, type_v=None, n_seq=None, n_batch=No
     n_ctx (-c; 0 the training context), type_k/type_v (-ctk/-ctv: "F16", "Q8_0", ...), n_seq
     (-np), n_batch (-b), n_ubatch (-ub), flash_attn ("auto", "on", "off"), swa_full, kv_unified."""
     p = _lib.gguf_llama_estimate_params()
-    _lib.gguf_llama_estimate_defaults(ctypes.byref(p))
+    err = _lib.new_error()
+    check(_lib.gguf_llama_estimate_defaults(ctypes.byref(p), ctypes.byref(err)), err)
     for name, v in (("n_ctx", n_ctx), ("n_seq", n_seq), ("n_batch", n_batch),
                     ("n_ubatch", n_ubatch)):
         if v is not None:
@@ -47,7 +48,6 @@ def estimate(model, n_ctx=None, type_k=None, type_v=None, n_seq=None, n_batch=No
     if kv_unified is not None:
         p.kv_unified = int(bool(kv_unified))
     e = _lib.gguf_llama_estimate()
-    err = _lib.new_error()
     check(_lib.gguf_llama_estimate_run(ctypes.byref(e), model._ptr, ctypes.byref(p),
                                        ctypes.byref(err)), err)
     layers = [{"weights": L.weights, "k": L.k, "v": L.v, "r": L.r, "s": L.s, "cells": L.cells,

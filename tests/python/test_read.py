@@ -247,3 +247,17 @@ def test_url(tmp_path):
     finally:
         server.terminate()
         server.wait()
+
+
+def test_options_and_errors_mirror_the_header():
+    """The ctypes layouts are the header's: an options struct's size covers every field the
+    library has (the estimate's defaults reach its last one, kv_unified), and the library is the
+    version it says."""
+    from libgguf import _lib
+    import ctypes
+    p = _lib.gguf_llama_estimate_params()
+    err = _lib.new_error()
+    assert _lib.gguf_llama_estimate_defaults(ctypes.byref(p), ctypes.byref(err)) == 0
+    assert (p.size, p.n_seq, p.n_batch, p.kv_unified) == (ctypes.sizeof(p), 4, 2048, 1)
+    assert ctypes.sizeof(_lib.gguf_error) <= 512
+    assert [int(x) for x in libgguf.library_version().split(".")] >= [0, 1, 0]
