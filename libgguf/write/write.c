@@ -485,6 +485,10 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
     int rc = out_bytes(o, p->header.b.data, p->header.b.len, err);
     if (rc == 0)
         rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
+    /* the header region in a write of its own, apart from the data (a fault in one is not
+     * one in the other) */
+    if (rc == 0 && o->cp != NULL && gguf__copier_flush(o->cp) != 0)
+        rc = io_fail(err, o->path, "write");
     if (rc != 0)
         return rc;
     gguf__test_pause("header-written");
