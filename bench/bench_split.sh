@@ -89,7 +89,7 @@ best mdelete copy_shards "$EDIT" merge --delete-splits "$DIR/o/$FIRST" "$DIR/out
 cmp -s "$DIR/out.gguf" "$DIR/ref.gguf" || same=NO
 
 report() {
-    awk -v name="$1" -v t="$2" -v base="$3" -v based="$4" -v cp="$best_cp" -v cps="$best_cpsync" -v mib="$((size / 1048576))" 'BEGIN {
+    awk -v name="$1" -v t="$2" -v base="$3" -v based="${4-}" -v cp="$best_cp" -v cps="$best_cpsync" -v mib="$((size / 1048576))" 'BEGIN {
         printf "%-34s %7.3f s %6.0f MiB/s", name, t, mib / t
         if (based != "") printf "   x%.2f llama-gguf-split + sync", t / based
         if (base != "") printf "   x%.2f llama-gguf-split", t / base

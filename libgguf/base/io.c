@@ -243,10 +243,30 @@ int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait) {
     return rc;
 }
 
+/* Can fd (O_DIRECT) read an aligned block? A device whose blocks are larger refuses. */
+static bool direct_reads(int fd) {
+    uint8_t *mem = gguf__malloc(2 * GGUF__IO_DIRECT_ALIGN);
+    if (mem == NULL)
+        return false;
+    uint8_t *b = mem + (GGUF__IO_DIRECT_ALIGN - (uintptr_t)mem % GGUF__IO_DIRECT_ALIGN) %
+                           GGUF__IO_DIRECT_ALIGN;
+    ssize_t r;
+    do
+        r = pread(fd, b, GGUF__IO_DIRECT_ALIGN, 0);
+    while (r < 0 && errno == EINTR);
+    gguf__free(mem);
+    return r >= 0;
+}
+
 int gguf__io_open_direct(const char *path, bool *direct) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+    if (fd >= 0 && !direct_reads(fd)) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+    }
     *direct = fd >= 0;
-    if (fd < 0 && errno == EINVAL) { /* tmpfs and others: no O_DIRECT */
+    if (fd < 0 && errno == EINVAL) { /* tmpfs and others: no O_DIRECT (or not at this size) */
         fd = open(path, O_RDONLY | O_CLOEXEC);
         /* its clean pages dropped where the filesystem keeps them apart from the storage */
         if (fd >= 0)
