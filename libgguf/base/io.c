@@ -1,4 +1,4 @@
-/* The I/O choke point: full reads and writes, kernel copies, syncs and renames. Every call
+/* The I/O choke point: full reads and writes, syncs, writeback, clones and renames. Every call
  * returns 0 or -1 with errno set (ENODATA: the file ended before the bytes asked for, as when
  * another process truncates it), and in the testing build can be made to fail on purpose, so
  * that tests can sweep every I/O failure point of an edit and check that nothing is lost. */
@@ -89,8 +89,8 @@ static bool fault(char op) {
     return fail;
 }
 
-/* The bytes read and written through these calls since the trace started (a kernel copy
- * counts as both), so that tests can bound what an edit reads and writes. */
+/* The bytes read and written through these calls since the trace started, so that tests can
+ * bound what an edit reads and writes. */
 void gguf_testing_io_bytes(uint64_t *read, uint64_t *written) {
     pthread_mutex_lock(&hook_lock);
     *read = bytes_read;
