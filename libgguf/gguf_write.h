@@ -150,10 +150,13 @@ typedef struct gguf_update_result {
 /* Writes an edited f back over `path`, the file it was opened from (a symbolic link is followed
  * and kept). When the new header rounds up to the same data offset, only the header region is
  * rewritten, crash-safely through a journal file beside it; otherwise the file is rewritten to a
- * temporary file and renamed over it, tensor bytes copied in the kernel (copy_file_range).
- * Before anything is replaced, every tensor is checked: in place, that the new header, parsed
- * on its own, points every tensor at its unchanged bytes; rewritten, that each tensor's crc32
- * in the new file equals the source's. The file must still be the one that was read (device, inode, size,
+ * temporary file and renamed over it, tensor bytes copied through a buffer (or cloned where the
+ * filesystem can). Before anything is replaced, every tensor is checked: in place, that the new
+ * header, parsed on its own, points every tensor at its unchanged bytes; rewritten, that the
+ * header read back from the disk is the one written, that each tensor was copied from its own
+ * bytes with the same checksum as read and as written, and that a sample of the copy read back
+ * from the disk (all of it up to 64 MiB) equals the source; bytes not copied (converted,
+ * filled) by their crc32s. The file must still be the one that was read (device, inode, size,
  * mtime, ctime), checked when the update starts and again just before the rename or the
  * in-place write, so a concurrent write by another process is never silently lost. Refuses
  * (GGUF_EIO, nothing changed) a read-only file, a file another gguf_file_update holds, a file

@@ -233,11 +233,12 @@ START_TEST(calls_happen_in_a_safe_order) {
      * no folder sync after it, see journal.c) */
     trace_of(SHORT_VALUE, t, sizeof t);
     assert_matches(t, "^w+fnDW+fu$", "in-place edit");
-    /* a rewrite: the temporary file written (w, c), fsync'd (f), renamed (n), folder fsync'd */
+    /* a rewrite: the temporary file written (w, its writeback started b), fsync'd (f),
+     * renamed (n), folder fsync'd */
     teardown();
     setup(LONG_VALUE);
     trace_of(LONG_VALUE, t, sizeof t);
-    assert_matches(t, "^[wc]+fnD$", "rewrite");
+    assert_matches(t, "^[wb]+fnD$", "rewrite");
     teardown();
     /* growing in place: the journal as above, then blocks inserted (i) before the header is
      * written (a filesystem that cannot insert falls back to the rewrite) */
@@ -248,7 +249,7 @@ START_TEST(calls_happen_in_a_safe_order) {
     if (fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC)
         assert_matches(t, "^w+fnDiW+fu$", "growing in place");
     else
-        assert_matches(t, "^w+fnD(u)?[wc]+fnD$", "growing by a rewrite");
+        assert_matches(t, "^w+fnD(u)?[wb]+fnD$", "growing by a rewrite");
     teardown();
 }
 END_TEST
@@ -257,6 +258,7 @@ END_TEST
 
 static char corrupt_kind;
 static void arm_corrupt(long n) { gguf_testing_corrupt_io_after(n, corrupt_kind); }
+static char caught_message[512]; /* the first corruption an edit reported in a sweep */
 
 /* The operation of the Nth write (w write, W pwrite) in an edit's trace, or 0. */
 static char nth_write(const char *trace, long n) {
@@ -294,6 +296,8 @@ static int corrupt_sweep(const char *value, char kind) {
                       s);
         ck_assert_msg(count_entries() == 1, "%c corruption %ld: files left beside it", kind, n);
         caught += rc != 0;
+        if (rc != 0 && caught_message[0] == '\0')
+            snprintf(caught_message, sizeof caught_message, "%s", err.message);
         /* past the last call, nothing was corrupted: the edit went through */
         if (rc == 0 && s == 'n' && n > 40)
             break;
@@ -304,9 +308,19 @@ static int corrupt_sweep(const char *value, char kind) {
 START_TEST(proofs_catch_corrupted_bytes) {
     setup(LONG_VALUE);
     /* a rewrite: a corrupted header write or a corrupted read of the copy is caught by the
-     * read-back proof before the rename */
+     * read-back proof before the rename (the copy is small: all of it is read back) */
     ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'w'), 0);
     ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'r'), 0);
+    /* the copy engine's buffer changed between the read and the write: the two checksums */
+    caught_message[0] = '\0';
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'b'), 0);
+    ck_assert_msg(strstr(caught_message, "changed in memory") != NULL, "caught as: %s",
+                  caught_message);
+    /* bytes copied from elsewhere than the tensor's own: the log of copied ranges */
+    caught_message[0] = '\0';
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'p'), 0);
+    ck_assert_msg(strstr(caught_message, "was not copied from its byte") != NULL,
+                  "caught as: %s", caught_message);
     teardown();
     setup(SHORT_VALUE);
     /* in place: a corrupted journal write is harmless (the edit writes from memory; a journal

@@ -170,8 +170,23 @@ GGUF_HIDDEN int gguf__io_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 GGUF_HIDDEN int gguf__io_pread(int fd, void *buf, size_t n, uint64_t off);
 /* One read() of at most n bytes from a pipe or socket: *got is 0 at the end of input. */
 GGUF_HIDDEN int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got);
-/* Copies n bytes from in at off to the current position of out: copy_file_range, else a buffer. */
-GGUF_HIDDEN int gguf__io_copy(int in, uint64_t off, int out, uint64_t n);
+/* Starts the writeback of out's bytes [off, off + n) to the storage (sync_file_range); with
+ * wait, waits until they are written. No data integrity (metadata, device caches): the fsync
+ * still follows. A filesystem with no use for it succeeds. */
+GGUF_HIDDEN int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait);
+/* Opens path for reads from the storage: O_DIRECT (*direct set; reads then need offsets,
+ * lengths and buffers aligned to GGUF__IO_DIRECT_ALIGN), else (a filesystem without it, such
+ * as tmpfs, whose storage is the page cache) a plain descriptor, the file's clean cached
+ * pages dropped first. Returns the descriptor, or -1 with errno. */
+GGUF_HIDDEN int gguf__io_open_direct(const char *path, bool *direct);
+#define GGUF__IO_DIRECT_ALIGN 4096
+/* Reads up to n bytes at off, fewer only at the end of the file (*got). */
+GGUF_HIDDEN int gguf__io_pread_upto(int fd, void *buf, size_t n, uint64_t off, size_t *got);
+/* Nothing, except in the testing build, where it corrupts the buffer when a test asks: the
+ * copy engine calls it between its read of bytes and its write of them. */
+GGUF_HIDDEN void gguf__io_corrupt_buffer(void *buf, size_t n);
+/* The same for the source offset the copy engine reports for a range. */
+GGUF_HIDDEN void gguf__io_corrupt_offset(uint64_t *off);
 GGUF_HIDDEN int gguf__io_fsync(int fd);
 GGUF_HIDDEN int gguf__io_rename(const char *from, const char *to);
 GGUF_HIDDEN int gguf__io_unlink(const char *path);
@@ -333,6 +348,42 @@ GGUF_HIDDEN unsigned gguf__pool_threads(const gguf__pool *p);
  * NULL pool runs them on the caller's thread. One batch at a time per pool. */
 GGUF_HIDDEN void gguf__pool_run(gguf__pool *p, size_t n_tasks, gguf__pool_fn fn, void *ctx);
 GGUF_HIDDEN void gguf__pool_free(gguf__pool *p);
+
+/* ---- the copy engine (copy.c): an output written in order, its writeback overlapped ---- */
+
+typedef struct gguf__copier gguf__copier;
+/* A range read from another file and written to the output: n bytes from `src` (in the
+ * caller's coordinates: the tag given to gguf__copier_copy, plus the offset in the range) to
+ * `dst` in the output; the checksums of its bytes as the read got them and as they were
+ * written (equal unless memory changed in between). */
+typedef struct gguf__piece {
+    uint64_t src, dst, n;
+    uint64_t read_sum, written_sum;
+    bool cloned; /* (for callers that also clone: the files share these blocks, no checksums) */
+} gguf__piece;
+/* Told of each range once it is written, in output order. */
+typedef void (*gguf__piece_fn)(void *user, const gguf__piece *p);
+/* What fills the output: calls the functions below; returns 0 or a negative GGUF_E* code. */
+typedef int (*gguf__copier_fn)(gguf__copier *c, void *ctx);
+
+/* Runs produce, which queues the output's bytes in order, and writes them to fd from its
+ * current position, which is offset `pos` of the output, starting their writeback as it goes
+ * (the caller still fsyncs). Returns produce's result (or GGUF_ENOMEM without running it);
+ * *write_errno is the errno of the first failed write or writeback, or 0. */
+GGUF_HIDDEN int gguf__copier_run(int *write_errno, int fd, uint64_t pos, gguf__piece_fn piece,
+                                 void *user, gguf__copier_fn produce, void *ctx);
+/* Queues n bytes of p (NULL: zeros). 0, or -1 with errno: a write failed. */
+GGUF_HIDDEN int gguf__copier_bytes(gguf__copier *c, const void *p, uint64_t n);
+/* Queues n bytes of the file in at off (a range told to the observer as from `tag`). 0, or -1
+ * with errno: the read failed, or a write did (gguf__copier_write_failed). */
+GGUF_HIDDEN int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_t n,
+                                  uint64_t tag);
+/* Writes everything queued (fd's position is then gguf__copier_pos). */
+GGUF_HIDDEN int gguf__copier_flush(gguf__copier *c);
+/* After a flush: n bytes were put in the output another way (a clone), fd's position moved. */
+GGUF_HIDDEN void gguf__copier_skip(gguf__copier *c, uint64_t n);
+GGUF_HIDDEN uint64_t gguf__copier_pos(const gguf__copier *c);
+GGUF_HIDDEN bool gguf__copier_write_failed(const gguf__copier *c);
 
 /* ---- the test pause (test_pause.c): a named point where a test may hold the process ---- */
 

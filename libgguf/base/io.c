@@ -1,4 +1,4 @@
-/* The I/O choke point: full reads and writes, kernel copies, syncs and renames. Every call
+/* The I/O choke point: full reads and writes, syncs, writeback, clones and renames. Every call
  * returns 0 or -1 with errno set (ENODATA: the file ended before the bytes asked for, as when
  * another process truncates it), and in the testing build can be made to fail on purpose, so
  * that tests can sweep every I/O failure point of an edit and check that nothing is lost. */
@@ -19,14 +19,15 @@
 
 #ifdef GGUF_ALLOC_FAULTS
 /* The testing build: fail the Nth call (errno set), silently corrupt the bytes of the Nth read or
- * write, and keep a trace of the calls, so tests can sweep failures, prove that each proof step
+ * write (or of the Nth buffer the copy engine holds between its read and its write, or the
+ * source offset it reports for the Nth range, as if it had read the wrong bytes), and keep a trace of the calls, so tests can sweep failures, prove that each proof step
  * catches bytes that changed on the way, and assert the order of writes, syncs and renames. */
 static long io_countdown;
 static int io_errno;
 static long io_calls;
 static long corrupt_countdown;
 static long die_countdown;
-static char corrupt_kind; /* 'r': reads, 'w': writes */
+static char corrupt_kind; /* 'r': reads, 'w': writes; the copy engine's 'b' buffers, 'p' offsets */
 static char trace[4096];
 static size_t trace_len;
 static uint64_t bytes_read, bytes_written; /* since the last gguf_testing_fail_io_after */
@@ -66,7 +67,8 @@ void gguf_testing_die_at_io(long n) {
 }
 
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
- * sync, n rename, u unlink, i block insertion, k clone, t truncate) and says whether it is
+ * sync, n rename, u unlink, i block insertion, k clone, t truncate, b writeback) and says
+ * whether it is
  * the one to fail. */
 /* Calls come from more than one thread (a save compares while it copies): one at a time here. */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,8 +89,8 @@ static bool fault(char op) {
     return fail;
 }
 
-/* The bytes read and written through these calls since the trace started (a kernel copy
- * counts as both), so that tests can bound what an edit reads and writes. */
+/* The bytes read and written through these calls since the trace started, so that tests can
+ * bound what an edit reads and writes. */
 void gguf_testing_io_bytes(uint64_t *read, uint64_t *written) {
     pthread_mutex_lock(&hook_lock);
     *read = bytes_read;
@@ -228,50 +230,82 @@ int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got) {
     }
 }
 
-#define COPY_BUF ((size_t)4 << 20)
-
-int gguf__io_copy(int in, uint64_t off, int out, uint64_t n) {
-    /* in the kernel first: a reflink where the filesystem has them, no user-space copy */
-    while (n > 0) {
-        if (fault('c'))
-            return -1;
-        off_t o = (off_t)off;
-        ssize_t c = copy_file_range(in, &o, out, NULL, n > MAX_IO ? MAX_IO : (size_t)n, 0);
-        if (c < 0 && errno == EINTR)
-            continue;
-        if (c == 0) {
-            errno = ENODATA; /* the source ended early */
-            return -1;
-        }
-        if (c < 0) {
-            if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)
-                break; /* not between these files: copy through a buffer */
-            return -1;
-        }
-        count((uint64_t)c, (uint64_t)c);
-        off += (uint64_t)c;
-        n -= (uint64_t)c;
-    }
-    if (n == 0)
-        return 0;
-    uint8_t *buf = gguf__malloc(COPY_BUF);
-    if (buf == NULL) {
-        errno = ENOMEM;
+int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait) {
+    if (fault('b'))
         return -1;
-    }
-    int rc = 0;
-    while (rc == 0 && n > 0) {
-        size_t k = n < COPY_BUF ? (size_t)n : COPY_BUF;
-        rc = gguf__io_pread(in, buf, k, off);
-        if (rc == 0)
-            rc = gguf__io_write(out, buf, k);
-        off += k;
-        n -= k;
-    }
-    int saved = errno;
-    gguf__free(buf);
-    errno = saved;
+    unsigned flags = SYNC_FILE_RANGE_WRITE;
+    if (wait)
+        flags |= SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER;
+    int rc = sync_file_range(fd, (off64_t)off, (off64_t)n, flags);
+    /* advice where the filesystem has no use for it: the fsync does the work */
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP || errno == ESPIPE))
+        rc = 0;
     return rc;
+}
+
+/* Can fd (O_DIRECT) read an aligned block? A device whose blocks are larger refuses. */
+static bool direct_reads(int fd) {
+    uint8_t *mem = gguf__malloc(2 * GGUF__IO_DIRECT_ALIGN);
+    if (mem == NULL)
+        return false;
+    uint8_t *b = mem + (GGUF__IO_DIRECT_ALIGN - (uintptr_t)mem % GGUF__IO_DIRECT_ALIGN) %
+                           GGUF__IO_DIRECT_ALIGN;
+    ssize_t r;
+    do
+        r = pread(fd, b, GGUF__IO_DIRECT_ALIGN, 0);
+    while (r < 0 && errno == EINTR);
+    gguf__free(mem);
+    return r >= 0;
+}
+
+int gguf__io_open_direct(const char *path, bool *direct) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+    if (fd >= 0 && !direct_reads(fd)) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+    }
+    *direct = fd >= 0;
+    if (fd < 0 && errno == EINVAL) { /* tmpfs and others: no O_DIRECT (or not at this size) */
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* its clean pages dropped where the filesystem keeps them apart from the storage */
+        if (fd >= 0)
+            (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    }
+    return fd;
+}
+
+int gguf__io_pread_upto(int fd, void *buf, size_t n, uint64_t off, size_t *got) {
+    bool flip = corrupt('r', n);
+    uint8_t *p = buf;
+    size_t done = 0;
+    while (done < n) {
+        if (fault('r'))
+            return -1;
+        ssize_t r = pread(fd, p + done, n - done > MAX_IO ? MAX_IO : n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        count((uint64_t)r, 0);
+        done += (size_t)r;
+    }
+    if (flip && done > 0)
+        p[done / 2] ^= 0x10;
+    *got = done;
+    return 0;
+}
+
+void gguf__io_corrupt_buffer(void *buf, size_t n) {
+    if (corrupt('b', n))
+        ((uint8_t *)buf)[n / 2] ^= 0x10;
+}
+
+void gguf__io_corrupt_offset(uint64_t *off) {
+    if (corrupt('p', 1))
+        *off += 1;
 }
 
 int gguf__io_fsync(int fd) {

@@ -2,159 +2,279 @@
  * fsync'd, proven, checked to be still the file that was read (for an edit), renamed over the
  * target, and the folder fsync'd. An interruption at any point leaves the old file.
  *
- * The proof: the header region read back from the output must be the one written (its crc32),
- * and every tensor must have the source's name, type, size and bytes. Blocks the kernel cloned
- * (a reflink: the two files share them) are the same bytes by construction. Bytes the kernel
- * copied are compared while the copy goes on: each range is read back from both files (from the page
- * cache, where the copy just put them) and compared on a second thread while the next range is
- * copied and while the output is fsync'd, so the proof costs little more than the copy. Tensor
- * bytes that came another way (a byte-order conversion, a fill callback) are compared by their
- * crc32s after the write. */
+ * The proof, without a second read of the whole output:
+ *  - every range of source bytes copied (base/copy.c) was checksummed as it was read from the
+ *    source and again once written from the same buffer: the two must be equal (memory that
+ *    changed in between shows here);
+ *  - the header region is read back from the storage (O_DIRECT: past the page cache) and must
+ *    have the crc32 of the region written; parsed on its own, it must list the source's
+ *    tensors with their names, types and sizes, each placed where the copy put the source
+ *    tensor's bytes: every byte of a tensor in the output came from the same byte of that
+ *    tensor in the source (by the log of copied ranges, not by the writer's word);
+ *  - a sample of the copied output, read back from the storage after the fsync, equals a fresh
+ *    read of the source: every range when the copy is small (SAMPLE_ALL), else about one block
+ *    in SAMPLE_ONE_IN chosen at random per save, and the first and last block. Where the
+ *    filesystem has no O_DIRECT (tmpfs: the page cache is its storage) the reads go through the
+ *    page cache, the file's clean pages dropped first.
+ * Blocks the kernel cloned (a reflink: the files share them) are the same bytes by
+ * construction. Tensor bytes that came another way (a byte-order conversion, a fill callback)
+ * are compared by their crc32s, the output opened and read whole. */
 #define _GNU_SOURCE
 #include "commit/commit.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
-/* ---- comparing copied ranges on a second thread ---- */
+#define SAMPLE_BLOCK ((uint64_t)1 << 20)
+#define SAMPLE_ALL ((uint64_t)64 << 20)
+#define SAMPLE_ONE_IN 64
+#define ALIGN GGUF__IO_DIRECT_ALIGN
 
-#define QUEUE 16
-#define PIECE ((size_t)4 << 20)
+/* ---- the log of copied ranges, in output order ---- */
 
-typedef struct range {
-    uint64_t src, dst, n;
-} range;
+typedef struct copy_log {
+    gguf__piece *p;     /* adjacent ranges merged */
+    size_t n, cap;
+    bool nomem;
+    bool changed;       /* a range whose checksums differ: the first in `bad` */
+    gguf__piece bad;
+    uint64_t copied, cloned;
+} copy_log;
 
-typedef struct comparer {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    range q[QUEUE];
-    size_t head, count;
-    bool closed;        /* no more ranges will come */
-    uint64_t cloned;    /* bytes the kernel cloned (not compared: shared blocks) */
-    int src_fd, dst_fd;
-    uint8_t *a, *b;     /* PIECE bytes each */
-    int rc;             /* 0, or the first failure: GGUF_ECORRUPT (different bytes) or GGUF_EIO */
-    int errnum;
-    uint64_t bad_at;    /* where, in the output */
-} comparer;
-
-static void comparer_push(void *user, uint64_t src, uint64_t dst, uint64_t n, bool cloned) {
-    comparer *c = user;
-    if (cloned) {
-        c->cloned += n; /* the files share these blocks: the same bytes by construction */
-        return;
-    }
-    pthread_mutex_lock(&c->lock);
-    while (c->count == QUEUE)
-        pthread_cond_wait(&c->changed, &c->lock);
-    c->q[(c->head + c->count++) % QUEUE] = (range){src, dst, n};
-    pthread_cond_broadcast(&c->changed);
-    pthread_mutex_unlock(&c->lock);
-}
-
-static void comparer_close(comparer *c) {
-    pthread_mutex_lock(&c->lock);
-    c->closed = true;
-    pthread_cond_broadcast(&c->changed);
-    pthread_mutex_unlock(&c->lock);
-}
-
-static void compare_range(comparer *c, range r) {
-    for (uint64_t at = 0; c->rc == 0 && at < r.n;) {
-        size_t k = r.n - at < PIECE ? (size_t)(r.n - at) : PIECE;
-        if (gguf__io_pread(c->src_fd, c->a, k, r.src + at) != 0 ||
-            gguf__io_pread(c->dst_fd, c->b, k, r.dst + at) != 0) {
-            c->rc = GGUF_EIO;
-            c->errnum = errno;
-            c->bad_at = r.dst + at;
-        } else if (memcmp(c->a, c->b, k) != 0) {
-            size_t i = 0;
-            while (c->a[i] == c->b[i])
-                i++;
-            c->rc = GGUF_ECORRUPT;
-            c->bad_at = r.dst + at + i;
+static void log_piece(void *user, const gguf__piece *p) {
+    copy_log *l = user;
+    if (p->cloned) {
+        l->cloned += p->n;
+    } else {
+        l->copied += p->n;
+        if (p->read_sum != p->written_sum && !l->changed) {
+            l->changed = true;
+            l->bad = *p;
         }
-        at += k;
     }
-}
-
-static void comparer_run(comparer *c) {
-    pthread_mutex_lock(&c->lock);
-    for (;;) {
-        while (c->count == 0 && !c->closed)
-            pthread_cond_wait(&c->changed, &c->lock);
-        if (c->count == 0)
-            break;
-        range r = c->q[c->head];
-        c->head = (c->head + 1) % QUEUE;
-        c->count--;
-        pthread_cond_broadcast(&c->changed);
-        pthread_mutex_unlock(&c->lock);
-        compare_range(c, r); /* after a failure it only drains the queue */
-        pthread_mutex_lock(&c->lock);
-    }
-    pthread_mutex_unlock(&c->lock);
-}
-
-/* ---- the save ---- */
-
-typedef struct save_job {
-    const gguf_file *f;
-    int fd;
-    const char *tmp;
-    const gguf_write_options *opt;
-    gguf__write_ctl ctl;
-    comparer *cmp;      /* NULL: no comparison alongside */
-    int rc;
-    gguf_error err;
-} save_job;
-
-/* Task 0 writes and syncs the output; task 1 compares what the kernel copied. */
-static void save_task(void *ctx, size_t task, unsigned worker) {
-    (void)worker;
-    save_job *j = ctx;
-    if (task == 1) {
-        comparer_run(j->cmp);
+    gguf__piece *last = l->n > 0 ? &l->p[l->n - 1] : NULL;
+    if (last != NULL && last->cloned == p->cloned && last->src + last->n == p->src &&
+        last->dst + last->n == p->dst) {
+        last->n += p->n;
         return;
     }
-    j->rc = gguf__write_fd(j->fd, j->tmp, j->f, j->opt, &j->ctl, &j->err);
-    if (j->rc == 0)
-        gguf__test_pause("written");
-    if (j->rc == 0 && gguf__io_fsync(j->fd) != 0)
-        j->rc = gguf__fail(&j->err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "fsync of %s failed: %s",
-                           j->tmp, gguf__io_strerror(errno));
-    if (j->rc == 0)
-        gguf__test_pause("synced");
-    if (j->cmp != NULL)
-        comparer_close(j->cmp);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        gguf__piece *q = gguf__realloc(l->p, cap * sizeof *q);
+        if (q == NULL) {
+            l->nomem = true;
+            return;
+        }
+        l->p = q;
+        l->cap = cap;
+    }
+    l->p[l->n++] = *p;
 }
 
-/* Reads the output back: its header region must be the one written, and every tensor must have
- * the source's name, type and size, and its bytes (compared during the copy, or now by crc32). */
-static int prove(const gguf_file *f, const char *tmp, const save_job *j, gguf_error *err) {
-    if (j->cmp != NULL && j->cmp->rc == GGUF_ECORRUPT)
-        return gguf__fail(err, GGUF_ECORRUPT, j->cmp->bad_at,
-                          "check failed: byte %llu of the output differs from the source's",
-                          (unsigned long long)j->cmp->bad_at);
-    if (j->cmp != NULL && j->cmp->rc != 0)
-        return gguf__fail(err, GGUF_EIO, j->cmp->bad_at, "check failed: reading back: %s",
-                          gguf__io_strerror(j->cmp->errnum));
+/* The logged range holding output byte `dst`, or NULL. */
+static const gguf__piece *log_find(const copy_log *l, uint64_t dst) {
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->p[mid].dst + l->p[mid].n <= dst)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->p[lo].dst <= dst ? &l->p[lo] : NULL;
+}
+
+/* ---- reading the output back from the storage ---- */
+
+typedef struct readback {
+    int fd;
+    uint8_t *mem, *buf; /* buf: ALIGN-aligned, SAMPLE_BLOCK + 2 * ALIGN bytes */
+    uint8_t *src;       /* SAMPLE_BLOCK bytes of the source */
+} readback;
+
+/* Output bytes [at, at + n) (n <= SAMPLE_BLOCK) into *out, read in whole aligned blocks. */
+static int read_back(const readback *r, const uint8_t **out, uint64_t at, size_t n) {
+    uint64_t start = at / ALIGN * ALIGN, end = (at + n + ALIGN - 1) / ALIGN * ALIGN;
+    size_t got;
+    if (gguf__io_pread_upto(r->fd, r->buf, (size_t)(end - start), start, &got) != 0)
+        return -1;
+    if (got < at + n - start) {
+        errno = ENODATA;
+        return -1;
+    }
+    *out = r->buf + (at - start);
+    return 0;
+}
+
+/* The header region [0, data_offset) read back (a buffer of its own: *mem to free). */
+static int read_header(uint8_t **mem, const uint8_t **region, int fd, uint64_t len,
+                       gguf_error *err) {
+    uint64_t whole = (len + ALIGN - 1) / ALIGN * ALIGN;
+    *mem = whole + ALIGN <= SIZE_MAX ? gguf__malloc((size_t)whole + ALIGN) : NULL;
+    if (*mem == NULL)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    uint8_t *b = *mem + (ALIGN - (uintptr_t)*mem % ALIGN) % ALIGN;
+    size_t got;
+    if (gguf__io_pread_upto(fd, b, (size_t)whole, 0, &got) != 0 || got < len) {
+        if (errno == 0 || got < len)
+            errno = ENODATA;
+        return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                          "check failed: reading the header back: %s",
+                          gguf__io_strerror(errno));
+    }
+    *region = b;
+    return 0;
+}
+
+/* Every byte of each tensor in the output (back: its header read back) came from the same
+ * byte of the tensor in the source, by the log. */
+static int check_placement(const gguf_file *f, const gguf_file *back, const copy_log *l,
+                           gguf_error *err) {
+    char q[96];
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const gguf__tensor *a = &f->tensors[i], *b = &back->tensors[i];
+        if (a->nbytes == GGUF_NBYTES_UNKNOWN || a->src_offset == GGUF__NO_SOURCE)
+            continue;
+        for (uint64_t k = 0; k < a->nbytes;) {
+            const gguf__piece *p = log_find(l, b->src_offset + k);
+            if (p == NULL || p->src + (b->src_offset + k - p->dst) != a->src_offset + k)
+                return gguf__fail(err, GGUF_ECORRUPT, b->src_offset + k,
+                                  "check failed: byte %llu of tensor '%s' in the output was "
+                                  "not copied from its byte in the source",
+                                  (unsigned long long)k,
+                                  gguf__quote(q, sizeof q, a->name, (size_t)a->name_len));
+            k += p->dst + p->n - (b->src_offset + k);
+        }
+    }
+    return 0;
+}
+
+/* A sample of the copied ranges (all of them for a small copy) read back from the storage
+ * and compared with the source read again. */
+static int check_sample(const gguf_file *f, const readback *r, const copy_log *l,
+                        gguf_error *err) {
+    bool all = l->copied <= SAMPLE_ALL;
+    uint64_t seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    uint64_t first = UINT64_MAX, last = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->p[i].cloned && l->p[i].n > 0) {
+            first = first < l->p[i].dst ? first : l->p[i].dst;
+            last = l->p[i].dst + l->p[i].n - 1;
+        }
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        const gguf__piece *p = &l->p[i];
+        for (uint64_t at = p->dst; !p->cloned && at < p->dst + p->n;) {
+            /* one block of the output at a time */
+            uint64_t block = at / SAMPLE_BLOCK;
+            uint64_t end = (block + 1) * SAMPLE_BLOCK;
+            end = end < p->dst + p->n ? end : p->dst + p->n;
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            bool take = all || block == first / SAMPLE_BLOCK || block == last / SAMPLE_BLOCK ||
+                        seed % SAMPLE_ONE_IN == 0;
+            size_t n = (size_t)(end - at);
+            const uint8_t *out;
+            if (take && read_back(r, &out, at, n) != 0)
+                return gguf__fail(err, GGUF_EIO, at, "check failed: reading back: %s",
+                                  gguf__io_strerror(errno));
+            if (take) {
+                int rc = gguf__file_read(f, r->src, n, p->src + (at - p->dst), err);
+                if (rc != 0)
+                    return rc;
+                if (memcmp(out, r->src, n) != 0) {
+                    size_t k = 0;
+                    while (out[k] == r->src[k])
+                        k++;
+                    return gguf__fail(err, GGUF_ECORRUPT, at + k,
+                                      "check failed: byte %llu of the output, read back from "
+                                      "the disk, differs from the source's",
+                                      (unsigned long long)(at + k));
+                }
+            }
+            at = end;
+        }
+    }
+    return 0;
+}
+
+/* The proof of an output whose every source byte was copied or cloned (see the top). */
+static int prove_copied(const gguf_file *f, const char *tmp, const gguf__write_ctl *ctl,
+                        const copy_log *l, gguf_error *err) {
+    if (l->changed)
+        return gguf__fail(err, GGUF_ECORRUPT, l->bad.dst,
+                          "check failed: bytes %llu..%llu of the output changed in memory "
+                          "between their read from the source and their write",
+                          (unsigned long long)l->bad.dst,
+                          (unsigned long long)(l->bad.dst + l->bad.n));
+    if (l->nomem)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    bool direct;
+    readback r = {.fd = gguf__io_open_direct(tmp, &direct)};
+    struct stat st;
+    if (r.fd < 0 || fstat(r.fd, &st) != 0) {
+        int rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                            "check failed: cannot open the output to read it back: %s",
+                            gguf__io_strerror(errno));
+        if (r.fd >= 0)
+            close(r.fd);
+        return rc;
+    }
+    uint8_t *hmem = NULL;
+    const uint8_t *region = NULL;
+    gguf_file *back = NULL;
+    int rc = read_header(&hmem, &region, r.fd, ctl->data_offset, err);
+    uLong crc = rc == 0 ? crc32_z(0, region, (size_t)ctl->data_offset) : 0;
+    if (rc == 0 && (uint32_t)crc != ctl->header_crc)
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "check failed: the header read back from the disk has crc32 %08x, not "
+                        "the %08x written", (uint32_t)crc, ctl->header_crc);
+    if (rc == 0)
+        rc = gguf__open_header(&back, region, (size_t)ctl->data_offset, (uint64_t)st.st_size,
+                               f->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES |
+                                           GGUF_OPEN_FORCE_BIG | GGUF_OPEN_FORCE_LITTLE),
+                               err);
+    if (rc == 0)
+        rc = gguf__verify_output(f, back, false, err);
+    if (rc == 0)
+        rc = check_placement(f, back, l, err);
+    r.mem = rc == 0 ? gguf__malloc(SAMPLE_BLOCK + 3 * ALIGN) : NULL;
+    r.src = rc == 0 ? gguf__malloc(SAMPLE_BLOCK) : NULL;
+    if (rc == 0 && (r.mem == NULL || r.src == NULL))
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0) {
+        r.buf = r.mem + (ALIGN - (uintptr_t)r.mem % ALIGN) % ALIGN;
+        rc = check_sample(f, &r, l, err);
+    }
+    gguf_file_free(back);
+    gguf__free(hmem);
+    gguf__free(r.mem);
+    gguf__free(r.src);
+    close(r.fd);
+    return rc;
+}
+
+/* The proof of an output with tensor bytes that were not copied: read whole, crc32s. */
+static int prove_read(const gguf_file *f, const char *tmp, const gguf__write_ctl *ctl,
+                      gguf_error *err) {
     gguf_file *back = NULL;
     int rc = gguf_file_open(&back, tmp, f->flags & (GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES),
                             err);
     uint32_t crc = 0;
     if (rc == 0)
         rc = gguf__crc_range(&crc, back, 0, back->data_offset, err);
-    if (rc == 0 && crc != j->ctl.header_crc)
+    if (rc == 0 && crc != ctl->header_crc)
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "check failed: the header read back has crc32 %08x, not the %08x written",
-                        crc, j->ctl.header_crc);
-    bool compared = j->cmp != NULL && j->ctl.all_copied;
+                        crc, ctl->header_crc);
     if (rc == 0)
-        rc = gguf__verify_output(f, back, !compared, err);
+        rc = gguf__verify_output(f, back, true, err);
     gguf_file_free(back);
     return rc;
 }
@@ -174,35 +294,23 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     gguf__test_pause("temp-created");
     bool swapped = opt != NULL && opt->endian >= 0 && (opt->endian == GGUF_ENDIAN_BIG) != f->big;
     bool verify = opt != NULL && opt->verify && !swapped;
-    save_job job = {.f = f, .fd = fd, .tmp = tmp, .opt = opt, .ctl = {.padding = padding}};
-    gguf_error_clear(&job.err);
-    comparer cmp = {.src_fd = f->src != NULL ? f->src->fd : -1, .dst_fd = fd};
-    gguf__pool *pool = NULL;
-    /* the comparison alongside needs a second thread; without one the crc32s do it after */
-    if (verify && cmp.src_fd >= 0 && gguf__pool_new(&pool, 2) == 0 &&
-        gguf__pool_threads(pool) == 2 && (cmp.a = gguf__malloc(PIECE)) != NULL &&
-        (cmp.b = gguf__malloc(PIECE)) != NULL && pthread_mutex_init(&cmp.lock, NULL) == 0) {
-        if (pthread_cond_init(&cmp.changed, NULL) == 0) {
-            job.cmp = &cmp;
-            job.ctl.copied = comparer_push;
-            job.ctl.copied_user = &cmp;
-        } else {
-            pthread_mutex_destroy(&cmp.lock);
-        }
+    gguf__write_ctl ctl = {.padding = padding};
+    copy_log log = {0};
+    if (verify) {
+        ctl.piece = log_piece;
+        ctl.piece_user = &log;
     }
-    gguf__pool_run(job.cmp != NULL ? pool : NULL, job.cmp != NULL ? 2 : 1, save_task, &job);
-    rc = job.rc;
-    if (rc != 0 && err != NULL && err->code == 0)
-        *err = job.err;
+    rc = gguf__write_fd(fd, tmp, f, opt, &ctl, err);
+    if (rc == 0)
+        gguf__test_pause("written");
+    if (rc == 0 && gguf__io_fsync(fd) != 0)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "fsync of %s failed: %s", tmp,
+                        gguf__io_strerror(errno));
+    if (rc == 0)
+        gguf__test_pause("synced");
     if (rc == 0 && verify)
-        rc = prove(f, tmp, &job, err);
-    if (job.cmp != NULL) {
-        pthread_cond_destroy(&cmp.changed);
-        pthread_mutex_destroy(&cmp.lock);
-    }
-    gguf__free(cmp.a);
-    gguf__free(cmp.b);
-    gguf__pool_free(pool);
+        rc = ctl.all_copied ? prove_copied(f, tmp, &ctl, &log, err) : prove_read(f, tmp, &ctl, err);
+    gguf__free(log.p);
     /* the output is written and proven, the target not yet checked nor replaced */
     if (rc == 0)
         gguf__test_pause("save-proven");
@@ -221,7 +329,7 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
         gguf__test_pause("folder-synced");
     }
     if (rc == 0 && cloned != NULL)
-        *cloned = cmp.cloned;
+        *cloned = log.cloned;
     /* closed last: the lock on the temporary file keeps sweeps away until it has its name
      * (its bytes were fsync'd, so a failing close loses nothing) */
     close(fd);

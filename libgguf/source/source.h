@@ -43,7 +43,7 @@ struct gguf__source {
     char *etag, *last_modified;
     /* every byte in memory that cannot change or vanish (the caller's buffer, a copy), or NULL */
     const uint8_t *mem;
-    /* a local file: its descriptor (for kernel copies), its mapping (or NULL), and what it was
+    /* a local file: its descriptor (for copies), its mapping (or NULL), and what it was
      * when opened, so that an edit notices a file changed under it */
     int fd;
     const uint8_t *map;

@@ -403,14 +403,29 @@ static int start(bmerge *m, gguf_error *err) {
     return rc;
 }
 
-/* Zeros at the descriptor's position. */
-static int write_zeros(int fd, uint64_t n) {
-    static const uint8_t zeros[4096];
-    while (n > 0) {
-        uint64_t k = n < sizeof zeros ? n : sizeof zeros;
-        if (gguf__io_write(fd, zeros, k) != 0)
-            return -1;
-        n -= k;
+typedef struct append_job {
+    bmerge *m;
+    const gguf_file *merged, *s;
+    uint64_t end;
+    gguf_error *err;
+} append_job;
+
+/* Shard s's tensors, each padded to the merged file's alignment (base/copy.c's engine). */
+static int append_tensors(gguf__copier *c, void *ctx) {
+    append_job *j = ctx;
+    uint64_t at = j->end;
+    for (size_t i = 0; i < j->s->n_tensors; i++) {
+        const gguf__tensor *t = &j->s->tensors[i];
+        uint64_t next;
+        if (gguf__copier_copy(c, j->s->src->fd, t->src_offset, t->nbytes, t->src_offset) != 0)
+            return io_fail(j->err, gguf__copier_write_failed(c) ? j->m->paths[0] : j->s->src->name,
+                           "appending a tensor");
+        if (!gguf__align_up(&next, at + t->nbytes, j->merged->alignment))
+            return gguf__fail(j->err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "file too large");
+        if (gguf__copier_bytes(c, NULL, next - at - t->nbytes) != 0)
+            return io_fail(j->err, j->m->paths[0], "writing padding");
+        at = next;
+        moved(j->m, t->nbytes);
     }
     return 0;
 }
@@ -419,24 +434,21 @@ static int write_zeros(int fd, uint64_t n) {
  * relative to its data offset) at their merged offsets, and fsyncs it. */
 static int append_shard(bmerge *m, int fd, const gguf_file *merged, uint64_t end,
                         const gguf_file *s, gguf_error *err) {
-    uint64_t at = end;
-    if (lseek(fd, (off_t)(merged->data_offset + at), SEEK_SET) < 0)
+    uint64_t pos = merged->data_offset + end;
+    if (lseek(fd, (off_t)pos, SEEK_SET) < 0)
         return io_fail(err, m->paths[0], "seek");
-    for (size_t i = 0; i < s->n_tensors; i++) {
-        const gguf__tensor *t = &s->tensors[i];
-        uint64_t next;
-        if (gguf__io_copy(s->src->fd, t->src_offset, fd, t->nbytes) != 0)
-            return io_fail(err, m->paths[0], "appending a tensor");
-        if (!gguf__align_up(&next, at + t->nbytes, merged->alignment))
-            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "file too large");
-        if (write_zeros(fd, next - at - t->nbytes) != 0)
-            return io_fail(err, m->paths[0], "writing padding");
-        at = next;
-        moved(m, t->nbytes);
+    append_job job = {m, merged, s, end, err};
+    int werr = 0;
+    int rc = gguf__copier_run(&werr, fd, pos, NULL, NULL, append_tensors, &job);
+    if (rc == GGUF_ENOMEM && (err == NULL || err->code == 0))
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0 && werr != 0) {
+        errno = werr;
+        rc = io_fail(err, m->paths[0], "appending a tensor");
     }
-    if (gguf__io_fdatasync(fd) != 0)
+    if (rc == 0 && gguf__io_fdatasync(fd) != 0)
         return io_fail(err, m->paths[0], "fsync");
-    return 0;
+    return rc;
 }
 
 /* The header after shard k: the merged file's keys and tensors, then shard k's; the final one

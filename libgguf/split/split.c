@@ -14,7 +14,7 @@
  * we keep the model's alignment there, the one difference.
  *
  * Each shard is a view of the model (format/view.c) saved atomically (temporary file, fsync,
- * rename), its tensor bytes copied by the kernel (copy_file_range) from whichever file holds
+ * rename), its tensor bytes copied by the copy engine (base/copy.c) from whichever file holds
  * them: a split set can be split again. */
 #include "split/split.h"
 

@@ -173,27 +173,27 @@ static int plan_of(plan *p, const gguf_file *f, const gguf_write_options *opt,
     return 0;
 }
 
-/* ---- output: a file descriptor or a memory sink ---- */
+/* ---- output: a file descriptor (through the copy engine, base/copy.c) or a memory sink ---- */
 
 #define CHUNK ((size_t)16 << 20)
 #define COPY_CHUNK ((uint64_t)64 << 20)
 #define SWAP_CHUNK ((size_t)1 << 20)
 
 typedef struct output {
-    int fd;            /* -1: memory */
+    gguf__copier *cp;  /* NULL: memory */
+    int fd;
     gguf__buf *mem;
     const char *path;  /* for messages */
     const gguf_write_options *opt;
     uint64_t done;     /* tensor bytes written, for progress */
     uint64_t total;
     uint8_t *buf;      /* CHUNK bytes, for byte-order conversion */
-    uint64_t pos;      /* bytes written to fd so far */
     gguf__pool *pool;  /* threads for byte-order conversion, or NULL */
     gguf__write_ctl *ctl; /* may be NULL */
     bool clone;        /* try to clone whole blocks (until the filesystem says it cannot) */
 } output;
 
-/* Source bytes that reach the output another way than a kernel copy: no copy observer saw them. */
+/* Source bytes that reach the output another way than a copy: no observer saw them. */
 static void not_copied(output *o) {
     if (o->ctl != NULL)
         o->ctl->all_copied = false;
@@ -205,25 +205,19 @@ static int io_fail(gguf_error *err, const char *path, const char *what) {
 }
 
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
-    if (o->fd >= 0) {
-        o->pos += n;
-        return gguf__io_write(o->fd, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
-    }
-    gguf__buf_add(o->mem, p, (size_t)n);
+    if (o->cp != NULL)
+        return gguf__copier_bytes(o->cp, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
+    if (p == NULL)
+        gguf__buf_zeros(o->mem, (size_t)n);
+    else
+        gguf__buf_add(o->mem, p, (size_t)n);
     return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                                        "out of memory for the output")
                           : 0;
 }
 
 static int out_zeros(output *o, uint64_t n, gguf_error *err) {
-    static const uint8_t zeros[4096];
-    int rc = 0;
-    while (rc == 0 && n > 0) {
-        uint64_t k = n < sizeof zeros ? n : sizeof zeros;
-        rc = out_bytes(o, zeros, k, err);
-        n -= k;
-    }
-    return rc;
+    return out_bytes(o, NULL, n, err);
 }
 
 static void progress(output *o, uint64_t n) {
@@ -233,52 +227,58 @@ static void progress(output *o, uint64_t n) {
         o->opt->progress(o->opt->progress_user, o->done, o->total);
 }
 
-static void copied(output *o, uint64_t src, uint64_t n, bool cloned) {
-    if (o->ctl != NULL && o->ctl->copied != NULL)
-        o->ctl->copied(o->ctl->copied_user, src, o->pos, n, cloned);
-    o->pos += n;
+/* The whole blocks of source bytes [*at, end) (source offset `tag` at *at) cloned where the
+ * filesystem can: the output then shares them, nothing is copied. Moves *at past them. */
+static void out_clone(output *o, int in, uint64_t *at, uint64_t end, uint64_t tag) {
+    const uint64_t block = 4096;
+    uint64_t first = (*at + block - 1) / block * block, last = end / block * block;
+    uint64_t pos = gguf__copier_pos(o->cp) + (first - *at);
+    if (!o->clone || *at % block != gguf__copier_pos(o->cp) % block || first >= last)
+        return;
+    /* the head, up to the first whole block, then everything written: the clone goes after */
+    if (gguf__copier_copy(o->cp, in, *at, first - *at, tag) != 0 || gguf__copier_flush(o->cp) != 0)
+        return; /* the copy below meets the failure again and reports it */
+    progress(o, first - *at);
+    tag += first - *at;
+    *at = first;
+    if (gguf__io_clone(in, first, o->fd, pos, last - first) != 0 ||
+        lseek(o->fd, (off_t)(pos + (last - first)), SEEK_SET) < 0) {
+        o->clone = false; /* not here: copy from now on */
+        return;
+    }
+    gguf__copier_skip(o->cp, last - first);
+    if (o->ctl != NULL && o->ctl->piece != NULL) {
+        gguf__piece p = {.src = tag, .dst = pos, .n = last - first, .cloned = true};
+        o->ctl->piece(o->ctl->piece_user, &p);
+    }
+    progress(o, last - first);
+    *at = last;
 }
 
-/* Source bytes [start, end) to the output file in the kernel: the whole blocks cloned where the
- * filesystem can (the output then shares them: nothing is copied), the rest copied
- * (copy_file_range), in pieces each told to the observer (the commit layer compares a copied
- * piece while the next one is copied). */
-static int out_kernel_copy(output *o, int in, uint64_t start, uint64_t end, gguf_error *err) {
-    const uint64_t block = 4096;
+/* Source bytes [start, end) of the file in (source offset `tag` at start) to the output: the
+ * whole blocks cloned where the filesystem can, the rest copied by the engine, in pieces of
+ * COPY_CHUNK, each a moment for progress (and for tests to interrupt at). */
+static int out_copy(output *o, int in, uint64_t start, uint64_t end, uint64_t tag,
+                    gguf_error *err) {
     uint64_t at = start;
-    if (o->clone && start % block == o->pos % block) {
-        uint64_t first = (start + block - 1) / block * block, last = end / block * block;
-        if (at < first && first < last && gguf__io_copy(in, at, o->fd, first - at) == 0) {
-            copied(o, at, first - at, false); /* the head, up to the first whole block */
-            progress(o, first - at);
-            at = first;
-        }
-        if (at == first && first < last) {
-            if (gguf__io_clone(in, first, o->fd, o->pos, last - first) == 0 &&
-                lseek(o->fd, (off_t)(o->pos + (last - first)), SEEK_SET) >= 0) {
-                copied(o, first, last - first, true);
-                progress(o, last - first);
-                at = last;
-            } else {
-                o->clone = false; /* not here: copy from now on */
-            }
-        }
-    }
+    out_clone(o, in, &at, end, tag);
     while (at < end) {
         uint64_t k = end - at < COPY_CHUNK ? end - at : COPY_CHUNK;
-        if (gguf__io_copy(in, at, o->fd, k) != 0)
+        if (gguf__copier_copy(o->cp, in, at, k, tag + (at - start)) != 0) {
+            if (gguf__copier_write_failed(o->cp))
+                return io_fail(err, o->path, "write");
             return gguf__fail(err, GGUF_EIO, at, "%s: copying bytes %llu..%llu failed: %s",
                               o->path, (unsigned long long)at, (unsigned long long)(at + k),
                               gguf__io_strerror(errno));
-        copied(o, at, k, false);
+        }
         progress(o, k);
         at += k;
     }
     return 0;
 }
 
-/* Copies source bytes [start, end) as they are: in the kernel (copy_file_range, a reflink where
- * the filesystem can) when both ends are files, else through memory. A source is read, never
+/* Copies source bytes [start, end) as they are: by the copy engine (or a reflink where the
+ * filesystem can) when both ends are files, else through memory. A source is read, never
  * used through its mapping, so that a file truncated under us gives an error, not SIGBUS. */
 static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t end,
                       gguf_error *err) {
@@ -291,13 +291,12 @@ static int out_source(output *o, const gguf_file *f, uint64_t start, uint64_t en
     uint64_t leaf_at = start;
     if (f->src != NULL && !gguf__source_locate(f->src, start, n, &src, &leaf_at))
         src = NULL; /* outside the source: the read below says so */
-    if (o->fd >= 0 && src != NULL && src->fd >= 0 && src->mem == NULL) {
-        return out_kernel_copy(o, src->fd, leaf_at, leaf_at + n, err);
-    }
+    if (o->cp != NULL && src != NULL && src->fd >= 0 && src->mem == NULL)
+        return out_copy(o, src->fd, leaf_at, leaf_at + n, start, err);
     not_copied(o);
     if (src != NULL && src->mem != NULL) {
         rc = out_bytes(o, src->mem + leaf_at, n, err);
-    } else if (o->fd < 0) {
+    } else if (o->cp == NULL) {
         size_t at = o->mem->len;
         gguf__buf_zeros(o->mem, (size_t)n);
         if (o->mem->failed)
@@ -486,6 +485,10 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
     int rc = out_bytes(o, p->header.b.data, p->header.b.len, err);
     if (rc == 0)
         rc = p->pad_src ? out_bytes(o, p->pad_src, p->pad_len, err) : out_zeros(o, p->pad_len, err);
+    /* the header region in a write of its own, apart from the data (a fault in one is not
+     * one in the other) */
+    if (rc == 0 && o->cp != NULL && gguf__copier_flush(o->cp) != 0)
+        rc = io_fail(err, o->path, "write");
     if (rc != 0)
         return rc;
     gguf__test_pause("header-written");
@@ -555,6 +558,19 @@ int gguf_file_write_memory(void **out, size_t *size, const gguf_file *f,
     return 0;
 }
 
+typedef struct fd_job {
+    output *o;
+    const gguf_file *f;
+    const plan *p;
+    gguf_error *err;
+} fd_job;
+
+static int produce(gguf__copier *c, void *ctx) {
+    fd_job *j = ctx;
+    j->o->cp = c;
+    return out_all(j->o, j->f, j->p, j->err);
+}
+
 int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_write_options *opt,
                    gguf__write_ctl *ctl, gguf_error *err) {
     plan p;
@@ -572,9 +588,23 @@ int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_writ
             at += k;
         }
         ctl->header_crc = (uint32_t)c;
+        ctl->data_offset = p.data_offset;
     }
     output o = {.fd = fd, .path = path, .opt = opt, .ctl = ctl, .clone = true};
-    rc = out_all(&o, f, &p, err);
+    fd_job job = {&o, f, &p, err};
+    off_t pos = lseek(fd, 0, SEEK_CUR);
+    int werr = 0;
+    if (pos < 0)
+        rc = io_fail(err, path, "seek");
+    else
+        rc = gguf__copier_run(&werr, fd, (uint64_t)pos, ctl != NULL ? ctl->piece : NULL,
+                              ctl != NULL ? ctl->piece_user : NULL, produce, &job);
+    if (rc == GGUF_ENOMEM && (err == NULL || err->code == 0))
+        rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+    if (rc == 0 && werr != 0) {
+        errno = werr;
+        rc = io_fail(err, path, "write");
+    }
     plan_free(&p);
     return rc;
 }

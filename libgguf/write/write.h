@@ -24,19 +24,16 @@ GGUF_HIDDEN int gguf__header_fit(gguf__buf *out, int64_t *padding_out, const ggu
                                  uint64_t data_offset, uint64_t room, bool use_padding,
                                  gguf_error *err);
 
-/* A range of source bytes the kernel copied to the output: at src_off in the source, at dst_off
- * in the output; cloned: the two files share these blocks (a reflink), so they are the same
- * bytes by construction. */
-typedef void (*gguf__copied_fn)(void *user, uint64_t src_off, uint64_t dst_off, uint64_t n,
-                                bool cloned);
-
 /* What the commit layer asks of, and learns from, a write to a file. */
 typedef struct gguf__write_ctl {
     int64_t padding;          /* in: GGUF__PAD_KEEP (as stored, or as opt->reserve asks) or n */
-    gguf__copied_fn copied;   /* in: told of each range copied in the kernel, or NULL */
-    void *copied_user;
+    gguf__piece_fn piece;     /* in: told of each range of source bytes copied (with its two
+                                 checksums: base/copy.c) or cloned (.cloned), or NULL; src is
+                                 the offset in f's source */
+    void *piece_user;
     uint32_t header_crc;      /* out: crc32 of the header region written, [0, data offset) */
-    bool all_copied;          /* out: every source byte went through `copied` */
+    uint64_t data_offset;     /* out: the output's data offset */
+    bool all_copied;          /* out: every source byte went through `piece` */
 } gguf__write_ctl;
 
 /* Writes f to fd (at its current position) as the options say; path names the output in
