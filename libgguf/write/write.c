@@ -199,15 +199,10 @@ static void not_copied(output *o) {
         o->ctl->all_copied = false;
 }
 
-static int io_fail(gguf_error *err, const char *path, const char *what) {
-    return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s failed: %s", path, what,
-                      gguf__io_strerror(errno));
-}
-
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
     if (o->fd >= 0) {
         o->pos += n;
-        return gguf__io_write(o->fd, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
+        return gguf__io_write(o->fd, p, n) == 0 ? 0 : gguf__io_fail(err, o->path, "write");
     }
     gguf__buf_add(o->mem, p, (size_t)n);
     return o->mem->failed ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
