@@ -124,6 +124,12 @@ GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned f
  * the files (files[k] set to NULL); on failure they stay the caller's. */
 GGUF_HIDDEN int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
                                      uint32_t count, unsigned flags, gguf_error *err);
+/* value.c: the value of key as an integer of at least min (any integer type, not BOOL).
+ * Returns 0, 1 when f has no such key (out untouched), GGUF_ETYPE when its value is not an
+ * integer, GGUF_ECORRUPT when it is below min or above INT64_MAX (the error names the key,
+ * at its offset). */
+GGUF_HIDDEN int gguf__kv_int(int64_t *out, const gguf_file *f, const char *key, int64_t min,
+                             gguf_error *err);
 /* shards.c: the split keys of a file: split.no, split.count, split.tensors.count (each -1
  * when absent). Fails with GGUF_ETYPE when one is not an integer. */
 GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count,
@@ -210,6 +216,8 @@ typedef struct gguf__sink {
 GGUF_HIDDEN void gguf__sink_u32(gguf__sink *s, uint32_t v);
 GGUF_HIDDEN void gguf__sink_u64(gguf__sink *s, uint64_t v);
 GGUF_HIDDEN void gguf__sink_len(gguf__sink *s, uint64_t v);
+/* Appends a scalar of value type `type` given in host byte order (any alignment). */
+GGUF_HIDDEN void gguf__sink_scalar(gguf__sink *s, uint32_t type, const void *host);
 
 /* Writes an encoded value, transcoding it from its own encoding to the sink's. */
 GGUF_HIDDEN void gguf__value_emit(gguf__sink *s, const gguf_value *v);

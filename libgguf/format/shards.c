@@ -23,21 +23,9 @@
 
 /* One split key as an integer: -1 when absent. */
 static int split_key(const gguf_file *f, const char *key, int64_t *out, gguf_error *err) {
-    int64_t i = gguf_kv_find(f, key);
     *out = -1;
-    if (i < 0)
-        return 0;
-    uint64_t u;
-    int64_t s;
-    int is_signed;
-    const gguf_value *v = &f->kv[i].value;
-    if (v->type == GGUF_VTYPE_BOOL || gguf_value_get_int(&u, &s, &is_signed, v, NULL) != 0)
-        return gguf__fail(err, GGUF_ETYPE, f->kv[i].src_offset, "%s is %s, not an integer", key,
-                          gguf_vtype_name(v->type) ? gguf_vtype_name(v->type) : "of no known type");
-    if ((is_signed && s < 0) || (!is_signed && u > INT64_MAX))
-        return gguf__fail(err, GGUF_ECORRUPT, f->kv[i].src_offset, "%s is out of range", key);
-    *out = is_signed ? s : (int64_t)u;
-    return 0;
+    int rc = gguf__kv_int(out, f, key, 0, err);
+    return rc < 0 ? rc : 0;
 }
 
 int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count, int64_t *tensors,
