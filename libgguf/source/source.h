@@ -1,7 +1,8 @@
 /* The source layer: where a file's bytes come from. A local file (read with pread, mapped for
  * gguf_tensor_data), a memory buffer, a pipe read once (stream.c), an HTTP(S) URL read with
- * range requests (http.c, the only file that knows libcurl); the reader asks a source for byte
- * ranges and never writes through it. Stands on base/. Not installed. */
+ * range requests (http.c, and http_many.c for many at once: the only files that know libcurl);
+ * the reader asks a source for byte ranges and never writes through it. Stands on base/. Not
+ * installed. */
 #ifndef LIBGGUF_SOURCE_H
 #define LIBGGUF_SOURCE_H
 
@@ -65,7 +66,7 @@ GGUF_HIDDEN int gguf__source_open_memory(gguf__source **out, const void *data, s
  * Fails with GGUF_EUNSUPPORTED in a build without libcurl. opt may be NULL. */
 GGUF_HIDDEN int gguf__source_open_url(gguf__source **out, const char *url,
                                       const gguf_open_options *opt, gguf_error *err);
-/* Many URLs at once (http.c), for a catalog of a hub's files: each item goes through what
+/* Many URLs at once (http_many.c), for a catalog of a hub's files: each item goes through what
  * gguf__source_open_url does, then through the ranges its consumer asks for, with at most
  * max_conns transfers at a time over one libcurl multi handle, so that thousands of headers
  * are fetched in parallel without a thread each. */
