@@ -89,12 +89,11 @@ struct gguf_file {
     size_t n_strays;
 };
 
-/* open.c: parses a header region on its own: the first len bytes of a file of file_size bytes
+/* file.c: parses a header region on its own: the first len bytes of a file of file_size bytes
  * (tensor bounds are checked against file_size). region must outlive *out. */
 GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
                                   uint64_t file_size, unsigned flags, gguf_error *err);
-/* open.c: parses the file a source holds; takes the source (freed on failure too). */
-/* open.c: one step of reading a header from f->src in growing pieces (f->size set, f->head_len
+/* file.c: one step of reading a header from f->src in growing pieces (f->size set, f->head_len
  * bytes held): holds `want` bytes and parses; 0 parsed, 1 with *next the bytes to hold next,
  * or an error. gguf__file_new makes an empty gguf_file with flags. */
 GGUF_HIDDEN int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err);
@@ -114,8 +113,15 @@ typedef void (*gguf__open_many_fn)(void *user, size_t i, gguf_file *f, bool unch
 GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
                                 unsigned max_parallel, gguf__open_many_fn done, void *user,
                                 gguf_error *err);
+/* file.c: parses the file a source holds; takes the source (freed on failure too). */
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
+/* shards.c: the model f (opened without GGUF_OPEN_SPLIT_SET from path, and taken: freed on
+ * failure too) as gguf_file_open with GGUF_OPEN_SPLIT_SET gives it: f itself when its split
+ * keys say it is a file of its own, else the view of the set it is a shard of, its sibling
+ * shards opened with opt. */
+GGUF_HIDDEN int gguf__split_open(gguf_file **out, gguf_file *f, const char *path,
+                                 const gguf_open_options *opt, gguf_error *err);
 /* shards.c: the view of a split set from its shards opened one by one (each without
  * GGUF_OPEN_SPLIT_SET): files[k] is shard k, NULL when it is missing, paths[k] its path or URL.
  * The checks and errors of gguf_file_open with GGUF_OPEN_SPLIT_SET (the missing shards named
@@ -139,7 +145,7 @@ GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count
  * written packed; its keys and tensors can be edited without touching f. */
 GGUF_HIDDEN int gguf__file_view(gguf_file **out, const gguf_file *f, size_t first, size_t n,
                                 bool with_kv, gguf_error *err);
-/* view.c: each tensor's n_dims as ggml writes it: trailing dims of 1 dropped (at least 1). */
+/* tensor.c: each tensor's n_dims as ggml writes it: trailing dims of 1 dropped (at least 1). */
 GGUF_HIDDEN void gguf__tensor_ggml_dims(gguf_file *f);
 /* The name of f's source for messages ("memory" for files built in memory). */
 GGUF_HIDDEN const char *gguf__file_name(const gguf_file *f);

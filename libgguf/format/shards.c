@@ -1,4 +1,4 @@
-/* Opening files, and split sets as one model. llama.cpp's split sets (llama-gguf-split) are
+/* Split sets opened as one model. llama.cpp's split sets (llama-gguf-split) are
  * files named PREFIX-00001-of-0000N.gguf .. PREFIX-0000N-of-0000N.gguf; each holds split.no
  * (UINT16, from 0), split.count (UINT16, N) and split.tensors.count (INT32, the tensors of all
  * shards); the first holds all other metadata. With GGUF_OPEN_SPLIT_SET, opening any shard
@@ -398,31 +398,10 @@ int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
     return rc;
 }
 
-int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
-    gguf_open_options opt = GGUF_OPEN_OPTIONS_INIT;
-    opt.flags = flags;
-    return gguf_file_open_ex(out, path, &opt, err);
-}
-
-int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options *opt,
-                      gguf_error *err) {
-    if (out == NULL || path == NULL)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
-    unsigned flags = opt->flags;
-    gguf__source *src;
-    int rc = gguf__source_open_name(&src, path, opt, err);
-    if (rc != 0)
-        return rc;
-    gguf_file *f;
-    rc = gguf__open_source(&f, src, flags & ~(unsigned)GGUF_OPEN_SPLIT_SET, err);
-    if (rc != 0)
-        return rc;
+int gguf__split_open(gguf_file **out, gguf_file *f, const char *path,
+                     const gguf_open_options *opt, gguf_error *err) {
     int64_t no = -1, count = -1;
-    if (flags & GGUF_OPEN_SPLIT_SET)
-        rc = gguf__split_keys(f, &no, &count, NULL, err);
+    int rc = gguf__split_keys(f, &no, &count, NULL, err);
     if (rc != 0) {
         gguf__fail_path(err, path);
         gguf_file_free(f);
