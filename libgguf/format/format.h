@@ -105,9 +105,9 @@ typedef struct gguf__fetch_said {
 } gguf__fetch_said;
 /* many.c: opens many URLs at once (gguf__source_fetch_many), each parsed as its bytes arrive:
  * done gets each file (the callee's) or NULL with unchanged (a 304 for an item's validators)
- * or err; said (NULL when nothing was said, or for a local path) is what the server said of
- * the file, also when the reader refused it, so that a caller can ask again conditionally.
- * Local paths among the items are opened one by one. */
+ * or err; said (NULL when nothing was said) is what the server said of the file, also when
+ * the reader refused it, so that a caller can ask again conditionally. Every item is a URL
+ * (gguf__source_name_kind): a caller with local paths among its names opens those itself. */
 typedef void (*gguf__open_many_fn)(void *user, size_t i, gguf_file *f, bool unchanged,
                                    const gguf_error *err, const gguf__fetch_said *said);
 GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
@@ -116,12 +116,17 @@ GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_o
 /* file.c: parses the file a source holds; takes the source (freed on failure too). */
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
-/* shards.c: the model f (opened without GGUF_OPEN_SPLIT_SET from path, and taken: freed on
- * failure too) as gguf_file_open with GGUF_OPEN_SPLIT_SET gives it: f itself when its split
- * keys say it is a file of its own, else the view of the set it is a shard of, its sibling
- * shards opened with opt. */
-GGUF_HIDDEN int gguf__split_open(gguf_file **out, gguf_file *f, const char *path,
-                                 const gguf_open_options *opt, gguf_error *err);
+/* open.c: gguf_file_open_ex of a name whose kind the caller knows (it asked where the name
+ * entered): the name is not looked at again. */
+GGUF_HIDDEN int gguf__file_open_as(gguf_file **out, enum gguf__name_kind kind, const char *name,
+                                   const gguf_open_options *opt, gguf_error *err);
+/* shards.c: the model f (opened without GGUF_OPEN_SPLIT_SET from path, a name of that kind;
+ * taken: freed on failure too) as gguf_file_open with GGUF_OPEN_SPLIT_SET gives it: f itself
+ * when its split keys say it is a file of its own, else the view of the set it is a shard of,
+ * its sibling shards opened with opt as names of the same kind. */
+GGUF_HIDDEN int gguf__split_open(gguf_file **out, gguf_file *f, enum gguf__name_kind kind,
+                                 const char *path, const gguf_open_options *opt,
+                                 gguf_error *err);
 /* shards.c: the view of a split set from its shards opened one by one (each without
  * GGUF_OPEN_SPLIT_SET): files[k] is shard k, NULL when it is missing, paths[k] its path or URL.
  * The checks and errors of gguf_file_open with GGUF_OPEN_SPLIT_SET (the missing shards named

@@ -1,5 +1,6 @@
-/* Opening a file: by name (a path or a URL; a split set opened as one model by shards.c), from
- * a descriptor, or from memory. What follows the source is file.c. */
+/* Opening a file: by name (asked once here whether it is a path or a URL, the kind then handed
+ * down with it; a split set opened as one model by shards.c), from a descriptor, or from
+ * memory. What follows the source is file.c. */
 #include "format/format.h"
 
 int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
@@ -12,11 +13,16 @@ int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options
                       gguf_error *err) {
     if (out == NULL || path == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
+    return gguf__file_open_as(out, gguf__source_name_kind(path), path, opt, err);
+}
+
+int gguf__file_open_as(gguf_file **out, enum gguf__name_kind kind, const char *name,
+                       const gguf_open_options *opt, gguf_error *err) {
     gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
     if (opt == NULL)
         opt = &none;
     gguf__source *src;
-    int rc = gguf__source_open_name(&src, path, opt, err);
+    int rc = gguf__source_open_as(&src, kind, name, opt, err);
     if (rc != 0)
         return rc;
     gguf_file *f;
@@ -27,7 +33,7 @@ int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options
         *out = f;
         return 0;
     }
-    return gguf__split_open(out, f, path, opt, err);
+    return gguf__split_open(out, f, kind, name, opt, err);
 }
 
 int gguf_file_open_fd(gguf_file **out, int fd, const char *name, const gguf_open_options *opt,

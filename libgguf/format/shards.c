@@ -55,7 +55,7 @@ typedef struct set_open {
     uint32_t count;
     unsigned flags;     /* for each shard: the caller's, without GGUF_OPEN_SPLIT_SET */
     gguf_open_options opt; /* for each shard: the caller's, with those flags */
-    bool remote;        /* the shards are URLs */
+    enum gguf__name_kind kind; /* of every shard's name: the given one's */
     bool strays;        /* look for files beside the set named like its shards (for lint) */
     gguf_file **files;  /* count entries; NULL: not (yet) opened */
     char **paths;
@@ -84,13 +84,13 @@ static int open_shards(set_open *s, gguf_error *err) {
         if (s->files[k] != NULL)
             continue;
         struct stat st;
-        if (!s->remote && stat(s->paths[k], &st) != 0 && errno == ENOENT)
+        if (s->kind == GGUF__NAME_PATH && stat(s->paths[k], &st) != 0 && errno == ENOENT)
             continue;
         gguf__source *src;
         gguf_error sub;
         gguf_error_clear(&sub);
-        rc = gguf__source_open_name(&src, s->paths[k], &s->opt, &sub);
-        if (rc == GGUF_ENOTFOUND && s->remote) { /* the server has no such shard */
+        rc = gguf__source_open_as(&src, s->kind, s->paths[k], &s->opt, &sub);
+        if (rc == GGUF_ENOTFOUND && s->kind == GGUF__NAME_URL) { /* the server has no such shard */
             rc = 0;
             continue;
         }
@@ -324,14 +324,16 @@ static int assemble(gguf_file **out, set_open *s, gguf_error *err) {
     return rc;
 }
 
-/* Opens the set `given` (already parsed from path) belongs to. Takes given. */
-static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_t no,
-                    uint32_t count, const gguf_open_options *opt, gguf_error *err) {
+/* Opens the set `given` (already parsed from path, a name of that kind) belongs to. Takes
+ * given. */
+static int open_set(gguf_file **out, gguf_file *given, enum gguf__name_kind kind,
+                    const char *path, uint32_t no, uint32_t count, const gguf_open_options *opt,
+                    gguf_error *err) {
     set_open s = {.given = path, .count = count, .opt = *opt,
                   .flags = opt->flags & ~(unsigned)GGUF_OPEN_SPLIT_SET,
-                  .remote = gguf__source_is_url(path)};
+                  .kind = kind};
     s.opt.flags = s.flags;
-    s.strays = !s.remote;
+    s.strays = kind == GGUF__NAME_PATH;
     size_t prefix_len;
     uint32_t name_no, name_count;
     int rc = 0;
@@ -398,7 +400,7 @@ int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
     return rc;
 }
 
-int gguf__split_open(gguf_file **out, gguf_file *f, const char *path,
+int gguf__split_open(gguf_file **out, gguf_file *f, enum gguf__name_kind kind, const char *path,
                      const gguf_open_options *opt, gguf_error *err) {
     int64_t no = -1, count = -1;
     int rc = gguf__split_keys(f, &no, &count, NULL, err);
@@ -441,7 +443,7 @@ int gguf__split_open(gguf_file **out, gguf_file *f, const char *path,
         gguf_file_free(f);
         return rc;
     }
-    return open_set(out, f, path, (uint32_t)no, (uint32_t)count, opt, err);
+    return open_set(out, f, kind, path, (uint32_t)no, (uint32_t)count, opt, err);
 }
 
 /* ---- accessors ---- */

@@ -92,10 +92,18 @@ GGUF_HIDDEN int gguf__source_fetch_many(const gguf__fetch *items, size_t n,
                                         const gguf_open_options *opt, unsigned max_conns,
                                         gguf__fetch_more_fn more, gguf__fetch_done_fn done,
                                         void *user, gguf_error *err);
-/* Opens a name: a URL as gguf__source_open_url does, anything else as a local path. This is how
- * a layer above finds a file by name (the shards of a split set beside a URL are URLs). */
-GGUF_HIDDEN int gguf__source_open_name(gguf__source **out, const char *name,
-                                       const gguf_open_options *opt, gguf_error *err);
+/* What a name stands for (name.c). A layer above asks once, where a name enters the library,
+ * and passes the kind down with the name, so that no layer looks at the name again. */
+enum gguf__name_kind {
+    GGUF__NAME_PATH = 0, /* a local file */
+    GGUF__NAME_URL = 1   /* gguf__source_is_url */
+};
+GGUF_HIDDEN enum gguf__name_kind gguf__source_name_kind(const char *name);
+/* Opens name as kind says it is: a URL as gguf__source_open_url does, a path as
+ * gguf__source_open_path does (with opt->flags). opt may be NULL. The error names name. */
+GGUF_HIDDEN int gguf__source_open_as(gguf__source **out, enum gguf__name_kind kind,
+                                     const char *name, const gguf_open_options *opt,
+                                     gguf_error *err);
 /* 1 when name is an http:// or https:// URL, or an hf://ORG/REPO/FILE[@REVISION] name. */
 GGUF_HIDDEN bool gguf__source_is_url(const char *name);
 /* The URL a remote name is read from (malloc'd): an hf:// name's resolve URL on the Hub
