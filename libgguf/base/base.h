@@ -205,6 +205,8 @@ GGUF_HIDDEN int gguf__io_truncate(int fd, uint64_t len);
 /* fsync of the directory holding path. */
 GGUF_HIDDEN int gguf__io_sync_dir(const char *path);
 GGUF_HIDDEN const char *gguf__io_strerror(int errnum);
+/* Fails with GGUF_EIO: "WHAT failed: " and errno's reason, naming path. Returns GGUF_EIO. */
+GGUF_HIDDEN int gguf__io_fail(gguf_error *err, const char *path, const char *what);
 
 /* ---- the one growable byte buffer (buf.c) ---- */
 

@@ -379,3 +379,10 @@ const char *gguf__io_strerror(int errnum) {
         return "no space left on the device";
     return strerror(errnum);
 }
+
+int gguf__io_fail(gguf_error *err, const char *path, const char *what) {
+    gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s failed: %s", what,
+               gguf__io_strerror(errno));
+    gguf__fail_path(err, path);
+    return GGUF_EIO;
+}

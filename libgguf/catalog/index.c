@@ -107,8 +107,10 @@ int gguf_catalog_index(gguf_catalog_stats *stats, gguf_catalog *cat, const char 
         rc = gguf__known_load(&x->set_errors, cat, 1, err);
     if (rc == 0)
         rc = gguf__run_begin(&x->run, cat, "index", abs, n_paths, err);
-    for (size_t a = 0; a < n_paths && rc == 0; a++) {
-        if (!gguf_path_is_url(paths[a]))
+    for (size_t a = 0, u = 0; a < n_paths && rc == 0; a++) {
+        if (u < n_urls && abs[a] == urls[u])
+            u++; /* a URL: indexed below */
+        else
             rc = index_argument(x, paths[a], abs[a], err);
     }
     if (rc == 0 && n_urls > 0)

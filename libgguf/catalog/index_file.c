@@ -183,12 +183,12 @@ int gguf__index_local_file(gguf__indexer *x, const char *path, const struct stat
     gguf_error_clear(&fe);
     gguf_open_options o = GGUF_OPEN_OPTIONS_INIT;
     o.flags = gguf__index_open_flags(x);
-    if (gguf_file_open_ex(&f, path, &o, &fe) != 0) {
+    if (gguf__file_open_as(&f, GGUF__NAME_PATH, path, &o, &fe) != 0) {
         f = NULL;
         /* cut short inside its tensor data (a download that stopped): its header is
          * catalogued, partial (a file cut inside its header stays refused) */
         o.flags |= GGUF_OPEN_PARTIAL;
-        if (fe.code == GGUF_ETRUNC && gguf_file_open_ex(&f, path, &o, NULL) == 0)
+        if (fe.code == GGUF_ETRUNC && gguf__file_open_as(&f, GGUF__NAME_PATH, path, &o, NULL) == 0)
             gguf_error_clear(&fe);
         else
             f = NULL;

@@ -25,21 +25,6 @@ typedef struct derived {
     int64_t split_no, split_count;
 } derived;
 
-static int kv_int(int64_t *out, const gguf_file *f, const char *key) {
-    int64_t i = gguf_kv_find(f, key);
-    if (i < 0)
-        return 0;
-    uint64_t u;
-    int64_t s;
-    int is_signed;
-    if (gguf_value_get_int(&u, &s, &is_signed, gguf_kv_value(f, (size_t)i), NULL) != 0)
-        return 0;
-    if (!is_signed && u > INT64_MAX)
-        return 0;
-    *out = is_signed ? s : (int64_t)u;
-    return 1;
-}
-
 static int known_dtype(uint32_t type) {
     return type < GGUF_DTYPE_COUNT && gguf_dtype_name(type) != NULL;
 }
@@ -75,8 +60,8 @@ static void derive(derived *d, const gguf_file *f) {
             d->dominant = (int)t.type;
         }
     }
-    d->has_split_no = kv_int(&d->split_no, f, "split.no");
-    d->has_split_count = kv_int(&d->split_count, f, "split.count");
+    d->has_split_no = gguf__kv_int(&d->split_no, f, "split.no", INT64_MIN, NULL) == 0;
+    d->has_split_count = gguf__kv_int(&d->split_count, f, "split.count", INT64_MIN, NULL) == 0;
 }
 
 /* ---- dropping rows ---- */

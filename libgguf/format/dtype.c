@@ -1,4 +1,5 @@
-/* The ggml tensor type table: name, elements per block, bytes per block. */
+/* The ggml tensor type table: name, elements per block, bytes per block (format/dtypes.h). */
+#include "format/dtypes.h"
 #include "format/format.h"
 
 #include <strings.h>
@@ -11,51 +12,19 @@ typedef struct dtype_info {
 } dtype_info;
 
 /* Removed ids (4, 5, 31-33, 36-38) have no name: unknown to us, refused by ggml. */
+#define DTYPE_ENTRY(type, elems, bytes) [GGUF_DTYPE_##type] = {#type, elems, bytes, false},
 static const dtype_info dtypes[GGUF_DTYPE_COUNT] = {
-    [GGUF_DTYPE_F32] = {"F32", 1, 4, false},
-    [GGUF_DTYPE_F16] = {"F16", 1, 2, false},
-    [GGUF_DTYPE_Q4_0] = {"Q4_0", 32, 18, false},
-    [GGUF_DTYPE_Q4_1] = {"Q4_1", 32, 20, false},
-    [4] = {.removed = true}, /* Q4_2 */
-    [5] = {.removed = true}, /* Q4_3 */
-    [GGUF_DTYPE_Q5_0] = {"Q5_0", 32, 22, false},
-    [GGUF_DTYPE_Q5_1] = {"Q5_1", 32, 24, false},
-    [GGUF_DTYPE_Q8_0] = {"Q8_0", 32, 34, false},
-    [GGUF_DTYPE_Q8_1] = {"Q8_1", 32, 36, false},
-    [GGUF_DTYPE_Q2_K] = {"Q2_K", 256, 84, false},
-    [GGUF_DTYPE_Q3_K] = {"Q3_K", 256, 110, false},
-    [GGUF_DTYPE_Q4_K] = {"Q4_K", 256, 144, false},
-    [GGUF_DTYPE_Q5_K] = {"Q5_K", 256, 176, false},
-    [GGUF_DTYPE_Q6_K] = {"Q6_K", 256, 210, false},
-    [GGUF_DTYPE_Q8_K] = {"Q8_K", 256, 292, false},
-    [GGUF_DTYPE_IQ2_XXS] = {"IQ2_XXS", 256, 66, false},
-    [GGUF_DTYPE_IQ2_XS] = {"IQ2_XS", 256, 74, false},
-    [GGUF_DTYPE_IQ3_XXS] = {"IQ3_XXS", 256, 98, false},
-    [GGUF_DTYPE_IQ1_S] = {"IQ1_S", 256, 50, false},
-    [GGUF_DTYPE_IQ4_NL] = {"IQ4_NL", 32, 18, false},
-    [GGUF_DTYPE_IQ3_S] = {"IQ3_S", 256, 110, false},
-    [GGUF_DTYPE_IQ2_S] = {"IQ2_S", 256, 82, false},
-    [GGUF_DTYPE_IQ4_XS] = {"IQ4_XS", 256, 136, false},
-    [GGUF_DTYPE_I8] = {"I8", 1, 1, false},
-    [GGUF_DTYPE_I16] = {"I16", 1, 2, false},
-    [GGUF_DTYPE_I32] = {"I32", 1, 4, false},
-    [GGUF_DTYPE_I64] = {"I64", 1, 8, false},
-    [GGUF_DTYPE_F64] = {"F64", 1, 8, false},
-    [GGUF_DTYPE_IQ1_M] = {"IQ1_M", 256, 56, false},
-    [GGUF_DTYPE_BF16] = {"BF16", 1, 2, false},
+    GGUF__DTYPE_BLOCKS(DTYPE_ENTRY)
+    [4] = {.removed = true},  /* Q4_2 */
+    [5] = {.removed = true},  /* Q4_3 */
     [31] = {.removed = true}, /* Q4_0_4_4 */
     [32] = {.removed = true}, /* Q4_0_4_8 */
     [33] = {.removed = true}, /* Q4_0_8_8 */
-    [GGUF_DTYPE_TQ1_0] = {"TQ1_0", 256, 54, false},
-    [GGUF_DTYPE_TQ2_0] = {"TQ2_0", 256, 66, false},
     [36] = {.removed = true}, /* IQ4_NL_4_4 */
     [37] = {.removed = true}, /* IQ4_NL_4_8 */
     [38] = {.removed = true}, /* IQ4_NL_8_8 */
-    [GGUF_DTYPE_MXFP4] = {"MXFP4", 32, 17, false},
-    [GGUF_DTYPE_NVFP4] = {"NVFP4", 64, 36, false},
-    [GGUF_DTYPE_Q1_0] = {"Q1_0", 128, 18, false},
-    [GGUF_DTYPE_Q2_0] = {"Q2_0", 64, 18, false},
 };
+#undef DTYPE_ENTRY
 _Static_assert(sizeof dtypes / sizeof dtypes[0] == GGUF_DTYPE_COUNT, "one entry per type id");
 
 static const dtype_info *lookup(uint32_t dtype) {

@@ -24,6 +24,21 @@ void gguf__sink_len(gguf__sink *s, uint64_t v) {
         gguf__sink_u32(s, (uint32_t)v);
 }
 
+void gguf__sink_scalar(gguf__sink *s, uint32_t type, const void *host) {
+    size_t n = gguf_vtype_size(type);
+    uint8_t b[8];
+    uint16_t x16;
+    uint32_t x32;
+    uint64_t x64;
+    switch (n) {
+    case 2: memcpy(&x16, host, 2); gguf__store16(b, x16, s->big); break;
+    case 4: memcpy(&x32, host, 4); gguf__store32(b, x32, s->big); break;
+    case 8: memcpy(&x64, host, 8); gguf__store64(b, x64, s->big); break;
+    default: memcpy(b, host, n); break;
+    }
+    gguf__buf_add(&s->b, b, n);
+}
+
 /* Copies n scalars of `size` bytes, swapping each when the byte orders differ. */
 static void emit_scalars(gguf__sink *s, const uint8_t *p, uint64_t n, size_t size, bool swap) {
     uint8_t *at = gguf__buf_grow(&s->b, (size_t)(n * size));

@@ -89,12 +89,11 @@ struct gguf_file {
     size_t n_strays;
 };
 
-/* open.c: parses a header region on its own: the first len bytes of a file of file_size bytes
+/* file.c: parses a header region on its own: the first len bytes of a file of file_size bytes
  * (tensor bounds are checked against file_size). region must outlive *out. */
 GGUF_HIDDEN int gguf__open_header(gguf_file **out, const uint8_t *region, size_t len,
                                   uint64_t file_size, unsigned flags, gguf_error *err);
-/* open.c: parses the file a source holds; takes the source (freed on failure too). */
-/* open.c: one step of reading a header from f->src in growing pieces (f->size set, f->head_len
+/* file.c: one step of reading a header from f->src in growing pieces (f->size set, f->head_len
  * bytes held): holds `want` bytes and parses; 0 parsed, 1 with *next the bytes to hold next,
  * or an error. gguf__file_new makes an empty gguf_file with flags. */
 GGUF_HIDDEN int gguf__open_step(gguf_file *f, uint64_t want, uint64_t *next, gguf_error *err);
@@ -106,16 +105,28 @@ typedef struct gguf__fetch_said {
 } gguf__fetch_said;
 /* many.c: opens many URLs at once (gguf__source_fetch_many), each parsed as its bytes arrive:
  * done gets each file (the callee's) or NULL with unchanged (a 304 for an item's validators)
- * or err; said (NULL when nothing was said, or for a local path) is what the server said of
- * the file, also when the reader refused it, so that a caller can ask again conditionally.
- * Local paths among the items are opened one by one. */
+ * or err; said (NULL when nothing was said) is what the server said of the file, also when
+ * the reader refused it, so that a caller can ask again conditionally. Every item is a URL
+ * (gguf__source_name_kind): a caller with local paths among its names opens those itself. */
 typedef void (*gguf__open_many_fn)(void *user, size_t i, gguf_file *f, bool unchanged,
                                    const gguf_error *err, const gguf__fetch_said *said);
 GGUF_HIDDEN int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
                                 unsigned max_parallel, gguf__open_many_fn done, void *user,
                                 gguf_error *err);
+/* file.c: parses the file a source holds; takes the source (freed on failure too). */
 GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags,
                                   gguf_error *err);
+/* open.c: gguf_file_open_ex of a name whose kind the caller knows (it asked where the name
+ * entered): the name is not looked at again. */
+GGUF_HIDDEN int gguf__file_open_as(gguf_file **out, enum gguf__name_kind kind, const char *name,
+                                   const gguf_open_options *opt, gguf_error *err);
+/* shards.c: the model f (opened without GGUF_OPEN_SPLIT_SET from path, a name of that kind;
+ * taken: freed on failure too) as gguf_file_open with GGUF_OPEN_SPLIT_SET gives it: f itself
+ * when its split keys say it is a file of its own, else the view of the set it is a shard of,
+ * its sibling shards opened with opt as names of the same kind. */
+GGUF_HIDDEN int gguf__split_open(gguf_file **out, gguf_file *f, enum gguf__name_kind kind,
+                                 const char *path, const gguf_open_options *opt,
+                                 gguf_error *err);
 /* shards.c: the view of a split set from its shards opened one by one (each without
  * GGUF_OPEN_SPLIT_SET): files[k] is shard k, NULL when it is missing, paths[k] its path or URL.
  * The checks and errors of gguf_file_open with GGUF_OPEN_SPLIT_SET (the missing shards named
@@ -124,6 +135,12 @@ GGUF_HIDDEN int gguf__open_source(gguf_file **out, gguf__source *src, unsigned f
  * the files (files[k] set to NULL); on failure they stay the caller's. */
 GGUF_HIDDEN int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
                                      uint32_t count, unsigned flags, gguf_error *err);
+/* value.c: the value of key as an integer of at least min (any integer type, not BOOL).
+ * Returns 0, 1 when f has no such key (out untouched), GGUF_ETYPE when its value is not an
+ * integer, GGUF_ECORRUPT when it is below min or above INT64_MAX (the error names the key,
+ * at its offset). */
+GGUF_HIDDEN int gguf__kv_int(int64_t *out, const gguf_file *f, const char *key, int64_t min,
+                             gguf_error *err);
 /* shards.c: the split keys of a file: split.no, split.count, split.tensors.count (each -1
  * when absent). Fails with GGUF_ETYPE when one is not an integer. */
 GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count,
@@ -133,7 +150,7 @@ GGUF_HIDDEN int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count
  * written packed; its keys and tensors can be edited without touching f. */
 GGUF_HIDDEN int gguf__file_view(gguf_file **out, const gguf_file *f, size_t first, size_t n,
                                 bool with_kv, gguf_error *err);
-/* view.c: each tensor's n_dims as ggml writes it: trailing dims of 1 dropped (at least 1). */
+/* tensor.c: each tensor's n_dims as ggml writes it: trailing dims of 1 dropped (at least 1). */
 GGUF_HIDDEN void gguf__tensor_ggml_dims(gguf_file *f);
 /* The name of f's source for messages ("memory" for files built in memory). */
 GGUF_HIDDEN const char *gguf__file_name(const gguf_file *f);
@@ -210,6 +227,8 @@ typedef struct gguf__sink {
 GGUF_HIDDEN void gguf__sink_u32(gguf__sink *s, uint32_t v);
 GGUF_HIDDEN void gguf__sink_u64(gguf__sink *s, uint64_t v);
 GGUF_HIDDEN void gguf__sink_len(gguf__sink *s, uint64_t v);
+/* Appends a scalar of value type `type` given in host byte order (any alignment). */
+GGUF_HIDDEN void gguf__sink_scalar(gguf__sink *s, uint32_t type, const void *host);
 
 /* Writes an encoded value, transcoding it from its own encoding to the sink's. */
 GGUF_HIDDEN void gguf__value_emit(gguf__sink *s, const gguf_value *v);

@@ -101,22 +101,6 @@ static int install(gguf_file *f, const char *key, gguf_value *v, gguf_error *err
     return 0;
 }
 
-/* Appends a scalar given in host byte order (any alignment) in the sink's byte order. */
-static void put_scalar(gguf__sink *s, uint32_t type, const void *host) {
-    size_t n = gguf_vtype_size(type);
-    uint8_t b[8];
-    uint16_t x16;
-    uint32_t x32;
-    uint64_t x64;
-    switch (n) {
-    case 2: memcpy(&x16, host, 2); gguf__store16(b, x16, s->big); break;
-    case 4: memcpy(&x32, host, 4); gguf__store32(b, x32, s->big); break;
-    case 8: memcpy(&x64, host, 8); gguf__store64(b, x64, s->big); break;
-    default: memcpy(b, host, n); break;
-    }
-    gguf__buf_add(&s->b, b, n);
-}
-
 static void sink_for(gguf__sink *s, const gguf_file *f) {
     memset(s, 0, sizeof *s);
     s->big = f->big;
@@ -130,7 +114,7 @@ int gguf_kv_set_scalar(gguf_file *f, const char *key, uint32_t vtype, const void
                           "gguf_kv_set_scalar needs a scalar type, not %u", vtype);
     gguf__sink s;
     sink_for(&s, f);
-    put_scalar(&s, vtype, value);
+    gguf__sink_scalar(&s, vtype, value);
     gguf_value v;
     int rc = take_value(&v, &s, vtype, f, err);
     return rc ? rc : install(f, key, &v, err);
@@ -174,7 +158,7 @@ int gguf_kv_set_array(gguf_file *f, const char *key, uint32_t elem_type, const v
     gguf__sink_u32(&s, elem_type);
     gguf__sink_len(&s, count);
     for (uint64_t i = 0; i < count; i++)
-        put_scalar(&s, elem_type, (const uint8_t *)elems + i * size);
+        gguf__sink_scalar(&s, elem_type, (const uint8_t *)elems + i * size);
     gguf_value v;
     rc = take_value(&v, &s, GGUF_VTYPE_ARRAY, f, err);
     return rc ? rc : install(f, key, &v, err);

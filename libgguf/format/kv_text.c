@@ -267,19 +267,8 @@ static int encode_array(gguf__sink *s, uint32_t elem, const token *toks, size_t 
                 return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                                   "element %zu is a string, not a %s", i, gguf_vtype_name(elem));
             rc = parse_scalar(b, elem, t->s, t->len, err);
-            size_t size = gguf_vtype_size(elem);
-            uint8_t enc[8];
-            uint16_t x16;
-            uint32_t x32;
-            uint64_t x64;
-            switch (size) {
-            case 2: memcpy(&x16, b, 2); gguf__store16(enc, x16, s->big); break;
-            case 4: memcpy(&x32, b, 4); gguf__store32(enc, x32, s->big); break;
-            case 8: memcpy(&x64, b, 8); gguf__store64(enc, x64, s->big); break;
-            default: enc[0] = b[0]; break;
-            }
             if (rc == 0)
-                gguf__buf_add(&s->b, enc, size);
+                gguf__sink_scalar(s, elem, b);
         }
         if (rc != 0)
             return gguf__wrap(err, rc, "element %zu", i);

@@ -1,8 +1,9 @@
-/* Opening many files at once: the URLs among them through one batch of the source layer
+/* Opening many files at once: URLs through one batch of the source layer
  * (gguf__source_fetch_many: bounded parallel transfers over one connection pool), each header
  * parsed step by step as its bytes arrive, exactly as one open reads it (gguf__open_step), so
- * a thousand remote headers cost a thousand small exchanges in parallel, not a thread each;
- * local paths one after the other. */
+ * a thousand remote headers cost a thousand small exchanges in parallel, not a thread each.
+ * gguf_file_open_many sorts its names once, the URLs to that batch and the local paths opened
+ * one after the other. */
 #include "format/format.h"
 
 #include <string.h>
@@ -10,7 +11,6 @@
 #define DEFAULT_PARALLEL 16u
 
 typedef struct many {
-    const size_t *index; /* the batch's item k is the caller's item index[k] */
     gguf_file **files;   /* per batch item: the file being read, NULL before its first bytes */
     /* per batch item: what the server said of a file the reader refused (kept from its source,
      * which the batch frees), when said_kept[k] */
@@ -73,7 +73,7 @@ static void on_done(void *user, size_t k, gguf__source *src, bool unchanged,
             f->src = NULL; /* the batch has freed it */
             gguf_file_free(f);
         }
-        m->done(m->user, m->index[k], NULL, unchanged, err, said_of(m, k));
+        m->done(m->user, k, NULL, unchanged, err, said_of(m, k));
         return;
     }
     gguf_error e;
@@ -85,9 +85,9 @@ static void on_done(void *user, size_t k, gguf__source *src, bool unchanged,
     }
     if (f != NULL) {
         gguf__fetch_said said = {f->src->size, f->src->etag, f->src->last_modified};
-        m->done(m->user, m->index[k], f, false, NULL, &said);
+        m->done(m->user, k, f, false, NULL, &said);
     } else {
-        m->done(m->user, m->index[k], NULL, false, &e, said_of(m, k));
+        m->done(m->user, k, NULL, false, &e, said_of(m, k));
     }
 }
 
@@ -101,51 +101,26 @@ int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options 
         return 0;
     if (items == NULL || done == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "nothing to open");
-    size_t n_urls = 0;
-    for (size_t i = 0; i < n; i++)
-        n_urls += gguf__source_is_url(items[i].url);
-    gguf__fetch *urls = gguf__malloc((n_urls ? n_urls : 1) * sizeof *urls);
-    size_t *index = gguf__malloc((n_urls ? n_urls : 1) * sizeof *index);
-    gguf_file **files = gguf__calloc(n_urls ? n_urls : 1, sizeof *files);
-    gguf__fetch_said *said = gguf__calloc(n_urls ? n_urls : 1, sizeof *said);
-    bool *kept = gguf__calloc(n_urls ? n_urls : 1, sizeof *kept);
-    if (urls == NULL || index == NULL || files == NULL || said == NULL || kept == NULL) {
-        gguf__free(urls);
-        gguf__free(index);
+    gguf_file **files = gguf__calloc(n, sizeof *files);
+    gguf__fetch_said *said = gguf__calloc(n, sizeof *said);
+    bool *kept = gguf__calloc(n, sizeof *kept);
+    if (files == NULL || said == NULL || kept == NULL) {
         gguf__free(files);
         gguf__free(said);
         gguf__free(kept);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     }
-    /* local paths one by one; the URLs to one batch */
-    for (size_t i = 0, k = 0; i < n; i++) {
-        if (gguf__source_is_url(items[i].url)) {
-            urls[k] = items[i];
-            index[k++] = i;
-            continue;
-        }
-        gguf_file *f = NULL;
-        gguf_error e;
-        gguf_error_clear(&e);
-        if (gguf_file_open_ex(&f, items[i].url, opt, &e) != 0)
-            f = NULL;
-        done(user, i, f, false, f != NULL ? NULL : &e, NULL);
-    }
-    many m = {.index = index, .files = files, .said = said, .said_kept = kept,
-              .flags = opt->flags, .done = done, .user = user};
-    int rc = n_urls == 0 ? 0
-                         : gguf__source_fetch_many(urls, n_urls, opt,
-                                                   max_parallel ? max_parallel : DEFAULT_PARALLEL,
-                                                   on_more, on_done, &m, err);
-    for (size_t k = 0; k < n_urls; k++) {
+    many m = {.files = files, .said = said, .said_kept = kept, .flags = opt->flags,
+              .done = done, .user = user};
+    int rc = gguf__source_fetch_many(items, n, opt, max_parallel ? max_parallel : DEFAULT_PARALLEL,
+                                     on_more, on_done, &m, err);
+    for (size_t k = 0; k < n; k++) {
         if (files[k] != NULL) { /* after a failure of the batch itself */
             files[k]->src = NULL;
             gguf_file_free(files[k]);
         }
         said_free(&said[k]);
     }
-    gguf__free(urls);
-    gguf__free(index);
     gguf__free(files);
     gguf__free(said);
     gguf__free(kept);
@@ -155,16 +130,17 @@ int gguf__open_many(const gguf__fetch *items, size_t n, const gguf_open_options 
 /* ---- the public form ---- */
 
 typedef struct public_many {
+    const size_t *index; /* the batch's item k is the caller's path index[k] */
     gguf_open_many_fn done;
     void *user;
 } public_many;
 
-static void public_done(void *user, size_t i, gguf_file *f, bool unchanged,
+static void public_done(void *user, size_t k, gguf_file *f, bool unchanged,
                         const gguf_error *err, const gguf__fetch_said *said) {
     (void)unchanged; /* no validators were given */
     (void)said;
     const public_many *p = user;
-    p->done(p->user, i, f, err);
+    p->done(p->user, p->index[k], f, err);
 }
 
 int gguf_file_open_many(const char *const *paths, size_t n, const gguf_open_options *opt,
@@ -180,13 +156,32 @@ int gguf_file_open_many(const char *const *paths, size_t n, const gguf_open_opti
     int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
     if (rc != 0)
         return rc;
-    gguf__fetch *items = gguf__calloc(n ? n : 1, sizeof *items);
-    if (items == NULL)
+    gguf__fetch *urls = gguf__calloc(n ? n : 1, sizeof *urls);
+    size_t *index = gguf__calloc(n ? n : 1, sizeof *index);
+    if (urls == NULL || index == NULL) {
+        gguf__free(urls);
+        gguf__free(index);
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        items[i].url = paths[i];
-    public_many p = {done, user};
-    rc = gguf__open_many(items, n, &o, max_parallel, public_done, &p, err);
-    gguf__free(items);
+    }
+    /* local paths one by one; the URLs to one batch */
+    size_t n_urls = 0;
+    for (size_t i = 0; i < n; i++) {
+        enum gguf__name_kind kind = gguf__source_name_kind(paths[i]);
+        if (kind == GGUF__NAME_URL) {
+            urls[n_urls].url = paths[i];
+            index[n_urls++] = i;
+            continue;
+        }
+        gguf_file *f = NULL;
+        gguf_error e;
+        gguf_error_clear(&e);
+        if (gguf__file_open_as(&f, kind, paths[i], &o, &e) != 0)
+            f = NULL;
+        done(user, i, f, f != NULL ? NULL : &e);
+    }
+    public_many p = {index, done, user};
+    rc = gguf__open_many(urls, n_urls, &o, max_parallel, public_done, &p, err);
+    gguf__free(urls);
+    gguf__free(index);
     return rc;
 }

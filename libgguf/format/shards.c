@@ -1,4 +1,4 @@
-/* Opening files, and split sets as one model. llama.cpp's split sets (llama-gguf-split) are
+/* Split sets opened as one model. llama.cpp's split sets (llama-gguf-split) are
  * files named PREFIX-00001-of-0000N.gguf .. PREFIX-0000N-of-0000N.gguf; each holds split.no
  * (UINT16, from 0), split.count (UINT16, N) and split.tensors.count (INT32, the tensors of all
  * shards); the first holds all other metadata. With GGUF_OPEN_SPLIT_SET, opening any shard
@@ -23,21 +23,9 @@
 
 /* One split key as an integer: -1 when absent. */
 static int split_key(const gguf_file *f, const char *key, int64_t *out, gguf_error *err) {
-    int64_t i = gguf_kv_find(f, key);
     *out = -1;
-    if (i < 0)
-        return 0;
-    uint64_t u;
-    int64_t s;
-    int is_signed;
-    const gguf_value *v = &f->kv[i].value;
-    if (v->type == GGUF_VTYPE_BOOL || gguf_value_get_int(&u, &s, &is_signed, v, NULL) != 0)
-        return gguf__fail(err, GGUF_ETYPE, f->kv[i].src_offset, "%s is %s, not an integer", key,
-                          gguf_vtype_name(v->type) ? gguf_vtype_name(v->type) : "of no known type");
-    if ((is_signed && s < 0) || (!is_signed && u > INT64_MAX))
-        return gguf__fail(err, GGUF_ECORRUPT, f->kv[i].src_offset, "%s is out of range", key);
-    *out = is_signed ? s : (int64_t)u;
-    return 0;
+    int rc = gguf__kv_int(out, f, key, 0, err);
+    return rc < 0 ? rc : 0;
 }
 
 int gguf__split_keys(const gguf_file *f, int64_t *no, int64_t *count, int64_t *tensors,
@@ -67,7 +55,7 @@ typedef struct set_open {
     uint32_t count;
     unsigned flags;     /* for each shard: the caller's, without GGUF_OPEN_SPLIT_SET */
     gguf_open_options opt; /* for each shard: the caller's, with those flags */
-    bool remote;        /* the shards are URLs */
+    enum gguf__name_kind kind; /* of every shard's name: the given one's */
     bool strays;        /* look for files beside the set named like its shards (for lint) */
     gguf_file **files;  /* count entries; NULL: not (yet) opened */
     char **paths;
@@ -96,13 +84,13 @@ static int open_shards(set_open *s, gguf_error *err) {
         if (s->files[k] != NULL)
             continue;
         struct stat st;
-        if (!s->remote && stat(s->paths[k], &st) != 0 && errno == ENOENT)
+        if (s->kind == GGUF__NAME_PATH && stat(s->paths[k], &st) != 0 && errno == ENOENT)
             continue;
         gguf__source *src;
         gguf_error sub;
         gguf_error_clear(&sub);
-        rc = gguf__source_open_name(&src, s->paths[k], &s->opt, &sub);
-        if (rc == GGUF_ENOTFOUND && s->remote) { /* the server has no such shard */
+        rc = gguf__source_open_as(&src, s->kind, s->paths[k], &s->opt, &sub);
+        if (rc == GGUF_ENOTFOUND && s->kind == GGUF__NAME_URL) { /* the server has no such shard */
             rc = 0;
             continue;
         }
@@ -336,14 +324,16 @@ static int assemble(gguf_file **out, set_open *s, gguf_error *err) {
     return rc;
 }
 
-/* Opens the set `given` (already parsed from path) belongs to. Takes given. */
-static int open_set(gguf_file **out, gguf_file *given, const char *path, uint32_t no,
-                    uint32_t count, const gguf_open_options *opt, gguf_error *err) {
+/* Opens the set `given` (already parsed from path, a name of that kind) belongs to. Takes
+ * given. */
+static int open_set(gguf_file **out, gguf_file *given, enum gguf__name_kind kind,
+                    const char *path, uint32_t no, uint32_t count, const gguf_open_options *opt,
+                    gguf_error *err) {
     set_open s = {.given = path, .count = count, .opt = *opt,
                   .flags = opt->flags & ~(unsigned)GGUF_OPEN_SPLIT_SET,
-                  .remote = gguf__source_is_url(path)};
+                  .kind = kind};
     s.opt.flags = s.flags;
-    s.strays = !s.remote;
+    s.strays = kind == GGUF__NAME_PATH;
     size_t prefix_len;
     uint32_t name_no, name_count;
     int rc = 0;
@@ -410,33 +400,10 @@ int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
     return rc;
 }
 
-int gguf_file_open(gguf_file **out, const char *path, unsigned flags, gguf_error *err) {
-    gguf_open_options opt = GGUF_OPEN_OPTIONS_INIT;
-    opt.flags = flags;
-    return gguf_file_open_ex(out, path, &opt, err);
-}
-
-int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options *opt,
-                      gguf_error *err) {
-    if (out == NULL || path == NULL)
-        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no file given");
-    gguf_open_options o;
-    int rc = GGUF__OPTIONS_READ(o, gguf_open_options, GGUF_OPEN_OPTIONS_INIT, opt, err);
-    if (rc != 0)
-        return rc;
-    opt = &o;
-    unsigned flags = opt->flags;
-    gguf__source *src;
-    rc = gguf__source_open_name(&src, path, opt, err);
-    if (rc != 0)
-        return rc;
-    gguf_file *f;
-    rc = gguf__open_source(&f, src, flags & ~(unsigned)GGUF_OPEN_SPLIT_SET, err);
-    if (rc != 0)
-        return rc;
+int gguf__split_open(gguf_file **out, gguf_file *f, enum gguf__name_kind kind, const char *path,
+                     const gguf_open_options *opt, gguf_error *err) {
     int64_t no = -1, count = -1;
-    if (flags & GGUF_OPEN_SPLIT_SET)
-        rc = gguf__split_keys(f, &no, &count, NULL, err);
+    int rc = gguf__split_keys(f, &no, &count, NULL, err);
     if (rc != 0) {
         gguf__fail_path(err, path);
         gguf_file_free(f);
@@ -476,7 +443,7 @@ int gguf_file_open_ex(gguf_file **out, const char *path, const gguf_open_options
         gguf_file_free(f);
         return rc;
     }
-    return open_set(out, f, path, (uint32_t)no, (uint32_t)count, opt, err);
+    return open_set(out, f, kind, path, (uint32_t)no, (uint32_t)count, opt, err);
 }
 
 /* ---- accessors ---- */

@@ -248,6 +248,16 @@ int gguf_tensor_set_type(gguf_file *f, size_t i, uint32_t dtype, gguf_error *err
     return 0;
 }
 
+void gguf__tensor_ggml_dims(gguf_file *f) {
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        gguf__tensor *t = &f->tensors[i];
+        uint32_t n = GGUF_MAX_DIMS;
+        while (n > 1 && t->dims[n - 1] <= 1)
+            n--;
+        t->n_dims = n;
+    }
+}
+
 bool gguf__tensor_elements(const gguf_tensor_info *t, uint64_t *n) {
     uint64_t e = 1;
     for (uint32_t d = 0; d < t->n_dims; d++)

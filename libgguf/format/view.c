@@ -54,13 +54,3 @@ int gguf__file_view(gguf_file **out, const gguf_file *f, size_t first, size_t n,
     *out = v;
     return 0;
 }
-
-void gguf__tensor_ggml_dims(gguf_file *f) {
-    for (size_t i = 0; i < f->n_tensors; i++) {
-        gguf__tensor *t = &f->tensors[i];
-        uint32_t n = GGUF_MAX_DIMS;
-        while (n > 1 && t->dims[n - 1] <= 1)
-            n--;
-        t->n_dims = n;
-    }
-}

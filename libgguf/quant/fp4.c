@@ -22,15 +22,16 @@
  *   NVFP4: d = UE4M3 of (max |x| / 6), rounding the mantissa half up, clamped to 448.
  */
 #include "iq_tables.h"
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <math.h>
 
-#define MXFP4_QK 32
-#define MXFP4_BYTES 17
-#define NVFP4_QK 64
+#define MXFP4_QK GGUF__BLOCK_ELEMS(MXFP4)
+#define MXFP4_BYTES GGUF__BLOCK_BYTES(MXFP4)
+#define NVFP4_QK GGUF__BLOCK_ELEMS(NVFP4)
 #define NVFP4_SUB 16
-#define NVFP4_BYTES 36
+#define NVFP4_BYTES GGUF__BLOCK_BYTES(NVFP4)
 
 /* Twice the E2M1 value of magnitude nibble m = ee.f (0..7): f for e = 0, else (2 + f) 2^(e-1). */
 #define E2M1_X2(m) ((m) < 2 ? (m) : ((2 + ((m)&1)) << ((m) >> 1)) / 2)

@@ -18,14 +18,15 @@
  * quantizes the 8 scales to 6 bits against d = -max_scale / 32 and re-picks the indices.
  */
 #include "iq_tables.h"
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <math.h>
 
-#define NL_QK 32
-#define NL_BYTES 18
-#define XS_QK 256
-#define XS_BYTES 136
+#define NL_QK GGUF__BLOCK_ELEMS(IQ4_NL)
+#define NL_BYTES GGUF__BLOCK_BYTES(IQ4_NL)
+#define XS_QK GGUF__BLOCK_ELEMS(IQ4_XS)
+#define XS_BYTES GGUF__BLOCK_BYTES(IQ4_XS)
 #define SUB 32
 #define NTRY 7
 

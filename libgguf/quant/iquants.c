@@ -53,20 +53,18 @@
  * block and start each block from zeros.
  */
 #include "iq_tables.h"
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <float.h>
 #include <math.h>
 
-#define QK 256
-
-#define IQ2XXS_BYTES 66
-#define IQ2XS_BYTES 74
-#define IQ2S_BYTES 82
-#define IQ3XXS_BYTES 98
-#define IQ3S_BYTES 110
-#define IQ1S_BYTES 50
-#define IQ1M_BYTES 56
+/* The super-block, the same in every type of this file. */
+#define QK GGUF__BLOCK_ELEMS(IQ2_XXS)
+_Static_assert(GGUF__BLOCK_ELEMS(IQ2_XS) == QK && GGUF__BLOCK_ELEMS(IQ2_S) == QK &&
+                   GGUF__BLOCK_ELEMS(IQ3_XXS) == QK && GGUF__BLOCK_ELEMS(IQ3_S) == QK &&
+                   GGUF__BLOCK_ELEMS(IQ1_S) == QK && GGUF__BLOCK_ELEMS(IQ1_M) == QK,
+               "one super-block size");
 
 #define IQ1_DELTA 0.125f
 
@@ -79,7 +77,7 @@ static inline float sgn(unsigned signs, int k) {
 
 static void dequant_iq2_xxs(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2XXS_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_XXS)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         for (int ib = 0; ib < QK / 32; ib++) {
             const uint8_t *q = b + 2 + 8 * ib;
@@ -97,7 +95,7 @@ static void dequant_iq2_xxs(float *y, const void *src, int64_t n) {
 
 static void dequant_iq2_xs(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2XS_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_XS)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         const uint8_t *sc = b + 66;
         for (int ib = 0; ib < QK / 32; ib++) {
@@ -117,7 +115,7 @@ static void dequant_iq2_xs(float *y, const void *src, int64_t n) {
 
 static void dequant_iq2_s(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2S_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_S)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         const uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
         for (int ib = 0; ib < QK / 32; ib++) {
@@ -136,7 +134,7 @@ static void dequant_iq2_s(float *y, const void *src, int64_t n) {
 
 static void dequant_iq3_xxs(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ3XXS_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ3_XXS)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         const uint8_t *qs = b + 2;
         for (int ib = 0; ib < QK / 32; ib++, qs += 8) {
@@ -158,7 +156,7 @@ static void dequant_iq3_xxs(float *y, const void *src, int64_t n) {
 
 static void dequant_iq3_s(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ3S_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ3_S)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         const uint8_t *qs = b + 2, *qh = b + 66, *signs = b + 74, *sc = b + 106;
         for (int ib = 0; ib < QK / 32; ib++, qs += 8, signs += 4) {
@@ -180,7 +178,7 @@ static void dequant_iq3_s(float *y, const void *src, int64_t n) {
 
 static void dequant_iq1_s(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ1S_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ1_S)) {
         const float d = gguf__half_to_float(gguf__ld16(b));
         const uint8_t *qs = b + 2;
         for (int ib = 0; ib < QK / 32; ib++, qs += 4) {
@@ -204,7 +202,7 @@ static inline uint16_t iq1m_scale_bits(const uint8_t *sc) {
 
 static void dequant_iq1_m(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += IQ1M_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ1_M)) {
         const uint8_t *qs = b, *qh = b + 32, *sc = b + 48;
         const float d = gguf__half_to_float(iq1m_scale_bits(sc));
         for (int ib = 0; ib < QK / 32; ib++, qs += 4, qh += 2) {
@@ -623,7 +621,7 @@ static void quant_block_iq2_s(uint8_t *b, const float *x, const float *qw,
     unsigned block_signs[2];
     uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
 
-    memset(b, 0, IQ2S_BYTES);
+    memset(b, 0, GGUF__BLOCK_BYTES(IQ2_S));
     gguf__st16(b, gguf__float_to_half(0.f));
     float max_scale = 0;
     const float sigma2 = 2 * sum_squares(x) / QK;
@@ -763,7 +761,7 @@ static void quant_block_iq3_xxs(uint8_t *b, const float *x, const float *qw,
         max_scale = maxf(max_scale, scale);
     }
     if (!max_scale) {
-        memset(b + 2, 0, IQ3XXS_BYTES - 2);
+        memset(b + 2, 0, GGUF__BLOCK_BYTES(IQ3_XXS) - 2);
         return;
     }
     const float d = max_scale / 31;
@@ -782,7 +780,7 @@ static void quant_block_iq3_s(uint8_t *b, const float *x, const float *qw,
     int8_t L[32];
     unsigned block_signs[4];
 
-    memset(b, 0, IQ3S_BYTES);
+    memset(b, 0, GGUF__BLOCK_BYTES(IQ3_S));
     gguf__st16(b, gguf__float_to_half(0.f));
     /* ggml advances qs and signs only past non-zero sub-blocks (qh is indexed directly), so
      * an all-zero sub-block shifts the ones after it; we must write the same bytes. */
@@ -1070,7 +1068,7 @@ static void quant_block_iq1_m(uint8_t *b, const float *x, const float *qw,
     uint8_t *qs = b, *qh = b + 32;
     uint16_t sc[4] = {0};
 
-    memset(b, 0, IQ1M_BYTES);
+    memset(b, 0, GGUF__BLOCK_BYTES(IQ1_M));
     float max_scale = 0;
     const float sigma2 = 2 * sum_squares(x) / QK;
     for (int ib = 0; ib < QK / 16; ib++) {
@@ -1204,13 +1202,13 @@ static void quant_rows(void *dst, const float *src, int64_t nrows, int64_t n_per
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name, NULL,    \
                    NULL, NULL);                                                            \
     }
-QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
-QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
-QUANT_ENTRY(iq2_s, GGUF__IQ_GRID_IQ2S, IQ2S_BYTES)
-QUANT_ENTRY(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, IQ3XXS_BYTES)
-QUANT_ENTRY(iq3_s, GGUF__IQ_GRID_IQ3S, IQ3S_BYTES)
-QUANT_ENTRY(iq1_s, GGUF__IQ_GRID_IQ1S, IQ1S_BYTES)
-QUANT_ENTRY(iq1_m, GGUF__IQ_GRID_IQ1S, IQ1M_BYTES)
+QUANT_ENTRY(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, GGUF__BLOCK_BYTES(IQ2_XXS))
+QUANT_ENTRY(iq2_xs, GGUF__IQ_GRID_IQ2XS, GGUF__BLOCK_BYTES(IQ2_XS))
+QUANT_ENTRY(iq2_s, GGUF__IQ_GRID_IQ2S, GGUF__BLOCK_BYTES(IQ2_S))
+QUANT_ENTRY(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, GGUF__BLOCK_BYTES(IQ3_XXS))
+QUANT_ENTRY(iq3_s, GGUF__IQ_GRID_IQ3S, GGUF__BLOCK_BYTES(IQ3_S))
+QUANT_ENTRY(iq1_s, GGUF__IQ_GRID_IQ1S, GGUF__BLOCK_BYTES(IQ1_S))
+QUANT_ENTRY(iq1_m, GGUF__IQ_GRID_IQ1S, GGUF__BLOCK_BYTES(IQ1_M))
 #undef QUANT_ENTRY
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1276,7 +1274,7 @@ static inline float half_avx2(const uint8_t *p) {
 GGUF__TARGET_AVX2 static void dequant_iq2_xxs_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 values = iq2_values_avx2();
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2XXS_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_XXS), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq2_xxs_block_scalar(y, b);
             continue;
@@ -1297,7 +1295,7 @@ GGUF__TARGET_AVX2 static void dequant_iq2_xxs_avx2(float *y, const void *src, in
 GGUF__TARGET_AVX2 static void dequant_iq2_xs_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 values = iq2_values_avx2();
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2XS_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_XS), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq2_xs_block_scalar(y, b);
             continue;
@@ -1319,7 +1317,7 @@ GGUF__TARGET_AVX2 static void dequant_iq2_xs_avx2(float *y, const void *src, int
 GGUF__TARGET_AVX2 static void dequant_iq2_s_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 values = iq2_values_avx2();
-    for (int64_t i = 0; i < n / QK; i++, b += IQ2S_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ2_S), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq2_s_block_scalar(y, b);
             continue;
@@ -1341,7 +1339,7 @@ GGUF__TARGET_AVX2 static void dequant_iq2_s_avx2(float *y, const void *src, int6
 GGUF__TARGET_AVX2 static void dequant_iq3_xxs_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 values = _mm256_setr_ps(4, 12, 20, 28, 36, 44, 52, 62);
-    for (int64_t i = 0; i < n / QK; i++, b += IQ3XXS_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ3_XXS), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq3_xxs_block_scalar(y, b);
             continue;
@@ -1363,7 +1361,7 @@ GGUF__TARGET_AVX2 static void dequant_iq3_xxs_avx2(float *y, const void *src, in
 GGUF__TARGET_AVX2 static void dequant_iq3_s_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 values = _mm256_setr_ps(1, 3, 5, 7, 9, 11, 13, 15);
-    for (int64_t i = 0; i < n / QK; i++, b += IQ3S_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ3_S), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq3_s_block_scalar(y, b);
             continue;
@@ -1400,7 +1398,7 @@ static inline GGUF__TARGET_AVX2 __m256 iq1_values_both_avx2(void) {
 GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 plus = iq1_values_avx2(false), minus = iq1_values_avx2(true);
-    for (int64_t i = 0; i < n / QK; i++, b += IQ1S_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ1_S), y += QK) {
         if (gguf__half_special(gguf__ld16(b))) {
             iq1_s_block_scalar(y, b);
             continue;
@@ -1424,7 +1422,7 @@ GGUF__TARGET_AVX2 static void dequant_iq1_s_avx2(float *y, const void *src, int6
 GGUF__TARGET_AVX2 static void dequant_iq1_m_avx2(float *y, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m256 both = iq1_values_both_avx2();
-    for (int64_t i = 0; i < n / QK; i++, b += IQ1M_BYTES, y += QK) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(IQ1_M), y += QK) {
         const uint16_t dbits = iq1m_scale_bits(b + 48);
         if (gguf__half_special(dbits)) {
             iq1_m_block_scalar(y, b);
@@ -1648,13 +1646,13 @@ GGUF__TARGET_AVX2 static int iq1s_split_search_avx2(const float *sumx, const flo
         quant_rows(dst, src, nrows, n_per_row, imatrix, grid, bytes, quant_block_##name,          \
                    pick_avx2, iq1m_split_sums_avx2, iq1s_split_search_avx2);                       \
     }
-QUANT_ENTRY_AVX2(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, IQ2XXS_BYTES)
-QUANT_ENTRY_AVX2(iq2_xs, GGUF__IQ_GRID_IQ2XS, IQ2XS_BYTES)
-QUANT_ENTRY_AVX2(iq2_s, GGUF__IQ_GRID_IQ2S, IQ2S_BYTES)
-QUANT_ENTRY_AVX2(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, IQ3XXS_BYTES)
-QUANT_ENTRY_AVX2(iq3_s, GGUF__IQ_GRID_IQ3S, IQ3S_BYTES)
-QUANT_ENTRY_AVX2(iq1_s, GGUF__IQ_GRID_IQ1S, IQ1S_BYTES)
-QUANT_ENTRY_AVX2(iq1_m, GGUF__IQ_GRID_IQ1S, IQ1M_BYTES)
+QUANT_ENTRY_AVX2(iq2_xxs, GGUF__IQ_GRID_IQ2XXS, GGUF__BLOCK_BYTES(IQ2_XXS))
+QUANT_ENTRY_AVX2(iq2_xs, GGUF__IQ_GRID_IQ2XS, GGUF__BLOCK_BYTES(IQ2_XS))
+QUANT_ENTRY_AVX2(iq2_s, GGUF__IQ_GRID_IQ2S, GGUF__BLOCK_BYTES(IQ2_S))
+QUANT_ENTRY_AVX2(iq3_xxs, GGUF__IQ_GRID_IQ3XXS, GGUF__BLOCK_BYTES(IQ3_XXS))
+QUANT_ENTRY_AVX2(iq3_s, GGUF__IQ_GRID_IQ3S, GGUF__BLOCK_BYTES(IQ3_S))
+QUANT_ENTRY_AVX2(iq1_s, GGUF__IQ_GRID_IQ1S, GGUF__BLOCK_BYTES(IQ1_S))
+QUANT_ENTRY_AVX2(iq1_m, GGUF__IQ_GRID_IQ1S, GGUF__BLOCK_BYTES(IQ1_M))
 #undef QUANT_ENTRY_AVX2
 
 #define IQ_SIMD(level, fn) [level] = fn

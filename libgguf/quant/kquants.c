@@ -43,20 +43,17 @@
  * with make_qp_quants / make_qx_quants weighted by each group's total weight. The searches
  * live in search.c; the AVX2 quantizers are this file's code with the batched AVX2 searches.
  */
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <math.h>
 
-#define QK_K 256
-
-enum {
-    Q2_K_BYTES = 84,
-    Q3_K_BYTES = 110,
-    Q4_K_BYTES = 144,
-    Q5_K_BYTES = 176,
-    Q6_K_BYTES = 210,
-    Q8_K_BYTES = 292
-};
+/* The super-block, the same in every k-quant. */
+#define QK_K GGUF__BLOCK_ELEMS(Q2_K)
+_Static_assert(GGUF__BLOCK_ELEMS(Q3_K) == QK_K && GGUF__BLOCK_ELEMS(Q4_K) == QK_K &&
+                   GGUF__BLOCK_ELEMS(Q5_K) == QK_K && GGUF__BLOCK_ELEMS(Q6_K) == QK_K &&
+                   GGUF__BLOCK_ELEMS(Q8_K) == QK_K,
+               "one super-block size");
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
 static inline int imin(int a, int b) { return a < b ? a : b; }
@@ -193,7 +190,7 @@ static void q2_k_block_imatrix(uint8_t *b, const float *x, const float *qw,
 
 static void dequant_q2_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q2_K_BYTES) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q2_K)) {
         float d = gguf__half_to_float(gguf__ld16(b + 80));
         float dmin = gguf__half_to_float(gguf__ld16(b + 82));
         const uint8_t *q = b + 16;
@@ -279,7 +276,7 @@ static void q3_k_block_pair_ref(uint8_t *b, const float *x, const gguf__search_s
     float scales[2 * QK_K / 16];
     S->q3(2 * QK_K / 16, 16, 4, x, L, scales);
     q3_k_block_searched(b, x, L, scales, S);
-    q3_k_block_searched(b + Q3_K_BYTES, x + QK_K, L + QK_K, scales + QK_K / 16, S);
+    q3_k_block_searched(b + GGUF__BLOCK_BYTES(Q3_K), x + QK_K, L + QK_K, scales + QK_K / 16, S);
 }
 
 static void q3_k_block_imatrix(uint8_t *b, const float *x, const float *qw,
@@ -309,7 +306,7 @@ static void q3_k_block_imatrix(uint8_t *b, const float *x, const float *qw,
 
 static void dequant_q3_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q3_K_BYTES) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q3_K)) {
         float d_all = gguf__half_to_float(gguf__ld16(b + 108));
         const uint8_t *hm = b, *q = b + 32, *s = b + 96;
         int is = 0;
@@ -469,7 +466,7 @@ static void q5_k_block(uint8_t *b, const float *x, const float *qw, const gguf__
 
 static void dequant_q4_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q4_K_BYTES) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q4_K)) {
         float d = gguf__half_to_float(gguf__ld16(b));
         float dmin = gguf__half_to_float(gguf__ld16(b + 2));
         const uint8_t *q = b + 16;
@@ -489,7 +486,7 @@ static void dequant_q4_k(float *dst, const void *src, int64_t n) {
 
 static void dequant_q5_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q5_K_BYTES) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q5_K)) {
         float d = gguf__half_to_float(gguf__ld16(b));
         float dmin = gguf__half_to_float(gguf__ld16(b + 2));
         const uint8_t *qh = b + 16, *ql = b + 48;
@@ -523,7 +520,7 @@ static void q6_k_block(uint8_t *b, const float *x, const float *qw, const gguf__
         }
     }
     if (max_abs_scale < GGUF__GROUP_MAX_EPS) {
-        memset(b, 0, Q6_K_BYTES);
+        memset(b, 0, GGUF__BLOCK_BYTES(Q6_K));
         gguf__st16(b + 208, gguf__float_to_half(0.f));
         return;
     }
@@ -552,7 +549,7 @@ static void q6_k_block(uint8_t *b, const float *x, const float *qw, const gguf__
 
 static void dequant_q6_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q6_K_BYTES) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q6_K)) {
         float d = gguf__half_to_float(gguf__ld16(b + 208));
         const uint8_t *ql = b, *qh = b + 128;
         const int8_t *sc = (const int8_t *)(b + 192);
@@ -586,7 +583,7 @@ static void q8_k_block(uint8_t *b, const float *x) {
     }
     if (amax == 0) {
         /* ggml leaves bsums unwritten here; we write zeros */
-        memset(b, 0, Q8_K_BYTES);
+        memset(b, 0, GGUF__BLOCK_BYTES(Q8_K));
         return;
     }
     float iscale = -127.f / max;
@@ -608,12 +605,12 @@ static void quant_q8_k(void *dst, const float *src, int64_t nrows, int64_t n_per
     (void)imatrix;
     uint8_t *b = dst;
     for (int64_t i = 0; i < nrows * n_per_row / QK_K; i++)
-        q8_k_block(b + i * Q8_K_BYTES, src + i * QK_K);
+        q8_k_block(b + i * GGUF__BLOCK_BYTES(Q8_K), src + i * QK_K);
 }
 
 static void dequant_q8_k(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q8_K_BYTES, dst += QK_K) {
+    for (int64_t i = 0; i < n / QK_K; i++, b += GGUF__BLOCK_BYTES(Q8_K), dst += QK_K) {
         float d = gguf__f32_from_bits(gguf__ld32(b));
         for (int j = 0; j < QK_K; j++)
             dst[j] = d * (float)(int8_t)b[4 + j];
@@ -674,8 +671,8 @@ static void q3_k_block(uint8_t *b, const float *x, const float *qw, const gguf__
     }                                                                                           \
     K_QUANT_AVX2(name, block, bytes)
 
-K_QUANT(quant_q2_k, q2_k_block, Q2_K_BYTES)
-K_QUANT(quant_q3_k, q3_k_block, Q3_K_BYTES)
+K_QUANT(quant_q2_k, q2_k_block, GGUF__BLOCK_BYTES(Q2_K))
+K_QUANT(quant_q3_k, q3_k_block, GGUF__BLOCK_BYTES(Q3_K))
 
 #if GGUF__X86
 /* Q3_K without an imatrix (Q3_K_M's common case): blocks in pairs where both are finite. */
@@ -690,11 +687,11 @@ static void quant_q3_k_pairs_avx2(void *dst, const float *src, int64_t nrows, in
     int64_t nb = n_per_row / QK_K;
     for (int64_t r = 0; r < nrows; r++) {
         const float *x = src + r * n_per_row;
-        for (int64_t i = 0; i < nb; i++, b += Q3_K_BYTES, x += QK_K) {
+        for (int64_t i = 0; i < nb; i++, b += GGUF__BLOCK_BYTES(Q3_K), x += QK_K) {
             bool finite = gguf__all_finite(x, QK_K);
             if (finite && i + 1 < nb && gguf__all_finite(x + QK_K, QK_K)) {
                 q3_k_block_pair_ref(b, x, S);
-                i++, b += Q3_K_BYTES, x += QK_K;
+                i++, b += GGUF__BLOCK_BYTES(Q3_K), x += QK_K;
                 continue;
             }
             q3_k_block_ref(b, x, finite ? S : &gguf__search_scalar);
@@ -702,16 +699,12 @@ static void quant_q3_k_pairs_avx2(void *dst, const float *src, int64_t nrows, in
     }
 }
 #endif
-K_QUANT(quant_q4_k, q4_k_block, Q4_K_BYTES)
-K_QUANT(quant_q5_k, q5_k_block, Q5_K_BYTES)
-K_QUANT(quant_q6_k, q6_k_block, Q6_K_BYTES)
+K_QUANT(quant_q4_k, q4_k_block, GGUF__BLOCK_BYTES(Q4_K))
+K_QUANT(quant_q5_k, q5_k_block, GGUF__BLOCK_BYTES(Q5_K))
+K_QUANT(quant_q6_k, q6_k_block, GGUF__BLOCK_BYTES(Q6_K))
 
 /* ------------------------------------------------------------------------------------------ */
-/* x86 SIMD dequantization                                                                     */
-/*                                                                                             */
-/* Every output is d' * q or d' * q - m' with d', m' computed by the scalar expressions, the  */
-/* product rounded before the subtraction: the vector code gives the scalar floats exactly.   */
-/* Super-blocks whose f16 scales are Inf or NaN take the scalar path (quant.h explains why).  */
+/* x86 SIMD dequantization: the helpers here, the kernels in kquants_x86.h                    */
 
 #if GGUF__X86
 #include "simd_x86.h"
@@ -787,199 +780,28 @@ GGUF__TARGET_AVX2 static inline void q6_quants_avx2(__m256i q[4], const uint8_t 
 #define LO128(v) _mm256_castsi256_si128(v)
 #define HI128(v) _mm256_extracti128_si256(v, 1)
 
-/* ---- AVX2 ---- */
+/* One body per kernel (kquants_x86.h), once per instruction set. */
+#define KX_TARGET GGUF__TARGET_AVX2
+#define KX(name) name##_avx2
+#define KX_VEC __m256
+#define KX_SET1 _mm256_set1_ps
+#define KX_MUL i8x16_mul_avx2
+#define KX_MULSUB i8x16_mulsub_avx2
+#include "kquants_x86.h"
+#undef KX_TARGET
+#undef KX
+#undef KX_VEC
+#undef KX_SET1
+#undef KX_MUL
+#undef KX_MULSUB
 
-GGUF__TARGET_AVX2 static void dequant_q2_k_avx2(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q2_K_BYTES, dst += QK_K) {
-        if (scales_special(b + 80)) {
-            q2_k_dequant_block(dst, b);
-            continue;
-        }
-        float d = gguf__half_to_float(gguf__ld16(b + 80));
-        float dmin = gguf__half_to_float(gguf__ld16(b + 82));
-        float *y = dst;
-        int g = 0;
-        for (int h = 0; h < 2; h++) {
-            __m256i q = ld256(b + 16 + 32 * h);
-            for (int s = 0; s < 4; s++, y += 32, g += 2) {
-                __m256i v = q2_bits_avx2(q, s);
-                __m256 d1 = _mm256_set1_ps(d * (float)(b[g] & 0xF));
-                __m256 m1 = _mm256_set1_ps(dmin * (float)(b[g] >> 4));
-                __m256 d2 = _mm256_set1_ps(d * (float)(b[g + 1] & 0xF));
-                __m256 m2 = _mm256_set1_ps(dmin * (float)(b[g + 1] >> 4));
-                i8x16_mulsub_avx2(y, LO128(v), d1, m1);
-                i8x16_mulsub_avx2(y + 16, HI128(v), d2, m2);
-            }
-        }
-    }
-}
-
-GGUF__TARGET_AVX2 static void dequant_q3_k_avx2(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q3_K_BYTES, dst += QK_K) {
-        if (gguf__half_special(gguf__ld16(b + 108))) {
-            q3_k_dequant_block(dst, b);
-            continue;
-        }
-        float dl[16];
-        q3_k_group_scales(dl, b);
-        __m256i hm = ld256(b);
-        float *y = dst;
-        int g = 0;
-        for (int h = 0; h < 2; h++) {
-            __m256i q = ld256(b + 32 + 32 * h);
-            for (int s = 0; s < 4; s++, y += 32, g += 2) {
-                __m256i v = q3_quants_avx2(q, hm, h, s);
-                i8x16_mul_avx2(y, LO128(v), _mm256_set1_ps(dl[g]));
-                i8x16_mul_avx2(y + 16, HI128(v), _mm256_set1_ps(dl[g + 1]));
-            }
-        }
-    }
-}
-
-GGUF__TARGET_AVX2 static void dequant_q4_k_avx2(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    const __m256i nib = _mm256_set1_epi8(0x0F);
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q4_K_BYTES, dst += QK_K) {
-        if (scales_special(b)) {
-            q4_k_dequant_block(dst, b);
-            continue;
-        }
-        float dl[8], ml[8];
-        k4_group_scales(dl, ml, b);
-        for (int k = 0; k < 4; k++) {
-            __m256i q = ld256(b + 16 + 32 * k);
-            __m256i lo = _mm256_and_si256(q, nib);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), nib);
-            __m256 d1 = _mm256_set1_ps(dl[2 * k]), m1 = _mm256_set1_ps(ml[2 * k]);
-            __m256 d2 = _mm256_set1_ps(dl[2 * k + 1]), m2 = _mm256_set1_ps(ml[2 * k + 1]);
-            float *y = dst + 64 * k;
-            i8x16_mulsub_avx2(y, LO128(lo), d1, m1);
-            i8x16_mulsub_avx2(y + 16, HI128(lo), d1, m1);
-            i8x16_mulsub_avx2(y + 32, LO128(hi), d2, m2);
-            i8x16_mulsub_avx2(y + 48, HI128(hi), d2, m2);
-        }
-    }
-}
-
-GGUF__TARGET_AVX2 static void dequant_q5_k_avx2(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q5_K_BYTES, dst += QK_K) {
-        if (scales_special(b)) {
-            q5_k_dequant_block(dst, b);
-            continue;
-        }
-        float dl[8], ml[8];
-        k4_group_scales(dl, ml, b);
-        __m256i qh = ld256(b + 16);
-        for (int k = 0; k < 4; k++) {
-            __m256i lo, hi;
-            q5_quants_avx2(&lo, &hi, ld256(b + 48 + 32 * k), qh, k);
-            __m256 d1 = _mm256_set1_ps(dl[2 * k]), m1 = _mm256_set1_ps(ml[2 * k]);
-            __m256 d2 = _mm256_set1_ps(dl[2 * k + 1]), m2 = _mm256_set1_ps(ml[2 * k + 1]);
-            float *y = dst + 64 * k;
-            i8x16_mulsub_avx2(y, LO128(lo), d1, m1);
-            i8x16_mulsub_avx2(y + 16, HI128(lo), d1, m1);
-            i8x16_mulsub_avx2(y + 32, LO128(hi), d2, m2);
-            i8x16_mulsub_avx2(y + 48, HI128(hi), d2, m2);
-        }
-    }
-}
-
-GGUF__TARGET_AVX2 static void dequant_q6_k_avx2(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q6_K_BYTES, dst += QK_K) {
-        if (gguf__half_special(gguf__ld16(b + 208))) {
-            q6_k_dequant_block(dst, b);
-            continue;
-        }
-        float d = gguf__half_to_float(gguf__ld16(b + 208));
-        const int8_t *sc = (const int8_t *)(b + 192);
-        for (int h = 0; h < 2; h++) {
-            __m256i q[4];
-            q6_quants_avx2(q, b + 64 * h, b + 128 + 32 * h);
-            for (int s = 0; s < 4; s++) {
-                float *y = dst + 128 * h + 32 * s;
-                i8x16_mul_avx2(y, LO128(q[s]), _mm256_set1_ps(d * (float)sc[8 * h + 2 * s]));
-                i8x16_mul_avx2(y + 16, HI128(q[s]), _mm256_set1_ps(d * (float)sc[8 * h + 2 * s + 1]));
-            }
-        }
-    }
-}
-
-/* ---- AVX-512: the same byte work, 16 floats per conversion ---- */
-
-GGUF__TARGET_AVX512 static void dequant_q4_k_avx512(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    const __m256i nib = _mm256_set1_epi8(0x0F);
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q4_K_BYTES, dst += QK_K) {
-        if (scales_special(b)) {
-            q4_k_dequant_block(dst, b);
-            continue;
-        }
-        float dl[8], ml[8];
-        k4_group_scales(dl, ml, b);
-        for (int k = 0; k < 4; k++) {
-            __m256i q = ld256(b + 16 + 32 * k);
-            __m256i lo = _mm256_and_si256(q, nib);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), nib);
-            __m512 d1 = _mm512_set1_ps(dl[2 * k]), m1 = _mm512_set1_ps(ml[2 * k]);
-            __m512 d2 = _mm512_set1_ps(dl[2 * k + 1]), m2 = _mm512_set1_ps(ml[2 * k + 1]);
-            float *y = dst + 64 * k;
-            i8x16_mulsub_avx512(y, LO128(lo), d1, m1);
-            i8x16_mulsub_avx512(y + 16, HI128(lo), d1, m1);
-            i8x16_mulsub_avx512(y + 32, LO128(hi), d2, m2);
-            i8x16_mulsub_avx512(y + 48, HI128(hi), d2, m2);
-        }
-    }
-}
-
-GGUF__TARGET_AVX512 static void dequant_q5_k_avx512(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q5_K_BYTES, dst += QK_K) {
-        if (scales_special(b)) {
-            q5_k_dequant_block(dst, b);
-            continue;
-        }
-        float dl[8], ml[8];
-        k4_group_scales(dl, ml, b);
-        __m256i qh = ld256(b + 16);
-        for (int k = 0; k < 4; k++) {
-            __m256i lo, hi;
-            q5_quants_avx2(&lo, &hi, ld256(b + 48 + 32 * k), qh, k);
-            __m512 d1 = _mm512_set1_ps(dl[2 * k]), m1 = _mm512_set1_ps(ml[2 * k]);
-            __m512 d2 = _mm512_set1_ps(dl[2 * k + 1]), m2 = _mm512_set1_ps(ml[2 * k + 1]);
-            float *y = dst + 64 * k;
-            i8x16_mulsub_avx512(y, LO128(lo), d1, m1);
-            i8x16_mulsub_avx512(y + 16, HI128(lo), d1, m1);
-            i8x16_mulsub_avx512(y + 32, LO128(hi), d2, m2);
-            i8x16_mulsub_avx512(y + 48, HI128(hi), d2, m2);
-        }
-    }
-}
-
-GGUF__TARGET_AVX512 static void dequant_q6_k_avx512(float *dst, const void *src, int64_t n) {
-    const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK_K; i++, b += Q6_K_BYTES, dst += QK_K) {
-        if (gguf__half_special(gguf__ld16(b + 208))) {
-            q6_k_dequant_block(dst, b);
-            continue;
-        }
-        float d = gguf__half_to_float(gguf__ld16(b + 208));
-        const int8_t *sc = (const int8_t *)(b + 192);
-        for (int h = 0; h < 2; h++) {
-            __m256i q[4];
-            q6_quants_avx2(q, b + 64 * h, b + 128 + 32 * h);
-            for (int s = 0; s < 4; s++) {
-                float *y = dst + 128 * h + 32 * s;
-                i8x16_mul_avx512(y, LO128(q[s]), _mm512_set1_ps(d * (float)sc[8 * h + 2 * s]));
-                i8x16_mul_avx512(y + 16, HI128(q[s]),
-                                 _mm512_set1_ps(d * (float)sc[8 * h + 2 * s + 1]));
-            }
-        }
-    }
-}
+#define KX_TARGET GGUF__TARGET_AVX512
+#define KX(name) name##_avx512
+#define KX_VEC __m512
+#define KX_SET1 _mm512_set1_ps
+#define KX_MUL i8x16_mul_avx512
+#define KX_MULSUB i8x16_mulsub_avx512
+#include "kquants_x86.h"
 
 #define K_SIMD(level, fn) [level] = fn
 #else
@@ -990,13 +812,15 @@ const gguf__quant_kernels gguf__kernels_q2_k = {
     .dequant = dequant_q2_k,
     .quant = quant_q2_k,
     .quant_simd = {K_SIMD(GGUF__SIMD_AVX2, quant_q2_k_avx2)},
-    .dequant_simd = {K_SIMD(GGUF__SIMD_AVX2, dequant_q2_k_avx2)},
+    .dequant_simd = {K_SIMD(GGUF__SIMD_AVX2, dequant_q2_k_avx2),
+                     K_SIMD(GGUF__SIMD_AVX512, dequant_q2_k_avx512)},
 };
 const gguf__quant_kernels gguf__kernels_q3_k = {
     .dequant = dequant_q3_k,
     .quant = quant_q3_k,
     .quant_simd = {K_SIMD(GGUF__SIMD_AVX2, quant_q3_k_pairs_avx2)},
-    .dequant_simd = {K_SIMD(GGUF__SIMD_AVX2, dequant_q3_k_avx2)},
+    .dequant_simd = {K_SIMD(GGUF__SIMD_AVX2, dequant_q3_k_avx2),
+                     K_SIMD(GGUF__SIMD_AVX512, dequant_q3_k_avx512)},
 };
 const gguf__quant_kernels gguf__kernels_q4_k = {
     .dequant = dequant_q4_k,

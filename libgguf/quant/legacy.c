@@ -25,20 +25,25 @@
  * make_qkx3_quants, weighting element j by imatrix[j] * sqrt(sigma2 + x[j]^2), where sigma2 is
  * the row's mean square. Q8_0 and Q8_1 ignore the imatrix.
  */
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <float.h>
 #include <math.h>
 
-#define QK 32
-
+/* The block (the same in every legacy type) and the types' sizes, from the type table. */
+#define QK GGUF__BLOCK_ELEMS(Q4_0)
+_Static_assert(GGUF__BLOCK_ELEMS(Q4_1) == QK && GGUF__BLOCK_ELEMS(Q5_0) == QK &&
+                   GGUF__BLOCK_ELEMS(Q5_1) == QK && GGUF__BLOCK_ELEMS(Q8_0) == QK &&
+                   GGUF__BLOCK_ELEMS(Q8_1) == QK,
+               "one block size");
 enum {
-    Q4_0_BYTES = 18,
-    Q4_1_BYTES = 20,
-    Q5_0_BYTES = 22,
-    Q5_1_BYTES = 24,
-    Q8_0_BYTES = 34,
-    Q8_1_BYTES = 36
+    Q4_0_BYTES = GGUF__BLOCK_BYTES(Q4_0),
+    Q4_1_BYTES = GGUF__BLOCK_BYTES(Q4_1),
+    Q5_0_BYTES = GGUF__BLOCK_BYTES(Q5_0),
+    Q5_1_BYTES = GGUF__BLOCK_BYTES(Q5_1),
+    Q8_0_BYTES = GGUF__BLOCK_BYTES(Q8_0),
+    Q8_1_BYTES = GGUF__BLOCK_BYTES(Q8_1)
 };
 
 /* ggml's (uint8_t)MIN(top, (int8_t)(v)) on x86. */

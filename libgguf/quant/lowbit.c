@@ -12,14 +12,15 @@
  *   Q1_0: d = mean of |x| over the block; bit j = (x[j] >= 0).
  *   Q2_0: d = max |x|; q_j = round(x[j] / d) + 1 clamped to 0..3 (round half away from 0).
  */
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <math.h>
 
-#define Q1_0_QK 128
-#define Q1_0_BYTES 18
-#define Q2_0_QK 64
-#define Q2_0_BYTES 18
+#define Q1_0_QK GGUF__BLOCK_ELEMS(Q1_0)
+#define Q1_0_BYTES GGUF__BLOCK_BYTES(Q1_0)
+#define Q2_0_QK GGUF__BLOCK_ELEMS(Q2_0)
+#define Q2_0_BYTES GGUF__BLOCK_BYTES(Q2_0)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Q1_0                                                                                        */

@@ -60,8 +60,12 @@ enum gguf__simd {
 
 #if defined(__GNUC__)
 #define GGUF__NOINLINE __attribute__((noinline))
+/* For a loop body written once for several cases and called with a constant that picks one:
+ * inlined, each caller gets its own loop without the test. */
+#define GGUF__ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GGUF__NOINLINE
+#define GGUF__ALWAYS_INLINE
 #endif
 
 typedef void (*gguf__dequant_fn)(float *dst, const void *src, int64_t n);

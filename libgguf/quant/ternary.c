@@ -17,15 +17,15 @@
  * Quantizing (ggml's reference; the imatrix is ignored): d = max |x| over the block,
  * t = lroundf(x / d) + 1.
  */
+#include "format/dtypes.h"
 #include "quant.h"
 
 #include <math.h>
 
-#define QK 256
-#define TQ1_BYTES 54
+#define QK GGUF__BLOCK_ELEMS(TQ1_0)
+_Static_assert(GGUF__BLOCK_ELEMS(TQ2_0) == QK, "one super-block size");
 #define TQ1_QS 48
 #define TQ1_QH 4
-#define TQ2_BYTES 66
 #define TQ2_QS 64
 
 /* Trit n (0 = most significant) of a TQ1_0 byte, minus one. */
@@ -55,7 +55,7 @@ static inline int ternary(float x, float id) {
 
 static void dequant_tq1_0(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += TQ1_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(TQ1_0)) {
         const float d = gguf__half_to_float(gguf__ld16(b + TQ1_QS + TQ1_QH));
         for (int t = 0; t < 5; t++)
             for (int m = 0; m < 32; m++)
@@ -80,7 +80,7 @@ static void quant_tq1_0(void *dst, const float *src, int64_t nrows, int64_t n_pe
     (void)imatrix;
     uint8_t *b = dst;
     const int64_t nblocks = nrows * (n_per_row / QK);
-    for (int64_t i = 0; i < nblocks; i++, b += TQ1_BYTES, src += QK) {
+    for (int64_t i = 0; i < nblocks; i++, b += GGUF__BLOCK_BYTES(TQ1_0), src += QK) {
         const float d = block_amax(src);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gguf__st16(b + TQ1_QS + TQ1_QH, gguf__float_to_half(d));
@@ -114,7 +114,7 @@ static void quant_tq1_0(void *dst, const float *src, int64_t nrows, int64_t n_pe
 
 static void dequant_tq2_0(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += TQ2_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(TQ2_0)) {
         const float d = gguf__half_to_float(gguf__ld16(b + TQ2_QS));
         for (int h = 0; h < TQ2_QS; h += 32)
             for (int l = 0; l < 4; l++)
@@ -128,7 +128,7 @@ static void quant_tq2_0(void *dst, const float *src, int64_t nrows, int64_t n_pe
     (void)imatrix;
     uint8_t *b = dst;
     const int64_t nblocks = nrows * (n_per_row / QK);
-    for (int64_t i = 0; i < nblocks; i++, b += TQ2_BYTES, src += QK) {
+    for (int64_t i = 0; i < nblocks; i++, b += GGUF__BLOCK_BYTES(TQ2_0), src += QK) {
         const float d = block_amax(src);
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gguf__st16(b + TQ2_QS, gguf__float_to_half(d));
@@ -163,7 +163,7 @@ static inline GGUF__TARGET_AVX2 __m128i tq1_trits_avx2(__m128i bytes, int pow3) 
 GGUF__TARGET_AVX2 static void dequant_tq1_0_avx2(float *dst, const void *src, int64_t n) {
     static const int pow3[5] = {1, 3, 9, 27, 81};
     const uint8_t *b = src;
-    for (int64_t i = 0; i < n / QK; i++, b += TQ1_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(TQ1_0)) {
         const __m256 d = _mm256_set1_ps(gguf__half_to_float(gguf__ld16(b + TQ1_QS + TQ1_QH)));
         const __m128i q0 = _mm_loadu_si128((const __m128i *)(const void *)b);
         const __m128i q1 = _mm_loadu_si128((const __m128i *)(const void *)(b + 16));
@@ -187,7 +187,7 @@ GGUF__TARGET_AVX2 static void dequant_tq1_0_avx2(float *dst, const void *src, in
 GGUF__TARGET_AVX2 static void dequant_tq2_0_avx2(float *dst, const void *src, int64_t n) {
     const uint8_t *b = src;
     const __m128i three = _mm_set1_epi8(3), one = _mm_set1_epi8(1);
-    for (int64_t i = 0; i < n / QK; i++, b += TQ2_BYTES) {
+    for (int64_t i = 0; i < n / QK; i++, b += GGUF__BLOCK_BYTES(TQ2_0)) {
         const __m256 d = _mm256_set1_ps(gguf__half_to_float(gguf__ld16(b + TQ2_QS)));
         for (int h = 0; h < TQ2_QS; h += 32) {
             const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(b + h));
@@ -265,7 +265,7 @@ GGUF__TARGET_AVX2 static void quant_tq1_0_avx2(void *dst, const float *src, int6
     uint8_t *b = dst;
     const int64_t nblocks = nrows * (n_per_row / QK);
     int8_t t[QK];
-    for (int64_t i = 0; i < nblocks; i++, b += TQ1_BYTES, src += QK) {
+    for (int64_t i = 0; i < nblocks; i++, b += GGUF__BLOCK_BYTES(TQ1_0), src += QK) {
         const float d = tq_amax_avx2(src);
         if (d < 0) {
             quant_tq1_0_scalar_block(b, src);
@@ -301,7 +301,7 @@ GGUF__TARGET_AVX2 static void quant_tq2_0_avx2(void *dst, const float *src, int6
     uint8_t *b = dst;
     const int64_t nblocks = nrows * (n_per_row / QK);
     int8_t t[QK];
-    for (int64_t i = 0; i < nblocks; i++, b += TQ2_BYTES, src += QK) {
+    for (int64_t i = 0; i < nblocks; i++, b += GGUF__BLOCK_BYTES(TQ2_0), src += QK) {
         const float d = tq_amax_avx2(src);
         if (d < 0) {
             quant_tq2_0_scalar_block(b, src);

@@ -33,12 +33,9 @@ static int move_str(gguf_file *f, const char *key, const char *s, gguf_error *er
 /* general.file_type for COPY: the source's, or llama.cpp's guess from the most common tensor
  * type (in its order), marked as guessed. */
 static uint32_t copy_ftype(const gguf_file *f, const size_t *order) {
-    int64_t k = gguf_kv_find(f, "general.file_type");
-    uint64_t u;
-    int64_t s;
-    int sg;
-    if (k >= 0 && gguf_value_get_int(&u, &s, &sg, gguf_kv_value(f, (size_t)k), NULL) == 0)
-        return sg ? (uint32_t)s : (uint32_t)u;
+    int64_t ftype;
+    if (gguf__kv_int(&ftype, f, "general.file_type", INT64_MIN, NULL) == 0)
+        return (uint32_t)ftype;
     uint32_t counts[GGUF_DTYPE_COUNT] = {0}, best = 0, type = GGUF_DTYPE_F32;
     for (size_t i = 0; i < gguf_tensor_count(f); i++) {
         gguf_tensor_info ti;

@@ -1,6 +1,6 @@
-/* An http:// or https:// URL, read with range requests through libcurl: the one file of the
- * library that calls libcurl, through the table curl_load.c fills when the first URL is opened
- * (configure --without-curl leaves only the "not built" answer).
+/* An http:// or https:// URL, read with range requests through libcurl (through the table
+ * curl_load.c fills when the first URL is opened; configure --without-curl leaves only the
+ * "not built" answer). http_many.c drives the same steps (http.h) for many URLs at once.
  *
  * Requests. Opening asks for bytes 0..64 KiB-1: the answer's Content-Range tells the file's
  * size, and most headers fit. Each later read asks for exactly the bytes it lacks; the reader
@@ -50,26 +50,9 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
                       "built without HTTP support (configure found no libcurl): cannot read a URL");
 }
 
-int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
-                            unsigned max_conns, gguf__fetch_more_fn more,
-                            gguf__fetch_done_fn done, void *user, gguf_error *err) {
-    (void)opt;
-    (void)max_conns;
-    (void)more;
-    (void)err;
-    for (size_t i = 0; i < n; i++) {
-        gguf_error e;
-        gguf_error_clear(&e);
-        gguf__source_open_url(NULL, items[i].url, NULL, &e);
-        gguf__fail_path(&e, items[i].url);
-        done(user, i, NULL, false, &e);
-    }
-    return 0;
-}
-
 #else /* GGUF_HAVE_CURL */
 
-#include "source/curl_load.h"
+#include "source/http.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,7 +60,6 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
 #include <string.h>
 #include <time.h>
 
-#define FIRST_REQUEST ((uint64_t)64 << 10)
 #define READ_AHEAD ((uint64_t)64 << 10)
 #define CACHE_MAX ((uint64_t)64 << 20)       /* bytes of exact reads kept */
 #define WHOLE_LIMIT ((uint64_t)64 << 20)
@@ -91,79 +73,6 @@ int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_
 #define PROGRESS_STEP ((uint64_t)1 << 20)
 #define MAX_REDIRECTS 10L
 
-typedef struct segment {
-    uint64_t off, len;
-    uint8_t *bytes;
-} segment;
-
-/* What the current answer said in its header lines (reset at each status line: a redirect's
- * answer comes first). */
-typedef struct response {
-    char reason[64];
-    bool has_range, total_known, has_length;
-    uint64_t range_first, range_last, range_total, length;
-    char etag[256];
-    char last_modified[64];
-    unsigned retry_after;
-} response;
-
-typedef struct http {
-    gguf__source *src;
-    char *url;
-    /* where requests go: the last place a redirect led to (later requests go there directly),
-     * without the caller's headers when it is another origin (a hub's CDN); NULL: the URL */
-    char *direct;
-    bool direct_foreign;
-    bool redirected;   /* the current answer is a redirect (its Location known at its end) */
-    int hops;          /* redirects followed by the current request */
-    int attempts;      /* attempts of the current request that failed */
-    double deadline;   /* monotonic seconds: the current read gives up then */
-    long status;
-    struct curl_slist *headers;
-    bool sent_auth;
-    CURLM *multi;   /* this source's own */
-    CURLM *batch;   /* while a batch drives it (gguf__source_fetch_many): the batch's */
-    size_t batch_index;
-    CURL *easy;
-    struct curl_slist *cond; /* headers + If-None-Match/If-Modified-Since, first request only */
-    struct curl_slist *cond_bare; /* If-None-Match/If-Modified-Since alone, for another origin */
-    bool not_modified;       /* the answer was 304: what the caller knew still holds */
-    char curl_err[CURL_ERROR_SIZE];
-    unsigned timeout_s, deadline_s, retry_delay_ms;
-    int retries;
-    uint64_t whole_limit;
-    gguf_fetch_progress_fn progress;
-    void *progress_user;
-    uint64_t progress_at;
-    bool size_known;
-
-    /* the transfer: bytes [net, end) still to come from the network; the consumer has taken
-     * everything before pos; bytes [pos, net) are in the stash or the destination */
-    bool active, done, paused, checked;
-    CURLcode result;
-    uint64_t start, end, net, pos;
-    response resp;
-    int verdict;    /* 0, or the GGUF_E* code the answer earned (t_err says why) */
-    bool retryable; /* ... and whether asking again may help */
-    gguf_error t_err;
-    uint8_t *dst;
-    size_t dst_len, dst_cap;
-    uint8_t *stash;
-    size_t stash_at, stash_len, stash_cap;
-    bool discard;   /* the answer's body is not file bytes (a 416's page) */
-    bool whole;     /* the server sent the whole file: it goes to whole_buf */
-    bool whole_sized; /* ... with a Content-Length (whole_cap) */
-    uint8_t *whole_buf;
-    uint64_t whole_len, whole_cap;
-
-    uint64_t hint_start, hint_end, last_end;
-    bool hint_certain;
-    segment *segs;
-    size_t n_segs, cap_segs;
-    uint64_t cached;
-    uint64_t requests, fetched;
-} http;
-
 /* ---- once per process ---- */
 
 
@@ -173,10 +82,7 @@ bool gguf__source_http_built(void) {
 
 /* ---- errors ---- */
 
-static int fail_url(http *h, gguf_error *err, int code, uint64_t off, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static int fail_url(http *h, gguf_error *err, int code, uint64_t off, const char *fmt, ...) {
+int gguf__http_fail(http *h, gguf_error *err, int code, uint64_t off, const char *fmt, ...) {
     char msg[GGUF_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -225,7 +131,7 @@ static size_t cache_take(const http *h, uint8_t *buf, size_t len, uint64_t off) 
 
 /* Keeps [off, off+len) when there is room; appends to the segment it continues. Best effort:
  * a read that cannot be kept is fetched again when asked for again. */
-static void cache_put(http *h, const uint8_t *bytes, size_t len, uint64_t off) {
+void gguf__http_cache_put(http *h, const uint8_t *bytes, size_t len, uint64_t off) {
     if (len == 0 || h->cached + len > CACHE_MAX)
         return;
     for (size_t i = 0; i < h->n_segs; i++) {
@@ -587,37 +493,37 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
 
 /* ---- transfers ---- */
 
-static double mono_s(void) {
+double gguf__http_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* A read starts: it has deadline_s seconds from now, whatever the server does. */
-static void read_begin(http *h) {
-    h->deadline = mono_s() + h->deadline_s;
+void gguf__http_read_begin(http *h) {
+    h->deadline = gguf__http_now() + h->deadline_s;
 }
 
 /* A new request (not a retry or a redirect of one): its attempts and redirects count anew. */
-static void request_begin(http *h) {
+void gguf__http_request_begin(http *h) {
     h->attempts = 0;
     h->hops = 0;
 }
 
 /* The read ran past its deadline: why (what the last attempt met, when anything), as err. */
-static int fail_deadline(http *h, const gguf_error *why, gguf_error *err) {
-    return fail_url(h, err, GGUF_EIO, h->net, "bytes %llu..%llu not received within the "
-                    "deadline of %u s (--deadline)%s%s", (unsigned long long)h->net,
-                    (unsigned long long)h->end, h->deadline_s,
-                    why != NULL && why->code != 0 ? "; the last attempt: " : "",
-                    why != NULL && why->code != 0 ? why->message : "");
+int gguf__http_fail_deadline(http *h, const gguf_error *why, gguf_error *err) {
+    return gguf__http_fail(h, err, GGUF_EIO, h->net, "bytes %llu..%llu not received within the "
+                           "deadline of %u s (--deadline)%s%s", (unsigned long long)h->net,
+                           (unsigned long long)h->end, h->deadline_s,
+                           why != NULL && why->code != 0 ? "; the last attempt: " : "",
+                           why != NULL && why->code != 0 ? why->message : "");
 }
 
 static CURLM *multi_of(const http *h) {
     return h->batch != NULL ? h->batch : h->multi;
 }
 
-static void transfer_stop(http *h) {
+void gguf__http_transfer_stop(http *h) {
     if (h->active)
         gguf__curl->multi_remove_handle(multi_of(h), h->easy);
     h->active = h->done = h->paused = false;
@@ -626,8 +532,8 @@ static void transfer_stop(http *h) {
 
 /* Asks for bytes [net, end) (end may pass the end of a file whose size is not known yet: the
  * answer cuts it). */
-static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) {
-    transfer_stop(h);
+int gguf__http_transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) {
+    gguf__http_transfer_stop(h);
     char range[64];
     snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)net,
              (unsigned long long)(end - 1));
@@ -652,8 +558,8 @@ static int transfer_start(http *h, uint64_t net, uint64_t end, gguf_error *err) 
     h->not_modified = false;
     CURLMcode mc = gguf__curl->multi_add_handle(multi_of(h), h->easy);
     if (mc != CURLM_OK)
-        return fail_url(h, err, GGUF_EIO, net, "cannot start a request: %s",
-                        gguf__curl->multi_strerror(mc));
+        return gguf__http_fail(h, err, GGUF_EIO, net, "cannot start a request: %s",
+                               gguf__curl->multi_strerror(mc));
     h->active = true;
     h->requests++;
     return 0;
@@ -664,7 +570,8 @@ static int pump(http *h, gguf_error *err) {
     int running = 0;
     CURLMcode mc = gguf__curl->multi_perform(multi_of(h), &running);
     if (mc != CURLM_OK)
-        return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s", gguf__curl->multi_strerror(mc));
+        return gguf__http_fail(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
+                               gguf__curl->multi_strerror(mc));
     CURLMsg *m;
     int queued;
     while ((m = gguf__curl->multi_info_read(multi_of(h), &queued)) != NULL) {
@@ -674,13 +581,13 @@ static int pump(http *h, gguf_error *err) {
         }
     }
     if (!h->done && h->dst_len < h->dst_cap) {
-        double left = h->deadline - mono_s();
+        double left = h->deadline - gguf__http_now();
         if (left <= 0)
-            return fail_deadline(h, NULL, err);
+            return gguf__http_fail_deadline(h, NULL, err);
         mc = gguf__curl->multi_poll(multi_of(h), NULL, 0, left < 1 ? (int)(left * 1000) + 1 : 1000, NULL);
         if (mc != CURLM_OK)
-            return fail_url(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
-                            gguf__curl->multi_strerror(mc));
+            return gguf__http_fail(h, err, GGUF_EIO, h->net, "libcurl failed: %s",
+                                   gguf__curl->multi_strerror(mc));
     }
     return 0;
 }
@@ -707,7 +614,7 @@ static void sleep_ms(unsigned ms) {
 }
 
 /* How long to wait before attempt number `attempts` + 1. */
-static unsigned retry_delay(const http *h, int attempts) {
+unsigned gguf__http_retry_delay(const http *h, int attempts) {
     unsigned delay = h->retry_delay_ms;
     for (int i = 1; i < attempts && delay < BACKOFF_MAX_MS; i++)
         delay *= 2;
@@ -721,7 +628,7 @@ static unsigned retry_delay(const http *h, int attempts) {
 /* The transfer ended: 0 when it delivered all of its range, 1 when it is worth asking again
  * for what is missing (the reason in *why), 2 when a redirect says where to ask, or an
  * error. */
-static int transfer_outcome(http *h, gguf_error *why) {
+int gguf__http_transfer_outcome(http *h, gguf_error *why) {
     gguf_error_clear(why);
     if (h->result == CURLE_OK && !h->checked)
         check_response(h); /* an answer without a body */
@@ -757,7 +664,7 @@ static int resume(http *h, gguf_error *err) {
     uint64_t pos = h->pos;
     uint8_t *stash = h->stash;
     size_t stash_at = h->stash_at, stash_len = h->stash_len;
-    int rc = transfer_start(h, h->net, h->end, err);
+    int rc = gguf__http_transfer_start(h, h->net, h->end, err);
     h->pos = pos;
     h->stash = stash;
     h->stash_at = stash_at;
@@ -800,7 +707,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
         if (!h->done)
             continue;
         gguf_error why;
-        int outcome = transfer_outcome(h, &why);
+        int outcome = gguf__http_transfer_outcome(h, &why);
         if (outcome == 0 && h->whole)
             break; /* the whole file is in whole_buf */
         if (outcome == 0)
@@ -821,7 +728,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             outcome = 1;
         }
         if (outcome < 0 || h->whole) {
-            transfer_stop(h);
+            gguf__http_transfer_stop(h);
             if (err != NULL && err->code == 0)
                 *err = why;
             gguf__fail_path(err, h->url);
@@ -830,7 +737,7 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
         /* worth asking again, for the bytes not received yet */
         h->attempts++;
         if (h->retries >= 0 && h->attempts > h->retries) {
-            transfer_stop(h);
+            gguf__http_transfer_stop(h);
             if (err != NULL && err->code == 0) {
                 *err = why;
                 size_t n = strlen(err->message);
@@ -840,10 +747,10 @@ static int pull(http *h, uint8_t *buf, size_t len, size_t *got, gguf_error *err)
             gguf__fail_path(err, h->url);
             return why.code ? why.code : GGUF_EIO;
         }
-        unsigned delay = retry_delay(h, h->attempts);
-        if (mono_s() + delay / 1000.0 >= h->deadline) {
-            transfer_stop(h);
-            return fail_deadline(h, &why, err);
+        unsigned delay = gguf__http_retry_delay(h, h->attempts);
+        if (gguf__http_now() + delay / 1000.0 >= h->deadline) {
+            gguf__http_transfer_stop(h);
+            return gguf__http_fail_deadline(h, &why, err);
         }
         sleep_ms(delay);
         h->hops = 0;
@@ -870,18 +777,19 @@ static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_
     size_t rest = len - done;
     bool streamed = false;
     if (h->batch != NULL) /* a batch fetches; its consumer reads only what was kept */
-        return fail_url(h, err, GGUF_EIO, at, "bytes %llu..%llu were not kept (more than %llu "
-                        "bytes of header?)", (unsigned long long)at,
-                        (unsigned long long)(at + rest), (unsigned long long)CACHE_MAX);
-    read_begin(h);
+        return gguf__http_fail(h, err, GGUF_EIO, at,
+                               "bytes %llu..%llu were not kept (more than %llu bytes of header?)",
+                               (unsigned long long)at,
+                               (unsigned long long)(at + rest), (unsigned long long)CACHE_MAX);
+    gguf__http_read_begin(h);
     if (!(h->active && h->pos == at && h->end >= at + rest)) {
         uint64_t end = at + rest;
         /* a read that continues the previous one inside an announced range streams the rest
          * of the range in one request */
         if (h->hint_end > end && at >= h->hint_start && (h->hint_certain || at == h->last_end))
             end = h->hint_end;
-        request_begin(h);
-        int rc = transfer_start(h, at, end, err);
+        gguf__http_request_begin(h);
+        int rc = gguf__http_transfer_start(h, at, end, err);
         if (rc != 0)
             return rc;
     }
@@ -889,16 +797,18 @@ static int http_read(gguf__source *s, void *out, size_t len, uint64_t off, gguf_
     size_t got;
     int rc = pull(h, buf + done, rest, &got, err);
     if (rc == 0 && got < rest)
-        rc = fail_url(h, err, GGUF_EIO, at + got, "the file ended at byte %llu, before byte %llu",
-                      (unsigned long long)(at + got), (unsigned long long)(at + rest));
+        rc = gguf__http_fail(h, err, GGUF_EIO, at + got,
+                             "the file ended at byte %llu, before byte %llu",
+                             (unsigned long long)(at + got), (unsigned long long)(at + rest));
     if (rc != 0) {
-        transfer_stop(h);
+        gguf__http_transfer_stop(h);
         return rc;
     }
+    /* the range is complete: its connection goes back to the pool */
     if (h->active && h->done && h->stash_len == 0)
-        transfer_stop(h); /* the range is complete: its connection goes back to the pool */
+        gguf__http_transfer_stop(h);
     if (!streamed)
-        cache_put(h, buf + done, rest, at);
+        gguf__http_cache_put(h, buf + done, rest, at);
     h->last_end = off + len;
     if (h->progress != NULL && h->fetched != h->progress_at) {
         h->progress_at = h->fetched;
@@ -918,7 +828,7 @@ static void http_close(gguf__source *s) {
     http *h = s->impl;
     if (h == NULL)
         return;
-    transfer_stop(h);
+    gguf__http_transfer_stop(h);
     if (h->easy != NULL)
         gguf__curl->easy_cleanup(h->easy);
     if (h->multi != NULL)
@@ -944,13 +854,13 @@ static int add_headers(http *h, const char *const *lines, gguf_error *err) {
     for (size_t i = 0; lines != NULL && lines[i] != NULL; i++) {
         const char *l = lines[i], *colon = strchr(l, ':');
         if (colon == NULL || colon == l || strpbrk(l, "\r\n") != NULL)
-            return fail_url(h, err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                            "header %zu is not one line 'Name: value'", i + 1);
+            return gguf__http_fail(h, err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                                   "header %zu is not one line 'Name: value'", i + 1);
         if ((size_t)(colon - l) == 13 && strncasecmp(l, "Authorization", 13) == 0)
             h->sent_auth = true;
         struct curl_slist *n = gguf__curl->slist_append(h->headers, l);
         if (n == NULL)
-            return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+            return gguf__http_fail(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
         h->headers = n;
     }
     return 0;
@@ -984,14 +894,14 @@ static int setup_easy(http *h, gguf_error *err) {
     if (h->headers != NULL)
         ok &= gguf__curl->easy_setopt(e, CURLOPT_HTTPHEADER, h->headers) == CURLE_OK;
     if (!ok)
-        return fail_url(h, err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
-                        "this libcurl lacks an option libgguf needs");
+        return gguf__http_fail(h, err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                               "this libcurl lacks an option libgguf needs");
     return 0;
 }
 
 /* A source for url, its options set, no request made yet. */
-static int new_http(gguf__source **out, http **out_h, const char *url,
-                    const gguf_open_options *opt, gguf_error *err) {
+int gguf__http_new(gguf__source **out, http **out_h, const char *url,
+                   const gguf_open_options *opt, gguf_error *err) {
     if (opt->offline)
         return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "offline: a URL is not fetched");
     int loaded = gguf__curl_load(err); /* before any call through gguf__curl */
@@ -1025,7 +935,7 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
     };
     int rc = add_headers(h, opt->headers, err);
     if (rc == 0 && ((h->multi = gguf__curl->multi_init()) == NULL || (h->easy = gguf__curl->easy_init()) == NULL))
-        rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "libcurl: out of memory");
+        rc = gguf__http_fail(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "libcurl: out of memory");
     if (rc == 0)
         rc = setup_easy(h, err);
     if (rc != 0) {
@@ -1038,7 +948,7 @@ static int new_http(gguf__source **out, http **out_h, const char *url,
 }
 
 /* The first answer is in (got bytes from 0 in first): the size is known; the bytes are kept. */
-static int first_done(http *h, const uint8_t *first, size_t got, gguf_error *err) {
+int gguf__http_first_done(http *h, const uint8_t *first, size_t got, gguf_error *err) {
     gguf__source *s = h->src;
     if (h->whole) {
         /* the server ignores Range and sent the whole file (at most whole_limit bytes) */
@@ -1050,13 +960,14 @@ static int first_done(http *h, const uint8_t *first, size_t got, gguf_error *err
         s->last_modified = dup_text(h->resp.last_modified);
         return 0;
     }
-    cache_put(h, first, got, 0);
+    gguf__http_cache_put(h, first, got, 0);
     s->first_read = got;
     s->read_ahead = READ_AHEAD;
     h->last_end = got;
     if (got < s->size && got < FIRST_REQUEST)
-        return fail_url(h, err, GGUF_EIO, got, "the first answer ended at byte %llu of %llu",
-                        (unsigned long long)got, (unsigned long long)s->size);
+        return gguf__http_fail(h, err, GGUF_EIO, got,
+                               "the first answer ended at byte %llu of %llu",
+                               (unsigned long long)got, (unsigned long long)s->size);
     return 0;
 }
 
@@ -1065,317 +976,29 @@ int gguf__source_open_url(gguf__source **out, const char *url, const gguf_open_o
     gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
     gguf__source *s;
     http *h;
-    int rc = new_http(&s, &h, url, opt != NULL ? opt : &none, err);
+    int rc = gguf__http_new(&s, &h, url, opt != NULL ? opt : &none, err);
     if (rc != 0)
         return rc;
     uint8_t *first = gguf__malloc(FIRST_REQUEST);
     if (first == NULL)
-        rc = fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
+        rc = gguf__http_fail(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     size_t got = 0;
-    read_begin(h);
-    request_begin(h);
+    gguf__http_read_begin(h);
+    gguf__http_request_begin(h);
     if (rc == 0)
-        rc = transfer_start(h, 0, FIRST_REQUEST, err);
+        rc = gguf__http_transfer_start(h, 0, FIRST_REQUEST, err);
     if (rc == 0)
         rc = pull(h, first, FIRST_REQUEST, &got, err);
     if (rc == 0)
-        rc = first_done(h, first, got, err);
+        rc = gguf__http_first_done(h, first, got, err);
     gguf__free(first);
-    transfer_stop(h);
+    gguf__http_transfer_stop(h);
     if (rc != 0) {
         gguf__source_free(s);
         return rc;
     }
     *out = s;
     return 0;
-}
-
-/* ---- many URLs at once ----
- * One libcurl multi handle drives up to max_conns transfers. Each item goes through the same
- * steps as one open: the first request, then the ranges its consumer asks for, each into a
- * buffer of exactly its size; a failure worth retrying waits (without blocking the others)
- * and resumes where the bytes stopped. */
-
-typedef struct slot {
-    gguf__source *src;
-    http *h;
-    uint8_t *buf;
-    double retry_at; /* monotonic seconds; 0 while a transfer runs */
-    bool first;
-} slot;
-
-/* Starts the range [from, to) of slot k into a fresh buffer. */
-static int slot_fetch(slot *k, uint64_t from, uint64_t to, gguf_error *err) {
-    http *h = k->h;
-    uint8_t *b = gguf__realloc(k->buf, (size_t)(to - from));
-    if (b == NULL)
-        return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    k->buf = b;
-    h->dst = b;
-    h->dst_len = 0;
-    h->dst_cap = (size_t)(to - from);
-    read_begin(h);
-    request_begin(h);
-    return transfer_start(h, from, to, err);
-}
-
-/* Appends "name: value" (name NULL: value is the whole line) to *list; false when memory ran
- * out (the list is left as it was). */
-static bool append_header(struct curl_slist **list, const char *name, const char *value) {
-    size_t n = (name != NULL ? strlen(name) + 2 : 0) + strlen(value) + 1;
-    char *line = gguf__malloc(n);
-    if (line == NULL)
-        return false;
-    snprintf(line, n, "%s%s%s", name != NULL ? name : "", name != NULL ? ": " : "", value);
-    struct curl_slist *r = gguf__curl->slist_append(*list, line);
-    gguf__free(line);
-    if (r != NULL)
-        *list = r;
-    return r != NULL;
-}
-
-static int slot_open(slot *k, const gguf__fetch *item, const gguf_open_options *opt,
-                     CURLM *batch, size_t index, gguf_error *err) {
-    gguf_open_options o = *opt;
-    o.progress = NULL; /* a batch reports per item, through its callbacks */
-    int rc = new_http(&k->src, &k->h, item->url, &o, err);
-    if (rc != 0)
-        return rc;
-    http *h = k->h;
-    h->batch = batch;
-    h->batch_index = index;
-    if ((item->etag != NULL && item->etag[0]) ||
-        (item->last_modified != NULL && item->last_modified[0])) {
-        bool ok = true;
-        for (struct curl_slist *l = h->headers; ok && l != NULL; l = l->next)
-            ok = append_header(&h->cond, NULL, l->data);
-        const char *name = item->etag != NULL && item->etag[0] ? "If-None-Match"
-                                                               : "If-Modified-Since";
-        const char *value = item->etag != NULL && item->etag[0] ? item->etag
-                                                                : item->last_modified;
-        ok = ok && append_header(&h->cond, name, value) &&
-             append_header(&h->cond_bare, name, value);
-        if (!ok)
-            return fail_url(h, err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    }
-    k->first = true;
-    return slot_fetch(k, 0, FIRST_REQUEST, err);
-}
-
-static void slot_release(slot *k) {
-    if (k->h != NULL) {
-        transfer_stop(k->h);
-        k->h->batch = NULL;
-        k->h->dst = NULL;
-        k->h->dst_len = k->h->dst_cap = 0;
-    }
-    gguf__free(k->buf);
-    k->buf = NULL;
-}
-
-/* Slot k's transfer ended: retry it, ask the consumer for more, or finish the item. Returns
- * true when the item is finished (done called). */
-static bool slot_ended(slot *k, size_t i, gguf__fetch_more_fn more, gguf__fetch_done_fn done,
-                       void *user) {
-    http *h = k->h;
-    gguf_error why;
-    int outcome = transfer_outcome(h, &why);
-    uint64_t start = h->start;
-    size_t got = h->dst_len;
-    if (outcome == 2 && (outcome = transfer_start(h, h->net, h->end, &why)) == 0)
-        return false; /* a redirect: asked there at once */
-    if (outcome == 1) {
-        h->attempts++;
-        double at = mono_s() + retry_delay(h, h->attempts) / 1000.0;
-        if (h->attempts <= h->retries && at < h->deadline) {
-            transfer_stop(h);
-            h->hops = 0;
-            k->retry_at = at;
-            return false;
-        }
-        if (h->attempts <= h->retries) {
-            gguf_error last = why;
-            gguf_error_clear(&why);
-            fail_deadline(h, &last, &why);
-        } else {
-            size_t n = strlen(why.message);
-            snprintf(why.message + n, sizeof why.message - n, " (after %d attempt%s)",
-                     h->retries + 1, h->retries == 0 ? "" : "s");
-        }
-    }
-    if (outcome != 0) {
-        gguf__fail_path(&why, h->url);
-        slot_release(k);
-        gguf__source_free(k->src);
-        k->src = NULL;
-        k->h = NULL;
-        done(user, i, NULL, false, &why);
-        return true;
-    }
-    transfer_stop(h);
-    gguf_error_clear(&why);
-    int rc = 0;
-    uint64_t have = start + got, next = 0;
-    if (h->not_modified) {
-        slot_release(k);
-        gguf__source_free(k->src);
-        k->src = NULL;
-        k->h = NULL;
-        done(user, i, NULL, true, NULL);
-        return true;
-    }
-    if (k->first) {
-        k->first = false;
-        rc = first_done(h, k->buf, got, &why);
-        have = got;
-    } else {
-        cache_put(h, k->buf, got, start);
-    }
-    if (rc == 0 && !h->whole)
-        rc = more(user, i, k->src, have, &next, &why);
-    if (rc == 0 && next > have)
-        rc = slot_fetch(k, have, next, &why);
-    if (rc == 0 && next > have)
-        return false; /* the next range is on its way */
-    if (rc != 0)
-        gguf__fail_path(&why, h->url);
-    slot_release(k);
-    gguf__source *src = k->src;
-    k->src = NULL;
-    k->h = NULL;
-    if (rc != 0) {
-        gguf__source_free(src);
-        src = NULL;
-    }
-    done(user, i, src, false, rc != 0 ? &why : NULL);
-    return true;
-}
-
-int gguf__source_fetch_many(const gguf__fetch *items, size_t n, const gguf_open_options *opt,
-                            unsigned max_conns, gguf__fetch_more_fn more,
-                            gguf__fetch_done_fn done, void *user, gguf_error *err) {
-    gguf_open_options none = GGUF_OPEN_OPTIONS_INIT;
-    if (opt == NULL)
-        opt = &none;
-    if (max_conns == 0)
-        max_conns = 1;
-    if (n == 0)
-        return 0;
-    int loaded = gguf__curl_load(err); /* before any call through gguf__curl */
-    if (loaded != 0)
-        return loaded;
-    CURLM *m = gguf__curl->multi_init();
-    slot *slots = gguf__calloc(n, sizeof *slots);
-    if (m == NULL || slots == NULL) {
-        if (m != NULL)
-            gguf__curl->multi_cleanup(m);
-        gguf__free(slots);
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    }
-    gguf__curl->multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
-    size_t next_item = 0, running = 0, finished = 0;
-    int rc = 0;
-    while (rc == 0 && finished < n) {
-        bool busy = false; /* something changed: run libcurl again before waiting */
-        while (running < max_conns && next_item < n) {
-            busy = true;
-            size_t i = next_item++;
-            gguf_error e;
-            gguf_error_clear(&e);
-            if (slot_open(&slots[i], &items[i], opt, m, i, &e) != 0) {
-                gguf__fail_path(&e, items[i].url);
-                if (slots[i].src != NULL) {
-                    slot_release(&slots[i]);
-                    gguf__source_free(slots[i].src);
-                    slots[i] = (slot){0};
-                }
-                done(user, i, NULL, false, &e);
-                finished++;
-            } else {
-                running++;
-            }
-        }
-        double now = mono_s(), wake = now + 1.0;
-        for (size_t i = 0; i < next_item; i++) {
-            slot *k = &slots[i];
-            if (k->h != NULL && k->retry_at == 0 && now >= k->h->deadline) {
-                gguf_error e;
-                gguf_error_clear(&e);
-                fail_deadline(k->h, NULL, &e);
-                slot_release(k);
-                gguf__source_free(k->src);
-                *k = (slot){0};
-                done(user, i, NULL, false, &e);
-                finished++;
-                running--;
-                busy = true;
-                continue;
-            }
-            if (k->h != NULL && k->h->deadline < wake)
-                wake = k->h->deadline;
-            if (k->h == NULL || k->retry_at == 0)
-                continue;
-            if (k->retry_at > now) {
-                if (k->retry_at < wake)
-                    wake = k->retry_at;
-                continue;
-            }
-            k->retry_at = 0;
-            busy = true;
-            gguf_error e;
-            gguf_error_clear(&e);
-            /* resume at the first byte not received, into the same buffer */
-            if (transfer_start(k->h, k->h->net, k->h->end, &e) != 0) {
-                slot_release(k);
-                gguf__source_free(k->src);
-                *k = (slot){0};
-                done(user, i, NULL, false, &e);
-                finished++;
-                running--;
-            }
-        }
-        int still = 0;
-        CURLMcode mc = gguf__curl->multi_perform(m, &still);
-        if (mc != CURLM_OK) {
-            rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
-                            gguf__curl->multi_strerror(mc));
-            break;
-        }
-        CURLMsg *msg;
-        int queued;
-        while ((msg = gguf__curl->multi_info_read(m, &queued)) != NULL) {
-            if (msg->msg != CURLMSG_DONE)
-                continue;
-            http *h = NULL;
-            gguf__curl->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
-            if (h == NULL)
-                continue;
-            size_t i = h->batch_index;
-            h->done = true;
-            h->result = msg->data.result;
-            busy = true;
-            if (slot_ended(&slots[i], i, more, done, user)) {
-                finished++;
-                running--;
-            }
-        }
-        if (finished < n && !busy) {
-            int ms = (int)((wake - mono_s()) * 1000.0);
-            mc = gguf__curl->multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms, NULL);
-            if (mc != CURLM_OK)
-                rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "libcurl failed: %s",
-                                gguf__curl->multi_strerror(mc));
-        }
-    }
-    for (size_t i = 0; i < n; i++) { /* only after a failure of the batch itself */
-        if (slots[i].src != NULL) {
-            slot_release(&slots[i]);
-            gguf__source_free(slots[i].src);
-        }
-    }
-    gguf__free(slots);
-    gguf__curl->multi_cleanup(m);
-    return rc;
 }
 
 #endif /* GGUF_HAVE_CURL */

@@ -1,7 +1,8 @@
 /* The source layer: where a file's bytes come from. A local file (read with pread, mapped for
  * gguf_tensor_data), a memory buffer, a pipe read once (stream.c), an HTTP(S) URL read with
- * range requests (http.c, the only file that knows libcurl); the reader asks a source for byte
- * ranges and never writes through it. Stands on base/. Not installed. */
+ * range requests (http.c, and http_many.c for many at once: the only files that know libcurl);
+ * the reader asks a source for byte ranges and never writes through it. Stands on base/. Not
+ * installed. */
 #ifndef LIBGGUF_SOURCE_H
 #define LIBGGUF_SOURCE_H
 
@@ -65,7 +66,7 @@ GGUF_HIDDEN int gguf__source_open_memory(gguf__source **out, const void *data, s
  * Fails with GGUF_EUNSUPPORTED in a build without libcurl. opt may be NULL. */
 GGUF_HIDDEN int gguf__source_open_url(gguf__source **out, const char *url,
                                       const gguf_open_options *opt, gguf_error *err);
-/* Many URLs at once (http.c), for a catalog of a hub's files: each item goes through what
+/* Many URLs at once (http_many.c), for a catalog of a hub's files: each item goes through what
  * gguf__source_open_url does, then through the ranges its consumer asks for, with at most
  * max_conns transfers at a time over one libcurl multi handle, so that thousands of headers
  * are fetched in parallel without a thread each. */
@@ -91,10 +92,18 @@ GGUF_HIDDEN int gguf__source_fetch_many(const gguf__fetch *items, size_t n,
                                         const gguf_open_options *opt, unsigned max_conns,
                                         gguf__fetch_more_fn more, gguf__fetch_done_fn done,
                                         void *user, gguf_error *err);
-/* Opens a name: a URL as gguf__source_open_url does, anything else as a local path. This is how
- * a layer above finds a file by name (the shards of a split set beside a URL are URLs). */
-GGUF_HIDDEN int gguf__source_open_name(gguf__source **out, const char *name,
-                                       const gguf_open_options *opt, gguf_error *err);
+/* What a name stands for (name.c). A layer above asks once, where a name enters the library,
+ * and passes the kind down with the name, so that no layer looks at the name again. */
+enum gguf__name_kind {
+    GGUF__NAME_PATH = 0, /* a local file */
+    GGUF__NAME_URL = 1   /* gguf__source_is_url */
+};
+GGUF_HIDDEN enum gguf__name_kind gguf__source_name_kind(const char *name);
+/* Opens name as kind says it is: a URL as gguf__source_open_url does, a path as
+ * gguf__source_open_path does (with opt->flags). opt may be NULL. The error names name. */
+GGUF_HIDDEN int gguf__source_open_as(gguf__source **out, enum gguf__name_kind kind,
+                                     const char *name, const gguf_open_options *opt,
+                                     gguf_error *err);
 /* 1 when name is an http:// or https:// URL, or an hf://ORG/REPO/FILE[@REVISION] name. */
 GGUF_HIDDEN bool gguf__source_is_url(const char *name);
 /* The URL a remote name is read from (malloc'd): an hf:// name's resolve URL on the Hub

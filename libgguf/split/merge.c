@@ -201,13 +201,6 @@ static int header_region(gguf__buf *region, const gguf_file *v, uint64_t size,
     return 0;
 }
 
-static int io_fail(gguf_error *err, const char *path, const char *what) {
-    gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s failed: %s", what,
-               gguf__io_strerror(errno));
-    gguf__fail_path(err, path);
-    return GGUF_EIO;
-}
-
 /* Opens one file of the set alone. */
 static int open_one(gguf_file **out, const char *path, gguf_error *err) {
     return gguf_file_open(out, path, GGUF_OPEN_DEFAULT, err);
@@ -227,7 +220,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
     if (fd >= 0) {
         rc = gguf__write_fd(fd, *tmp, z, NULL, NULL, err);
         if (rc == 0 && gguf__io_fsync(fd) != 0)
-            rc = io_fail(err, *tmp, "fsync");
+            rc = gguf__io_fail(err, *tmp, "fsync");
         if (rc != 0) {
             gguf__temp_discard(*tmp);
             close(fd);
@@ -243,7 +236,7 @@ static int prepare_empty_shard(char **tmp, bmerge *m, uint32_t k, uint64_t tenso
 static int empty_shard(bmerge *m, uint32_t k, char *tmp, int fd, gguf_error *err) {
     int rc = 0;
     if (gguf__temp_rename(tmp, m->paths[k]) != 0) {
-        rc = io_fail(err, m->paths[k], "replacing the shard by an emptied one");
+        rc = gguf__io_fail(err, m->paths[k], "replacing the shard by an emptied one");
         gguf__temp_discard(tmp);
     } else {
         (void)gguf__io_sync_dir(m->paths[k]);
@@ -418,12 +411,12 @@ static int append_tensors(gguf__copier *c, void *ctx) {
         const gguf__tensor *t = &j->s->tensors[i];
         uint64_t next;
         if (gguf__copier_copy(c, j->s->src->fd, t->src_offset, t->nbytes, t->src_offset) != 0)
-            return io_fail(j->err, gguf__copier_write_failed(c) ? j->m->paths[0] : j->s->src->name,
+            return gguf__io_fail(j->err, gguf__copier_write_failed(c) ? j->m->paths[0] : j->s->src->name,
                            "appending a tensor");
         if (!gguf__align_up(&next, at + t->nbytes, j->merged->alignment))
             return gguf__fail(j->err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "file too large");
         if (gguf__copier_bytes(c, NULL, next - at - t->nbytes) != 0)
-            return io_fail(j->err, j->m->paths[0], "writing padding");
+            return gguf__io_fail(j->err, j->m->paths[0], "writing padding");
         at = next;
         moved(j->m, t->nbytes);
     }
@@ -436,7 +429,7 @@ static int append_shard(bmerge *m, int fd, const gguf_file *merged, uint64_t end
                         const gguf_file *s, gguf_error *err) {
     uint64_t pos = merged->data_offset + end;
     if (lseek(fd, (off_t)pos, SEEK_SET) < 0)
-        return io_fail(err, m->paths[0], "seek");
+        return gguf__io_fail(err, m->paths[0], "seek");
     append_job job = {m, merged, s, end, err};
     int werr = 0;
     int rc = gguf__copier_run(&werr, fd, pos, NULL, NULL, append_tensors, &job);
@@ -444,10 +437,10 @@ static int append_shard(bmerge *m, int fd, const gguf_file *merged, uint64_t end
         rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     if (rc == 0 && werr != 0) {
         errno = werr;
-        rc = io_fail(err, m->paths[0], "appending a tensor");
+        rc = gguf__io_fail(err, m->paths[0], "appending a tensor");
     }
     if (rc == 0 && gguf__io_fdatasync(fd) != 0)
-        return io_fail(err, m->paths[0], "fsync");
+        return gguf__io_fail(err, m->paths[0], "fsync");
     return rc;
 }
 
@@ -508,7 +501,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     if (rc == 0) {
         fd = open(m->paths[0], O_RDWR | O_CLOEXEC | O_NOCTTY);
         if (fd < 0 || fstat(fd, &st) != 0)
-            rc = io_fail(err, m->paths[0], "open for writing");
+            rc = gguf__io_fail(err, m->paths[0], "open for writing");
         else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                             "being edited by another process: nothing changed");
@@ -521,14 +514,14 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     /* bytes after the listed tensors: an append that a crash cut short */
     if (rc == 0 && (uint64_t)st.st_size > listed &&
         (gguf__io_truncate(fd, listed) != 0 || gguf__io_fdatasync(fd) != 0))
-        rc = io_fail(err, m->paths[0], "cutting off an interrupted append");
+        rc = gguf__io_fail(err, m->paths[0], "cutting off an interrupted append");
     if (rc == 0)
         rc = append_shard(m, fd, merged, end, s, err);
     gguf__buf region = {0};
     if (rc == 0)
         rc = next_header(&region, merged, s, final, err);
     if (rc == 0 && fstat(fd, &st) != 0)
-        rc = io_fail(err, m->paths[0], "stat");
+        rc = gguf__io_fail(err, m->paths[0], "stat");
     /* the emptied shard, ready (fsync'd) before the header changes */
     char *ztmp = NULL;
     int zfd = -1;
@@ -559,7 +552,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         if (rc == 0) {
             touched = true;
             if (gguf__io_pwrite(fd, header, (size_t)j.len, 0) != 0)
-                rc = io_fail(err, m->paths[0], "writing the header");
+                rc = gguf__io_fail(err, m->paths[0], "writing the header");
         }
         gguf__free(header);
         if (loaded)
@@ -574,7 +567,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
             zfd = -1;
         }
         if (rc == 0 && gguf__io_fdatasync(fd) != 0)
-            rc = io_fail(err, m->paths[0], "fsync of the header");
+            rc = gguf__io_fail(err, m->paths[0], "fsync of the header");
         if (jpath != NULL && (rc == 0 || !touched)) {
             int rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
             rc = rc != 0 ? rc : rm;
@@ -623,7 +616,7 @@ static int finish(bmerge *m, const gguf_file *merged, bool renamed, gguf_error *
     }
     if (rc == 0 && !renamed) {
         if (gguf__io_rename(m->paths[0], m->out) != 0)
-            rc = io_fail(err, m->out, "renaming the merged file into place");
+            rc = gguf__io_fail(err, m->out, "renaming the merged file into place");
         else {
             (void)gguf__io_sync_dir(m->out);
             (void)gguf__io_sync_dir(m->paths[0]);
@@ -632,7 +625,7 @@ static int finish(bmerge *m, const gguf_file *merged, bool renamed, gguf_error *
     }
     for (uint32_t k = 1; rc == 0 && k < m->count; k++) {
         if (!gone[k] && gguf__io_unlink(m->paths[k]) != 0)
-            rc = io_fail(err, m->paths[k], "removing an emptied shard");
+            rc = gguf__io_fail(err, m->paths[k], "removing an emptied shard");
     }
     if (rc == 0)
         (void)gguf__io_sync_dir(m->paths[0]);
@@ -764,7 +757,7 @@ int gguf_split_merge_delete(gguf_split_merge_result *res, const char *shard, con
         if (odir == NULL)
             rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
         else if (stat(odir, &a) != 0)
-            rc = io_fail(err, out, "finding the output's folder");
+            rc = gguf__io_fail(err, out, "finding the output's folder");
         else if ((stat(m.paths[0], &b) == 0 || stat(out, &b) == 0) && a.st_dev != b.st_dev)
             rc = gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                             "the output is on another filesystem than the shards: the merge that "
@@ -777,7 +770,7 @@ int gguf_split_merge_delete(gguf_split_merge_result *res, const char *shard, con
         char *dir = gguf__path_dir(shard);
         dfd = dir != NULL ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (dfd < 0)
-            rc = io_fail(err, shard, "opening its folder");
+            rc = gguf__io_fail(err, shard, "opening its folder");
         else if (flock(dfd, LOCK_EX | LOCK_NB) != 0)
             rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                             "another merge is running in this folder: nothing changed");

@@ -199,14 +199,9 @@ static void not_copied(output *o) {
         o->ctl->all_copied = false;
 }
 
-static int io_fail(gguf_error *err, const char *path, const char *what) {
-    return gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET, "%s: %s failed: %s", path, what,
-                      gguf__io_strerror(errno));
-}
-
 static int out_bytes(output *o, const void *p, uint64_t n, gguf_error *err) {
     if (o->cp != NULL)
-        return gguf__copier_bytes(o->cp, p, n) == 0 ? 0 : io_fail(err, o->path, "write");
+        return gguf__copier_bytes(o->cp, p, n) == 0 ? 0 : gguf__io_fail(err, o->path, "write");
     if (p == NULL)
         gguf__buf_zeros(o->mem, (size_t)n);
     else
@@ -266,7 +261,7 @@ static int out_copy(output *o, int in, uint64_t start, uint64_t end, uint64_t ta
         uint64_t k = end - at < COPY_CHUNK ? end - at : COPY_CHUNK;
         if (gguf__copier_copy(o->cp, in, at, k, tag + (at - start)) != 0) {
             if (gguf__copier_write_failed(o->cp))
-                return io_fail(err, o->path, "write");
+                return gguf__io_fail(err, o->path, "write");
             return gguf__fail(err, GGUF_EIO, at, "%s: copying bytes %llu..%llu failed: %s",
                               o->path, (unsigned long long)at, (unsigned long long)(at + k),
                               gguf__io_strerror(errno));
@@ -488,7 +483,7 @@ static int out_all(output *o, const gguf_file *f, const plan *p, gguf_error *err
     /* the header region in a write of its own, apart from the data (a fault in one is not
      * one in the other) */
     if (rc == 0 && o->cp != NULL && gguf__copier_flush(o->cp) != 0)
-        rc = io_fail(err, o->path, "write");
+        rc = gguf__io_fail(err, o->path, "write");
     if (rc != 0)
         return rc;
     gguf__test_pause("header-written");
@@ -595,7 +590,7 @@ int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_writ
     off_t pos = lseek(fd, 0, SEEK_CUR);
     int werr = 0;
     if (pos < 0)
-        rc = io_fail(err, path, "seek");
+        rc = gguf__io_fail(err, path, "seek");
     else
         rc = gguf__copier_run(&werr, fd, (uint64_t)pos, ctl != NULL ? ctl->piece : NULL,
                               ctl != NULL ? ctl->piece_user : NULL, produce, &job);
@@ -603,7 +598,7 @@ int gguf__write_fd(int fd, const char *path, const gguf_file *f, const gguf_writ
         rc = gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     if (rc == 0 && werr != 0) {
         errno = werr;
-        rc = io_fail(err, path, "write");
+        rc = gguf__io_fail(err, path, "write");
     }
     plan_free(&p);
     return rc;
