@@ -311,6 +311,22 @@ typedef struct gguf__hashset {
 } gguf__hashset;
 
 GGUF_HIDDEN uint64_t gguf__hash_bytes(const void *p, size_t n);
+
+/* ---- dl_table.c: a library loaded on first use ---- */
+
+/* One call of a library: its symbol, and where its pointer goes in the caller's table. */
+typedef struct gguf__dl_call {
+    const char *symbol;
+    size_t at;
+} gguf__dl_call;
+enum { GGUF__DL_NO_LIBRARY = 1, GGUF__DL_NO_SYMBOL = 2 };
+/* Loads the first of sonames that dlopen finds and fills table with its calls. Returns 0;
+ * GGUF__DL_NO_LIBRARY, what holding dlerror's words; or GGUF__DL_NO_SYMBOL, what holding the
+ * symbol the library lacks (an older version). Not thread-safe: callers run it once
+ * (pthread_once). */
+GGUF_HIDDEN int gguf__dl_table(void *table, const char *const *sonames, size_t n_sonames,
+                               const gguf__dl_call *calls, size_t n_calls, char *what,
+                               size_t what_size);
 /* An empty set with room for about n entries (it grows). Returns 0 or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__hashset_init(gguf__hashset *set, size_t n);
 /* The index whose key equals these bytes, or -1. */

@@ -1,5 +1,5 @@
-/* Loading libpq on first use (see pq_load.h): dlopen by its soname, each call looked up by name
- * into the table, once per process under pthread_once. */
+/* Loading libpq on first use (see pq_load.h) with gguf__dl_table, once per process under
+ * pthread_once. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -7,7 +7,6 @@
 #if defined(GGUF_HAVE_CATALOG) && defined(GGUF_HAVE_PG)
 #include "catalog/pq_load.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,10 +16,7 @@
 static const char *const sonames[] = {"libpq.so.5", "libpq.so"};
 
 #define CALL(member) {"PQ" #member, offsetof(gguf__libpq, member)}
-static const struct {
-    const char *symbol;
-    size_t at; /* where its pointer goes in the table */
-} calls[] = {
+static const gguf__dl_call calls[] = {
     CALL(conninfoParse),
     CALL(conninfoFree),
     CALL(connectdbParams),
@@ -68,27 +64,18 @@ static int load_code;      /* 0 once loaded */
 static char load_why[256]; /* else why not */
 
 static void load(void) {
-    void *lib = NULL;
-    for (size_t i = 0; i < sizeof sonames / sizeof sonames[0] && lib == NULL; i++)
-        lib = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *e = dlerror();
-        load_code = GGUF_EUNSUPPORTED;
-        snprintf(load_why, sizeof load_why, "libpq is not on this machine (%s): install it "
-                 "(Debian: libpq5) to use a catalog in PostgreSQL", e != NULL ? e : sonames[0]);
+    char what[160];
+    int rc = gguf__dl_table(&table, sonames, sizeof sonames / sizeof sonames[0], calls,
+                            sizeof calls / sizeof calls[0], what, sizeof what);
+    if (rc == 0)
         return;
-    }
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        void *fn = dlsym(lib, calls[i].symbol);
-        if (fn == NULL) {
-            load_code = GGUF_EUNSUPPORTED;
-            snprintf(load_why, sizeof load_why, "the libpq on this machine has no %s: it is "
-                     "older than 14", calls[i].symbol);
-            return; /* the library stays loaded: it may be in use elsewhere in the process */
-        }
-        /* POSIX: a symbol's address from dlsym is usable as a function pointer */
-        memcpy((char *)&table + calls[i].at, &fn, sizeof fn);
-    }
+    load_code = GGUF_EUNSUPPORTED;
+    if (rc == GGUF__DL_NO_LIBRARY)
+        snprintf(load_why, sizeof load_why, "libpq is not on this machine (%s): install it "
+                 "(Debian: libpq5) to use a catalog in PostgreSQL", what);
+    else
+        snprintf(load_why, sizeof load_why, "the libpq on this machine has no %s: it is older "
+                 "than 14", what);
 }
 
 const gguf__libpq *const gguf__pq = &table;
