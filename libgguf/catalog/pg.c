@@ -10,10 +10,10 @@
 #include "config.h"
 #endif
 #include "catalog/catalog.h"
-#include "catalog/pq_load.h"
 
 #if defined(GGUF_HAVE_CATALOG) && defined(GGUF_HAVE_PG)
 
+#include "catalog/pq_load.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
