@@ -500,6 +500,9 @@ GGUF_HIDDEN int gguf__index_urls(gguf__indexer *x, char *const *urls, size_t n,
 
 /* This machine's name (gethostname), as runs.host records it. Returns 0, or -1 without one. */
 GGUF_HIDDEN int gguf__catalog_host(char *buf, size_t size);
+/* Whether a row stored by a run of host `by` (NULL: from before runs had one) was stored by
+ * another machine than host, this one. */
+GGUF_HIDDEN int gguf__catalog_other_host(const char *by, const char *host);
 /* Adds a runs row ('index' or 'prune', the paths as a JSON array, this machine and process)
  * and commits it. */
 GGUF_HIDDEN int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind,

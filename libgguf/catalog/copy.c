@@ -49,7 +49,9 @@ static void bind_cell(gguf__stmt *out, int col, gguf__stmt *in, int c) {
     case SQLITE_TEXT: /* a NUL in it: U+FFFD in PostgreSQL, as when indexed */
         gguf__catalog_bind_bytes(out, col, gguf__col_text(in, c), (size_t)gguf__col_bytes(in, c));
         break;
-    case SQLITE_BLOB: gguf__bind_blob(out, col, gguf__col_blob(in, c), gguf__col_bytes(in, c)); break;
+    case SQLITE_BLOB:
+        gguf__bind_blob(out, col, gguf__col_blob(in, c), gguf__col_bytes(in, c));
+        break;
     default: break;
     }
 }

@@ -116,8 +116,7 @@ int gguf__known_load(gguf__known_set *ks, gguf_catalog *cat, int sets, gguf_erro
                 .retry = (uint8_t)(q > 0 && gguf__known_retry_code(gguf__col_int64(st, 6))),
                 .journal = (uint8_t)journal_state(gguf__col_text(st, 7)),
             };
-            const char *by = gguf__col_text(st, 8);
-            k.other_host = (uint8_t)(by != NULL && strcmp(by, host) != 0);
+            k.other_host = (uint8_t)gguf__catalog_other_host(gguf__col_text(st, 8), host);
             if (gguf__known_put(ks, path, &k) != 0) {
                 gguf__finalize(st);
                 return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");

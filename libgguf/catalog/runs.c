@@ -1,7 +1,7 @@
 /* The runs table: every index or prune run leaves a row with its paths, when it started and
- * finished, the machine and process that ran it, and its counts, so that "what changed in the last run" is a query
- * (files.changed_run, files.indexed_run and errors.run point here). A run stopped by an error
- * keeps finished_at NULL. */
+ * finished, the machine and process that ran it, and its counts, so that "what changed in the
+ * last run" is a query (files.changed_run, files.indexed_run and errors.run point here). A run
+ * stopped by an error keeps finished_at NULL. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,6 +19,10 @@ int gguf__catalog_host(char *buf, size_t size) {
         return -1;
     buf[size - 1] = '\0';
     return buf[0] != '\0' ? 0 : -1;
+}
+
+int gguf__catalog_other_host(const char *by, const char *host) {
+    return by != NULL && strcmp(by, host) != 0;
 }
 
 int gguf__run_begin(int64_t *id, gguf_catalog *cat, const char *kind, char *const *paths,

@@ -426,8 +426,7 @@ static int list_files(vfile **out, size_t *n_out, verifier *v, char *const *sel,
         vf->has_crc = gguf__col_int64(st, 8) != 0;
         vf->split_count = gguf__col_type(st, 12) == SQLITE_NULL ? -1
                                                                      : gguf__col_int64(st, 12);
-        const char *by = (const char *)gguf__col_text(st, 13);
-        vf->other_host = by != NULL && strcmp(by, host) != 0;
+        vf->other_host = gguf__catalog_other_host(gguf__col_text(st, 13), host);
         int nomem = 0;
         vf->path = dup_column(st, 1, &nomem);
         vf->model = dup_column(st, 9, &nomem);

@@ -100,7 +100,7 @@ typedef struct readback {
 /* Output bytes [at, at + n) (n <= SAMPLE_BLOCK) into *out, read in whole aligned blocks. */
 static int read_back(const readback *r, const uint8_t **out, uint64_t at, size_t n) {
     uint64_t start = at / ALIGN * ALIGN, end = (at + n + ALIGN - 1) / ALIGN * ALIGN;
-    size_t got;
+    size_t got = 0;
     if (gguf__io_pread_upto(r->fd, r->buf, (size_t)(end - start), start, &got) != 0)
         return -1;
     if (got < at + n - start) {
@@ -119,7 +119,7 @@ static int read_header(uint8_t **mem, const uint8_t **region, int fd, uint64_t l
     if (*mem == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint8_t *b = *mem + (ALIGN - (uintptr_t)*mem % ALIGN) % ALIGN;
-    size_t got;
+    size_t got = 0;
     if (gguf__io_pread_upto(fd, b, (size_t)whole, 0, &got) != 0 || got < len) {
         if (errno == 0 || got < len)
             errno = ENODATA;
