@@ -135,7 +135,7 @@ GGUF_HIDDEN int gguf__split_open(gguf_file **out, gguf_file *f, enum gguf__name_
  * the files (files[k] set to NULL); on failure they stay the caller's. */
 GGUF_HIDDEN int gguf__split_assemble(gguf_file **out, gguf_file **files, char *const *paths,
                                      uint32_t count, unsigned flags, gguf_error *err);
-/* value.c: the value of key as an integer of at least min (any integer type, not BOOL).
+/* kv_get.c: the value of key as an integer of at least min (any integer type, not BOOL).
  * Returns 0, 1 when f has no such key (out untouched), GGUF_ETYPE when its value is not an
  * integer, GGUF_ECORRUPT when it is below min or above INT64_MAX (the error names the key,
  * at its offset). */

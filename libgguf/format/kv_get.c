@@ -43,6 +43,12 @@ static int wrong_type(const gguf_file *f, size_t at, const char *key, const gguf
                       "key '%s' has type %s, not %s", gguf__quote(q, sizeof q, key, strlen(key)), t, wanted);
 }
 
+/* Whether v is an integer (any integer type, not BOOL), widened into *u or *i. */
+static int is_integer(uint64_t *u, int64_t *i, int *is_signed, const gguf_value *v) {
+    return gguf_value_type(v) != GGUF_VTYPE_BOOL &&
+           gguf_value_get_int(u, i, is_signed, v, NULL) == 0;
+}
+
 /* An integer value, widened; GGUF_ETYPE for any other type (BOOL included). */
 static int integer(uint64_t *u, int64_t *i, int *is_signed, size_t *at, const gguf_file *f,
                    const char *key, gguf_error *err) {
@@ -50,9 +56,29 @@ static int integer(uint64_t *u, int64_t *i, int *is_signed, size_t *at, const gg
     int rc = lookup(&v, at, f, key, err);
     if (rc != 0)
         return rc;
-    if (gguf_value_type(v) == GGUF_VTYPE_BOOL ||
-        gguf_value_get_int(u, i, is_signed, v, NULL) != 0)
+    if (!is_integer(u, i, is_signed, v))
         return wrong_type(f, *at, key, v, "an integer", err);
+    return 0;
+}
+
+int gguf__kv_int(int64_t *out, const gguf_file *f, const char *key, int64_t min,
+                 gguf_error *err) {
+    int64_t at = gguf_kv_find(f, key);
+    if (at < 0)
+        return 1;
+    const gguf_value *v = gguf_kv_value(f, (size_t)at);
+    uint64_t u;
+    int64_t s;
+    int is_signed;
+    uint64_t offset = gguf_kv_source_offset(f, (size_t)at);
+    if (!is_integer(&u, &s, &is_signed, v)) {
+        const char *t = gguf_vtype_name(gguf_value_type(v));
+        return gguf__fail(err, GGUF_ETYPE, offset, "%s is %s, not an integer", key,
+                          t != NULL ? t : "of no known type");
+    }
+    if ((is_signed && s < min) || (!is_signed && u > INT64_MAX))
+        return gguf__fail(err, GGUF_ECORRUPT, offset, "%s is out of range", key);
+    *out = is_signed ? s : (int64_t)u;
     return 0;
 }
 

@@ -414,23 +414,3 @@ const gguf_value *gguf_kv_value(const gguf_file *f, size_t i) {
 uint64_t gguf_kv_source_offset(const gguf_file *f, size_t i) {
     return i < f->n_kv ? f->kv[i].src_offset : GGUF_ERROR_NO_OFFSET;
 }
-
-int gguf__kv_int(int64_t *out, const gguf_file *f, const char *key, int64_t min,
-                 gguf_error *err) {
-    int64_t i = gguf_kv_find(f, key);
-    if (i < 0)
-        return 1;
-    const gguf__kv *kv = &f->kv[i];
-    uint64_t u;
-    int64_t s;
-    int is_signed;
-    if (kv->value.type == GGUF_VTYPE_BOOL ||
-        gguf_value_get_int(&u, &s, &is_signed, &kv->value, NULL) != 0)
-        return gguf__fail(err, GGUF_ETYPE, kv->src_offset, "%s is %s, not an integer", key,
-                          gguf_vtype_name(kv->value.type) ? gguf_vtype_name(kv->value.type)
-                                                          : "of no known type");
-    if ((is_signed && s < min) || (!is_signed && u > INT64_MAX))
-        return gguf__fail(err, GGUF_ECORRUPT, kv->src_offset, "%s is out of range", key);
-    *out = is_signed ? s : (int64_t)u;
-    return 0;
-}
