@@ -857,8 +857,9 @@ START_TEST(recover_removes_a_dead_journal_write) {
 END_TEST
 
 /* A reader that meets the header while an editor writes it in place says that the file is
- * being edited (from the editor's lock), not what the half-written bytes look like. The editor
- * (a child) is held with the header half written by the library's test point
+ * being edited (from the editor's lock), not what the half-written bytes look like; once the
+ * editor is killed there (loop 1), that the edit was interrupted and recover finishes it. The
+ * editor (a child) is held with the header half written by the library's test point
  * (journal-half-written, GGUF_TEST_PAUSE_AT/GGUF_TEST_PAUSE_FIFO): ordered by events. */
 START_TEST(a_reader_meeting_a_half_written_header_says_it_is_being_edited) {
     setup();
@@ -906,13 +907,28 @@ START_TEST(a_reader_meeting_a_half_written_header_says_it_is_being_edited) {
     ck_assert_int_eq(rc, GGUF_EIO);
     ck_assert_msg(strstr(err.message, "being edited by another process") != NULL, "%s",
                   err.message);
-    int gfd = open(go, O_WRONLY);
-    ck_assert(gfd >= 0);
-    close(gfd);
     int status;
-    ck_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    if (_i == 1) {
+        /* killed with the header torn: the lock goes with the editor, the journal stays */
+        ck_assert(kill(pid, SIGKILL) == 0);
+        ck_assert(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
+        gguf_error_clear(&err);
+        ck_assert_int_eq(gguf_file_open(&f, model, 0, &err), GGUF_ECORRUPT);
+        ck_assert_msg(strstr(err.message, "edit of its header was interrupted") != NULL &&
+                          strstr(err.message, "gguf-edit recover") != NULL,
+                      "%s", err.message);
+        int recovered = 0;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "%s", err.message);
+        ck_assert(recovered);
+    } else {
+        int gfd = open(go, O_WRONLY);
+        ck_assert(gfd >= 0);
+        close(gfd);
+        ck_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    }
     close(rfd);
-    /* the edit done, the same read gives the new header */
+    /* the edit done (or recovered), the same read gives the new header */
     gguf_error_clear(&err);
     ck_assert_msg(gguf_file_open(&f, model, 0, &err) == 0, "%s", err.message);
     int64_t k = gguf_kv_find(f, "general.architecture");
@@ -964,7 +980,7 @@ int main(void) {
     tcase_add_test(tc, an_insertion_that_never_happened_is_refused);
     tcase_add_test(tc, a_huge_journal_is_judged_from_its_head);
     tcase_add_test(tc, recover_removes_a_dead_journal_write);
-    tcase_add_test(tc, a_reader_meeting_a_half_written_header_says_it_is_being_edited);
+    tcase_add_loop_test(tc, a_reader_meeting_a_half_written_header_says_it_is_being_edited, 0, 2);
     tcase_add_test(tc, an_edit_refuses_to_start_over_a_pending_journal);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

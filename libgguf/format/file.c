@@ -128,14 +128,24 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     } else {
         rc = parse_from_source(f, err);
     }
-    /* a header that does not parse while an editor holds the file's lock, its journal beside
-     * it, is most likely being rewritten in place at this moment: that is the news, not what
-     * its half-written bytes say */
-    if (rc != 0 && rc != GGUF_ENOMEM && err != NULL && gguf__source_edit_locked(src)) {
+    /* a header that does not parse, its journal beside it, is most likely torn by an in-place
+     * rewrite, running now (an editor holds the file's lock) or interrupted: that is the
+     * news, not what its half-written bytes say */
+    int edit = rc != 0 && rc != GGUF_ENOMEM && err != NULL ? gguf__source_edit_state(src)
+                                                          : GGUF__EDIT_NONE;
+    if (edit == GGUF__EDIT_RUNNING) {
         gguf_error_clear(err);
         rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
                         "being edited by another process (it holds the edit lock): its header "
                         "is being rewritten; read it again once the edit is done");
+    } else if (edit == GGUF__EDIT_INTERRUPTED) {
+        char why[sizeof err->message];
+        memcpy(why, err->message, sizeof why);
+        gguf_error_clear(err);
+        rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                        "an in-place edit of its header was interrupted, and its journal lies "
+                        "beside it: `gguf-edit recover` (gguf_file_recover) finishes the edit "
+                        "(the torn header: %s)", why);
     }
     if (rc != 0) {
         gguf__fail_path(err, src->name);

@@ -32,22 +32,22 @@ static void local_close(gguf__source *s) {
 
 static const gguf__source_ops local_ops = {.read = local_read, .close = local_close};
 
-bool gguf__source_edit_locked(const gguf__source *s) {
+int gguf__source_edit_state(const gguf__source *s) {
     if (s->kind != GGUF__SOURCE_LOCAL)
-        return false;
+        return GGUF__EDIT_NONE;
     /* probed through a description of our own: a lock taken and dropped on the reader's could
      * drop one its caller holds. The probe holds a shared lock for an instant; an editor
      * starting in that instant fails as if another editor ran ("being edited"). */
     int fd = open(s->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
-        return false;
+        return GGUF__EDIT_NONE;
     struct stat st;
-    bool locked = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == s->dev &&
-                  (uint64_t)st.st_ino == s->ino && flock(fd, LOCK_SH | LOCK_NB) != 0 &&
-                  errno == EWOULDBLOCK;
+    bool same = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == s->dev &&
+                (uint64_t)st.st_ino == s->ino;
+    bool locked = same && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     close(fd);
-    if (!locked)
-        return false;
+    if (!same)
+        return GGUF__EDIT_NONE;
     /* the journal is beside the file a link names */
     char *real = realpath(s->name, NULL);
     char *jpath = real != NULL ? gguf__path_beside(real, ".", ".gguf-journal") : NULL;
@@ -55,7 +55,7 @@ bool gguf__source_edit_locked(const gguf__source *s) {
     bool journaled = jpath != NULL && lstat(jpath, &js) == 0;
     free(real);
     gguf__free(jpath);
-    return journaled;
+    return !journaled ? GGUF__EDIT_NONE : locked ? GGUF__EDIT_RUNNING : GGUF__EDIT_INTERRUPTED;
 }
 
 static const char *kind_of(mode_t m) {

@@ -132,11 +132,14 @@ GGUF_HIDDEN void gguf__source_will_read(gguf__source *s, uint64_t off, uint64_t 
 GGUF_HIDDEN int gguf__source_read(gguf__source *s, void *buf, size_t len, uint64_t off,
                                   gguf_error *err);
 GGUF_HIDDEN void gguf__source_free(gguf__source *s);
-/* Whether the local file s is being edited in place: an exclusive flock is held on it (editors,
- * commit/, hold one for the whole edit) and its journal (".NAME.gguf-journal", commit/journal.c)
- * lies beside it. False for other sources, and for a file only locked (a temporary file being
- * written and read back by its own writer). */
-GGUF_HIDDEN bool gguf__source_edit_locked(const gguf__source *s);
+/* Whether the local file s has an in-place edit under way, by its journal (".NAME.gguf-journal",
+ * commit/journal.c) beside it: GGUF__EDIT_NONE without one (and for other sources);
+ * GGUF__EDIT_RUNNING when an exclusive flock is held on the file too (editors, commit/, hold
+ * one for the whole edit); GGUF__EDIT_INTERRUPTED when nobody holds it (the editor was killed,
+ * or the machine stopped). A file only locked (a temporary file being written and read back by
+ * its own writer) is NONE. */
+enum { GGUF__EDIT_NONE, GGUF__EDIT_RUNNING, GGUF__EDIT_INTERRUPTED };
+GGUF_HIDDEN int gguf__source_edit_state(const gguf__source *s);
 
 /* set.c: the shards of a split set read as one source: part k's bytes at the sum of the sizes
  * of the parts before it. The parts are borrowed (their owner frees them after this source);

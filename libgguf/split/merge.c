@@ -20,22 +20,23 @@
  *            offsets and synced, its emptied replacement (a shard with no tensors that keeps
  *            its split keys) is written to a temporary file and synced, the journal of the
  *            header rewrite is written (commit/journal.c; the new header may add tensor
- *            infos), then the header region [0, D) is rewritten in place to Hk (the infos of
- *            shards 1..k, the reserve shrunk to keep exactly D bytes) and at once the emptied
- *            shard renamed over shard k, which frees its bytes; both synced, the journal goes.
+ *            infos), then the bytes of the header region [0, D) that change are rewritten in
+ *            place to make Hk (the infos of shards 1..k, the reserve shrunk to keep exactly D
+ *            bytes) and synced, and at once the emptied shard is renamed over shard k, which
+ *            frees its bytes; once the rename is synced, the journal goes.
  *            The last shard that holds tensors gets H itself (split.count 0, no reserve): the
  *            first shard is then the merged file (shards after it hold no tensors).
  *   finish   The merged file is renamed to OUT and the emptied shards are removed.
  *
  * Every moment is one of these states, each recognised from the files alone: the original
  * set; a split set whose first shard has the reserve (shards 2..k emptied, maybe bytes after
- * the listed tensors, maybe a journal pending); between the header's write and the rename of
- * the emptied shard (no call in between), shard k's tensors listed both in the first shard and
- * in shard k, with the same bytes (llama.cpp refuses that set until the rerun empties shard k);
- * the merged file under the first shard's name, or under OUT, with emptied shards left. After
- * a power loss (not a kill) the rename may have reached the disk and the header not: the
- * journal, kept until both are durable, puts the header back (the rerun, or gguf-edit recover).
- * A rerun finishes a pending journal, finds the state and goes on. A shard is only emptied or
+ * the listed tensors, maybe a journal pending); inside the header's rewrite, the first
+ * shard's header torn (a kill between two pages of a write, or a power loss), which no reader
+ * accepts, and its journal beside it; between the header's write and the rename of the
+ * emptied shard, shard k's tensors listed both in the first shard and in shard k, with the
+ * same bytes (llama.cpp refuses that set until the rerun empties shard k); the merged file
+ * under the first shard's name, or under OUT, with emptied shards left. A rerun (or gguf-edit
+ * recover) finishes a pending journal, the rerun then finds the state and goes on. A shard is only emptied or
  * removed after the merged file lists its tensors (synced, or through the journal), and (when
  * found full after a crash) after their bytes are compared by crc32.
  *
@@ -527,8 +528,9 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     int zfd = -1;
     if (rc == 0 && (zfd = prepare_empty_shard(&ztmp, m, k, tensors, s->big, err)) < 0)
         rc = zfd;
-    /* the header through the journal: a crash leaves the old header or the journal to
-     * finish it (recover), never a torn one; an interrupt waits for the journal to go */
+    /* the header through the journal: a crash leaves the old header, or a torn one with the
+     * journal that finishes it (recover, or the rerun); an interrupt waits for the journal
+     * to go */
     gguf__interrupt_hold();
     if (rc == 0) {
         gguf__journal jw = {.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino,
@@ -549,25 +551,21 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
         /* the header as the journal on disk gives it, over the file it was made on */
         if (rc == 0)
             rc = gguf__journal_matches(&j, fd, &header, err);
-        if (rc == 0) {
-            touched = true;
-            if (gguf__io_pwrite(fd, header, (size_t)j.len, 0) != 0)
-                rc = gguf__io_fail(err, m->paths[0], "writing the header");
-        }
+        /* only the ranges that change, the infos appended and the reserve, not the keys and
+         * vocabulary before them */
+        if (rc == 0)
+            rc = gguf__journal_apply(&j, fd, header, m->paths[0], &touched, err);
         gguf__free(header);
         if (loaded)
             gguf__journal_free(&j);
-        /* the header, then at once the emptied shard: a kill between the two finds shard k's
-         * tensors in both files (the rerun empties it); both are made durable after, and the
-         * journal kept until they are, so that after a power loss recover puts the header back
-         * whichever of the two reached the disk */
+        /* the header (synced by the apply), then at once the emptied shard: a kill between
+         * the two finds shard k's tensors in both files (the rerun empties it); the journal
+         * is kept until the rename is durable too */
         if (rc == 0) {
             rc = empty_shard(m, k, ztmp, zfd, err);
             ztmp = NULL;
             zfd = -1;
         }
-        if (rc == 0 && gguf__io_fdatasync(fd) != 0)
-            rc = gguf__io_fail(err, m->paths[0], "fsync of the header");
         if (jpath != NULL && (rc == 0 || !touched)) {
             int rm = gguf__journal_remove(jpath, rc == 0 ? err : NULL);
             rc = rc != 0 ? rc : rm;
