@@ -17,14 +17,10 @@ int catalog_cmd_export(int argc, char **argv) {
     gguf_catalog *src = catalog_open(GGUF_CATALOG_OPEN_READONLY);
     if (src == NULL)
         return CLI_BAD;
-    gguf_catalog *dst = NULL;
     gguf_error err;
     gguf_error_clear(&err);
     uint64_t rows = 0;
-    int rc = gguf_catalog_open(&dst, argv[optind], GGUF_CATALOG_OPEN_DEFAULT, &err);
-    if (rc == 0)
-        rc = gguf_catalog_copy(dst, src, &rows, &err);
-    gguf_catalog_close(dst);
+    int rc = gguf_catalog_export(argv[optind], src, &rows, &err);
     gguf_catalog_close(src);
     if (rc != 0)
         return catalog_fail(&err);
