@@ -297,16 +297,20 @@ static void print_usage_lines(FILE *out, const char *usage) {
     }
 }
 
+void cli_verb_verror(const char *fmt, va_list ap) {
+    fprintf(stderr, "%s: ", cli_prog);
+    if (cli_verb != NULL)
+        fprintf(stderr, "%s: ", cli_verb);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *usage, const char *fmt, ...) {
     if (fmt != NULL) {
         va_list ap;
-        fprintf(stderr, "%s: ", cli_prog);
-        if (cli_verb != NULL)
-            fprintf(stderr, "%s: ", cli_verb);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        cli_verb_verror(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
     }
     if (usage != NULL)
         print_usage_lines(stderr, usage);

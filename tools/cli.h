@@ -5,6 +5,7 @@
 
 #include <libgguf/gguf.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2, CLI_WARN = 3 };
@@ -118,6 +119,8 @@ extern const char *cli_verb;
  * `usage` for the verb (its lines that start with "usage:", or continue them, and name the
  * verb), and "Try 'PROG VERB --help' for more information." Returns CLI_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PROG: VERB: message" (no VERB before one is chosen) on stderr. */
+void cli_verb_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* The name in names[0..n-1] a mistyped word most likely meant (edit distance, a transposition
  * counting one; or the one name it begins), or NULL when none is close. */
 const char *cli_suggest(const char *word, const char *const *names, size_t n);

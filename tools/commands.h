@@ -1,10 +1,13 @@
-/* The subcommands of gguf-edit, one file each (cmd_<verb>.c). Each takes argv with argv[0] the
- * verb and returns an exit status. */
+/* The subcommands of gguf-edit, one file each (cmd_<verb>.c): each one's description (its
+ * options, help and run function; run takes argv with argv[0] the verb and returns an exit
+ * status). */
 #ifndef GGUF_TOOLS_COMMANDS_H
 #define GGUF_TOOLS_COMMANDS_H
 
+#include "opt.h"
+
 int cmd_show(int argc, char **argv);
-int cmd_copy(int argc, char **argv);
+extern const opt_command cmd_copy;
 int cmd_verify(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
