@@ -19,7 +19,7 @@ int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);
-int cmd_recover(int argc, char **argv);
+extern const opt_command cmd_recover;
 int cmd_estimate(int argc, char **argv);
 
 #endif

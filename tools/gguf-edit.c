@@ -34,7 +34,7 @@ static const struct {
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version", NULL},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences", NULL},
-    {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit", NULL},
+    {.desc = &cmd_recover},
     {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context", NULL},
     {"verify", cmd_verify, "verify FILE...                        check structure and what llama.cpp refuses", NULL},
     {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)", NULL},
