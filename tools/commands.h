@@ -13,7 +13,7 @@ int cmd_split(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 /* set, rm, rename, realign, edit */
 int cmd_edit(int argc, char **argv);
-int cmd_get(int argc, char **argv);
+extern const opt_command cmd_get;
 int cmd_hash(int argc, char **argv);
 int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

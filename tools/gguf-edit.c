@@ -22,7 +22,7 @@ static const struct {
 } commands[] = {
     {"show", cmd_show, "show FILE... [--json|--markdown]      print header, metadata, tensors", NULL},
     {.desc = &cmd_copy},
-    {"get", cmd_get, "get FILE KEY [--json]                 print one value (arrays: one element per line)", NULL},
+    {.desc = &cmd_get},
     {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)", NULL},
     {"rm", cmd_edit, "rm FILE KEY... [-o OUT]               remove keys", NULL},
     {"rename", cmd_edit, "rename FILE OLD NEW [-o OUT]          rename a key (value, type and place kept)", NULL},
