@@ -14,7 +14,7 @@ int cmd_merge(int argc, char **argv);
 /* set, rm, rename, realign, edit */
 int cmd_edit(int argc, char **argv);
 extern const opt_command cmd_get;
-int cmd_hash(int argc, char **argv);
+extern const opt_command cmd_hash;
 int cmd_tensor(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
