@@ -8,7 +8,7 @@
 
 int cmd_show(int argc, char **argv);
 extern const opt_command cmd_copy;
-int cmd_verify(int argc, char **argv);
+extern const opt_command cmd_verify;
 int cmd_split(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 /* set, rm, rename, realign, edit */

@@ -36,7 +36,7 @@ static const struct {
     {"diff", cmd_diff, "diff A B                              metadata and tensor differences", NULL},
     {.desc = &cmd_recover},
     {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context", NULL},
-    {"verify", cmd_verify, "verify FILE...                        check structure and what llama.cpp refuses", NULL},
+    {.desc = &cmd_verify},
     {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)", NULL},
     {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)", NULL},
 };
