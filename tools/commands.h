@@ -6,7 +6,7 @@
 
 #include "opt.h"
 
-int cmd_show(int argc, char **argv);
+extern const opt_command cmd_show;
 extern const opt_command cmd_copy;
 extern const opt_command cmd_verify;
 int cmd_split(int argc, char **argv);

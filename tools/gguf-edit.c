@@ -20,7 +20,7 @@ static const struct {
     const char *summary;
     const opt_command *desc;
 } commands[] = {
-    {"show", cmd_show, "show FILE... [--json|--markdown]      print header, metadata, tensors", NULL},
+    {.desc = &cmd_show},
     {.desc = &cmd_copy},
     {.desc = &cmd_get},
     {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)", NULL},
