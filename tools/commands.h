@@ -15,7 +15,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_edit(int argc, char **argv);
 extern const opt_command cmd_get;
 extern const opt_command cmd_hash;
-int cmd_tensor(int argc, char **argv);
+extern const opt_command cmd_tensor;
 int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);

@@ -29,7 +29,7 @@ static const struct {
     {"realign", cmd_edit, "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again", NULL},
     {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)", NULL},
     {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place", NULL},
-    {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]     one tensor's raw bytes, or its values as f32", NULL},
+    {.desc = &cmd_tensor},
     {.desc = &cmd_hash},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version", NULL},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
