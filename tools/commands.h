@@ -16,7 +16,7 @@ int cmd_edit(int argc, char **argv);
 extern const opt_command cmd_get;
 extern const opt_command cmd_hash;
 extern const opt_command cmd_tensor;
-int cmd_diff(int argc, char **argv);
+extern const opt_command cmd_diff;
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);
 extern const opt_command cmd_recover;

@@ -33,7 +33,7 @@ static const struct {
     {.desc = &cmd_hash},
     {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version", NULL},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
-    {"diff", cmd_diff, "diff A B                              metadata and tensor differences", NULL},
+    {.desc = &cmd_diff},
     {.desc = &cmd_recover},
     {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context", NULL},
     {.desc = &cmd_verify},
