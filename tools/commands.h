@@ -20,6 +20,6 @@ extern const opt_command cmd_diff;
 int cmd_convert(int argc, char **argv);
 int cmd_requant(int argc, char **argv);
 extern const opt_command cmd_recover;
-int cmd_estimate(int argc, char **argv);
+extern const opt_command cmd_estimate;
 
 #endif

@@ -35,7 +35,7 @@ static const struct {
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
     {.desc = &cmd_diff},
     {.desc = &cmd_recover},
-    {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context", NULL},
+    {.desc = &cmd_estimate},
     {.desc = &cmd_verify},
     {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)", NULL},
     {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)", NULL},
