@@ -9,8 +9,8 @@
 extern const opt_command cmd_show;
 extern const opt_command cmd_copy;
 extern const opt_command cmd_verify;
-int cmd_split(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
+extern const opt_command cmd_split;
+extern const opt_command cmd_merge;
 /* set, rm, rename, realign, edit */
 int cmd_edit(int argc, char **argv);
 extern const opt_command cmd_get;

@@ -37,8 +37,8 @@ static const struct {
     {.desc = &cmd_recover},
     {.desc = &cmd_estimate},
     {.desc = &cmd_verify},
-    {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)", NULL},
-    {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)", NULL},
+    {.desc = &cmd_split},
+    {.desc = &cmd_merge},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
