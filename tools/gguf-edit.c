@@ -31,7 +31,7 @@ static const struct {
     {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place", NULL},
     {.desc = &cmd_tensor},
     {.desc = &cmd_hash},
-    {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version", NULL},
+    {.desc = &cmd_convert},
     {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
     {.desc = &cmd_diff},
     {.desc = &cmd_recover},
