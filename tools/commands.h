@@ -18,7 +18,7 @@ extern const opt_command cmd_hash;
 extern const opt_command cmd_tensor;
 extern const opt_command cmd_diff;
 extern const opt_command cmd_convert;
-int cmd_requant(int argc, char **argv);
+extern const opt_command cmd_requant;
 extern const opt_command cmd_recover;
 extern const opt_command cmd_estimate;
 

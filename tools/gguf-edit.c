@@ -32,7 +32,7 @@ static const struct {
     {.desc = &cmd_tensor},
     {.desc = &cmd_hash},
     {.desc = &cmd_convert},
-    {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)", NULL},
+    {.desc = &cmd_requant},
     {.desc = &cmd_diff},
     {.desc = &cmd_recover},
     {.desc = &cmd_estimate},
