@@ -11,8 +11,8 @@ extern const opt_command cmd_copy;
 extern const opt_command cmd_verify;
 extern const opt_command cmd_split;
 extern const opt_command cmd_merge;
-/* set, rm, rename, realign, edit */
-int cmd_edit(int argc, char **argv);
+/* cmd_edit.c */
+extern const opt_command cmd_set, cmd_rm, cmd_rename, cmd_realign, cmd_edit, cmd_reserve;
 extern const opt_command cmd_get;
 extern const opt_command cmd_hash;
 extern const opt_command cmd_tensor;
