@@ -12,39 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Each command's description; those not yet described by a table give their verb, run
- * function and line of --help here. */
-static const struct {
-    const char *verb;
-    int (*run)(int, char **);
-    const char *summary;
-    const opt_command *desc;
-} commands[] = {
-    {.desc = &cmd_show},
-    {.desc = &cmd_copy},
-    {.desc = &cmd_get},
-    {.desc = &cmd_set},
-    {.desc = &cmd_rm},
-    {.desc = &cmd_rename},
-    {.desc = &cmd_realign},
-    {.desc = &cmd_edit},
-    {.desc = &cmd_reserve},
-    {.desc = &cmd_tensor},
-    {.desc = &cmd_hash},
-    {.desc = &cmd_convert},
-    {.desc = &cmd_requant},
-    {.desc = &cmd_diff},
-    {.desc = &cmd_recover},
-    {.desc = &cmd_estimate},
-    {.desc = &cmd_verify},
-    {.desc = &cmd_split},
-    {.desc = &cmd_merge},
+/* The commands in the order --help lists them. */
+static const opt_command *const commands[] = {
+    &cmd_show,     &cmd_copy,     &cmd_get,      &cmd_set,      &cmd_rm,
+    &cmd_rename,   &cmd_realign,  &cmd_edit,     &cmd_reserve,  &cmd_tensor,
+    &cmd_hash,     &cmd_convert,  &cmd_requant,  &cmd_diff,     &cmd_recover,
+    &cmd_estimate, &cmd_verify,   &cmd_split,    &cmd_merge,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
-
-static const char *verb_of(size_t i) {
-    return commands[i].desc != NULL ? commands[i].desc->name : commands[i].verb;
-}
 
 static const char short_usage[] = "usage: gguf-edit COMMAND [ARGS]\n";
 
@@ -52,8 +27,7 @@ static void usage(FILE *out) {
     fprintf(out, "usage: gguf-edit COMMAND [ARGS]\n"
                  "       gguf-edit --help | --version | --list WHAT\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %s\n", commands[i].desc != NULL ? commands[i].desc->line
-                                                      : commands[i].summary);
+        fprintf(out, "  %s\n", commands[i]->line);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
                  "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
                  "'keys': how far verify checks it, and why where it is no model on its own),\n"
@@ -144,8 +118,8 @@ static int list_names(const char *what, const char *path) {
 /* --list options COMMAND: the options of its --help, one per line (opt_list). */
 static int list_options(const char *verb) {
     for (size_t i = 0; verb != NULL && i < N_COMMANDS; i++) {
-        if (strcmp(verb, verb_of(i)) == 0 && commands[i].desc != NULL) {
-            opt_list(stdout, commands[i].desc);
+        if (strcmp(verb, commands[i]->name) == 0) {
+            opt_list(stdout, commands[i]);
             return CLI_OK;
         }
     }
@@ -163,7 +137,7 @@ static int list(const char *what, const char *file) {
                                               "i64", "f32", "f64", "bool", "str", "array"};
     if (strcmp(what, "commands") == 0) {
         for (size_t i = 0; i < N_COMMANDS; i++)
-            puts(verb_of(i));
+            puts(commands[i]->name);
     } else if (strcmp(what, "types") == 0) {
         for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++) {
             if (gguf_dtype_name(t) != NULL)
@@ -238,12 +212,10 @@ int main(int argc, char **argv) {
     }
     const char *verbs[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++) {
-        verbs[i] = verb_of(i);
+        verbs[i] = commands[i]->name;
         if (strcmp(first, verbs[i]) == 0) {
             cli_verb = verbs[i];
-            if (commands[i].desc != NULL)
-                return commands[i].desc->run(argc - 1, argv + 1);
-            return commands[i].run(argc - 1, argv + 1);
+            return commands[i]->run(argc - 1, argv + 1);
         }
     }
     if (first[0] == '-') {
