@@ -16,8 +16,6 @@ static const opt_spec options[] = {
                 copy_values, out),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int copy_run(int argc, char **argv);
 
 const opt_command cmd_copy = {
@@ -28,7 +26,7 @@ const opt_command cmd_copy = {
                 "       gguf-edit copy FILE -o OUT [OPTIONS]\n",
     .summary = "Reads FILE and writes it to OUT (atomically: temporary file, fsync, rename).\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 static int copy_run(int argc, char **argv) {

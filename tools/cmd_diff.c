@@ -38,8 +38,6 @@ static const opt_spec options[] = {
     OPT_TEXT_("Exit status (as diff's): 0 no differences, 1 differences, 2 trouble."),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int diff_run(int argc, char **argv);
 
 const opt_command cmd_diff = {
@@ -51,7 +49,7 @@ const opt_command cmd_diff = {
     "Lists what differs: '-' only in A, '+' only in B, '~' changed (A's -> B's). Arrays show the\n"
     "indices that differ with both values; tensors what changed (type, shape, bytes).\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 typedef struct opts {

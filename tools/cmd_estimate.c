@@ -105,8 +105,6 @@ static const opt_spec options[] = {
               estimate_values, json, 1),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int estimate_run(int argc, char **argv);
 
 const opt_command cmd_estimate = {
@@ -123,7 +121,7 @@ const opt_command cmd_estimate = {
     "scheduler's buffer for the largest batch, within 10%) and their total. The options are\n"
     "llama-server's, with its defaults (its short forms -ctk, -ctv, -np, -ub, -fa, -kvu too):\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
     .column = 25,
 };
 

@@ -14,8 +14,6 @@ static const opt_spec options[] = {
     OPT_FLAG_("json", 0, "the value as JSON", get_values, json, 1),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int get_run(int argc, char **argv);
 
 const opt_command cmd_get = {
@@ -29,7 +27,7 @@ const opt_command cmd_get = {
     "one newline again, so get > PATH, an edit, and set --file give the string back unchanged.\n"
     "Exit status 1 when the key does not exist. A truncated download is read with a warning.\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 static void print_plain(const gguf_value *v) {

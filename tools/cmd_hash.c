@@ -25,8 +25,6 @@ static const opt_spec options[] = {
               hash_values, sha256, 1),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int hash_run(int argc, char **argv);
 
 const opt_command cmd_hash = {
@@ -39,7 +37,7 @@ const opt_command cmd_hash = {
     "tensor's bytes: one line each, 'CRC32  NAME'. With several files each line starts with\n"
     "'FILE: ', and --json gives an array of documents with a \"file\" member.\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 /* One file's crc32s; label (non-NULL with several files) starts each text line and is the JSON

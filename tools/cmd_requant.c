@@ -255,8 +255,6 @@ static const opt_spec options[] = {
               "file, or\nwith --keep-split into a set)."),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int requant_run(int argc, char **argv);
 
 const opt_command cmd_requant = {
@@ -315,7 +313,7 @@ const opt_command cmd_requant = {
     "Q2_K_S, ...) is refused without --imatrix, naming the tensor. NTHREADS is the same as\n"
     "--threads.\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
     .column = 28,
 };
 

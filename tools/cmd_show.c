@@ -33,8 +33,6 @@ static const opt_spec options[] = {
               show_values, full, 1),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int show_run(int argc, char **argv);
 
 const opt_command cmd_show = {
@@ -47,7 +45,7 @@ const opt_command cmd_show = {
     "(text: the first line names the file; JSON: an array of documents with a \"file\" member).\n"
     "A file cut short inside its tensor data (a truncated download) is shown with a warning.\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 typedef struct what {

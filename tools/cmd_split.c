@@ -54,8 +54,6 @@ static const opt_spec merge_options[] = {
               1),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int split_run(int argc, char **argv);
 static int merge_run(int argc, char **argv);
 
@@ -70,7 +68,7 @@ const opt_command cmd_split = {
     "OUTPREFIX-00001-of-0000N.gguf ..., the same bytes as llama-gguf-split --split. Existing\n"
     "files of those names are replaced atomically, never a file of IN's set.\n",
     .options = split_options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
     .column = 26,
 };
 
@@ -85,7 +83,7 @@ const opt_command cmd_merge = {
     "the set), except with --delete-splits, which refuses it (an OUT there is the merge's own\n"
     "work, which a rerun finishes).\n",
     .options = merge_options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 static int dry_run_split(const gguf_file *f, const char *prefix, const gguf_split_options *opt) {

@@ -34,8 +34,6 @@ static const opt_spec options[] = {
                 out_path),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int tensor_run(int argc, char **argv);
 
 const opt_command cmd_tensor = {
@@ -49,7 +47,7 @@ const opt_command cmd_tensor = {
     "Binary output is not written to a terminal. A truncated download is read with a warning:\n"
     "its whole tensors can be taken out.\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 #define CHUNK_BLOCKS 65536

@@ -28,8 +28,6 @@ static const opt_spec options[] = {
               "warnings only."),
     {0}};
 
-static const opt_spec *const option_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
-
 static int verify_run(int argc, char **argv);
 
 const opt_command cmd_verify = {
@@ -42,7 +40,7 @@ const opt_command cmd_verify = {
     "key types, hyperparameters, tensor set and shapes, tokenizer. A shard of a split set\n"
     "(NAME-00001-of-00003.gguf) is checked with its whole set (--one-file: alone).\n",
     .options = options,
-    .groups = option_groups,
+    .groups = opt_open_groups,
 };
 
 typedef struct finding {

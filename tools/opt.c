@@ -58,6 +58,8 @@ const opt_spec opt_open_url[] = {
               CLI_OPT_WHOLE_LIMIT),
     {0}};
 
+const opt_spec *const opt_open_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};
+
 /* ---- sizes and counts ---- */
 
 int opt_error(const char *fmt, ...) {

@@ -75,6 +75,8 @@ struct opt_spec {
 extern const opt_spec opt_open_read[];
 extern const opt_spec opt_open_one_file[];
 extern const opt_spec opt_open_url[];
+/* All three, what a command that reads a model takes. */
+extern const opt_spec *const opt_open_groups[];
 
 typedef struct opt_command opt_command;
 struct opt_command {
