@@ -283,16 +283,17 @@ printf 'a `b` | c\n' > "$TMP/odd.txt"
 grep -q '``a `b` \\| c``' "$TMP/row" && ok || fail "markdown escaping: $(cat "$TMP/row")"
 
 # ---- option values: one size parser and one count parser, each with limits ----
-# every spelling of a size means the same bytes
+# every spelling of a size means the same bytes; a fraction is rounded to the nearest byte
 cp "$TMP/base.gguf" "$TMP/r4096.gguf"
 "$EDIT" reserve "$TMP/r4096.gguf" 4096 2>/dev/null
-for size in 4K 4k 4KiB 4kib 4KB 4Ki +4K; do
+for size in 4K 4k 4KiB 4kib 4KB 4Ki +4K 4.0K 0.00390625M 4096.4 4.096e3; do
     cp "$TMP/base.gguf" "$TMP/r.gguf"
     expect_status 0 "$EDIT" reserve "$TMP/r.gguf" "$size"
     cmp -s "$TMP/r.gguf" "$TMP/r4096.gguf" && ok || fail "reserve $size is not reserve 4096"
 done
 # a bad value or one out of range: status 2, the option and the limit named
 for args in "reserve $M 4Q:SIZE takes a size" "split $M $TMP/x --max-size 5K:--max-size takes N followed by M" \
+    "split $M $TMP/x --max-size 1.5G:--max-size takes N followed by M" "reserve $M 1.5Q:SIZE takes a size" \
     "split $M $TMP/x --max-size 0M:--max-size takes a size in bytes of at least 1" \
     "diff $M $M --threads 0:--threads takes a number from 1 to 256" \
     "diff $M $M --threads 99999999999999999999999:--threads takes a number from 1 to 256" \

@@ -117,8 +117,18 @@ int opt_parse_size(uint64_t *out, const char *text, const char *name, uint64_t m
                    uint64_t max, unsigned size_flags) {
     int decimal = (size_flags & OPT_SIZE_DECIMAL) != 0;
     uint64_t v = 0, unit = 1;
-    int neg = 0;
+    int neg = 0, is_real = 0;
+    double real = 0;
     const char *end = digits(&v, &neg, text);
+    if (!decimal && (end == NULL || (*end != '\0' && strchr(".eExX", *end) != NULL))) {
+        /* a fraction, an exponent or hex: the number as strtod reads it */
+        char *e;
+        errno = 0;
+        real = strtod(text, &e);
+        end = e != text && errno == 0 && real >= 0 ? e : NULL; /* NaN is not >= 0 */
+        is_real = 1;
+        neg = 0;
+    }
     if (end != NULL && decimal) {
         unit = *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 0;
         end += unit != 0;
@@ -131,14 +141,16 @@ int opt_parse_size(uint64_t *out, const char *text, const char *name, uint64_t m
         if (u != NULL && *end != '\0' && toupper((unsigned char)*end) == 'B')
             end++;
     }
-    if (end == NULL || *end != '\0' || neg || unit == 0 || v > UINT64_MAX / unit) {
+    real = real * (double)unit + 0.5; /* rounded to the nearest byte */
+    if (end == NULL || *end != '\0' || neg || unit == 0 ||
+        (is_real ? real >= 18446744073709551616.0 : v > UINT64_MAX / unit)) {
         if (decimal)
             return opt_error("%s takes N followed by M (megabytes) or G (gigabytes), like 500M "
                              "or 4G, not '%s'", name, text);
         return opt_error("%s takes a size: bytes, or a number with K, M, G or T (powers of "
                          "1024), not '%s'", name, text);
     }
-    v *= unit;
+    v = is_real ? (uint64_t)real : v * unit;
     if (v < min || v > max)
         return out_of_range(name, "a size in bytes", min, max, text);
     *out = v;
@@ -309,11 +321,14 @@ const char *opt_take_next(void) {
 }
 
 int opt_parse(const opt_command *c, int argc, char **argv, void *values, unsigned *flags) {
+    unsigned no_flags = 0;
+    if (flags == NULL)
+        flags = &no_flags;
     flat f;
     flatten(&f, c);
     struct option longopts[MAX_OPTIONS + 2];
-    char shortopts[2 * MAX_OPTIONS + 2] = "h";
-    size_t n = 0, s = 1;
+    char shortopts[2 * MAX_OPTIONS + 3] = "+h";
+    size_t n = 0, s = 2;
     for (size_t i = 0; i < f.n; i++) {
         const opt_spec *o = f.o[i];
         if (o->kind == OPT_TEXT)
@@ -344,7 +359,8 @@ int opt_parse(const opt_command *c, int argc, char **argv, void *values, unsigne
     int status = -1, opt;
     parse_argc = argc;
     parse_argv = argv;
-    while ((opt = cli_getopt(argc, argv, shortopts, longopts, help, flags, &status)) >= 0) {
+    const char *order = c->options_first ? shortopts : shortopts + 1;
+    while ((opt = cli_getopt(argc, argv, order, longopts, help, flags, &status)) >= 0) {
         const opt_spec *o = NULL;
         int foreign = 0;
         for (size_t i = 0; o == NULL && i < f.n; i++) {
@@ -353,7 +369,12 @@ int opt_parse(const opt_command *c, int argc, char **argv, void *values, unsigne
                 foreign = f.foreign[i];
             }
         }
-        if (o != NULL && (foreign ? c->refuse(c, o) : take(o, optarg, values)) != 0) {
+        int rc = o == NULL ? 0 : foreign ? c->refuse(c, o) : take(o, optarg, values);
+        if (rc > 0) { /* the option did all there was to do */
+            status = CLI_OK;
+            break;
+        }
+        if (rc != 0) {
             cli_usage_error(help, NULL);
             status = CLI_USAGE;
             break;

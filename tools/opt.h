@@ -28,7 +28,8 @@ typedef enum opt_kind {
 
 typedef struct opt_spec opt_spec;
 /* Takes arg (NULL for an option without one) into values. Returns 0, or -1 after printing
- * why (opt_error; the parser then prints the usage lines, and the exit status is 2). */
+ * why (opt_error; the parser then prints the usage lines, and the exit status is 2), or 1
+ * when the option did all there was to do (--version): the parse ends with exit status 0. */
 typedef int (*opt_handler)(const opt_spec *o, const char *arg, void *values);
 
 struct opt_spec {
@@ -92,12 +93,16 @@ struct opt_command {
      * why (opt_error) and returns -1. */
     const opt_spec *const *foreign;
     int (*refuse)(const opt_command *c, const opt_spec *o);
+    /* Options only before the first operand, which ends them (a program's own options,
+     * before its command and the command's options). */
+    int options_first;
 };
 
 /* Parses argv (argv[0] the command's name) by the command's table: each option's value goes
- * into values, the open options into *flags. --help prints the help text. Returns -1 with
- * optind at the first operand, or the exit status to end with: 0 after --help, 2 after a usage
- * error (printed: what is wrong, the usage lines, where to find more). */
+ * into values, the open options into *flags (NULL: it takes none of the reading ones). --help
+ * prints the help text. Returns -1 with optind at the first operand, or the exit status to
+ * end with: 0 after --help, 2 after a usage error (printed: what is wrong, the usage lines,
+ * where to find more). */
 int opt_parse(const opt_command *c, int argc, char **argv, void *values, unsigned *flags);
 
 /* For a handler of an option of two words (NAME TEXT): the argument after the option's,
@@ -113,9 +118,10 @@ void opt_list(FILE *out, const opt_command *c);
 
 /* A size: bytes, or a number with K, M, G or T (powers of 1024; "Ki", "KiB", "KB" and lower
  * case too), or with OPT_SIZE_DECIMAL a number followed by M (10^6) or G (10^9). Decimal
- * digits, after blanks and a '+' as strtoull reads them. name (the option, "--fit") and the
- * limits are in the message printed when text is no such size or out of min..max. Returns 0
- * or -1. */
+ * digits, after blanks and a '+' as strtoull reads them; without OPT_SIZE_DECIMAL also any
+ * number strtod reads ("1.5G", "0.25", "1e3K"), rounded to the nearest byte. name (the
+ * option, "--fit") and the limits are in the message printed when text is no such size or
+ * out of min..max. Returns 0 or -1. */
 int opt_parse_size(uint64_t *out, const char *text, const char *name, uint64_t min,
                    uint64_t max, unsigned size_flags);
 /* A count: decimal digits (a '+' first allowed), within min..max. what: the message's noun
