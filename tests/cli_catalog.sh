@@ -143,6 +143,18 @@ expect_status 0 "$CATALOG" --db "$DB" query --max-width 5 "SELECT 'abcdefghij' A
 -----  ---
 abcd…  abc" ] && ok || fail "--max-width: $(cat "$TMP/out")"
 expect_status 2 "$CATALOG" --db "$DB" query --max-width 0 "SELECT 1"
+grep -q -- "--max-width takes a number of columns from 1 to 1000000, not '0'" "$TMP/err" && ok ||
+    fail "--max-width 0: $(cat "$TMP/err")"
+# --max-memory reads sizes as every size option does, with a fraction too (up to SQLite's int64)
+for size in 1.5G 512KiB 64mb 0 0.5M; do
+    expect_status 0 "$CATALOG" --db "$DB" query --max-memory $size "SELECT 1"
+done
+for size in 1.5X 10E -1 9000000000000000001; do
+    expect_status 2 "$CATALOG" --db "$DB" query --max-memory $size "SELECT 1"
+    grep -q -- "--max-memory takes a size" "$TMP/err" && ok || fail "--max-memory $size: $(cat "$TMP/err")"
+done
+# --version ends the options
+expect_status 0 "$CATALOG" --version --nosuch
 # table output holds at most --max-memory of rows: 1,200 rows of 100 KB (120 MB) print in pages
 # within an address space of 100 MB (ulimit -v, which a sanitizer build cannot run under)
 big="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1200) SELECT x, printf('%.*c', 100000, 'a') AS t FROM c"

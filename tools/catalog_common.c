@@ -4,29 +4,41 @@
 
 const char *catalog_db_path;
 
-int catalog_next_option(int argc, char **argv, const char *shortopts,
-                        const struct option *longopts, const char *usage, unsigned *open_flags,
-                        int *status) {
-    unsigned none = 0;
-    for (;;) {
-        int c = cli_getopt(argc, argv, shortopts, longopts, usage,
-                           open_flags != NULL ? open_flags : &none, status);
-        if (c != CATALOG_OPT_DB)
-            return c;
-        catalog_db_path = optarg;
-    }
+int catalog_db_option(const opt_spec *o, const char *arg, void *values) {
+    (void)o, (void)values;
+    catalog_db_path = arg;
+    return 0;
 }
 
-int catalog_plain_options(int argc, char **argv, const char *usage, int n, int *status) {
-    static const struct option longopts[] = {CATALOG_COMMON_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int c = catalog_next_option(argc, argv, "h", longopts, usage, NULL, status);
-    if (c == -1 && cli_operands(argc, n, usage) == 0)
-        return 0;
-    if (c == -1)
-        *status = CLI_USAGE;
-    else if (c != CLI_DONE)
-        *status = cli_usage_error(usage, NULL);
-    return CLI_DONE;
+const opt_spec catalog_url_options[] = {
+    OPT_TEXT_("URLs are read with:"),
+    OPT_OPEN_("header", "'NAME: VALUE'",
+              "send this header to the URL's host (repeatable); also taken from\n"
+              "$GGUF_HTTP_HEADER (and by index from $HF_TOKEN when every URL\n"
+              "given is on huggingface.co)",
+              CLI_OPT_HEADER),
+    OPT_OPEN_("offline", NULL, "never touch the network (URLs are not checked)",
+              CLI_OPT_OFFLINE),
+    OPT_OPEN_("timeout", "SECS",
+              "give up connecting, or a transfer slower than 1 KiB/s, after SECS\n(default 30)",
+              CLI_OPT_TIMEOUT),
+    OPT_OPEN_("retries", "N",
+              "retry a failed request (5xx, dropped connection) N times (default 4)",
+              CLI_OPT_RETRIES),
+    OPT_OPEN_("deadline", "SECS",
+              "give up one read of a URL after SECS in all, retries included\n(default 300)",
+              CLI_OPT_DEADLINE),
+    OPT_OPEN_("whole-limit", "SIZE",
+              "a server that ignores Range: download the file whole only up to\n"
+              "SIZE bytes (K, M, G suffixes; default 64M)",
+              CLI_OPT_WHOLE_LIMIT),
+    {0}};
+
+int catalog_plain_options(const opt_command *c, int argc, char **argv, int n) {
+    int status = opt_parse(c, argc, argv, NULL, NULL);
+    if (status < 0 && cli_operands(argc, n, c->synopsis) != 0)
+        return CLI_USAGE;
+    return status;
 }
 
 gguf_catalog *catalog_open(unsigned flags) {

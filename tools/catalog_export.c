@@ -3,16 +3,26 @@
 
 #include <inttypes.h>
 
-static const char export_usage[] =
-    "usage: gguf-catalog [--db PATH] export DEST\n"
+static const opt_spec options[] = {CATALOG_DB_("the catalog to copy"), {0}};
+
+static int export_run(int argc, char **argv);
+
+const opt_command catalog_export = {
+    .name = "export",
+    .run = export_run,
+    .line = "export DEST              copy every row into the catalog DEST (a SQLite file or a\n"
+            "                           postgresql:// URL), replacing its rows",
+    .synopsis = "usage: gguf-catalog [--db PATH] export DEST\n",
+    .summary =
     "Copies every row of the catalog (files, kv, array_items, tensors, errors, runs) into the\n"
     "catalog DEST, made if needed, its rows replaced, in one transaction: a SQLite file or a\n"
-    "postgresql:// URL, either way.\n"
-    "  --db PATH          the catalog to copy\n";
+    "postgresql:// URL, either way.\n",
+    .options = options,
+};
 
-int catalog_cmd_export(int argc, char **argv) {
-    int status;
-    if (catalog_plain_options(argc, argv, export_usage, 1, &status) != 0)
+static int export_run(int argc, char **argv) {
+    int status = catalog_plain_options(&catalog_export, argc, argv, 1);
+    if (status >= 0)
         return status;
     gguf_catalog *src = catalog_open(GGUF_CATALOG_OPEN_READONLY);
     if (src == NULL)

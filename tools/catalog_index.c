@@ -12,17 +12,59 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The reading options of index (kept per file; verify reads each file with its own). */
-#define READING_HELP                                                                            \
-    "Files are read with (each file keeps them):\n"                                              \
-    "  --lenient          accept duplicate keys and tensor names\n"                               \
-    "  --endian ORDER     read files as 'little' or 'big' endian instead of detecting it\n"       \
-    "  --unknown-types    accept tensor types this tool does not know\n"                          \
-    "  --no-mmap          read files into memory instead of mapping them\n"
+typedef struct index_values {
+    gguf_catalog_index_options opt;
+    int crc, follow, all, force, quiet;
+    uint64_t jobs;
+    const char *urls; /* --urls FILE */
+} index_values;
 
-static const char index_usage[] =
-    "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH...\n"
-    "       gguf-catalog [--db PATH] index [OPTIONS] --urls FILE [PATH...]\n"
+static const char *const endians[] = {"little", "big", NULL};
+
+static const opt_spec options[] = {
+    OPT_STRING_("urls", 0, "FILE",
+                "index the URLs (or paths) in FILE too, one a line ('#' comments;\n"
+                "'-': standard input)",
+                index_values, urls),
+    OPT_COUNT_("jobs", 0, "N", "URLs: fetch at most N at a time (default 16)", index_values, jobs,
+               1, 1024),
+    OPT_FLAG_("crc", 0, "also store each tensor's crc32 (reads every byte) for verify",
+              index_values, crc, 1),
+    OPT_FLAG_("follow-symlinks", 0,
+              "follow symbolic links inside folders (not followed by default)", index_values,
+              follow, 1),
+    OPT_FLAG_("all-files", 0, "take every file in folders, not only *.gguf", index_values, all, 1),
+    OPT_FLAG_("force", 0, "re-read unchanged files too", index_values, force, 1),
+    {.kind = OPT_COUNT, .name = "array-max", .arg = "N",
+     .help = "store arrays of at most N elements as JSON in kv.text (1024)",
+     .at = offsetof(index_values, opt.array_max), .max = UINT64_MAX,
+     .what = "a number of elements"},
+    OPT_FLAG_("quiet", 'q', "no per-file messages, no progress", index_values, quiet, 1),
+    CATALOG_DB_("the catalog"),
+    /* the reading options, kept per file (verify reads each file with its own) */
+    OPT_TEXT_("Files are read with (each file keeps them):"),
+    OPT_OPEN_("lenient", NULL, "accept duplicate keys and tensor names", CLI_OPT_LENIENT),
+    {.kind = OPT_OPEN, .name = "endian", .arg = "ORDER",
+     .help = "read files as 'little' or 'big' endian instead of detecting it",
+     .value = CLI_OPT_ENDIAN, .choices = endians},
+    OPT_OPEN_("unknown-types", NULL, "accept tensor types this tool does not know",
+              CLI_OPT_UNKNOWN_TYPES),
+    OPT_OPEN_("no-mmap", NULL, "read files into memory instead of mapping them", CLI_OPT_NO_MMAP),
+    {0}};
+
+static const opt_spec *const groups[] = {catalog_url_options, NULL};
+
+static int index_run(int argc, char **argv);
+
+const opt_command catalog_index = {
+    .name = "index",
+    .run = index_run,
+    .line = "index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
+            "                           add or refresh files (folders are walked for *.gguf;\n"
+            "                           a PATH may be an http:// or https:// URL)",
+    .synopsis = "usage: gguf-catalog [--db PATH] index [OPTIONS] PATH...\n"
+                "       gguf-catalog [--db PATH] index [OPTIONS] --urls FILE [PATH...]\n",
+    .summary =
     "Adds or refreshes files. Folders are walked recursively for *.gguf files; files named on\n"
     "the command line are taken whatever their name. Only headers are read. Files whose device,\n"
     "inode, size and mtime are unchanged are skipped (rows another machine stored: size and\n"
@@ -33,26 +75,9 @@ static const char index_usage[] =
     "(a shard missing or from another set) goes to the errors table naming the shard.\n"
     "A PATH may be an http:// or https:// URL: URLs are fetched in parallel (headers only, with\n"
     "range requests); one indexed before is asked for again with one conditional request (its\n"
-    "ETag or date), and skipped when the server says it did not change.\n"
-    "  --urls FILE        index the URLs (or paths) in FILE too, one a line ('#' comments;\n"
-    "                     '-': standard input)\n"
-    "  --jobs N           URLs: fetch at most N at a time (default 16)\n"
-    "  --crc              also store each tensor's crc32 (reads every byte) for verify\n"
-    "  --follow-symlinks  follow symbolic links inside folders (not followed by default)\n"
-    "  --all-files        take every file in folders, not only *.gguf\n"
-    "  --force            re-read unchanged files too\n"
-    "  --array-max N      store arrays of at most N elements as JSON in kv.text (1024)\n"
-    "  -q, --quiet        no per-file messages, no progress\n"
-    "  --db PATH          the catalog\n" READING_HELP CATALOG_URL_HELP;
-
-enum {
-    OPT_CRC = CATALOG_OPT_DB + 1,
-    OPT_FOLLOW,
-    OPT_ALL,
-    OPT_FORCE,
-    OPT_ARRAY_MAX,
-    OPT_URLS,
-    OPT_JOBS
+    "ETag or date), and skipped when the server says it did not change.\n",
+    .options = options,
+    .groups = groups,
 };
 
 static size_t n_headers(const gguf_open_options *o) {
@@ -204,63 +229,22 @@ static int read_url_list(arg_list *a, const char *file) {
     return rc;
 }
 
-int catalog_cmd_index(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"crc", no_argument, NULL, OPT_CRC},
-        {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
-        {"all-files", no_argument, NULL, OPT_ALL},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"array-max", required_argument, NULL, OPT_ARRAY_MAX},
-        {"urls", required_argument, NULL, OPT_URLS},
-        {"jobs", required_argument, NULL, OPT_JOBS},
-        {"quiet", no_argument, NULL, 'q'},
-        CATALOG_COMMON_LONG_OPTIONS,
-        CLI_OPEN_READ_LONG_OPTIONS,
-        CLI_OPEN_URL_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
-    gguf_catalog_index_options opt = GGUF_CATALOG_INDEX_OPTIONS_INIT;
+static int index_run(int argc, char **argv) {
+    index_values v = {.opt = GGUF_CATALOG_INDEX_OPTIONS_INIT};
+    int status = opt_parse(&catalog_index, argc, argv, &v, &v.opt.open_flags);
+    if (status >= 0)
+        return status;
+    gguf_catalog_index_options opt = v.opt;
+    opt.flags |= (v.crc ? GGUF_CATALOG_CRC : 0) | (v.follow ? GGUF_CATALOG_FOLLOW_SYMLINKS : 0) |
+                 (v.all ? GGUF_CATALOG_ALL_FILES : 0) | (v.force ? GGUF_CATALOG_FORCE : 0);
+    opt.jobs = (unsigned)v.jobs;
     progress p;
     memset(&p, 0, sizeof p);
+    p.quiet = v.quiet;
     arg_list args;
     memset(&args, 0, sizeof args);
-    const char *url_file = NULL;
-    int c, status;
-    while ((c = catalog_next_option(argc, argv, "qh", longopts, index_usage, &opt.open_flags,
-                                    &status)) != -1) {
-        switch (c) {
-        case CLI_DONE: return status;
-        case OPT_CRC: opt.flags |= GGUF_CATALOG_CRC; break;
-        case OPT_FOLLOW: opt.flags |= GGUF_CATALOG_FOLLOW_SYMLINKS; break;
-        case OPT_ALL: opt.flags |= GGUF_CATALOG_ALL_FILES; break;
-        case OPT_FORCE: opt.flags |= GGUF_CATALOG_FORCE; break;
-        case OPT_ARRAY_MAX: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || optarg[0] == '-' || errno != 0) {
-                return cli_usage_error(index_usage,
-                                       "--array-max takes a number of elements, not '%s'", optarg);
-            }
-            opt.array_max = v;
-            break;
-        }
-        case OPT_URLS: url_file = optarg; break;
-        case OPT_JOBS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || v < 1 || v > 1024) {
-                return cli_usage_error(index_usage, "--jobs takes a number from 1 to 1024, not '%s'",
-                                       optarg);
-            }
-            opt.jobs = (unsigned)v;
-            break;
-        }
-        case 'q': p.quiet = 1; break;
-        default: return cli_usage_error(index_usage, NULL);
-        }
-    }
-    if (optind >= argc && url_file == NULL)
-        return cli_usage_error(index_usage, "missing operand");
+    if (optind >= argc && v.urls == NULL)
+        return cli_usage_error(catalog_index.synopsis, "missing operand");
     int rc = CLI_OK;
     for (int i = optind; rc == CLI_OK && i < argc; i++) {
         if (arg_add(&args, argv[i], 0) != 0) {
@@ -268,7 +252,7 @@ int catalog_cmd_index(int argc, char **argv) {
             rc = CLI_BAD;
         }
     }
-    if (rc == CLI_OK && url_file != NULL && read_url_list(&args, url_file) != 0)
+    if (rc == CLI_OK && v.urls != NULL && read_url_list(&args, v.urls) != 0)
         rc = CLI_BAD;
     gguf_catalog *cat = rc == CLI_OK ? catalog_open(GGUF_CATALOG_OPEN_DEFAULT) : NULL;
     if (cat == NULL) {

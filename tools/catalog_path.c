@@ -1,13 +1,23 @@
 /* gguf-catalog path: print the catalog's path (--db, $GGUF_CATALOG_DB or the default). */
 #include "catalog_commands.h"
 
-static const char path_usage[] =
-    "usage: gguf-catalog [--db PATH] path\n"
-    "Prints the catalog's path.\n";
+static const opt_spec options[] = {CATALOG_DB_(NULL), {0}};
 
-int catalog_cmd_path(int argc, char **argv) {
-    int status;
-    if (catalog_plain_options(argc, argv, path_usage, 0, &status) != 0)
+static int path_run(int argc, char **argv);
+
+const opt_command catalog_path = {
+    .name = "path",
+    .run = path_run,
+    .line = "path                     print the catalog's path",
+    .synopsis = "usage: gguf-catalog [--db PATH] path\n",
+    .summary =
+    "Prints the catalog's path.\n",
+    .options = options,
+};
+
+static int path_run(int argc, char **argv) {
+    int status = catalog_plain_options(&catalog_path, argc, argv, 0);
+    if (status >= 0)
         return status;
     if (catalog_db_path != NULL) {
         puts(catalog_db_path);

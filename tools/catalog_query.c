@@ -18,63 +18,77 @@
 #define DEFAULT_MAX_MEMORY "1G"
 #define SQL_MAX ((size_t)64 << 20) /* SQL read from standard input */
 
-static const char query_usage[] =
-    "usage: gguf-catalog [--db PATH] query [OPTIONS] [SQL|-]\n"
+typedef struct query_values {
+    int format;
+    int64_t timeout_ms;
+    uint64_t max_memory, max_width;
+} query_values;
+
+static int format_option(const opt_spec *o, const char *arg, void *values) {
+    (void)o;
+    int format = query_format_parse(arg);
+    if (format < 0)
+        return opt_error("--format takes table, box, markdown, csv, json or line, not '%s'", arg);
+    ((query_values *)values)->format = format;
+    return 0;
+}
+
+/* "2", "0.5" seconds into milliseconds. */
+static int timeout_option(const opt_spec *o, const char *arg, void *values) {
+    (void)o;
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end != '\0' || errno != 0 || !(v >= 0) || v > 1e9)
+        return opt_error("--timeout takes a number of seconds, not '%s'", arg);
+    ((query_values *)values)->timeout_ms = (int64_t)(v * 1000 + 0.5);
+    return 0;
+}
+
+static const opt_spec options[] = {
+    OPT_HANDLER_("format", 0, "FORMAT",
+                 "table (default: columns sized to their content), box (the same in\n"
+                 "lines), markdown, csv, json (one array of row objects) or line\n"
+                 "(column = value, one per line)",
+                 format_option, 0),
+    {.kind = OPT_COUNT, .name = "max-width", .arg = "N",
+     .help = "cut table, box and markdown cells to N columns (an ellipsis ends a\n"
+             "cut cell)",
+     .at = offsetof(query_values, max_width), .min = 1, .max = 1000000,
+     .what = "a number of columns"},
+    OPT_HANDLER_("timeout", 0, "SECONDS", "stop a query that runs longer (default 60; 0: no limit)",
+                 timeout_option, 0),
+    /* as an int64_t of SQLite's */
+    OPT_SIZE_("max-memory", "SIZE",
+              "stop a query whose SQLite memory would exceed SIZE (bytes, or with\n"
+              "K, M, G; default " DEFAULT_MAX_MEMORY "; 0: no limit); tables hold at\n"
+              "most SIZE of rows to size their columns, and print in pages past it",
+              query_values, max_memory, 0, 9000000000000000000u),
+    CATALOG_DB_("the catalog"),
+    OPT_TEXT_("'gguf-catalog schema' lists the tables and columns. Examples:\n"
+              "  gguf-catalog query \"SELECT path, context_length FROM models WHERE "
+              "context_length >= 32768\"\n"
+              "  gguf-catalog query \"SELECT f.path, t.name FROM tensors t JOIN files f ON f.id "
+              "= t.file\n"
+              "                      WHERE f.changed_run = (SELECT max(id) FROM runs WHERE kind "
+              "= 'index')\""),
+    {0}};
+
+static int query_run(int argc, char **argv);
+
+const opt_command catalog_query = {
+    .name = "query",
+    .run = query_run,
+    .line = "query [--format table|box|markdown|csv|json|line] [SQL|-]\n"
+            "                           run read-only SQL (SQL from standard input with - or none)",
+    .synopsis = "usage: gguf-catalog [--db PATH] query [OPTIONS] [SQL|-]\n",
+    .summary =
     "Runs SQL on a read-only connection: statements that would change the catalog, PRAGMAs\n"
     "that set something and functions that reach outside the catalog are refused. The SQL is\n"
     "read from standard input when it is '-', or when it is left out and standard input is not\n"
-    "a terminal.\n"
-    "  --format FORMAT    table (default: columns sized to their content), box (the same in\n"
-    "                     lines), markdown, csv, json (one array of row objects) or line\n"
-    "                     (column = value, one per line)\n"
-    "  --max-width N      cut table, box and markdown cells to N columns (an ellipsis ends a\n"
-    "                     cut cell)\n"
-    "  --timeout SECONDS  stop a query that runs longer (default 60; 0: no limit)\n"
-    "  --max-memory SIZE  stop a query whose SQLite memory would exceed SIZE (bytes, or with\n"
-    "                     K, M, G; default " DEFAULT_MAX_MEMORY "; 0: no limit); tables hold at\n"
-    "                     most SIZE of rows to size their columns, and print in pages past it\n"
-    "  --db PATH          the catalog\n"
-    "'gguf-catalog schema' lists the tables and columns. Examples:\n"
-    "  gguf-catalog query \"SELECT path, context_length FROM models WHERE context_length >= 32768\"\n"
-    "  gguf-catalog query \"SELECT f.path, t.name FROM tensors t JOIN files f ON f.id = t.file\n"
-    "                      WHERE f.changed_run = (SELECT max(id) FROM runs WHERE kind = 'index')\"\n";
-
-enum { OPT_FORMAT = CATALOG_OPT_DB + 1, OPT_TIMEOUT, OPT_MAX_MEMORY, OPT_MAX_WIDTH };
-
-/* "2", "0.5" seconds into milliseconds; -1 when it is not a number of seconds. */
-static int64_t parse_seconds(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno != 0 || !(v >= 0) || v > 1e9)
-        return -1;
-    return (int64_t)(v * 1000 + 0.5);
-}
-
-/* "1048576", "512K", "64M", "1G", "1T" into bytes; -1 when it is not a size. */
-static int64_t parse_size(const char *s) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    double unit = 1;
-    if (end == s || errno != 0 || !(v >= 0))
-        return -1;
-    switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': unit = 1024.0; end++; break;
-    case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: return -1;
-    }
-    if (unit > 1 && *end == 'i')
-        end++; /* "64Mi" */
-    if (unit > 1 && *end == 'B')
-        end++; /* "64MB", "64MiB" */
-    if (*end != '\0' || v * unit > 9e18)
-        return -1;
-    return (int64_t)(v * unit + 0.5);
-}
+    "a terminal.\n",
+    .options = options,
+};
 
 /* All of standard input, NUL-terminated (malloc'd); NULL after saying why. */
 static char *read_stdin(void) {
@@ -191,78 +205,36 @@ static void watchdog_stop(watchdog *w) {
     w->running = 0;
 }
 
-int catalog_cmd_query(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
-        {"max-width", required_argument, NULL, OPT_MAX_WIDTH},
-        CATALOG_COMMON_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
-    int format = QUERY_TABLE, c, status;
-    long max_width = 0;
-    int64_t timeout_ms = DEFAULT_TIMEOUT_S * 1000, max_memory = parse_size(DEFAULT_MAX_MEMORY);
-    while ((c = catalog_next_option(argc, argv, "h", longopts, query_usage, NULL, &status)) != -1) {
-        switch (c) {
-        case CLI_DONE: return status;
-        case OPT_FORMAT:
-            format = query_format_parse(optarg);
-            if (format < 0) {
-                return cli_usage_error(query_usage,
-                                       "--format takes table, box, markdown, csv, json or line, "
-                                       "not '%s'", optarg);
-            }
-            break;
-        case OPT_TIMEOUT:
-            timeout_ms = parse_seconds(optarg);
-            if (timeout_ms < 0) {
-                return cli_usage_error(query_usage, "--timeout takes a number of seconds, not '%s'",
-                                       optarg);
-            }
-            break;
-        case OPT_MAX_MEMORY:
-            max_memory = parse_size(optarg);
-            if (max_memory < 0) {
-                return cli_usage_error(query_usage,
-                                       "--max-memory takes a size (like 512M or 2G), not '%s'",
-                                       optarg);
-            }
-            break;
-        case OPT_MAX_WIDTH: {
-            char *end;
-            errno = 0;
-            max_width = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || errno != 0 || max_width < 1 || max_width > 1000000)
-                return cli_usage_error(query_usage,
-                                       "--max-width takes a number of columns (1 to 1000000), "
-                                       "not '%s'", optarg);
-            break;
-        }
-        default: return cli_usage_error(query_usage, NULL);
-        }
-    }
+static int query_run(int argc, char **argv) {
+    query_values v = {.format = QUERY_TABLE, .timeout_ms = DEFAULT_TIMEOUT_S * 1000};
+    if (opt_parse_size(&v.max_memory, DEFAULT_MAX_MEMORY, "--max-memory", 0, UINT64_MAX, 0) != 0)
+        return CLI_BAD;
+    int status = opt_parse(&catalog_query, argc, argv, &v, NULL);
+    if (status >= 0)
+        return status;
     int from_stdin = optind == argc - 1 ? strcmp(argv[optind], "-") == 0
                                         : optind == argc && !isatty(0);
     if (optind < argc - 1)
-        return cli_usage_error(query_usage, "too many operands (one SQL text, or '-')");
+        return cli_usage_error(catalog_query.synopsis, "too many operands (one SQL text, or '-')");
     if (optind == argc && !from_stdin)
-        return cli_usage_error(query_usage, "no SQL given (and standard input is a terminal)");
+        return cli_usage_error(catalog_query.synopsis,
+                               "no SQL given (and standard input is a terminal)");
     char *sql = from_stdin ? read_stdin() : argv[optind];
     if (sql == NULL)
         return CLI_BAD;
     gguf_catalog *cat = catalog_open(GGUF_CATALOG_OPEN_NOCREATE);
-    query_output_options qo = {.max_width = (size_t)max_width,
-                                .max_memory = (uint64_t)max_memory,
+    query_output_options qo = {.max_width = (size_t)v.max_width,
+                                .max_memory = v.max_memory,
                                 .terminal = isatty(STDOUT_FILENO)};
-    query_output *out = cat != NULL ? query_output_new(format, stdout, &qo) : NULL;
+    query_output *out = cat != NULL ? query_output_new(v.format, stdout, &qo) : NULL;
     gguf_error err;
     gguf_error_clear(&err);
     int rc = cat == NULL ? CLI_BAD : out == NULL ? (cli_errorf("out of memory"), CLI_BAD) : CLI_OK;
     if (rc == CLI_OK &&
-        gguf_catalog_set_query_limits(cat, (uint64_t)timeout_ms, (uint64_t)max_memory, &err) != 0)
+        gguf_catalog_set_query_limits(cat, (uint64_t)v.timeout_ms, v.max_memory, &err) != 0)
         rc = catalog_fail(&err);
     watchdog dog;
-    if (rc == CLI_OK && watchdog_start(&dog, timeout_ms) != 0)
+    if (rc == CLI_OK && watchdog_start(&dog, v.timeout_ms) != 0)
         rc = CLI_BAD;
     if (rc == CLI_OK) {
         int qrc = gguf_catalog_query(cat, sql, query_output_row, out, &err);

@@ -4,10 +4,19 @@
 
 #include <string.h>
 
-static const char schema_usage[] =
-    "usage: gguf-catalog [--db PATH] schema\n"
-    "Prints the catalog's tables and views with their columns and types.\n"
-    "  --db PATH          the catalog\n";
+static const opt_spec options[] = {CATALOG_DB_("the catalog"), {0}};
+
+static int schema_run(int argc, char **argv);
+
+const opt_command catalog_schema = {
+    .name = "schema",
+    .run = schema_run,
+    .line = "schema                   the tables, their columns and the models view",
+    .synopsis = "usage: gguf-catalog [--db PATH] schema\n",
+    .summary =
+    "Prints the catalog's tables and views with their columns and types.\n",
+    .options = options,
+};
 
 static const struct {
     const char *name, *what;
@@ -54,9 +63,9 @@ static int schema_row(size_t ncols, const char *const *names, const gguf_catalog
     return ferror(stdout) != 0;
 }
 
-int catalog_cmd_schema(int argc, char **argv) {
-    int status;
-    if (catalog_plain_options(argc, argv, schema_usage, 0, &status) != 0)
+static int schema_run(int argc, char **argv) {
+    int status = catalog_plain_options(&catalog_schema, argc, argv, 0);
+    if (status >= 0)
         return status;
     gguf_catalog *cat = catalog_open(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)

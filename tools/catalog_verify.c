@@ -4,14 +4,25 @@
 
 #include <inttypes.h>
 
-static const char verify_usage[] =
-    "usage: gguf-catalog [--db PATH] verify [PATH...]\n"
+static const opt_spec options[] = {CATALOG_DB_("the catalog"), {0}};
+static const opt_spec *const groups[] = {catalog_url_options, NULL};
+
+static int verify_run(int argc, char **argv);
+
+const opt_command catalog_verify = {
+    .name = "verify",
+    .run = verify_run,
+    .line = "verify [PATH...]         re-read files and compare them with their stored crc32s",
+    .synopsis = "usage: gguf-catalog [--db PATH] verify [PATH...]\n",
+    .summary =
     "Re-reads catalogued files (all, or those at or below PATH) and reports files that are\n"
     "missing, changed, or corrupt, naming each tensor whose crc32 no longer matches (for files\n"
     "indexed with --crc; the header's crc32 is checked for every file). Every shard of a split\n"
     "set is checked, and shards the catalog lacks are reported. URLs are fetched again (a\n"
-    "changed ETag, date or size is a change). Exit 1 if any.\n"
-    "  --db PATH          the catalog\n" CATALOG_URL_HELP;
+    "changed ETag, date or size is a change). Exit 1 if any.\n",
+    .options = options,
+    .groups = groups,
+};
 
 static const char *problem_name(int problem) {
     switch (problem) {
@@ -28,16 +39,11 @@ static void on_finding(const gguf_catalog_finding *f, void *user) {
     printf("%s: %s: %s\n", f->path, problem_name(f->problem), f->message);
 }
 
-int catalog_cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {
-        CATALOG_COMMON_LONG_OPTIONS, CLI_OPEN_URL_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int c, status;
-    while ((c = catalog_next_option(argc, argv, "h", longopts, verify_usage, NULL, &status)) !=
-           -1) {
-        if (c == CLI_DONE)
-            return status;
-        return cli_usage_error(verify_usage, NULL);
-    }
+static int verify_run(int argc, char **argv) {
+    unsigned flags = 0; /* the reading options are each file's own, kept by index */
+    int status = opt_parse(&catalog_verify, argc, argv, NULL, &flags);
+    if (status >= 0)
+        return status;
     gguf_catalog *cat = catalog_open(GGUF_CATALOG_OPEN_NOCREATE);
     if (cat == NULL)
         return CLI_BAD;

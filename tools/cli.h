@@ -51,20 +51,6 @@ enum {
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
     CLI_OPT_WHOLE_LIMIT, CLI_OPT_DEADLINE
 };
-/* The getopt_long entries of the reading ones without --one-file and of the URL ones, for
- * gguf-catalog (gguf-edit's commands take them from opt.c's groups). */
-#define CLI_OPEN_READ_LONG_OPTIONS                                                              \
-    {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
-        {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
-        {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
-        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP}
-#define CLI_OPEN_URL_LONG_OPTIONS                                                               \
-    {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
-        {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
-        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                                  \
-        {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
-        {"deadline", required_argument, NULL, CLI_OPT_DEADLINE},                                \
-        {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
 /* Commands that read a model start from these flags: a shard opens its whole split set
  * (--one-file clears GGUF_OPEN_SPLIT_SET). */
 #define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)

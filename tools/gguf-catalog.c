@@ -3,72 +3,82 @@
  * SQL on it, `schema` shows its tables, `verify` re-reads files against their stored crc32s,
  * `prune` forgets files that are gone, `export` copies the catalog into another. This file
  * dispatches to one catalog_<verb>.c per command. */
+#define _GNU_SOURCE /* open_memstream */
 #include "catalog_commands.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n"
-    "       gguf-catalog --help | --version\n"
-    "\n"
-    "commands:\n"
-    "  index [--crc] [--follow-symlinks] [--all-files] [--force] PATH...\n"
-    "                           add or refresh files (folders are walked for *.gguf;\n"
-    "                           a PATH may be an http:// or https:// URL)\n"
-    "  query [--format table|box|markdown|csv|json|line] [SQL|-]\n"
-    "                           run read-only SQL (SQL from standard input with - or none)\n"
-    "  schema                   the tables, their columns and the models view\n"
-    "  verify [PATH...]         re-read files and compare them with their stored crc32s\n"
-    "  prune                    drop the rows of files that no longer exist\n"
-    "  export DEST              copy every row into the catalog DEST (a SQLite file or a\n"
-    "                           postgresql:// URL), replacing its rows\n"
-    "  path                     print the catalog's path\n"
-    "\n"
-    "  --db PATH                the catalog: a SQLite file, or a postgresql:// URL of a\n"
-    "                           PostgreSQL database (default $GGUF_CATALOG_DB, else\n"
-    "                           $XDG_DATA_HOME/gguf/catalog.db, else\n"
-    "                           ~/.local/share/gguf/catalog.db)\n"
-    "  --version                print the version\n"
-    "\n"
-    "'gguf-catalog COMMAND --help' describes each command.\n"
-    "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), 2 usage.\n";
+/* The commands in the order --help lists them. */
+static const opt_command *const commands[] = {
+    &catalog_index, &catalog_query, &catalog_schema, &catalog_verify,
+    &catalog_prune, &catalog_export, &catalog_path,
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const char short_usage[] = "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n";
 
-enum { OPT_VERSION = CATALOG_OPT_DB + 1 };
+static int version_option(const opt_spec *o, const char *arg, void *values) {
+    (void)o, (void)arg, (void)values;
+    cli_print_version();
+    return 1;
+}
 
-static const struct {
-    const char *verb;
-    int (*run)(int, char **);
-} commands[] = {
-    {"index", catalog_cmd_index},   {"query", catalog_cmd_query},
-    {"schema", catalog_cmd_schema}, {"verify", catalog_cmd_verify},
-    {"prune", catalog_cmd_prune},   {"export", catalog_cmd_export},
-    {"path", catalog_cmd_path},
+static const opt_spec options[] = {
+    CATALOG_DB_("the catalog: a SQLite file, or a postgresql:// URL of a\n"
+                "PostgreSQL database (default $GGUF_CATALOG_DB, else\n"
+                "$XDG_DATA_HOME/gguf/catalog.db, else\n"
+                "~/.local/share/gguf/catalog.db)"),
+    OPT_HANDLER_("version", 0, NULL, "print the version", version_option, 0),
+    OPT_TEXT_("\n'gguf-catalog COMMAND --help' describes each command.\n"
+              "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), "
+              "2 usage."),
+    {0}};
+
+/* The program's own options, before the command; its --help lists the commands. */
+static opt_command program = {
+    .synopsis = "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n"
+                "       gguf-catalog --help | --version\n",
+    .options = options,
+    .column = 27,
+    .options_first = 1,
 };
 
+/* "\ncommands:\n", each command's line, a blank line (malloc'd), or NULL. */
+static char *command_lines(void) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m == NULL)
+        return NULL;
+    fputs("\ncommands:\n", m);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(m, "  %s\n", commands[i]->line);
+    putc('\n', m);
+    if (fclose(m) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static int run(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"version", no_argument, NULL, OPT_VERSION}, CATALOG_COMMON_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
-    int c, status;
-    /* options before the command only ("+": stop at the first non-option) */
-    while ((c = catalog_next_option(argc, argv, "+h", longopts, usage_text, NULL, &status)) !=
-           -1) {
-        if (c == CLI_DONE)
-            return status;
-        if (c != OPT_VERSION)
-            return cli_usage_error(usage_text, NULL);
-        cli_print_version();
-        return CLI_OK;
+    char *lines = command_lines();
+    if (lines == NULL) {
+        cli_errorf("out of memory");
+        return CLI_BAD;
     }
-    if (optind >= argc)
-        return cli_usage_error(short_usage, "no command given");
-    if (strcmp(argv[optind], "help") == 0) {
-        fputs(usage_text, stdout);
-        return CLI_OK;
+    program.summary = lines;
+    int status = opt_parse(&program, argc, argv, NULL, NULL);
+    if (status < 0 && optind >= argc)
+        status = cli_usage_error(short_usage, "no command given");
+    if (status < 0 && strcmp(argv[optind], "help") == 0) {
+        opt_help(stdout, &program);
+        status = CLI_OK;
     }
+    free(lines);
+    if (status >= 0)
+        return status;
     if (catalog_db_path == NULL && getenv("GGUF_CATALOG_DB") != NULL &&
         getenv("GGUF_CATALOG_DB")[0])
         catalog_db_path = getenv("GGUF_CATALOG_DB");
@@ -76,18 +86,17 @@ static int run(int argc, char **argv) {
         cli_errorf("catalog not built: this libgguf was configured without SQLite");
         return CLI_BAD;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[optind], commands[i].verb) == 0) {
+    const char *verbs[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        verbs[i] = commands[i]->name;
+        if (strcmp(argv[optind], verbs[i]) == 0) {
             char **sub = argv + optind;
             int subc = argc - optind;
             optind = 0; /* restart getopt (glibc: a full reset) for the subcommand */
-            return commands[i].run(subc, sub);
+            return commands[i]->run(subc, sub);
         }
     }
-    const char *verbs[sizeof commands / sizeof commands[0]];
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        verbs[i] = commands[i].verb;
-    const char *s = cli_suggest(argv[optind], verbs, sizeof verbs / sizeof verbs[0]);
+    const char *s = cli_suggest(argv[optind], verbs, N_COMMANDS);
     if (s != NULL)
         return cli_usage_error(short_usage, "unknown command '%s' (did you mean '%s'?)",
                                argv[optind], s);
