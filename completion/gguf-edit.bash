@@ -1,7 +1,7 @@
 # bash completion for gguf-edit and gguf-catalog                          -*- shell-script -*-
 #
 # Everything is asked of the tool itself, so that completion follows the tool as it grows:
-#   commands            gguf-edit --list commands; gguf-catalog --help's "commands:" block
+#   commands            TOOL --list commands
 #   a command's options its --help: the lines "  --opt", "  -o, --opt ARG" (ARG: it takes one)
 #   its operands        the usage lines of its --help: FILE, A, B, OUT, PATH... are files,
 #                       KEY and OLD the keys of the file on the line, NAME its tensors, TYPE
@@ -213,28 +213,31 @@ _gguf_edit() {
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}
         if ((catalog)) && [[ $w == --db ]]; then ((i++)); continue; fi
-        if ((!catalog)) && [[ $w == --list ]]; then ((i++)); continue; fi
+        if [[ $w == --list ]]; then ((i++)); continue; fi
         [[ $w == -* ]] && continue
         cmd=$w cmd_at=$i
         break
     done
     if [[ -z $cmd ]]; then
         if ((catalog)) && [[ $prev == --db ]]; then _gguf_files "$cur" 0; return; fi
-        if ((!catalog)) && [[ $prev == --list ]]; then
-            COMPREPLY=($(compgen -W "architectures commands types presets value-types keys tensors options" -- "$cur"))
+        if [[ $prev == --list ]]; then
+            if ((catalog)); then
+                COMPREPLY=($(compgen -W "commands options" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "architectures commands types presets value-types keys tensors options" -- "$cur"))
+            fi
             return
         fi
-        if ((!catalog)) && ((cword >= 2)) && [[ ${words[cword-2]} == --list ]]; then
+        if ((cword >= 2)) && [[ ${words[cword-2]} == --list ]]; then
             [[ $prev == keys || $prev == tensors ]] && _gguf_files "$cur" 1
             [[ $prev == options ]] && COMPREPLY=($(compgen -W "$("$tool" --list commands 2>/dev/null)" -- "$cur"))
             return
         fi
         local commands
+        commands=$("$tool" --list commands 2>/dev/null)
         if ((catalog)); then
-            commands=$("$tool" --help 2>/dev/null | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\).*/\1/p')
-            COMPREPLY=($(compgen -W "$commands --db --help --version" -- "$cur"))
+            COMPREPLY=($(compgen -W "$commands --db --help --version --list" -- "$cur"))
         else
-            commands=$("$tool" --list commands 2>/dev/null)
             COMPREPLY=($(compgen -W "$commands help --help --version --list" -- "$cur"))
         fi
         return

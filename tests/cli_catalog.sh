@@ -153,7 +153,18 @@ for size in 1.5X 10E -1 9000000000000000001; do
     expect_status 2 "$CATALOG" --db "$DB" query --max-memory $size "SELECT 1"
     grep -q -- "--max-memory takes a size" "$TMP/err" && ok || fail "--max-memory $size: $(cat "$TMP/err")"
 done
-# --version ends the options
+# the commands' option tables, for scripts and completion; --version ends the options
+expect_status 0 "$CATALOG" --list commands
+[ "$(tr '\n' ' ' < "$TMP/out")" = "index query schema verify prune export path " ] && ok ||
+    fail "--list commands: $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --list options query
+grep -qx -- "--max-memory SIZE" "$TMP/out" && grep -qx -- "--db PATH" "$TMP/out" && ok ||
+    fail "--list options query: $(cat "$TMP/out")"
+expect_status 0 "$CATALOG" --list options index
+grep -qx -- "--endian little|big" "$TMP/out" && grep -qx -- "-q, --quiet" "$TMP/out" && ok ||
+    fail "--list options index: $(cat "$TMP/out")"
+expect_status 2 "$CATALOG" --list options nosuch
+expect_status 2 "$CATALOG" --list things
 expect_status 0 "$CATALOG" --version --nosuch
 # table output holds at most --max-memory of rows: 1,200 rows of 100 KB (120 MB) print in pages
 # within an address space of 100 MB (ulimit -v, which a sanitizer build cannot run under)

@@ -154,6 +154,10 @@ if [ -x "$CATALOG_TOOL" ]; then
     is "gguf-catalog index --jobs " ""
     has "gguf-catalog verify --" --header --offline --timeout --retries
     is "gguf-catalog verify dir/" "dir/notes.txt dir/other.gguf"
+    has "gguf-catalog " schema export --list
+    is "gguf-catalog --list " "commands options"
+    is "gguf-catalog --list options qu" "query"
+    is "gguf-catalog --db x.db --list options " "export index path prune query schema verify"
 else
     skip "gguf-catalog is not built: its completion was not tried"
 fi

@@ -4,17 +4,15 @@
     man_sync.py edit TOOL MAN          every command of TOOL (--list commands) has a section
     man_sync.py catalog TOOL MAN       (.SS COMMAND) in MAN, and the reverse; each section's
                                        options are exactly those of the command's table
-                                       (gguf-edit --list options COMMAND; gguf-catalog:
-                                       COMMAND --help), and the options its synopsis names
-                                       (the lines before its first .PP) are the ones the
-                                       tool's usage lines name (gguf-edit)
+                                       (TOOL --list options COMMAND), and the options its
+                                       synopsis names (the lines before its first .PP) are
+                                       the ones the tool's usage lines name (gguf-edit)
     man_sync.py schema TOOL MAN DB     the SCHEMA section's tables, views and columns are
                                        exactly those of the catalog DB (built by TOOL)
     man_sync.py selftest TOOL MAN      the check fails when an option is added to one side only
 
-A command's options are the lines of gguf-edit --list options COMMAND ("--json", "-o, --output
-OUT"), or gguf-catalog's --help lines that start with two blanks and an option; in the man
-page, the line after each .TP or .TQ of the section. Options
+A command's options are the lines of TOOL --list options COMMAND ("--json", "-o, --output
+OUT"); in the man page, the line after each .TP or .TQ of the section. Options
 that several commands share are listed once, in a section named "<GROUP> OPTIONS" (READING
 OPTIONS, EDIT OPTIONS, ...); a command's section that names such a section takes all of its
 options. --help itself is left out (every command has it).
@@ -27,17 +25,16 @@ import sqlite3
 import subprocess
 import sys
 
-HELP_OPTION = re.compile(r'^  (?:-[A-Za-z0-9], )?--([a-z0-9][a-z0-9-]*)')
 LIST_OPTION = re.compile(r'^(?:-[A-Za-z0-9], )?--([a-z0-9][a-z0-9-]*)')
 MAN_OPTION = re.compile(r'\\-\\-((?:[a-z0-9]|\\-)+)')
 USAGE_OPTION = re.compile(r'(?<![a-z0-9-])--([a-z0-9][a-z0-9-]*)')
 
 
-def help_options(text, pattern=HELP_OPTION):
-    """The long options a --help text (or a --list options list) defines."""
+def table_options(text):
+    """The long options a --list options list defines."""
     found = set()
     for line in text.splitlines():
-        m = pattern.match(line)
+        m = LIST_OPTION.match(line)
         if m:
             found.add(m.group(1))
     return found - {'help'}
@@ -108,9 +105,10 @@ def man_commands(blocks):
     return out, g
 
 
-def check_commands(commands, helps, man_text, tables=None):
-    """Problems (strings) between the commands' option tables (tables: gguf-edit --list options
-    COMMAND; else their --help texts) and usage lines, and the man page."""
+def check_commands(commands, helps, man_text, tables, synopses=True):
+    """Problems (strings) between the commands' option tables (TOOL --list options COMMAND) and
+    usage lines (helps: their --help texts; synopses: whether the man page's synopses name the
+    options of the usage lines: gguf-catalog's say [OPTIONS]), and the man page."""
     blocks = parse_man(man_text)
     sections, g = man_commands(blocks)
     problems = []
@@ -125,8 +123,8 @@ def check_commands(commands, helps, man_text, tables=None):
         man = set(own)
         for name in named:
             man |= g[name]
-        helped = help_options(tables[c], LIST_OPTION) if tables else help_options(helps[c])
-        if tables:
+        helped = table_options(tables[c])
+        if synopses:
             usage = usage_options(helps[c])
             for o in sorted(synopsis - usage):
                 problems.append(f'{c}: --{o} is in the synopsis of the man page, not in the usage lines')
@@ -145,28 +143,17 @@ def run(argv):
     return p.stdout
 
 
-def tool_commands(kind, tool):
-    if kind == 'edit':
-        return run([tool, '--list', 'commands']).split()
-    # gguf-catalog: the "commands:" block of its --help
-    out, inside = [], False
-    for line in run([tool, '--help']).splitlines():
-        if line == 'commands:':
-            inside = True
-        elif inside and not line.strip():
-            break
-        elif inside and re.match(r'^  [a-z]', line):
-            out.append(line.split()[0])
-    return out
+def tool_commands(tool):
+    return run([tool, '--list', 'commands']).split()
 
 
 def check_tool(kind, tool, man_text):
-    commands = tool_commands(kind, tool)
+    commands = tool_commands(tool)
     if not commands:
         return [f'{tool}: no commands listed']
     helps = {c: run([tool, c, '--help']) for c in commands}
-    tables = {c: run([tool, '--list', 'options', c]) for c in commands} if kind == 'edit' else None
-    return check_commands(commands, helps, man_text, tables)
+    tables = {c: run([tool, '--list', 'options', c]) for c in commands}
+    return check_commands(commands, helps, man_text, tables, kind == 'edit')
 
 
 def check_schema(man_text, db):
@@ -197,7 +184,7 @@ def check_schema(man_text, db):
 
 def selftest(tool, man_text):
     """The check must fail when an option is added to one side only."""
-    commands = tool_commands('edit', tool)
+    commands = tool_commands(tool)
     helps = {c: run([tool, c, '--help']) for c in commands}
     tables = {c: run([tool, '--list', 'options', c]) for c in commands}
     base = check_commands(commands, helps, man_text, tables)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The man pages: they render without a warning (groff -ww, man -l), every command has its
-# section and each section lists exactly the options of the command's table (gguf-edit --list
-# options COMMAND; gguf-catalog: its --help), its synopsis the options of the usage lines (and
-# the check fails when an option is added to one side only: man_sync.py selftest), and gguf-catalog(1)'s
+# section and each section lists exactly the options of the command's table (TOOL --list
+# options COMMAND), gguf-edit's synopses the options of its usage lines (and the check fails
+# when an option is added to one side only: man_sync.py selftest), and gguf-catalog(1)'s
 # SCHEMA section names exactly the tables, views and columns of a catalog the tool builds.
 . "$(dirname "$0")/cli_lib.sh"
 
@@ -70,8 +70,18 @@ for c in $("$EDIT" --list commands); do
     done
 done
 if [ -x "$CATALOG" ]; then
-    python3 "$SYNC" catalog "$CATALOG" "$DOC/gguf-catalog.1" > "$TMP/out" 2>&1 && ok || fail "gguf-catalog(1) and --help disagree:
+    python3 "$SYNC" catalog "$CATALOG" "$DOC/gguf-catalog.1" > "$TMP/out" 2>&1 && ok || fail "gguf-catalog(1) and the option tables disagree:
 $(cat "$TMP/out")"
+    # as for gguf-edit; the options given to a catalog of its own (prune -q would prune one)
+    for c in $("$CATALOG" --list commands); do
+        "$CATALOG" "$c" --help | sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}--\([a-z0-9][a-z0-9-]*\).*/\2/p' | sort > "$TMP/help"
+        "$CATALOG" --list options "$c" | sed -n 's/^\(-[A-Za-z0-9], \)\{0,1\}--\([a-z0-9][a-z0-9-]*\).*/\2/p' | sort > "$TMP/list"
+        cmp -s "$TMP/help" "$TMP/list" && ok || fail "catalog $c: --help and --list options differ: $(diff "$TMP/help" "$TMP/list" | tr '\n' ' ')"
+        for o in $(cat "$TMP/list"); do
+            "$CATALOG" --db "$TMP/lists.db" "$c" "--$o" > /dev/null 2> "$TMP/err" < /dev/null
+            grep -q "unknown option\|unrecognized option" "$TMP/err" && fail "catalog $c lists --$o, which $c refuses" || ok
+        done
+    done
     "$CATALOG" --db "$TMP/c.db" index -q "$GOLDEN/hand/le_v3_two_tensors.gguf" > /dev/null 2>&1
     python3 "$SYNC" schema "$CATALOG" "$DOC/gguf-catalog.1" "$TMP/c.db" > "$TMP/out" 2>&1 && ok || fail "gguf-catalog(1)'s SCHEMA and the catalog disagree:
 $(cat "$TMP/out")"

@@ -1,5 +1,6 @@
-/* What gguf-catalog's commands share: the --db option, the options of a command that takes no
- * others, opening the catalog, and the error that ends a command. */
+/* What gguf-catalog's commands share: the --db option, the URL options as index and verify
+ * describe them, the options of a command that takes no others, opening the catalog, and the
+ * error that ends a command. */
 #include "catalog_commands.h"
 
 const char *catalog_db_path;

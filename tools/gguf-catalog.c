@@ -24,12 +24,36 @@ static int version_option(const opt_spec *o, const char *arg, void *values) {
     return 1;
 }
 
+/* --list commands|options COMMAND: names for scripts and shell completion, one per line. */
+static int list_option(const opt_spec *o, const char *arg, void *values) {
+    (void)o, (void)values;
+    if (strcmp(arg, "commands") == 0) {
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            puts(commands[i]->name);
+        return 1;
+    }
+    if (strcmp(arg, "options") != 0)
+        return opt_error("--list takes commands or options COMMAND, not '%s'", arg);
+    const char *verb = opt_take_next();
+    for (size_t i = 0; verb != NULL && i < N_COMMANDS; i++) {
+        if (strcmp(verb, commands[i]->name) == 0) {
+            opt_list(stdout, commands[i]);
+            return 1;
+        }
+    }
+    return opt_error("--list options needs a COMMAND%s%s%s", verb ? ", not '" : "",
+                     verb ? verb : "", verb ? "'" : "");
+}
+
 static const opt_spec options[] = {
     CATALOG_DB_("the catalog: a SQLite file, or a postgresql:// URL of a\n"
                 "PostgreSQL database (default $GGUF_CATALOG_DB, else\n"
                 "$XDG_DATA_HOME/gguf/catalog.db, else\n"
                 "~/.local/share/gguf/catalog.db)"),
     OPT_HANDLER_("version", 0, NULL, "print the version", version_option, 0),
+    OPT_HANDLER_("list", 0, "WHAT",
+                 "commands, or a command's options (options COMMAND), one\nper line",
+                 list_option, 0),
     OPT_TEXT_("\n'gguf-catalog COMMAND --help' describes each command.\n"
               "Exit status: 0 ok, 1 bad request, failed operation or problems found (verify), "
               "2 usage."),
@@ -38,7 +62,7 @@ static const opt_spec options[] = {
 /* The program's own options, before the command; its --help lists the commands. */
 static opt_command program = {
     .synopsis = "usage: gguf-catalog [--db PATH] COMMAND [ARGS]\n"
-                "       gguf-catalog --help | --version\n",
+                "       gguf-catalog --help | --version | --list WHAT\n",
     .options = options,
     .column = 27,
     .options_first = 1,

@@ -1,8 +1,8 @@
 /* The option parser of the tools. Each command is described once, by a table of its options
  * (long name, short letter, argument name, help, and how the value is taken); the getopt_long
- * call, the --help text, the option list of `gguf-edit --list options COMMAND` (which shell
- * completion and the man page check read) and the value checks are all made from it. Sizes
- * and counts are read by one parser each, with limits, whose messages name the option. */
+ * call, the --help text, the option list of `--list options COMMAND` of either tool (which
+ * shell completion and the man page check read) and the value checks are all made from it.
+ * Sizes and counts are read by one parser each, with limits, whose messages name the option. */
 #ifndef GGUF_TOOLS_OPT_H
 #define GGUF_TOOLS_OPT_H
 
