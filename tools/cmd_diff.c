@@ -1,16 +1,15 @@
 /* gguf-edit diff: what changed between two files. Keys added, removed and changed (for arrays,
  * the indices that differ with their old and new values); tensors added, removed, retyped or
  * reshaped (only what changed is shown), or with other bytes. With --values, tensors in both
- * files are dequantized and compared (RMSE, max abs error, relative error, cosine similarity):
- * what a quantization cost. Tensor bytes are read with pread in bounded chunks, never through a
- * mapping, so a file that shrinks under diff is an error, not a crash; names are looked up
- * through the library's index. */
+ * files are dequantized and compared by the library (gguf_quant_compare: RMSE, max abs error,
+ * relative error, cosine similarity): what a quantization cost. Tensor bytes are read with
+ * pread in bounded chunks, never through a mapping, so a file that shrinks under diff is an
+ * error, not a crash; names are looked up through the library's index. */
 #include "cli.h"
 #include "commands.h"
 
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
