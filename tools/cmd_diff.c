@@ -427,7 +427,8 @@ static void print_values_json(cli_json *j, const gguf_quant_comparison *s) {
 static void tensor_one(dctx *d, char sign, const gguf_tensor_info *t) {
     char tb[32];
     if (d->o.json) {
-        cli_json *j = entry_json(d, "name", t->name, t->name_len, sign == '-' ? "removed" : "added");
+        const char *change = sign == '-' ? "removed" : "added";
+        cli_json *j = entry_json(d, "name", t->name, t->name_len, change);
         tensor_json(j, sign == '-' ? "a" : "b", t);
         cli_json_end(j);
         return;

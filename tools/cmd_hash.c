@@ -60,9 +60,8 @@ static int hash_one(const char *path, const char *label, unsigned flags, cli_jso
     char hex[9];
     if (json) {
         cli_json_object(json);
-        if (label != NULL) {
+        if (label != NULL)
             cli_json_member_str(json, "file", label);
-        }
         snprintf(hex, sizeof hex, "%08" PRIx32, crcs[n]);
         cli_json_member_str(json, "header", hex);
         cli_json_name(json, "tensors");
@@ -135,7 +134,8 @@ static int sha256_one(const char *path, unsigned flags, cli_json *json) {
     for (size_t k = 0; json && k < n_files; k++) {
         cli_json_line(json);
         cli_json_object(json);
-        cli_json_member_str(json, "path", n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path);
+        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
+        cli_json_member_str(json, "path", p);
         cli_json_member_str(json, "sha256", hex[n + k]);
         cli_json_end(json);
     }

@@ -128,9 +128,8 @@ static void json_summary(cli_json *j, const gguf_llama_summary *s) {
 
 static void show_json(cli_json *j, const char *label, const gguf_file *f, what w) {
     cli_json_object(j);
-    if (label != NULL) {
+    if (label != NULL)
         cli_json_member_str(j, "file", label);
-    }
     cli_json_member_u64(j, "version", gguf_file_version(f));
     cli_json_member_str(j, "endian", gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little");
     cli_json_member_u64(j, "alignment", gguf_file_alignment(f));
@@ -207,9 +206,8 @@ static void show_json(cli_json *j, const char *label, const gguf_file *f, what w
             cli_json_end(j);
             cli_json_member_u64(j, "offset", t.offset);
             json_count(j, "size", t.nbytes);
-            if (gguf_file_shard_count(f) > 1) {
+            if (gguf_file_shard_count(f) > 1)
                 cli_json_member_u64(j, "shard", gguf_tensor_shard(f, i) + 1);
-            }
             if (partial && t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes) {
                 cli_json_member_u64(j, "present", gguf_tensor_bytes_present(f, i));
             }

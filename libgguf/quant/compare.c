@@ -110,8 +110,8 @@ static int plan(job *j, const gguf_file *a, size_t ia, const gguf_file *b, size_
     char q[2][96];
     for (int k = 0; k < 2; k++) {
         if (f[k] == NULL || idx[k] >= gguf_tensor_count(f[k]))
-            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "compare: no tensor %zu in %s",
-                              idx[k], k ? "b" : "a");
+            return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                              "compare: no tensor %zu in %s", idx[k], k ? "b" : "a");
         gguf_tensor_get(&t[k], f[k], idx[k]);
         gguf__quote(q[k], sizeof q[k], t[k].name, t[k].name_len);
         if (!gguf_quant_can_dequantize(t[k].type) || t[k].nbytes == GGUF_NBYTES_UNKNOWN)
