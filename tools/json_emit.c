@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 static gguf_text rendered; /* the tools are single-threaded */
@@ -16,12 +17,15 @@ void cli_json_init(cli_json *j, FILE *out, unsigned flags) {
     *j = (cli_json){.out = out, .flags = flags};
 }
 
-/* Before an item (a value, a container or a member name): its comma and line break. */
-static void item(cli_json *j) {
+/* Before an item (a value, a container, or a member name when `name`): its comma and line
+ * break. In an object, a name comes before each value; elsewhere there are no names. */
+static void item(cli_json *j, bool name) {
     if (j->after_name) {
+        assert(!name);
         j->after_name = 0;
         return;
     }
+    assert(name == (j->depth > 0 && j->close[j->depth] == '}'));
     if (j->items[j->depth])
         fputs(j->flags & CLI_JSON_SPACED ? ", " : ",", j->out);
     if (j->line)
@@ -31,7 +35,7 @@ static void item(cli_json *j) {
 }
 
 static void begin(cli_json *j, char c, char close) {
-    item(j);
+    item(j, false);
     assert(j->depth < CLI_JSON_MAX_DEPTH);
     putc(c, j->out);
     j->depth++;
@@ -85,15 +89,14 @@ static void flush(cli_json *j, int rc) {
 }
 
 void cli_json_name(cli_json *j, const char *name) {
-    assert(!j->after_name);
-    item(j);
+    item(j, true);
     flush(j, gguf_json_string(&rendered, name, strlen(name)));
     fputs(j->flags & CLI_JSON_SPACED ? ": " : ":", j->out);
     j->after_name = 1;
 }
 
 void cli_json_str(cli_json *j, const char *s, size_t len) {
-    item(j);
+    item(j, false);
     flush(j, gguf_json_string(&rendered, s, len));
 }
 
@@ -105,17 +108,17 @@ void cli_json_cstr(cli_json *j, const char *s) {
 }
 
 void cli_json_u64(cli_json *j, uint64_t v) {
-    item(j);
+    item(j, false);
     fprintf(j->out, "%" PRIu64, v);
 }
 
 void cli_json_i64(cli_json *j, int64_t v) {
-    item(j);
+    item(j, false);
     fprintf(j->out, "%" PRId64, v);
 }
 
 void cli_json_double(cli_json *j, double d, int digits) {
-    item(j);
+    item(j, false);
     if (isnan(d))
         fputs("\"nan\"", j->out);
     else if (isinf(d))
@@ -125,17 +128,17 @@ void cli_json_double(cli_json *j, double d, int digits) {
 }
 
 void cli_json_bool(cli_json *j, int b) {
-    item(j);
+    item(j, false);
     fputs(b ? "true" : "false", j->out);
 }
 
 void cli_json_null(cli_json *j) {
-    item(j);
+    item(j, false);
     fputs("null", j->out);
 }
 
 void cli_json_gguf_value(cli_json *j, const gguf_value *v) {
-    item(j);
+    item(j, false);
     flush(j, gguf_json_value(&rendered, v));
 }
 

@@ -163,7 +163,7 @@ int gguf_quant_compare(gguf_quant_comparison *out, const gguf_file *a, size_t ia
             j.failed_piece[w] = SIZE_MAX;
         }
         gguf__pool_run(pool, j.n_pieces, run_piece, &j);
-        /* the failure of the first piece that failed, as a single thread would have met it */
+        /* the failure of the earliest piece that failed (the others stop at the next piece) */
         unsigned first = 0;
         for (unsigned w = 1; w < workers; w++) {
             if (j.failed_piece[w] < j.failed_piece[first])
