@@ -221,11 +221,12 @@ _gguf_edit() {
     if [[ -z $cmd ]]; then
         if ((catalog)) && [[ $prev == --db ]]; then _gguf_files "$cur" 0; return; fi
         if ((!catalog)) && [[ $prev == --list ]]; then
-            COMPREPLY=($(compgen -W "architectures commands types presets value-types keys tensors" -- "$cur"))
+            COMPREPLY=($(compgen -W "architectures commands types presets value-types keys tensors options" -- "$cur"))
             return
         fi
         if ((!catalog)) && ((cword >= 2)) && [[ ${words[cword-2]} == --list ]]; then
             [[ $prev == keys || $prev == tensors ]] && _gguf_files "$cur" 1
+            [[ $prev == options ]] && COMPREPLY=($(compgen -W "$("$tool" --list commands 2>/dev/null)" -- "$cur"))
             return
         fi
         local commands

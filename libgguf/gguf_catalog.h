@@ -242,6 +242,13 @@ GGUF_API int gguf_catalog_prune(gguf_catalog_stats *stats, gguf_catalog *cat,
  * in place of its bad bytes. */
 GGUF_API int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows,
                                gguf_error *err);
+/* gguf_catalog_copy into the catalog dest (a SQLite path or a postgresql:// URL), opened and
+ * made if needed, then closed. A SQLite catalog that does not exist yet is written to a
+ * temporary file beside dest, synced and renamed to dest once whole: a failure, or an
+ * interrupt (gguf_interrupt_cleanup), leaves no file where there was none, SQLite's own
+ * included. An existing one keeps its rows until the transaction commits. */
+GGUF_API int gguf_catalog_export(const char *dest, gguf_catalog *src, uint64_t *rows,
+                                 gguf_error *err);
 
 /* Query results. Each cell has a SQLite type; text holds the TEXT or BLOB bytes, and for
  * INTEGER and REAL cells SQLite's own text rendering (NUL-terminated, valid until the callback

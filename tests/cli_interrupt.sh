@@ -132,6 +132,47 @@ grep -q "in place" "$TMP/msg" && ok || fail "set (in place) rewrote the file: $(
 NEED=4
 interrupted "set (in place)" "$TMP/edit.gguf" edited "$EDIT" set "$TMP/edit.gguf" general.name requant-tes2
 
+# ---- gguf-catalog export: a new SQLite catalog appears whole or not at all (no file of its
+# own or of SQLite's left beside it); an existing one keeps its rows ----
+CATALOG="$top_builddir/tools/gguf-catalog"
+if [ -x "$CATALOG" ]; then
+    "$CATALOG" --db "$TMP/src.db" index "$MODEL" "$TMP"/set-*.gguf >/dev/null 2>&1 && ok ||
+        fail "cannot index the models"
+    files_in() { "$CATALOG" --db "$1" query --format csv "SELECT count(*) FROM files" 2>&1 | tail -n 1 | tr -d "\r"; }
+    want=$(files_in "$TMP/src.db")
+    no_db() { rm -f "$TMP/dst.db" "$TMP"/dst.db-*; }
+    old_db() { no_db; "$CATALOG" --db "$TMP/dst.db" index "$MODEL" >/dev/null 2>&1; }
+    for setup in no_db old_db; do
+        last=$(count $setup "$CATALOG" --db "$TMP/src.db" export "$TMP/dst.db")
+        # a moment after each of the six tables, at least
+        [ "$last" -ge 6 ] && ok || fail "export ($setup): $last moments to interrupt at, not 6 or more"
+        n=1
+        while [ "$n" -le "$last" ]; do
+            sig=$(( n % 3 == 0 ? 2 : n % 3 == 1 ? 15 : 1 ))
+            $setup
+            GGUF_TEST_INTERRUPT="$sig $n" "$CATALOG" --db "$TMP/src.db" export "$TMP/dst.db" >/dev/null 2>"$TMP/err"
+            got=$?
+            [ "$got" -eq $((128 + sig)) ] && ok ||
+                fail "export ($setup): signal $sig at moment $n: exit $got: $(head -c 300 "$TMP/err")"
+            if [ $setup = no_db ]; then
+                left=$(cd "$TMP" && ls -A | grep dst)
+                [ -z "$left" ] && ok || fail "export into a new catalog: signal $sig at moment $n: left $left"
+            else
+                [ "$(files_in "$TMP/dst.db")" = 1 ] && ok ||
+                    fail "export over a catalog: signal $sig at moment $n: its rows changed: $(files_in "$TMP/dst.db")"
+                left=$(find "$TMP" -name '.*tmp-*' | head -3)
+                [ -z "$left" ] && ok || fail "export over a catalog: signal $sig at moment $n: left $left"
+            fi
+            n=$((n + 1))
+        done
+        $setup
+        "$CATALOG" --db "$TMP/src.db" export "$TMP/dst.db" >/dev/null 2>&1 &&
+            [ "$(files_in "$TMP/dst.db")" = "$want" ] && ok ||
+            fail "export ($setup): the uninterrupted export does not hold the catalog's $want files"
+        echo "# export ($setup): interrupted at each of $last moments"
+    done
+fi
+
 # ---- the progress bar on a terminal: "syncing" once every byte is written, never 100% ----
 if command -v script >/dev/null 2>&1; then
     rm -f "$TMP/out.gguf"

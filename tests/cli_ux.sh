@@ -282,4 +282,32 @@ printf 'a `b` | c\n' > "$TMP/odd.txt"
 "$EDIT" show --markdown "$M" | grep 'test.odd' > "$TMP/row"
 grep -q '``a `b` \\| c``' "$TMP/row" && ok || fail "markdown escaping: $(cat "$TMP/row")"
 
+# ---- option values: one size parser and one count parser, each with limits ----
+# every spelling of a size means the same bytes
+cp "$TMP/base.gguf" "$TMP/r4096.gguf"
+"$EDIT" reserve "$TMP/r4096.gguf" 4096 2>/dev/null
+for size in 4K 4k 4KiB 4kib 4KB 4Ki +4K; do
+    cp "$TMP/base.gguf" "$TMP/r.gguf"
+    expect_status 0 "$EDIT" reserve "$TMP/r.gguf" "$size"
+    cmp -s "$TMP/r.gguf" "$TMP/r4096.gguf" && ok || fail "reserve $size is not reserve 4096"
+done
+# a bad value or one out of range: status 2, the option and the limit named
+for args in "reserve $M 4Q:SIZE takes a size" "split $M $TMP/x --max-size 5K:--max-size takes N followed by M" \
+    "split $M $TMP/x --max-size 0M:--max-size takes a size in bytes of at least 1" \
+    "diff $M $M --threads 0:--threads takes a number from 1 to 256" \
+    "diff $M $M --threads 99999999999999999999999:--threads takes a number from 1 to 256" \
+    "tensor $M t --values -3:--values takes a count" "get $M k --whole-limit 0:--whole-limit takes a size in bytes of at least 1" \
+    "get $M k --retries 101:--retries takes a number from 0 to 100" \
+    "estimate $M -fa maybe:--flash-attn takes 'on', 'off' or 'auto'"; do
+    # shellcheck disable=SC2086 # the words of the command line
+    expect_status 2 "$EDIT" ${args%%:*}
+    grep -q -- "${args#*:}" "$TMP/err" && ok || fail "${args%%:*}: $(head -1 "$TMP/err")"
+done
+# --list options: the options --help shows, a choice with its values
+expect_status 0 "$EDIT" --list options show
+grep -qx -- "--json" "$TMP/out" && grep -qx -- "--endian little|big" "$TMP/out" && ok || fail "--list options show: $(tr '\n' ' ' < "$TMP/out")"
+expect_status 0 "$EDIT" --list options copy
+grep -qx -- "-o, --output OUT" "$TMP/out" && ok || fail "--list options copy: $(head -1 "$TMP/out")"
+expect_status 2 "$EDIT" --list options nosuch
+
 finish

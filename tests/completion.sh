@@ -75,7 +75,8 @@ is "gguf-edit sh" "show"
 is "gguf-edit re" "realign recover rename requant reserve"
 has "gguf-edit " show get set edit convert requant verify help --version --list
 is "gguf-edit --li" "--list"
-is "gguf-edit --list " "architectures commands keys presets tensors types value-types"
+is "gguf-edit --list " "architectures commands keys options presets tensors types value-types"
+is "gguf-edit --list options sh" "show"
 is "gguf-edit help sh" "show"
 # a command's options, from its --help
 is "gguf-edit show --js" "--json"

@@ -3,13 +3,18 @@
 
     man_sync.py edit TOOL MAN          every command of TOOL (--list commands) has a section
     man_sync.py catalog TOOL MAN       (.SS COMMAND) in MAN, and the reverse; each section's
-                                       options are exactly those of COMMAND --help
+                                       options are exactly those of the command's table
+                                       (gguf-edit --list options COMMAND; gguf-catalog:
+                                       COMMAND --help), and the options its synopsis names
+                                       (the lines before its first .PP) are the ones the
+                                       tool's usage lines name (gguf-edit)
     man_sync.py schema TOOL MAN DB     the SCHEMA section's tables, views and columns are
                                        exactly those of the catalog DB (built by TOOL)
     man_sync.py selftest TOOL MAN      the check fails when an option is added to one side only
 
-Options in --help are the lines that start with two blanks and an option ("  --json",
-"  -o, --output OUT"); in the man page, the line after each .TP or .TQ of the section. Options
+A command's options are the lines of gguf-edit --list options COMMAND ("--json", "-o, --output
+OUT"), or gguf-catalog's --help lines that start with two blanks and an option; in the man
+page, the line after each .TP or .TQ of the section. Options
 that several commands share are listed once, in a section named "<GROUP> OPTIONS" (READING
 OPTIONS, EDIT OPTIONS, ...); a command's section that names such a section takes all of its
 options. --help itself is left out (every command has it).
@@ -23,17 +28,39 @@ import subprocess
 import sys
 
 HELP_OPTION = re.compile(r'^  (?:-[A-Za-z0-9], )?--([a-z0-9][a-z0-9-]*)')
+LIST_OPTION = re.compile(r'^(?:-[A-Za-z0-9], )?--([a-z0-9][a-z0-9-]*)')
 MAN_OPTION = re.compile(r'\\-\\-((?:[a-z0-9]|\\-)+)')
+USAGE_OPTION = re.compile(r'(?<![a-z0-9-])--([a-z0-9][a-z0-9-]*)')
 
 
-def help_options(text):
-    """The long options a --help text defines."""
+def help_options(text, pattern=HELP_OPTION):
+    """The long options a --help text (or a --list options list) defines."""
     found = set()
     for line in text.splitlines():
-        m = HELP_OPTION.match(line)
+        m = pattern.match(line)
         if m:
             found.add(m.group(1))
     return found - {'help'}
+
+
+def usage_options(text):
+    """The long options the usage lines of a --help text name."""
+    found = set()
+    for line in text.splitlines():
+        if not line.startswith(('usage:', '       ')):
+            break
+        found |= set(USAGE_OPTION.findall(line))
+    return found
+
+
+def synopsis_options(lines):
+    """The long options a man section's synopsis names (its lines before the first .PP)."""
+    found = set()
+    for line in lines:
+        if line.startswith('.PP'):
+            break
+        found |= {m.replace('\\-', '-') for m in MAN_OPTION.findall(line)}
+    return found
 
 
 def parse_man(text):
@@ -70,19 +97,20 @@ def groups(blocks):
 
 
 def man_commands(blocks):
-    """{command: (options, [groups named])} of the COMMANDS section."""
+    """{command: (options, [groups named], synopsis options)} of the COMMANDS section."""
     g = groups(blocks)
     out = {}
     for (sh, ss), lines in blocks.items():
         if sh == 'COMMANDS' and ss is not None:
             text = '\n'.join(lines)
             named = [name for name in g if name in text]
-            out[ss] = (set(defined(lines, MAN_OPTION)), named)
+            out[ss] = (set(defined(lines, MAN_OPTION)), named, synopsis_options(lines))
     return out, g
 
 
-def check_commands(commands, helps, man_text):
-    """Problems (strings) between the commands' --help texts and the man page."""
+def check_commands(commands, helps, man_text, tables=None):
+    """Problems (strings) between the commands' option tables (tables: gguf-edit --list options
+    COMMAND; else their --help texts) and usage lines, and the man page."""
     blocks = parse_man(man_text)
     sections, g = man_commands(blocks)
     problems = []
@@ -93,16 +121,22 @@ def check_commands(commands, helps, man_text):
     for c in commands:
         if c not in sections:
             continue
-        own, named = sections[c]
+        own, named, synopsis = sections[c]
         man = set(own)
         for name in named:
             man |= g[name]
-        helped = help_options(helps[c])
+        helped = help_options(tables[c], LIST_OPTION) if tables else help_options(helps[c])
+        if tables:
+            usage = usage_options(helps[c])
+            for o in sorted(synopsis - usage):
+                problems.append(f'{c}: --{o} is in the synopsis of the man page, not in the usage lines')
+            for o in sorted(usage - synopsis):
+                problems.append(f'{c}: --{o} is in the usage lines, not in the synopsis of the man page')
         for o in sorted(helped - man):
-            problems.append(f'{c}: --{o} is in --help, not in the man page')
+            problems.append(f'{c}: --{o} is in its options, not in the man page')
         for o in sorted(man - helped):
             where = 'its section' if o in own else ' / '.join(n for n in named if o in g[n])
-            problems.append(f'{c}: --{o} is in the man page ({where}), not in --help')
+            problems.append(f'{c}: --{o} is in the man page ({where}), not in its options')
     return problems
 
 
@@ -131,7 +165,8 @@ def check_tool(kind, tool, man_text):
     if not commands:
         return [f'{tool}: no commands listed']
     helps = {c: run([tool, c, '--help']) for c in commands}
-    return check_commands(commands, helps, man_text)
+    tables = {c: run([tool, '--list', 'options', c]) for c in commands} if kind == 'edit' else None
+    return check_commands(commands, helps, man_text, tables)
 
 
 def check_schema(man_text, db):
@@ -164,29 +199,38 @@ def selftest(tool, man_text):
     """The check must fail when an option is added to one side only."""
     commands = tool_commands('edit', tool)
     helps = {c: run([tool, c, '--help']) for c in commands}
-    base = check_commands(commands, helps, man_text)
+    tables = {c: run([tool, '--list', 'options', c]) for c in commands}
+    base = check_commands(commands, helps, man_text, tables)
     if base:
         return ['selftest: the real pages do not agree to begin with'] + base
     problems = []
-    # an option only in --help
-    more = dict(helps)
-    more['show'] = helps['show'] + '  --only-in-help     (test)\n'
-    if not any('--only-in-help' in p for p in check_commands(commands, more, man_text)):
-        problems.append('selftest: an option only in --help was not noticed')
+    # an option only in the table
+    more = dict(tables)
+    more['show'] = tables['show'] + '--only-in-table\n'
+    if not any('--only-in-table' in p for p in check_commands(commands, helps, man_text, more)):
+        problems.append('selftest: an option only in the table was not noticed')
+    # an option only in a synopsis: the tool's usage lines, the man page's
+    usage = dict(helps)
+    usage['show'] = helps['show'].replace('[--full]', '[--full] [--only-in-usage]', 1)
+    if not any('--only-in-usage' in p for p in check_commands(commands, usage, man_text, tables)):
+        problems.append('selftest: an option only in the usage lines was not noticed')
+    extra = man_text.replace('.RB [ \\-\\-full ]\n', '.RB [ \\-\\-full ]\n.RB [ \\-\\-only\\-in\\-synopsis ]\n', 1)
+    if not any('--only-in-synopsis' in p for p in check_commands(commands, helps, extra, tables)):
+        problems.append('selftest: an option only in the man synopsis was not noticed')
     # an option only in the man page: in a command's section, and in a shared group
     for anchor in ('.SS show\n', '.SH "READING OPTIONS"\n'):
         i = man_text.index(anchor)
         j = man_text.index('.TP\n', i)
         extra = man_text[:j] + '.TP\n.B \\-\\-only\\-in\\-man\nTest.\n' + man_text[j:]
-        if not any('--only-in-man' in p for p in check_commands(commands, helps, extra)):
+        if not any('--only-in-man' in p for p in check_commands(commands, helps, extra, tables)):
             problems.append(f'selftest: an option only in the man page ({anchor.strip()}) was not noticed')
     # an option dropped from the man page
     fewer = man_text.replace('.TP\n.B \\-\\-markdown\n', '.PP\n', 1)
-    if not any('--markdown' in p for p in check_commands(commands, helps, fewer)):
+    if not any('--markdown' in p for p in check_commands(commands, helps, fewer, tables)):
         problems.append('selftest: an option missing from the man page was not noticed')
     # a command without a section
     gone = man_text.replace('.SS hash\n', '.SS hash_gone\n', 1)
-    if not any(p.startswith('hash:') for p in check_commands(commands, helps, gone)):
+    if not any(p.startswith('hash:') for p in check_commands(commands, helps, gone, tables)):
         problems.append('selftest: a command without a section was not noticed')
     return problems
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The man pages: they render without a warning (groff -ww, man -l), every command has its
-# section and each section lists exactly the options of the command's --help (and the check
-# fails when an option is added to one side only: man_sync.py selftest), and gguf-catalog(1)'s
+# section and each section lists exactly the options of the command's table (gguf-edit --list
+# options COMMAND; gguf-catalog: its --help), its synopsis the options of the usage lines (and
+# the check fails when an option is added to one side only: man_sync.py selftest), and gguf-catalog(1)'s
 # SCHEMA section names exactly the tables, views and columns of a catalog the tool builds.
 . "$(dirname "$0")/cli_lib.sh"
 
@@ -53,15 +54,19 @@ for page in gguf-edit.1 gguf-catalog.1 libgguf.3; do
 done
 
 # ---- options: --help against the man page ----
-python3 "$SYNC" edit "$EDIT" "$DOC/gguf-edit.1" > "$TMP/out" 2>&1 && ok || fail "gguf-edit(1) and --help disagree:
+python3 "$SYNC" edit "$EDIT" "$DOC/gguf-edit.1" > "$TMP/out" 2>&1 && ok || fail "gguf-edit(1) and the option tables disagree:
 $(cat "$TMP/out")"
 python3 "$SYNC" selftest "$EDIT" "$DOC/gguf-edit.1" > "$TMP/out" 2>&1 && ok || fail "the check cannot fail:
 $(cat "$TMP/out")"
-# each option --help lists is one the command takes (not refused as unknown)
+# each option --help and --list options show is one the command takes (not refused as
+# unknown), and the two show the same options
 for c in $("$EDIT" --list commands); do
-    for o in $("$EDIT" "$c" --help | sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}--\([a-z0-9][a-z0-9-]*\).*/\2/p'); do
+    "$EDIT" "$c" --help | sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}--\([a-z0-9][a-z0-9-]*\).*/\2/p' | sort > "$TMP/help"
+    "$EDIT" --list options "$c" | sed -n 's/^\(-[A-Za-z0-9], \)\{0,1\}--\([a-z0-9][a-z0-9-]*\).*/\2/p' | sort > "$TMP/list"
+    cmp -s "$TMP/help" "$TMP/list" && ok || fail "$c: --help and --list options differ: $(diff "$TMP/help" "$TMP/list" | tr '\n' ' ')"
+    for o in $(cat "$TMP/list"); do
         "$EDIT" "$c" "--$o" > /dev/null 2> "$TMP/err" < /dev/null
-        grep -q "unknown option\|unrecognized option" "$TMP/err" && fail "$c --help lists --$o, which $c refuses" || ok
+        grep -q "unknown option\|unrecognized option" "$TMP/err" && fail "$c lists --$o, which $c refuses" || ok
     done
 done
 if [ -x "$CATALOG" ]; then

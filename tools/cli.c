@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* clock_gettime, __fpending, strncasecmp */
 #include "config.h"
 #include "cli.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -58,28 +59,8 @@ static const char *http_headers[CLI_MAX_HEADERS]; /* from --header */
 static size_t n_http_headers;
 static gguf_open_options http_opts = GGUF_OPEN_OPTIONS_INIT; /* all but flags and headers */
 
-/* A size with an optional K, M or G (powers of 1024). */
-static int parse_size(const char *s, uint64_t *out) {
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30, end++;
-    if (*end != '\0' || v > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 static int url_option(int opt, const char *arg) {
-    char *end;
-    long v;
+    uint64_t v;
     switch (opt) {
     case CLI_OPT_HEADER:
         if (strchr(arg, ':') == NULL || arg[0] == ':' || strpbrk(arg, "\r\n") != NULL) {
@@ -94,35 +75,23 @@ static int url_option(int opt, const char *arg) {
         return 1;
     case CLI_OPT_OFFLINE: http_opts.offline = 1; return 1;
     case CLI_OPT_TIMEOUT:
-        v = strtol(arg, &end, 10);
-        if (*arg == '\0' || *end != '\0' || v < 1 || v > 86400) {
-            cli_errorf("--timeout takes seconds from 1 to 86400, not '%s'", arg);
+        if (opt_parse_count(&v, arg, "--timeout", 1, 86400, "seconds") != 0)
             return -1;
-        }
         http_opts.timeout_s = (unsigned)v;
         return 1;
     case CLI_OPT_DEADLINE:
-        v = strtol(arg, &end, 10);
-        if (*arg == '\0' || *end != '\0' || v < 1 || v > 86400) {
-            cli_errorf("--deadline takes seconds from 1 to 86400, not '%s'", arg);
+        if (opt_parse_count(&v, arg, "--deadline", 1, 86400, "seconds") != 0)
             return -1;
-        }
         http_opts.deadline_s = (unsigned)v;
         return 1;
     case CLI_OPT_RETRIES:
-        v = strtol(arg, &end, 10);
-        if (*arg == '\0' || *end != '\0' || v < 0 || v > 100) {
-            cli_errorf("--retries takes a number from 0 to 100, not '%s'", arg);
+        if (opt_parse_count(&v, arg, "--retries", 0, 100, NULL) != 0)
             return -1;
-        }
         http_opts.retries = v == 0 ? -1 : (int)v;
         return 1;
     case CLI_OPT_WHOLE_LIMIT:
-        if (parse_size(arg, &http_opts.whole_limit) != 0 || http_opts.whole_limit == 0) {
-            cli_errorf("--whole-limit takes a size in bytes (K, M, G allowed), not '%s'", arg);
-            return -1;
-        }
-        return 1;
+        return opt_parse_size(&http_opts.whole_limit, arg, "--whole-limit", 1, UINT64_MAX, 0) == 0
+                   ? 1 : -1;
     default: return 0;
     }
 }
@@ -296,16 +265,20 @@ static void print_usage_lines(FILE *out, const char *usage) {
     }
 }
 
+void cli_verb_verror(const char *fmt, va_list ap) {
+    fprintf(stderr, "%s: ", cli_prog);
+    if (cli_verb != NULL)
+        fprintf(stderr, "%s: ", cli_verb);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *usage, const char *fmt, ...) {
     if (fmt != NULL) {
         va_list ap;
-        fprintf(stderr, "%s: ", cli_prog);
-        if (cli_verb != NULL)
-            fprintf(stderr, "%s: ", cli_verb);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        cli_verb_verror(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
     }
     if (usage != NULL)
         print_usage_lines(stderr, usage);
@@ -461,8 +434,8 @@ static void bad_option(int argc, char **argv, int c, const struct option *longop
         cli_usage_error(usage, "unknown option '--%s'", word);
 }
 
-int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
-                    const char *usage, const char *help, unsigned *flags, int *status) {
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *help, unsigned *flags, int *status) {
     char opts[64];
     /* ':' first (after a '+' that stops at the first operand): a missing argument is told
      * apart from an unknown option */
@@ -487,19 +460,14 @@ int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct o
             continue;
         if (open_opt < 0 || c == '?' || c == ':') {
             if (open_opt < 0)
-                cli_usage_error(usage, NULL);
+                cli_usage_error(help, NULL);
             else
-                bad_option(argc, argv, c, longopts, usage);
+                bad_option(argc, argv, c, longopts, help);
             *status = CLI_USAGE;
             return CLI_DONE;
         }
         return c;
     }
-}
-
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage, unsigned *flags, int *status) {
-    return cli_getopt_help(argc, argv, shortopts, longopts, usage, usage, flags, status);
 }
 
 int cli_operands(int argc, int n, const char *usage) {
@@ -711,31 +679,6 @@ void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems) {
     if (n > shown)
         fprintf(out, "%s... %" PRIu64 " more", shown ? ", " : "", n - shown);
     putc(']', out);
-}
-
-int cli_parse_size(const char *text, const char *what, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    if (shift != 0 && (*end == 'i' || *end == 'I'))
-        end++;
-    if (shift != 0 && (*end == 'b' || *end == 'B'))
-        end++;
-    if (end == text || *end != '\0' || text[0] == '-' || errno != 0 ||
-        (shift != 0 && v > (UINT64_MAX >> shift))) {
-        cli_errorf("%s: '%s' is not a size (bytes, or a number with K, M, G or T)", what, text);
-        return -1;
-    }
-    *out = (uint64_t)v << shift;
-    return 0;
 }
 
 const char *cli_vtype_name(uint32_t vtype) {

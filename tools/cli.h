@@ -5,6 +5,7 @@
 
 #include <libgguf/gguf.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "json_emit.h"
@@ -52,14 +53,13 @@ enum {
     CLI_OPT_ONE_FILE, CLI_OPT_HEADER, CLI_OPT_OFFLINE, CLI_OPT_TIMEOUT, CLI_OPT_RETRIES,
     CLI_OPT_WHOLE_LIMIT, CLI_OPT_DEADLINE
 };
-/* (the reading ones without --one-file, for a command that reads each file alone) */
+/* The getopt_long entries of the reading ones without --one-file and of the URL ones, for
+ * gguf-catalog (gguf-edit's commands take them from opt.c's groups). */
 #define CLI_OPEN_READ_LONG_OPTIONS                                                              \
     {"lenient", no_argument, NULL, CLI_OPT_LENIENT},                                            \
         {"endian", required_argument, NULL, CLI_OPT_ENDIAN},                                    \
         {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},                            \
         {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP}
-#define CLI_OPEN_FILE_LONG_OPTIONS                                                              \
-    CLI_OPEN_READ_LONG_OPTIONS, {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE}
 #define CLI_OPEN_URL_LONG_OPTIONS                                                               \
     {"header", required_argument, NULL, CLI_OPT_HEADER},                                        \
         {"offline", no_argument, NULL, CLI_OPT_OFFLINE},                                        \
@@ -67,28 +67,6 @@ enum {
         {"retries", required_argument, NULL, CLI_OPT_RETRIES},                                  \
         {"deadline", required_argument, NULL, CLI_OPT_DEADLINE},                                \
         {"whole-limit", required_argument, NULL, CLI_OPT_WHOLE_LIMIT}
-#define CLI_OPEN_LONG_OPTIONS CLI_OPEN_FILE_LONG_OPTIONS, CLI_OPEN_URL_LONG_OPTIONS
-#define CLI_OPEN_FILE_HELP                                                                      \
-    "  --lenient          accept duplicate keys and tensor names (to repair them)\n"           \
-    "  --endian ORDER     read the file as 'little' or 'big' endian instead of detecting it\n" \
-    "  --unknown-types    accept tensor types this tool does not know (passed through as is)\n" \
-    "  --no-mmap          read the file into memory instead of mapping it\n"                   \
-    "  --one-file         a shard of a split set: read this file alone, not the whole set\n"
-#define CLI_OPEN_URL_HELP                                                                       \
-    "FILE may be '-' (standard input) or an http:// or https:// URL (read with range requests):\n" \
-    "  --header 'NAME: VALUE'  send this header to the URL's host (repeatable; not to another\n" \
-    "                     host a redirect leads to), e.g.\n"                                    \
-    "                     'Authorization: Bearer TOKEN' for a gated model; also taken from\n"  \
-    "                     $GGUF_HTTP_HEADER, and $HF_TOKEN for huggingface.co URLs\n"          \
-    "  --offline          never touch the network (a URL is refused)\n"                        \
-    "  --timeout SECS     give up connecting, or a transfer slower than 1 KiB/s, after SECS\n" \
-    "                     (default 30)\n"                                                      \
-    "  --retries N        retry a failed request (5xx, dropped connection) N times (default 4)\n" \
-    "  --deadline SECS    give up one read (the open, each later read) after SECS in all,\n"  \
-    "                     retries included (default 300)\n"                                    \
-    "  --whole-limit SIZE  a server that ignores Range: download the file whole only up to\n"  \
-    "                     SIZE bytes (K, M, G suffixes; default 64M)\n"
-#define CLI_OPEN_HELP CLI_OPEN_FILE_HELP CLI_OPEN_URL_HELP
 /* Commands that read a model start from these flags: a shard opens its whole split set
  * (--one-file clears GGUF_OPEN_SPLIT_SET). */
 #define CLI_READ_FLAGS ((unsigned)GGUF_OPEN_SPLIT_SET)
@@ -97,17 +75,13 @@ int cli_open_option(int opt, const char *arg, unsigned *flags);
 /* getopt_long for every command: handles --help/-h (which longopts and shortopts must list) and
  * the open options itself, and returns each of the command's own options in turn (optarg set),
  * then -1 with optind at the first operand. argv[0] is the command's name (cli_verb is set to
- * it). `usage` is the command's --help text, which starts with its usage line(s). CLI_DONE
+ * it). `help` is the command's --help text, which starts with its usage line(s). CLI_DONE
  * means stop: --help printed that text (*status 0), or a bad option printed a short usage
  * error to stderr (*status 2): the option, "did you mean" the closest of longopts' names, the
  * usage line and where to find more. */
 #define CLI_DONE (-2)
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage, unsigned *flags, int *status);
-/* The same with the short usage given (printed on errors) instead of the --help text's first
- * lines. */
-int cli_getopt_help(int argc, char **argv, const char *shortopts, const struct option *longopts,
-                    const char *usage, const char *help, unsigned *flags, int *status);
+               const char *help, unsigned *flags, int *status);
 /* 0 when exactly n operands follow the options; else prints a short usage error (usage: the
  * --help text or a usage line) and returns CLI_USAGE. */
 int cli_operands(int argc, int n, const char *usage);
@@ -120,6 +94,8 @@ extern const char *cli_verb;
  * `usage` for the verb (its lines that start with "usage:", or continue them, and name the
  * verb), and "Try 'PROG VERB --help' for more information." Returns CLI_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PROG: VERB: message" (no VERB before one is chosen) on stderr. */
+void cli_verb_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* The name in names[0..n-1] a mistyped word most likely meant (edit distance, a transposition
  * counting one; or the one name it begins), or NULL when none is close. */
 const char *cli_suggest(const char *word, const char *const *names, size_t n);
@@ -213,10 +189,6 @@ void cli_text_escape(FILE *out, const char *s, size_t len, int quoted);
 /* Text output for people: a value on one line, arrays cut after `max_elems` elements; strings
  * quoted by cli_text_escape. */
 void cli_text_value(FILE *out, const gguf_value *v, unsigned max_elems);
-
-/* Parses a size: bytes, or a number with K, M, G or T (powers of 1024; "KiB", "MB" and lower
- * case are accepted too). Returns 0, or -1 after printing why. */
-int cli_parse_size(const char *text, const char *what, uint64_t *out);
 
 /* The plural ending of a count's noun in messages: "1 tensor", "2 tensors". */
 #define CLI_S(n) ((n) == 1 ? "" : "s")

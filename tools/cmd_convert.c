@@ -10,28 +10,73 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+typedef struct convert_values {
+    const char *out;
+    int verbose, endian;
+    unsigned version;
+    uint64_t threads;
+} convert_values;
+
+static int take_version(const opt_spec *o, const char *arg, void *values) {
+    convert_values *v = values;
+    (void)o;
+    if (strcmp(arg, "2") != 0 && strcmp(arg, "3") != 0) {
+        opt_error("--version takes 2 or 3, not '%s' (version 1 is only read)", arg);
+        return -1;
+    }
+    v->version = (unsigned)(arg[0] - '0');
+    return 0;
+}
+
+/* --endian's index: GGUF_ENDIAN_BIG, GGUF_ENDIAN_LITTLE */
+static const char *const endians[] = {"big", "little", NULL};
+static const char *const input_endians[] = {"little", "big", NULL};
+
+static const opt_spec options[] = {
+    OPT_STRING_("output", 'o', "OUT",
+                "where to write (or OUT after FILE; an existing OUT is replaced\n"
+                "atomically, never FILE itself)",
+                convert_values, out),
+    OPT_CHOICE_("endian", "ORDER", "byte order of OUT: 'big' or 'little' (default: FILE's)",
+                convert_values, endian, endians),
+    OPT_HANDLER_("version", 0, "V",
+                 "GGUF version of OUT: 2 or 3 (default: FILE's; big-endian needs 3)",
+                 take_version, 0),
+    OPT_COUNT_("threads", 0, "N", "threads converting tensor data (default 0: one per CPU)",
+               convert_values, threads, 0, 1024),
+    OPT_FLAG_("verbose", 'v', "say what was written, with how many threads and how fast",
+              convert_values, verbose, 1),
+    {.kind = OPT_OPEN, .name = "input-endian", .arg = "ORDER",
+     .help = "read FILE as 'little' or 'big' endian instead of detecting it",
+     .value = CLI_OPT_ENDIAN, .choices = input_endians},
+    OPT_OPEN_("lenient", NULL, "accept duplicate keys and tensor names", CLI_OPT_LENIENT),
+    OPT_OPEN_("unknown-types", NULL,
+              "open files with unknown tensor types (they cannot change byte\n"
+              "order, but can change version)",
+              CLI_OPT_UNKNOWN_TYPES),
+    OPT_OPEN_("no-mmap", NULL, "read FILE into memory instead of mapping it", CLI_OPT_NO_MMAP),
+    OPT_TEXT_("A shard of a split set converts the whole set, shard by shard (each written "
+              "atomically),\nto OUT's set: OUT names its first shard (PREFIX-00001-of-0000N.gguf) "
+              "or its prefix."),
+    OPT_OPEN_("one-file", NULL, "convert this one file of a split set alone", CLI_OPT_ONE_FILE),
+    {0}};
+
+static int convert_run(int argc, char **argv);
+
+const opt_command cmd_convert = {
+    .name = "convert",
+    .run = convert_run,
+    .line = "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version",
+    .synopsis =
     "usage: gguf-edit convert FILE OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
-    "       gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [OPTIONS]\n"
+    "       gguf-edit convert FILE -o OUT [--endian big|little] [--version 2|3] [OPTIONS]\n",
+    .summary =
     "Writes FILE to OUT in another byte order and/or GGUF version. Metadata, tensor infos and\n"
     "every tensor's blocks are converted (each type by its own recipe: which fields are 16-, 32-\n"
-    "or 64-bit numbers); the layout, padding and bytes between tensors are kept.\n"
-    "  -o, --output OUT       where to write (or OUT after FILE; an existing OUT is replaced\n"
-    "                         atomically, never FILE itself)\n"
-    "  --endian ORDER         byte order of OUT: 'big' or 'little' (default: FILE's)\n"
-    "  --version V            GGUF version of OUT: 2 or 3 (default: FILE's; big-endian needs 3)\n"
-    "  --threads N            threads converting tensor data (default 0: one per CPU)\n"
-    "  -v, --verbose          say what was written, with how many threads and how fast\n"
-    "  --input-endian ORDER   read FILE as 'little' or 'big' endian instead of detecting it\n"
-    "  --lenient              accept duplicate keys and tensor names\n"
-    "  --unknown-types        open files with unknown tensor types (they cannot change byte\n"
-    "                         order, but can change version)\n"
-    "  --no-mmap              read FILE into memory instead of mapping it\n"
-    "A shard of a split set converts the whole set, shard by shard (each written atomically),\n"
-    "to OUT's set: OUT names its first shard (PREFIX-00001-of-0000N.gguf) or its prefix.\n"
-    "  --one-file             convert this one file of a split set alone\n";
-
-enum { OPT_ENDIAN = 2000, OPT_VERSION, OPT_THREADS, OPT_INPUT_ENDIAN };
+    "or 64-bit numbers); the layout, padding and bytes between tensors are kept.\n",
+    .options = options,
+    .column = 25,
+};
 
 /* A split set: each shard converted to its own file (each written atomically), named
  * OUTPREFIX-0000k-of-0000N.gguf, where OUT is the new first shard's name or the prefix (a
@@ -82,68 +127,25 @@ static int convert_set(const gguf_file *set, const char *in, const char *out,
     return rc;
 }
 
-int cmd_convert(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"endian", required_argument, NULL, OPT_ENDIAN},
-        {"version", required_argument, NULL, OPT_VERSION},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"input-endian", required_argument, NULL, OPT_INPUT_ENDIAN},
-        {"lenient", no_argument, NULL, CLI_OPT_LENIENT},
-        {"unknown-types", no_argument, NULL, CLI_OPT_UNKNOWN_TYPES},
-        {"no-mmap", no_argument, NULL, CLI_OPT_NO_MMAP},
-        {"one-file", no_argument, NULL, CLI_OPT_ONE_FILE},
-        {NULL, 0, NULL, 0}};
+static int convert_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    const char *out = NULL;
-    int endian = -1, verbose = 0, status = CLI_OK, c;
-    unsigned version = 0;
-    long threads = 0;
-    char *end;
-    while ((c = cli_getopt(argc, argv, "ho:v", longopts, usage_text, &flags, &status)) >= 0) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'v': verbose = 1; break;
-        case OPT_ENDIAN:
-            if (strcmp(optarg, "big") == 0)
-                endian = GGUF_ENDIAN_BIG;
-            else if (strcmp(optarg, "little") == 0)
-                endian = GGUF_ENDIAN_LITTLE;
-            else
-                return cli_usage_error(usage_text, "--endian takes 'big' or 'little', not '%s'",
-                                       optarg);
-            break;
-        case OPT_VERSION:
-            if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0)
-                return cli_usage_error(usage_text, "--version takes 2 or 3, not '%s' (version 1 "
-                                       "is only read)", optarg);
-            version = (unsigned)(optarg[0] - '0');
-            break;
-        case OPT_THREADS:
-            threads = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || threads < 0 || threads > 1024)
-                return cli_usage_error(usage_text, "--threads takes a number from 0 to 1024, "
-                                       "not '%s'", optarg);
-            break;
-        case OPT_INPUT_ENDIAN:
-            if (cli_open_option(CLI_OPT_ENDIAN, optarg, &flags) <= 0)
-                return cli_usage_error(usage_text, NULL);
-            break;
-        default: break;
-        }
-    }
-    if (c == CLI_DONE)
+    convert_values v = {NULL, 0, -1, 0, 0};
+    int status = opt_parse(&cmd_convert, argc, argv, &v, &flags);
+    if (status >= 0)
         return status;
+    const char *out = v.out;
+    int endian = v.endian < 0 ? -1 : v.endian == 0 ? GGUF_ENDIAN_BIG : GGUF_ENDIAN_LITTLE;
+    int verbose = v.verbose;
+    unsigned version = v.version;
+    long threads = (long)v.threads;
     if (out != NULL && argc - optind == 2)
-        return cli_usage_error(usage_text, "the output is given twice (OUT and -o)");
-    if (cli_operands(argc, out != NULL ? 1 : 2, usage_text) != 0)
+        return cli_usage_error(cmd_convert.synopsis, "the output is given twice (OUT and -o)");
+    if (cli_operands(argc, out != NULL ? 1 : 2, cmd_convert.synopsis) != 0)
         return CLI_USAGE;
     if (out == NULL)
         out = argv[optind + 1];
     if (endian < 0 && version == 0)
-        return cli_usage_error(usage_text, "nothing to change: give --endian and/or --version");
+        return cli_usage_error(cmd_convert.synopsis, "nothing to change: give --endian and/or --version");
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? n : 1;

@@ -5,27 +5,40 @@
 #include <getopt.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit copy FILE OUT [OPTIONS]\n"
-    "       gguf-edit copy FILE -o OUT [OPTIONS]\n"
-    "Reads FILE and writes it to OUT (atomically: temporary file, fsync, rename).\n"
-    "  -o, --output OUT   where to write (or OUT after FILE; an existing OUT is replaced\n"
-    "                     atomically, never FILE itself)\n" CLI_OPEN_HELP;
+typedef struct copy_values {
+    const char *out;
+} copy_values;
 
-int cmd_copy(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static const opt_spec options[] = {
+    OPT_STRING_("output", 'o', "OUT",
+                "where to write (or OUT after FILE; an existing OUT is replaced\n"
+                "atomically, never FILE itself)",
+                copy_values, out),
+    {0}};
+
+static int copy_run(int argc, char **argv);
+
+const opt_command cmd_copy = {
+    .name = "copy",
+    .run = copy_run,
+    .line = "copy FILE OUT                         read and write back (byte-identical)",
+    .synopsis = "usage: gguf-edit copy FILE OUT [OPTIONS]\n"
+                "       gguf-edit copy FILE -o OUT [OPTIONS]\n",
+    .summary = "Reads FILE and writes it to OUT (atomically: temporary file, fsync, rename).\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
+
+static int copy_run(int argc, char **argv) {
     unsigned flags = 0;
-    int status = CLI_OK, c;
-    const char *out = NULL;
-    while ((c = cli_getopt(argc, argv, "o:h", longopts, usage_text, &flags, &status)) >= 0)
-        out = optarg; /* -o */
-    if (c == CLI_DONE)
+    copy_values v = {NULL};
+    int status = opt_parse(&cmd_copy, argc, argv, &v, &flags);
+    if (status >= 0)
         return status;
+    const char *out = v.out;
     if (out != NULL && argc - optind == 2)
-        return cli_usage_error(usage_text, "the output is given twice (OUT and -o)");
-    if (cli_operands(argc, out != NULL ? 1 : 2, usage_text) != 0)
+        return cli_usage_error(cmd_copy.synopsis, "the output is given twice (OUT and -o)");
+    if (cli_operands(argc, out != NULL ? 1 : 2, cmd_copy.synopsis) != 0)
         return CLI_USAGE;
     const char *in = argv[optind];
     if (out == NULL)

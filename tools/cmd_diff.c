@@ -16,17 +16,38 @@
 #define CHUNK_BYTES (4u << 20)     /* byte comparison: read in pieces of this size */
 #define DEFAULT_MAX_ELEMS 10
 
-static const char usage_text[] =
-    "usage: gguf-edit diff A B [-q] [--json] [--values] [--threads N] [--max-elems N]\n"
+typedef struct diff_values {
+    int quiet, json, values;
+    uint64_t threads, max_elems;
+} diff_values;
+
+static const opt_spec options[] = {
+    OPT_FLAG_("quiet", 'q', "only say whether the files differ", diff_values, quiet, 1),
+    OPT_FLAG_("json", 0, "one JSON document", diff_values, json, 1),
+    OPT_FLAG_("values", 0,
+              "dequantize tensors in both files and compare their values: RMSE, max\n"
+              "abs error, relative error (|A-B|/|A|), cosine similarity",
+              diff_values, values, 1),
+    OPT_COUNT_("threads", 0, "N", "threads for --values (default: 2)", diff_values, threads, 1,
+               256),
+    OPT_COUNT_("max-elems", 0, "N", "array elements listed per changed key (default 10; 0: all)",
+               diff_values, max_elems, 0, UINT64_MAX),
+    OPT_TEXT_("Exit status (as diff's): 0 no differences, 1 differences, 2 trouble."),
+    {0}};
+
+static int diff_run(int argc, char **argv);
+
+const opt_command cmd_diff = {
+    .name = "diff",
+    .run = diff_run,
+    .line = "diff A B                              metadata and tensor differences",
+    .synopsis = "usage: gguf-edit diff A B [-q] [--json] [--values] [--threads N] [--max-elems N]\n",
+    .summary =
     "Lists what differs: '-' only in A, '+' only in B, '~' changed (A's -> B's). Arrays show the\n"
-    "indices that differ with both values; tensors what changed (type, shape, bytes).\n"
-    "  -q, --quiet        only say whether the files differ\n"
-    "  --json             one JSON document\n"
-    "  --values           dequantize tensors in both files and compare their values: RMSE, max\n"
-    "                     abs error, relative error (|A-B|/|A|), cosine similarity\n"
-    "  --threads N        threads for --values (default: 2)\n"
-    "  --max-elems N      array elements listed per changed key (default 10; 0: all)\n"
-    "Exit status (as diff's): 0 no differences, 1 differences, 2 trouble.\n" CLI_OPEN_HELP;
+    "indices that differ with both values; tensors what changed (type, shape, bytes).\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 typedef struct opts {
     int quiet, json, values;
@@ -652,51 +673,15 @@ static void summary_values_json(cli_json *j, const vsummary *v) {
     cli_json_end(j);
 }
 
-static int parse_count(const char *s, uint64_t *out) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '\0' || *s == '-' || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int cmd_diff(int argc, char **argv) {
-    enum { OPT_VALUES = 3000, OPT_THREADS, OPT_MAX_ELEMS };
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},        {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},        {"values", no_argument, NULL, OPT_VALUES},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"max-elems", required_argument, NULL, OPT_MAX_ELEMS},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int diff_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS; /* a shard: the whole split set */
-    int status = CLI_OK, c;
-    opts o = {0, 0, 0, 2, DEFAULT_MAX_ELEMS};
+    diff_values v = {0, 0, 0, 2, DEFAULT_MAX_ELEMS};
     cli_stdout_status = 2; /* a write error is trouble, as diff's */
-    while ((c = cli_getopt(argc, argv, "hq", longopts, usage_text, &flags, &status)) >= 0) {
-        uint64_t n;
-        switch (c) {
-        case 'q': o.quiet = 1; break;
-        case 'j': o.json = 1; break;
-        case OPT_VALUES: o.values = 1; break;
-        case OPT_THREADS:
-        case OPT_MAX_ELEMS:
-            if (parse_count(optarg, &n) != 0 || (c == OPT_THREADS && (n == 0 || n > 256))) {
-                return cli_usage_error(usage_text, "--%s takes a number%s, not '%s'",
-                                       c == OPT_THREADS ? "threads" : "max-elems",
-                                       c == OPT_THREADS ? " from 1 to 256" : "", optarg);
-            }
-            if (c == OPT_THREADS)
-                o.threads = (unsigned)n;
-            else
-                o.max_elems = n;
-            break;
-        default: break;
-        }
-    }
-    if (c == CLI_DONE)
-        return status == CLI_USAGE ? 2 : status;
-    if (cli_operands(argc, 2, usage_text) != 0)
+    int status = opt_parse(&cmd_diff, argc, argv, &v, &flags);
+    if (status >= 0)
+        return status;
+    opts o = {v.quiet, v.json, v.values, (unsigned)v.threads, v.max_elems};
+    if (cli_operands(argc, 2, cmd_diff.synopsis) != 0)
         return 2;
     if (o.quiet)
         o.json = o.values = 0;

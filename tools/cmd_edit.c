@@ -10,122 +10,192 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The help of each verb: its usage line and what it does, then the groups of options it takes
- * (the man page's sections name the same groups). */
-#define SET_HELP                                                                                  \
-    "usage: gguf-edit set FILE KEY VALUE [--type T] [--json] [--file] [EDITS] [OPTIONS]\n"         \
-    "Sets KEY to VALUE. An existing key keeps its place and its type (--type changes it); a new\n"  \
-    "key goes at the end, typed from its text (true/false: BOOL, integers: INT32 or INT64,\n"       \
-    "decimals: FLOAT32, else STRING) unless --type says otherwise. An ARRAY value is JSON.\n"       \
-    "  --type T           value type: u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str, or array\n" \
-    "                     (with --json: the element type)\n"                                      \
-    "  --json             VALUE is a JSON array (element type kept, or --type's, or inferred)\n"  \
-    "  --file             VALUE is the path of a file whose text is the value, less the one\n"    \
-    "                     newline that ends it (as get prints it); typed like any VALUE\n"
-#define RM_HELP                                                                                   \
-    "usage: gguf-edit rm FILE KEY... [EDITS] [OPTIONS]\n"                                          \
-    "Removes the keys.\n"
-#define RENAME_HELP                                                                               \
-    "usage: gguf-edit rename FILE OLD NEW [EDITS] [OPTIONS]\n"                                     \
-    "Renames key OLD to NEW; its value, type and place are kept.\n"
-#define REALIGN_HELP                                                                              \
-    "usage: gguf-edit realign FILE ALIGN [EDITS] [OPTIONS]\n"                                      \
-    "Sets general.alignment to ALIGN (a power of two; --force for other multiples of 8) and\n"     \
-    "lays the tensor data out again.\n"
-#define EDIT_HELP                                                                                 \
-    "usage: gguf-edit edit FILE [EDITS] [OPTIONS]\n"                                               \
-    "Applies the EDITS in order, in one run: one write, one check.\n"
-#define RESERVE_HELP                                                                              \
-    "usage: gguf-edit reserve FILE SIZE [OPTIONS]\n"                                               \
-    "Keeps SIZE bytes (K, M, G) of room in the header (the libgguf.padding key), so that later\n"  \
-    "edits are written in place. On ext4 and XFS growing it inserts blocks in place; elsewhere\n"   \
-    "the file is rewritten once.\n"
-#define EDITS_HELP                                                                                \
-    "EDITS, applied in order after the command's own:\n"                                           \
-    "  --set KEY[:TYPE]=VALUE          set a value (as set; TYPE as --type)\n"                    \
-    "  --set-json KEY[:ELEMTYPE]=JSON  set an array from JSON (as set --json)\n"                  \
-    "  --set-file KEY[:TYPE]=PATH      set a value from a file's text (as set --file)\n"          \
-    "  --set-json-file KEY[:ELEMTYPE]=PATH  set an array from a JSON file (as set --json --file)\n" \
-    "  --rm KEY                        remove a key\n"                                            \
-    "  --rename OLD=NEW                rename a key\n"                                            \
-    "  --realign N                     change the alignment (as realign)\n"                       \
-    "  --rename-tensor OLD=NEW         rename a tensor\n"                                         \
-    "  --rm-tensor NAME                remove a tensor\n"                                         \
-    "  --special-token NAME TEXT       set special token NAME's id (tokenizer.ggml.NAME_token_id,\n" \
-    "                                  UINT32) to the first token whose text is TEXT, as\n"      \
-    "                                  gguf_new_metadata.py does; NAME: bos eos eot eom unk sep\n" \
-    "                                  pad mask fim_pre fim_suf fim_mid fim_pad fim_rep fim_sep\n" \
-    "                                  prefix suffix middle (unknown, seperator, padding too)\n" \
-    "  --chat-template-config PATH     the chat template of a Hugging Face tokenizer_config.json:\n" \
-    "                                  one (tokenizer.chat_template) or a list of named ones\n"  \
-    "                                  (tokenizer.chat_template.NAME, tokenizer.chat_templates);\n" \
-    "                                  the file's template keys are replaced\n"                                         \
-    "  --edits PATH                    operations from a file, one per line: set KEY[:TYPE] VALUE\n" \
-    "                                  (VALUE: the rest of the line), set-json KEY JSON, set-file\n" \
-    "                                  KEY PATH, set-json-file KEY PATH, rm KEY, rename OLD NEW,\n" \
-    "                                  realign N, rename-tensor OLD NEW, rm-tensor NAME ('#'\n"   \
-    "                                  comments)\n"
-#define WRITE_HELP                                                                                \
-    "OPTIONS:\n"                                                                                   \
-    "  -o, --output OUT   write the result to OUT instead of changing FILE\n"                     \
-    "  --force            write even what ggml would refuse (say, alignment 48), or a special\n"   \
-    "                     token id outside the vocabulary\n"                \
-    "  --no-in-place      always rewrite the whole file\n"                                        \
-    "  -v, --verbose      say how the file was written and what was checked\n"
-#define RESERVE_OPTION_HELP                                                                       \
-    "  --reserve SIZE     also keep SIZE bytes of room in the header (as reserve)\n"
+typedef struct edit_values {
+    edit_list extra; /* the EDITS options, in order */
+    const char *out, *type_arg;
+    int vtype, force, in_place, verbose, json, file;
+    uint64_t reserve;
+} edit_values;
 
-static const char set_help[] = SET_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
-static const char rm_help[] = RM_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
-static const char rename_help[] =
-    RENAME_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
-static const char realign_help[] =
-    REALIGN_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
-static const char edit_help[] = EDIT_HELP EDITS_HELP WRITE_HELP RESERVE_OPTION_HELP CLI_OPEN_HELP;
-static const char reserve_help[] = RESERVE_HELP WRITE_HELP CLI_OPEN_HELP;
+/* set's --type: once, or again with the same type */
+static int take_type(const opt_spec *o, const char *arg, void *values) {
+    edit_values *v = values;
+    (void)o;
+    if (v->type_arg != NULL && gguf_vtype_parse(arg) != gguf_vtype_parse(v->type_arg))
+        return opt_error("--type given twice ('%s', then '%s'): give one", v->type_arg, arg);
+    v->type_arg = arg;
+    v->vtype = gguf_vtype_parse(arg);
+    if (v->vtype < 0)
+        return opt_error("unknown value type '%s' (u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool "
+                         "str array)", arg);
+    return 0;
+}
 
-enum {
-    OPT_TYPE = 2000, OPT_JSON, OPT_FILE, OPT_SET, OPT_SET_JSON, OPT_SET_FILE, OPT_SET_JSON_FILE,
-    OPT_RM, OPT_RENAME, OPT_REALIGN, OPT_RENAME_TENSOR, OPT_RM_TENSOR, OPT_EDITS, OPT_FORCE,
-    OPT_NO_IN_PLACE, OPT_RESERVE, OPT_SPECIAL_TOKEN, OPT_CHAT_TEMPLATE_CONFIG
-};
+/* An EDITS option: its edit_kind is the entry's value. */
+static int take_edit(const opt_spec *o, const char *arg, void *values) {
+    edit_list *l = &((edit_values *)values)->extra;
+    enum edit_kind kind = (enum edit_kind)o->value;
+    switch (kind) {
+    case EDIT_RM:
+    case EDIT_RM_TENSOR: return edits_add(l, kind, arg, NULL, -1);
+    case EDIT_REALIGN:
+    case EDIT_CHAT_TEMPLATE_CONFIG: return edits_add(l, kind, NULL, arg, -1);
+    case EDIT_SPECIAL_TOKEN: { /* NAME TEXT: the text is the next argument */
+        const char *text = opt_take_next();
+        if (text == NULL)
+            return opt_error("--special-token takes NAME TEXT");
+        if (edits_special_token_key(arg) == NULL)
+            return opt_error("--special-token: unknown name '%s' (bos eos eot eom unk sep pad "
+                             "mask fim_pre ...: see --help)", arg);
+        return edits_add(l, kind, arg, text, -1);
+    }
+    default: return edits_add_pair(l, kind, arg);
+    }
+}
 
-/* The verbs, and which of them take which options. */
+/* --edits PATH */
+static int take_edits_file(const opt_spec *o, const char *arg, void *values) {
+    (void)o;
+    return edits_load(&((edit_values *)values)->extra, arg);
+}
+
+static const opt_spec set_options[] = {
+    OPT_HANDLER_("type", 0, "T",
+                 "value type: u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str, or array\n"
+                 "(with --json: the element type)",
+                 take_type, 0),
+    OPT_FLAG_("json", 0, "VALUE is a JSON array (element type kept, or --type's, or inferred)",
+              edit_values, json, 1),
+    OPT_FLAG_("file", 0,
+              "VALUE is the path of a file whose text is the value, less the one\n"
+              "newline that ends it (as get prints it); typed like any VALUE",
+              edit_values, file, 1),
+    {0}};
+
+static const opt_spec edits_options[] = {
+    OPT_HEADING_("EDITS, applied in order after the command's own:", 34),
+    OPT_HANDLER_("set", 0, "KEY[:TYPE]=VALUE", "set a value (as set; TYPE as --type)", take_edit,
+                 EDIT_SET),
+    OPT_HANDLER_("set-json", 0, "KEY[:ELEMTYPE]=JSON", "set an array from JSON (as set --json)",
+                 take_edit, EDIT_SET_JSON),
+    OPT_HANDLER_("set-file", 0, "KEY[:TYPE]=PATH", "set a value from a file's text (as set --file)",
+                 take_edit, EDIT_SET_FILE),
+    OPT_HANDLER_("set-json-file", 0, "KEY[:ELEMTYPE]=PATH",
+                 "set an array from a JSON file (as set --json --file)", take_edit,
+                 EDIT_SET_JSON_FILE),
+    OPT_HANDLER_("rm", 0, "KEY", "remove a key", take_edit, EDIT_RM),
+    OPT_HANDLER_("rename", 0, "OLD=NEW", "rename a key", take_edit, EDIT_RENAME),
+    OPT_HANDLER_("realign", 0, "N", "change the alignment (as realign)", take_edit, EDIT_REALIGN),
+    OPT_HANDLER_("rename-tensor", 0, "OLD=NEW", "rename a tensor", take_edit, EDIT_RENAME_TENSOR),
+    OPT_HANDLER_("rm-tensor", 0, "NAME", "remove a tensor", take_edit, EDIT_RM_TENSOR),
+    OPT_HANDLER_("special-token", 0, "NAME TEXT",
+                 "set special token NAME's id (tokenizer.ggml.NAME_token_id,\n"
+                 "UINT32) to the first token whose text is TEXT, as\n"
+                 "gguf_new_metadata.py does; NAME: bos eos eot eom unk sep\n"
+                 "pad mask fim_pre fim_suf fim_mid fim_pad fim_rep fim_sep\n"
+                 "prefix suffix middle (unknown, seperator, padding too)",
+                 take_edit, EDIT_SPECIAL_TOKEN),
+    OPT_HANDLER_("chat-template-config", 0, "PATH",
+                 "the chat template of a Hugging Face tokenizer_config.json:\n"
+                 "one (tokenizer.chat_template) or a list of named ones\n"
+                 "(tokenizer.chat_template.NAME, tokenizer.chat_templates);\n"
+                 "the file's template keys are replaced",
+                 take_edit, EDIT_CHAT_TEMPLATE_CONFIG),
+    OPT_HANDLER_("edits", 0, "PATH",
+                 "operations from a file, one per line: set KEY[:TYPE] VALUE\n"
+                 "(VALUE: the rest of the line), set-json KEY JSON, set-file\n"
+                 "KEY PATH, set-json-file KEY PATH, rm KEY, rename OLD NEW,\n"
+                 "realign N, rename-tensor OLD NEW, rm-tensor NAME ('#'\n"
+                 "comments)",
+                 take_edits_file, 0),
+    {0}};
+
+static const opt_spec write_options[] = {
+    OPT_HEADING_("OPTIONS:", OPT_HELP_COLUMN),
+    OPT_STRING_("output", 'o', "OUT", "write the result to OUT instead of changing FILE",
+                edit_values, out),
+    OPT_FLAG_("force", 0,
+              "write even what ggml would refuse (say, alignment 48), or a special\n"
+              "token id outside the vocabulary",
+              edit_values, force, 1),
+    OPT_FLAG_("no-in-place", 0, "always rewrite the whole file", edit_values, in_place, 0),
+    OPT_FLAG_("verbose", 'v', "say how the file was written and what was checked", edit_values,
+              verbose, 1),
+    {0}};
+
+static const opt_spec reserve_option[] = {
+    OPT_SIZE_("reserve", "SIZE", "also keep SIZE bytes of room in the header (as reserve)",
+              edit_values, reserve, 0, UINT64_MAX),
+    {0}};
+
+static const opt_spec *const edit_groups[] = {edits_options, write_options, reserve_option,
+                                              opt_open_read, opt_open_one_file, opt_open_url,
+                                              NULL};
+static const opt_spec *const reserve_groups[] = {write_options, opt_open_read, opt_open_one_file,
+                                                 opt_open_url, NULL};
+/* what the verbs that do not take them still recognise, to say so */
+static const opt_spec *const not_set[] = {set_options, NULL};
+static const opt_spec *const not_reserve[] = {set_options, edits_options, reserve_option, NULL};
+
+static int refuse(const opt_command *c, const opt_spec *o) {
+    for (const opt_spec *s = set_options; s->kind != OPT_END; s++) {
+        if (s == o)
+            return opt_error("option '--%s' is for set only (in other edits: --set "
+                             "KEY:TYPE=VALUE, --set-json, --set-file)", o->name);
+    }
+    return opt_error("option '--%s' is not one of %s's (run edits with 'gguf-edit edit')",
+                     o->name, c->name);
+}
+
+static int edit_run(int argc, char **argv);
+
+#define EDIT_VERB(NAME, LINE, SYNOPSIS, SUMMARY, OPTIONS, GROUPS, FOREIGN)                       \
+    {.name = NAME, .run = edit_run, .line = LINE, .synopsis = SYNOPSIS, .summary = SUMMARY,    \
+     .options = OPTIONS, .groups = GROUPS, .foreign = FOREIGN, .refuse = refuse}
+
+const opt_command cmd_set = EDIT_VERB(
+    "set", "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)",
+    "usage: gguf-edit set FILE KEY VALUE [--type T] [--json] [--file] [EDITS] [OPTIONS]\n",
+    "Sets KEY to VALUE. An existing key keeps its place and its type (--type changes it); a new\n"
+    "key goes at the end, typed from its text (true/false: BOOL, integers: INT32 or INT64,\n"
+    "decimals: FLOAT32, else STRING) unless --type says otherwise. An ARRAY value is JSON.\n",
+    set_options, edit_groups, NULL);
+const opt_command cmd_rm = EDIT_VERB(
+    "rm", "rm FILE KEY... [-o OUT]               remove keys",
+    "usage: gguf-edit rm FILE KEY... [EDITS] [OPTIONS]\n", "Removes the keys.\n", NULL,
+    edit_groups, not_set);
+const opt_command cmd_rename = EDIT_VERB(
+    "rename", "rename FILE OLD NEW [-o OUT]          rename a key (value, type and place kept)",
+    "usage: gguf-edit rename FILE OLD NEW [EDITS] [OPTIONS]\n",
+    "Renames key OLD to NEW; its value, type and place are kept.\n", NULL, edit_groups, not_set);
+const opt_command cmd_realign = EDIT_VERB(
+    "realign", "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again",
+    "usage: gguf-edit realign FILE ALIGN [EDITS] [OPTIONS]\n",
+    "Sets general.alignment to ALIGN (a power of two; --force for other multiples of 8) and\n"
+    "lays the tensor data out again.\n",
+    NULL, edit_groups, not_set);
+const opt_command cmd_edit = EDIT_VERB(
+    "edit", "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)",
+    "usage: gguf-edit edit FILE [EDITS] [OPTIONS]\n",
+    "Applies the EDITS in order, in one run: one write, one check.\n", NULL, edit_groups,
+    not_set);
+const opt_command cmd_reserve = EDIT_VERB(
+    "reserve", "reserve FILE SIZE                     keep room in the header so later edits fit in place",
+    "usage: gguf-edit reserve FILE SIZE [OPTIONS]\n",
+    "Keeps SIZE bytes (K, M, G) of room in the header (the libgguf.padding key), so that later\n"
+    "edits are written in place. On ext4 and XFS growing it inserts blocks in place; elsewhere\n"
+    "the file is rewritten once.\n",
+    NULL, reserve_groups, not_reserve);
+
+/* The verbs, as verb_ops tells them apart. */
 enum { V_SET = 1, V_RM = 2, V_RENAME = 4, V_REALIGN = 8, V_EDIT = 16, V_RESERVE = 32 };
-#define V_EDITS (V_SET | V_RM | V_RENAME | V_REALIGN | V_EDIT)
 
 static const struct {
-    const char *verb;
+    const opt_command *c;
     unsigned bit;
-    const char *help;
 } verbs[] = {
-    {"set", V_SET, set_help},         {"rm", V_RM, rm_help},
-    {"rename", V_RENAME, rename_help}, {"realign", V_REALIGN, realign_help},
-    {"edit", V_EDIT, edit_help},      {"reserve", V_RESERVE, reserve_help},
-};
-
-/* Options that only some verbs take (the others take every verb's). */
-static const struct {
-    int opt;
-    unsigned verbs;
-    const char *name;
-} only_for[] = {
-    {OPT_TYPE, V_SET, "--type"},
-    {OPT_JSON, V_SET, "--json"},
-    {OPT_FILE, V_SET, "--file"},
-    {OPT_SET, V_EDITS, "--set"},
-    {OPT_SET_JSON, V_EDITS, "--set-json"},
-    {OPT_SET_FILE, V_EDITS, "--set-file"},
-    {OPT_SET_JSON_FILE, V_EDITS, "--set-json-file"},
-    {OPT_RM, V_EDITS, "--rm"},
-    {OPT_RENAME, V_EDITS, "--rename"},
-    {OPT_REALIGN, V_EDITS, "--realign"},
-    {OPT_RENAME_TENSOR, V_EDITS, "--rename-tensor"},
-    {OPT_RM_TENSOR, V_EDITS, "--rm-tensor"},
-    {OPT_EDITS, V_EDITS, "--edits"},
-    {OPT_RESERVE, V_EDITS, "--reserve"},
-    {OPT_SPECIAL_TOKEN, V_EDITS, "--special-token"},
-    {OPT_CHAT_TEMPLATE_CONFIG, V_EDITS, "--chat-template-config"},
+    {&cmd_set, V_SET},         {&cmd_rm, V_RM},     {&cmd_rename, V_RENAME},
+    {&cmd_realign, V_REALIGN}, {&cmd_edit, V_EDIT}, {&cmd_reserve, V_RESERVE},
 };
 
 typedef struct counter {
@@ -149,7 +219,8 @@ static int verb_ops(edit_list *l, unsigned verb, int argc, char **argv, int vtyp
     switch (verb) {
     case V_EDIT: return argc == 0 ? 0 : -1;
     case V_RESERVE:
-        return argc == 1 && cli_parse_size(argv[0], "reserve", reserve) == 0 ? 0 : -1;
+        return argc == 1 && opt_parse_size(reserve, argv[0], "SIZE", 0, UINT64_MAX, 0) == 0 ? 0
+                                                                                          : -1;
     case V_SET: return argc == 2 ? edits_add(l, set_kind, argv[0], argv[1], vtype) : -1;
     case V_RENAME: return argc == 2 ? edits_add(l, EDIT_RENAME, argv[0], argv[1], -1) : -1;
     case V_REALIGN: return argc == 1 ? edits_add(l, EDIT_REALIGN, NULL, argv[0], -1) : -1;
@@ -294,104 +365,28 @@ static enum edit_kind set_kind_of(int json, int file) {
     return json ? EDIT_SET_JSON : EDIT_SET;
 }
 
-int cmd_edit(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"type", required_argument, NULL, OPT_TYPE}, {"json", no_argument, NULL, OPT_JSON},
-        {"file", no_argument, NULL, OPT_FILE}, {"set", required_argument, NULL, OPT_SET},
-        {"set-json", required_argument, NULL, OPT_SET_JSON},
-        {"set-file", required_argument, NULL, OPT_SET_FILE},
-        {"set-json-file", required_argument, NULL, OPT_SET_JSON_FILE},
-        {"rm", required_argument, NULL, OPT_RM}, {"rename", required_argument, NULL, OPT_RENAME},
-        {"realign", required_argument, NULL, OPT_REALIGN},
-        {"rename-tensor", required_argument, NULL, OPT_RENAME_TENSOR},
-        {"rm-tensor", required_argument, NULL, OPT_RM_TENSOR},
-        {"edits", required_argument, NULL, OPT_EDITS}, {"force", no_argument, NULL, OPT_FORCE},
-        {"no-in-place", no_argument, NULL, OPT_NO_IN_PLACE},
-        {"reserve", required_argument, NULL, OPT_RESERVE},
-        {"special-token", required_argument, NULL, OPT_SPECIAL_TOKEN},
-        {"chat-template-config", required_argument, NULL, OPT_CHAT_TEMPLATE_CONFIG},
-        {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int edit_run(int argc, char **argv) {
     unsigned verb = V_EDIT;
-    const char *help = edit_help;
+    const opt_command *c = &cmd_edit;
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
-        if (strcmp(argv[0], verbs[i].verb) == 0) {
+        if (strcmp(argv[0], verbs[i].c->name) == 0) {
             verb = verbs[i].bit;
-            help = verbs[i].help;
+            c = verbs[i].c;
         }
     }
-    const char *out = NULL, *type_arg = NULL;
-    edit_list extra = {0};
+    const char *help = c->synopsis;
     unsigned flags = CLI_READ_FLAGS;
-    int vtype = -1, force = 0, in_place = 1, verbose = 0, json = 0, file = 0, c, bad = 0;
-    int status = CLI_OK;
-    uint64_t reserve = 0;
-    while (!bad && (c = cli_getopt(argc, argv, "o:vh", longopts, help, &flags, &status)) >= 0) {
-        for (size_t i = 0; i < sizeof only_for / sizeof only_for[0]; i++) {
-            if (only_for[i].opt == c && !(only_for[i].verbs & verb)) {
-                edits_free(&extra);
-                if (only_for[i].verbs == V_SET)
-                    return cli_usage_error(help, "option '%s' is for set only (in other edits: "
-                                           "--set KEY:TYPE=VALUE, --set-json, --set-file)",
-                                           only_for[i].name);
-                return cli_usage_error(help, "option '%s' is not one of %s's (run edits with "
-                                       "'gguf-edit edit')", only_for[i].name, argv[0]);
-            }
-        }
-        switch (c) {
-        case OPT_TYPE:
-            if (type_arg != NULL && gguf_vtype_parse(optarg) != gguf_vtype_parse(type_arg)) {
-                edits_free(&extra);
-                return cli_usage_error(help, "--type given twice ('%s', then '%s'): give one",
-                                       type_arg, optarg);
-            }
-            type_arg = optarg;
-            vtype = gguf_vtype_parse(optarg);
-            if (vtype < 0) {
-                edits_free(&extra);
-                return cli_usage_error(help, "unknown value type '%s' (u8 i8 u16 i16 u32 i32 "
-                                       "u64 i64 f32 f64 bool str array)", optarg);
-            }
-            break;
-        case OPT_JSON: json = 1; break;
-        case OPT_FILE: file = 1; break;
-        case OPT_SET: bad = edits_add_pair(&extra, EDIT_SET, optarg) != 0; break;
-        case OPT_SET_JSON: bad = edits_add_pair(&extra, EDIT_SET_JSON, optarg) != 0; break;
-        case OPT_SET_FILE: bad = edits_add_pair(&extra, EDIT_SET_FILE, optarg) != 0; break;
-        case OPT_SET_JSON_FILE:
-            bad = edits_add_pair(&extra, EDIT_SET_JSON_FILE, optarg) != 0;
-            break;
-        case OPT_RENAME: bad = edits_add_pair(&extra, EDIT_RENAME, optarg) != 0; break;
-        case OPT_RENAME_TENSOR: bad = edits_add_pair(&extra, EDIT_RENAME_TENSOR, optarg) != 0; break;
-        case OPT_RM: bad = edits_add(&extra, EDIT_RM, optarg, NULL, -1) != 0; break;
-        case OPT_RM_TENSOR: bad = edits_add(&extra, EDIT_RM_TENSOR, optarg, NULL, -1) != 0; break;
-        case OPT_REALIGN: bad = edits_add(&extra, EDIT_REALIGN, NULL, optarg, -1) != 0; break;
-        case OPT_EDITS: bad = edits_load(&extra, optarg) != 0; break;
-        case OPT_SPECIAL_TOKEN: /* NAME TEXT: the text is the next argument */
-            if (optind >= argc || edits_special_token_key(optarg) == NULL) {
-                edits_free(&extra);
-                if (optind >= argc)
-                    return cli_usage_error(help, "--special-token takes NAME TEXT");
-                return cli_usage_error(help, "--special-token: unknown name '%s' (bos eos eot "
-                                       "eom unk sep pad mask fim_pre ...: see --help)", optarg);
-            }
-            bad = edits_add(&extra, EDIT_SPECIAL_TOKEN, optarg, argv[optind++], -1) != 0;
-            break;
-        case OPT_CHAT_TEMPLATE_CONFIG:
-            bad = edits_add(&extra, EDIT_CHAT_TEMPLATE_CONFIG, NULL, optarg, -1) != 0;
-            break;
-        case OPT_FORCE: force = 1; break;
-        case OPT_NO_IN_PLACE: in_place = 0; break;
-        case OPT_RESERVE: bad = cli_parse_size(optarg, "--reserve", &reserve) != 0; break;
-        case 'o': out = optarg; break;
-        case 'v': verbose = 1; break;
-        default: break;
-        }
-    }
-    if (!bad && c == CLI_DONE) {
-        edits_free(&extra);
+    edit_values v = {.vtype = -1, .in_place = 1};
+    int status = opt_parse(c, argc, argv, &v, &flags);
+    if (status >= 0) {
+        edits_free(&v.extra);
         return status;
     }
+    edit_list extra = v.extra;
+    const char *out = v.out;
+    int vtype = v.vtype, force = v.force, in_place = v.in_place, verbose = v.verbose;
+    int json = v.json, file = v.file, bad = 0;
+    uint64_t reserve = v.reserve;
     edit_list ops = {0};
     const char *why = NULL;
     if (!bad && optind >= argc)

@@ -5,42 +5,12 @@
 #include "commands.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit estimate FILE [-c N] [-ctk T] [-ctv T] [-np N] [-b N] [-ub N]\n"
-    "                          [-fa on|off|auto] [--swa-full] [-kvu|--no-kv-unified]\n"
-    "                          [--fit SIZE] [--json]\n"
-    "Prints the bytes llama.cpp allocates on the CPU to run FILE (a model, a split set or a URL:\n"
-    "its header only is read): weights (what it loads), context (the KV cache), compute (the\n"
-    "scheduler's buffer for the largest batch, within 10%) and their total. The options are\n"
-    "llama-server's, with its defaults (its short forms -ctk, -ctv, -np, -ub, -fa, -kvu too):\n"
-    "  -c, --ctx-size N       context in tokens (default 0: the model's training context)\n"
-    "  --cache-type-k T       K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1\n"
-    "                         (default f16)\n"
-    "  --cache-type-v T       V cache type (default f16; quantized needs flash attention)\n"
-    "  --parallel N           sequences decoded at once (default: 4 in a unified cache, as\n"
-    "                         llama-server's automatic choice)\n"
-    "  -b, --batch-size N     logical batch (default 2048)\n"
-    "  --ubatch-size N        physical batch (default 512)\n"
-    "  --flash-attn on|off|auto  flash attention (default auto: on for the CPU)\n"
-    "  --swa-full             sliding-window layers keep the whole context\n"
-    "  --kv-unified           one KV cache for every sequence (default with --parallel: off)\n"
-    "  --no-kv-unified        a KV cache per sequence\n"
-    "  --fit SIZE             the largest context (a multiple of 256, at most the training\n"
-    "                         context) whose total fits in SIZE (K, M, G, T suffixes)\n"
-    "  --json                 {\"file\", \"params\", \"weights\", \"context\", \"compute\", \"total\",\n"
-    "                         \"layers\"}\n" CLI_OPEN_HELP;
-
-enum {
-    OPT_CTK = 2000, OPT_CTV, OPT_NP, OPT_UB, OPT_FA, OPT_SWA_FULL, OPT_KVU, OPT_NO_KVU, OPT_FIT,
-    OPT_JSON
-};
 
 /* llama-server's options of more than one letter after a single dash, as long options. */
 static void long_forms(int argc, char **argv) {
@@ -58,31 +28,102 @@ static void long_forms(int argc, char **argv) {
     }
 }
 
-static int parse_count(const char *s, const char *what, uint32_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || s[0] == '-' || errno != 0 || v > UINT32_MAX) {
-        cli_errorf("estimate: %s: '%s' is not a count", what, s);
-        return -1;
+typedef struct estimate_values {
+    uint64_t n_ctx, n_batch, n_ubatch, n_seq, fit_size;
+    uint32_t type_k, type_v;
+    int flash_attn, swa_full, unified, fit, json;
+} estimate_values;
+
+/* --parallel: -1 is llama-server's automatic choice, the default */
+static int take_parallel(const opt_spec *o, const char *arg, void *values) {
+    estimate_values *v = values;
+    if (strcmp(arg, "-1") == 0) {
+        v->n_seq = 0;
+        return 0;
     }
-    *out = (uint32_t)v;
-    return 0;
+    return opt_parse_count(&v->n_seq, arg, "--parallel", 1, UINT32_MAX, "-1 or a number");
+    (void)o;
 }
 
-static int parse_cache_type(const char *s, const char *what, uint32_t *out) {
+/* --cache-type-k (value 0) and --cache-type-v (1) */
+static int take_cache_type(const opt_spec *o, const char *arg, void *values) {
     static const char *const allowed[] = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
                                           "q4_1", "iq4_nl", "q5_0", "q5_1"};
+    estimate_values *v = values;
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
-        if (strcasecmp(s, allowed[i]) == 0) {
-            *out = (uint32_t)gguf_dtype_parse(allowed[i]);
+        if (strcasecmp(arg, allowed[i]) == 0) {
+            *(o->value ? &v->type_v : &v->type_k) = (uint32_t)gguf_dtype_parse(allowed[i]);
             return 0;
         }
     }
-    cli_errorf("estimate: %s: '%s' is not a cache type llama.cpp takes (f32 f16 bf16 q8_0 q4_0 "
-               "q4_1 iq4_nl q5_0 q5_1)", what, s);
-    return -1;
+    return opt_error("--%s: '%s' is not a cache type llama.cpp takes (f32 f16 bf16 q8_0 q4_0 "
+                     "q4_1 iq4_nl q5_0 q5_1)", o->name, arg);
 }
+
+static int take_fit(const opt_spec *o, const char *arg, void *values) {
+    estimate_values *v = values;
+    v->fit = 1;
+    return opt_parse_size(&v->fit_size, arg, "--fit", 0, UINT64_MAX, 0);
+    (void)o;
+}
+
+static const char *const flash_attn_modes[] = {"on", "off", "auto", NULL};
+static const int flash_attn_values[] = {GGUF_LLAMA_FLASH_ATTN_ON, GGUF_LLAMA_FLASH_ATTN_OFF,
+                                        GGUF_LLAMA_FLASH_ATTN_AUTO};
+
+static const opt_spec options[] = {
+    OPT_COUNT_("ctx-size", 'c', "N", "context in tokens (default 0: the model's training context)",
+               estimate_values, n_ctx, 0, UINT32_MAX),
+    OPT_HANDLER_("cache-type-k", 0, "T",
+                 "K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1\n(default f16)",
+                 take_cache_type, 0),
+    OPT_HANDLER_("cache-type-v", 0, "T",
+                 "V cache type (default f16; quantized needs flash attention)", take_cache_type,
+                 1),
+    OPT_HANDLER_("parallel", 0, "N",
+                 "sequences decoded at once (default: 4 in a unified cache, as\n"
+                 "llama-server's automatic choice)",
+                 take_parallel, 0),
+    OPT_COUNT_("batch-size", 'b', "N", "logical batch (default 2048)", estimate_values, n_batch,
+               0, UINT32_MAX),
+    OPT_COUNT_("ubatch-size", 0, "N", "physical batch (default 512)", estimate_values, n_ubatch,
+               0, UINT32_MAX),
+    OPT_CHOICE_("flash-attn", NULL, "flash attention (default auto: on for the CPU)",
+                estimate_values, flash_attn, flash_attn_modes),
+    OPT_FLAG_("swa-full", 0, "sliding-window layers keep the whole context", estimate_values,
+              swa_full, 1),
+    OPT_FLAG_("kv-unified", 0, "one KV cache for every sequence (default with --parallel: off)",
+              estimate_values, unified, 1),
+    OPT_FLAG_("no-kv-unified", 0, "a KV cache per sequence", estimate_values, unified, 0),
+    OPT_HANDLER_("fit", 0, "SIZE",
+                 "the largest context (a multiple of 256, at most the training\n"
+                 "context) whose total fits in SIZE (K, M, G, T suffixes)",
+                 take_fit, 0),
+    OPT_FLAG_("json", 0,
+              "{\"file\", \"params\", \"weights\", \"context\", \"compute\", \"total\",\n"
+              "\"layers\"}",
+              estimate_values, json, 1),
+    {0}};
+
+static int estimate_run(int argc, char **argv);
+
+const opt_command cmd_estimate = {
+    .name = "estimate",
+    .run = estimate_run,
+    .line = "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context",
+    .synopsis =
+    "usage: gguf-edit estimate FILE [-c N] [-ctk T] [-ctv T] [-np N] [-b N] [-ub N]\n"
+    "                          [-fa on|off|auto] [--swa-full] [-kvu|--no-kv-unified]\n"
+    "                          [--fit SIZE] [--json]\n",
+    .summary =
+    "Prints the bytes llama.cpp allocates on the CPU to run FILE (a model, a split set or a URL:\n"
+    "its header only is read): weights (what it loads), context (the KV cache), compute (the\n"
+    "scheduler's buffer for the largest batch, within 10%) and their total. The options are\n"
+    "llama-server's, with its defaults (its short forms -ctk, -ctv, -np, -ub, -fa, -kvu too):\n",
+    .options = options,
+    .groups = opt_open_groups,
+    .column = 25,
+};
 
 /* A cache type as llama.cpp's options name it: "f16", "q8_0". */
 static void json_cache_type(cli_json *j, const char *name, uint32_t dtype) {
@@ -219,70 +260,28 @@ static int fit_context(uint32_t *best, gguf_llama_estimate *e, const gguf_file *
     return gguf_llama_estimate_run(e, f, &q, err);
 }
 
-int cmd_estimate(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"ctx-size", required_argument, NULL, 'c'},
-        {"cache-type-k", required_argument, NULL, OPT_CTK},
-        {"cache-type-v", required_argument, NULL, OPT_CTV},
-        {"parallel", required_argument, NULL, OPT_NP},
-        {"batch-size", required_argument, NULL, 'b'},
-        {"ubatch-size", required_argument, NULL, OPT_UB},
-        {"flash-attn", required_argument, NULL, OPT_FA},
-        {"swa-full", no_argument, NULL, OPT_SWA_FULL},
-        {"kv-unified", no_argument, NULL, OPT_KVU},
-        {"no-kv-unified", no_argument, NULL, OPT_NO_KVU},
-        {"fit", required_argument, NULL, OPT_FIT},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
+static int estimate_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int json = 0, status = CLI_OK, c, bad = 0, unified = -1, fit = 0;
-    uint64_t fit_size = 0;
-    uint32_t n_seq = 0;
     gguf_llama_estimate_params p = GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
+    estimate_values v = {.n_ctx = p.n_ctx, .n_batch = p.n_batch, .n_ubatch = p.n_ubatch,
+                         .type_k = p.type_k, .type_v = p.type_v,
+                         .flash_attn = -1, .swa_full = p.swa_full, .unified = -1};
     long_forms(argc, argv);
-    while (!bad && (c = cli_getopt(argc, argv, "hc:b:", longopts, usage_text, &flags,
-                                   &status)) >= 0) {
-        switch (c) {
-        case 'c': bad = parse_count(optarg, "--ctx-size", &p.n_ctx); break;
-        case 'b': bad = parse_count(optarg, "--batch-size", &p.n_batch); break;
-        case OPT_UB: bad = parse_count(optarg, "--ubatch-size", &p.n_ubatch); break;
-        case OPT_NP:
-            /* -1 is llama-server's automatic choice, the default */
-            if (strcmp(optarg, "-1") != 0 &&
-                (bad = parse_count(optarg, "--parallel", &n_seq)) == 0 && n_seq == 0)
-                return cli_usage_error(usage_text, "--parallel takes 1 to 256 sequences, or -1");
-            break;
-        case OPT_CTK: bad = parse_cache_type(optarg, "--cache-type-k", &p.type_k); break;
-        case OPT_CTV: bad = parse_cache_type(optarg, "--cache-type-v", &p.type_v); break;
-        case OPT_FA:
-            if (strcmp(optarg, "on") == 0)
-                p.flash_attn = GGUF_LLAMA_FLASH_ATTN_ON;
-            else if (strcmp(optarg, "off") == 0)
-                p.flash_attn = GGUF_LLAMA_FLASH_ATTN_OFF;
-            else if (strcmp(optarg, "auto") == 0)
-                p.flash_attn = GGUF_LLAMA_FLASH_ATTN_AUTO;
-            else
-                return cli_usage_error(usage_text, "--flash-attn takes on, off or auto, not '%s'",
-                                       optarg);
-            break;
-        case OPT_SWA_FULL: p.swa_full = 1; break;
-        case OPT_KVU: unified = 1; break;
-        case OPT_NO_KVU: unified = 0; break;
-        case OPT_FIT:
-            bad = cli_parse_size(optarg, "estimate: --fit", &fit_size) != 0;
-            fit = 1;
-            break;
-        case OPT_JSON: json = 1; break;
-        default: break;
-        }
-    }
-    if (bad)
-        return CLI_USAGE;
-    if (c == CLI_DONE)
+    int status = opt_parse(&cmd_estimate, argc, argv, &v, &flags);
+    if (status >= 0)
         return status;
-    if (cli_operands(argc, 1, usage_text) != 0)
+    p.n_ctx = (uint32_t)v.n_ctx;
+    p.n_batch = (uint32_t)v.n_batch;
+    p.n_ubatch = (uint32_t)v.n_ubatch;
+    p.type_k = v.type_k;
+    p.type_v = v.type_v;
+    if (v.flash_attn >= 0)
+        p.flash_attn = flash_attn_values[v.flash_attn];
+    p.swa_full = v.swa_full;
+    int json = v.json, unified = v.unified, fit = v.fit;
+    uint64_t fit_size = v.fit_size;
+    uint32_t n_seq = (uint32_t)v.n_seq;
+    if (cli_operands(argc, 1, cmd_estimate.synopsis) != 0)
         return CLI_USAGE;
     /* an explicit -np has a cache per sequence unless -kvu; the automatic one is unified */
     if (n_seq != 0) {

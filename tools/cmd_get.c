@@ -6,13 +6,29 @@
 #include <getopt.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit get FILE KEY [--json] [OPTIONS]\n"
+typedef struct get_values {
+    int json;
+} get_values;
+
+static const opt_spec options[] = {
+    OPT_FLAG_("json", 0, "the value as JSON", get_values, json, 1),
+    {0}};
+
+static int get_run(int argc, char **argv);
+
+const opt_command cmd_get = {
+    .name = "get",
+    .run = get_run,
+    .line = "get FILE KEY [--json]                 print one value (arrays: one element per line)",
+    .synopsis = "usage: gguf-edit get FILE KEY [--json] [OPTIONS]\n",
+    .summary =
     "Prints the value and a newline (as git config --get and jq -r do): strings as they are,\n"
     "numbers in decimal, arrays one element per line. 'set FILE KEY PATH --file' drops that\n"
     "one newline again, so get > PATH, an edit, and set --file give the string back unchanged.\n"
-    "Exit status 1 when the key does not exist. A truncated download is read with a warning.\n"
-    "  --json             the value as JSON\n" CLI_OPEN_HELP;
+    "Exit status 1 when the key does not exist. A truncated download is read with a warning.\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 static void print_plain(const gguf_value *v) {
     if (gguf_value_type(v) == GGUF_VTYPE_STRING) {
@@ -41,17 +57,14 @@ static void print_plain(const gguf_value *v) {
     }
 }
 
-int cmd_get(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int get_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int json = 0, status = CLI_OK, c;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0)
-        json |= c == 'j';
-    if (c == CLI_DONE)
+    get_values o = {0};
+    int status = opt_parse(&cmd_get, argc, argv, &o, &flags);
+    if (status >= 0)
         return status;
-    if (cli_operands(argc, 2, usage_text) != 0)
+    int json = o.json;
+    if (cli_operands(argc, 2, cmd_get.synopsis) != 0)
         return CLI_USAGE;
     const char *path = argv[optind], *key = argv[optind + 1];
     gguf_file *f = cli_open_partial(path, flags, 1);

@@ -9,17 +9,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit hash FILE... [--sha256] [--json] [OPTIONS]\n"
+typedef struct hash_values {
+    int json, sha256;
+} hash_values;
+
+static const opt_spec options[] = {
+    OPT_FLAG_("json", 0, "{\"header\":\"crc\",\"tensors\":[{\"name\":...,\"crc32\":\"crc\"}]}",
+              hash_values, json, 1),
+    OPT_FLAG_("sha256", 0,
+              "SHA-256 instead: a line 'sha256    HEX  FILE:TENSOR' per tensor (as\n"
+              "llama-gguf-hash --sha256 prints it), then 'HEX  FILE', the whole file's\n"
+              "(as sha256sum prints it: the digest the Hugging Face Hub publishes);\n"
+              "a split set: each shard's. With --json: {\"files\":[{\"path\":...,\n"
+              "\"sha256\":...}],\"tensors\":[{\"name\":...,\"sha256\":...,\"size\":N}]}",
+              hash_values, sha256, 1),
+    {0}};
+
+static int hash_run(int argc, char **argv);
+
+const opt_command cmd_hash = {
+    .name = "hash",
+    .run = hash_run,
+    .line = "hash FILE... [--json]                 crc32 of every tensor and of the header",
+    .synopsis = "usage: gguf-edit hash FILE... [--sha256] [--json] [OPTIONS]\n",
+    .summary =
     "Prints the crc32 (zlib) of the header (magic to the end of the tensor infos) and of each\n"
     "tensor's bytes: one line each, 'CRC32  NAME'. With several files each line starts with\n"
-    "'FILE: ', and --json gives an array of documents with a \"file\" member.\n"
-    "  --json             {\"header\":\"crc\",\"tensors\":[{\"name\":...,\"crc32\":\"crc\"}]}\n"
-    "  --sha256           SHA-256 instead: a line 'sha256    HEX  FILE:TENSOR' per tensor (as\n"
-    "                     llama-gguf-hash --sha256 prints it), then 'HEX  FILE', the whole file's\n"
-    "                     (as sha256sum prints it: the digest the Hugging Face Hub publishes);\n"
-    "                     a split set: each shard's. With --json: {\"files\":[{\"path\":...,\n"
-    "                     \"sha256\":...}],\"tensors\":[{\"name\":...,\"sha256\":...,\"size\":N}]}\n" CLI_OPEN_HELP;
+    "'FILE: ', and --json gives an array of documents with a \"file\" member.\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 /* One tensor's entry of the "tensors" list: its name, its digest (as `what`) and its size. */
 static void tensor_json(cli_json *j, const gguf_tensor_info *t, const char *what,
@@ -175,20 +194,14 @@ static int sha256_one(const char *path, unsigned flags, cli_json *json) {
     return CLI_OK;
 }
 
-int cmd_hash(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"sha256", no_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int hash_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int json = 0, sha256 = 0, status = CLI_OK, c;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
-        json |= c == 'j';
-        sha256 |= c == 's';
-    }
-    if (c == CLI_DONE)
+    hash_values o = {0, 0};
+    int status = opt_parse(&cmd_hash, argc, argv, &o, &flags);
+    if (status >= 0)
         return status;
-    if (cli_operands_min(argc, 1, usage_text) != 0)
+    int json = o.json, sha256 = o.sha256;
+    if (cli_operands_min(argc, 1, cmd_hash.synopsis) != 0)
         return CLI_USAGE;
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;
     cli_json out;

@@ -3,22 +3,25 @@
 #include "cli.h"
 #include "commands.h"
 
-static const char usage_text[] =
-    "usage: gguf-edit recover FILE...\n"
+static int recover_run(int argc, char **argv);
+
+const opt_command cmd_recover = {
+    .name = "recover",
+    .run = recover_run,
+    .line = "recover FILE...                       finish an interrupted in-place edit",
+    .synopsis = "usage: gguf-edit recover FILE...\n",
+    .summary =
     "Finishes an in-place edit that was interrupted (a crash, a kill) from the journal beside\n"
     "the file (.FILE.gguf-journal). A journal is applied only when it belongs to this file and\n"
-    "keeps every tensor in place; any other is refused and left in place.\n";
+    "keeps every tensor in place; any other is refused and left in place.\n",
+};
 
-int cmd_recover(int argc, char **argv) {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+static int recover_run(int argc, char **argv) {
     unsigned flags = 0;
-    int status = CLI_OK, c;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) != -1) {
-        if (c == CLI_DONE)
-            return status;
-    }
-    if (cli_operands_min(argc, 1, usage_text) != 0)
+    int status = opt_parse(&cmd_recover, argc, argv, NULL, &flags);
+    if (status >= 0)
+        return status;
+    if (cli_operands_min(argc, 1, cmd_recover.synopsis) != 0)
         return CLI_USAGE;
     int rc = CLI_OK;
     for (int i = optind; i < argc; i++) {

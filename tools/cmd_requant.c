@@ -18,106 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
-    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n";
-
-static const char help_text[] =
-    "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
-    "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n"
-    "Requantizes FILE to TYPE the way llama.cpp's quantizer does: each tensor gets the type\n"
-    "llama-quantize would give it (1-D tensors and norms stay, Q4_K_M keeps half of attn_v and\n"
-    "ffn_down at Q6_K, ...), its values are dequantized to f32 and quantized again, and the\n"
-    "metadata is llama.cpp's (general.file_type, general.quantization_version).\n"
-    "TYPE is a preset, by name or by llama-quantize's number, with llama-quantize's figures\n"
-    "(bits per weight, or the size of Llama-3-8B and its perplexity's rise over F16):\n"
-    "  40  Q1_0       1.125 bpw\n"
-    "  41  Q2_0       2.25 bpw (groups of 64)\n"
-    "   2  Q4_0       4.34G, +0.4685 ppl\n"
-    "   3  Q4_1       4.78G, +0.4511 ppl\n"
-    "   8  Q5_0       5.21G, +0.1316 ppl\n"
-    "   9  Q5_1       5.65G, +0.1062 ppl\n"
-    "   7  Q8_0       7.96G, +0.0026 ppl\n"
-    "  10  Q2_K       2.96G, +3.5199 ppl\n"
-    "  21  Q2_K_S     2.96G, +3.1836 ppl\n"
-    "  11  Q3_K_S     3.41G, +1.6321 ppl\n"
-    "  12  Q3_K_M     3.74G, +0.6569 ppl\n"
-    "  13  Q3_K_L     4.03G, +0.5562 ppl\n"
-    "  14  Q4_K_S     4.37G, +0.2689 ppl\n"
-    "  15  Q4_K_M     4.58G, +0.1754 ppl\n"
-    "  16  Q5_K_S     5.21G, +0.1049 ppl\n"
-    "  17  Q5_K_M     5.33G, +0.0569 ppl\n"
-    "  18  Q6_K       6.14G, +0.0217 ppl\n"
-    "  24  IQ1_S      1.56 bpw\n"
-    "  31  IQ1_M      1.75 bpw\n"
-    "  19  IQ2_XXS    2.06 bpw\n"
-    "  20  IQ2_XS     2.31 bpw\n"
-    "  28  IQ2_S      2.5 bpw\n"
-    "  29  IQ2_M      2.7 bpw\n"
-    "  23  IQ3_XXS    3.06 bpw\n"
-    "  22  IQ3_XS     3.3 bpw\n"
-    "  26  IQ3_S      3.44 bpw\n"
-    "  27  IQ3_M      3.66 bpw (a mixture)\n"
-    "  25  IQ4_NL     4.50 bpw, non-linear\n"
-    "  30  IQ4_XS     4.25 bpw, non-linear\n"
-    "  36  TQ1_0      1.69 bpw, ternary\n"
-    "  37  TQ2_0      2.06 bpw, ternary\n"
-    "  38  MXFP4_MOE  MXFP4 for the experts of a MoE\n"
-    "  39  NVFP4      NVFP4\n"
-    "   1  F16        14.00G, +0.0020 ppl (Mistral-7B)\n"
-    "  32  BF16       14.00G, -0.0050 ppl (Mistral-7B)\n"
-    "   0  F32        26.00G (a 7B model)\n"
-    "      COPY       the tensors copied, none converted\n"
-    "(gguf-edit --list presets lists the names.)\n"
-    "Q3_K, Q4_K and Q5_K are Q3_K_M, Q4_K_M and Q5_K_M, as llama-quantize takes them.\n"
-    "A preset that gives a tensor a type needing an importance matrix (the IQ1 and IQ2 ones,\n"
-    "Q2_K_S, ...) is refused without --imatrix, naming the tensor. NTHREADS is the same as\n"
-    "--threads.\n"
-    "  -o, --output OUT          where to write (an existing OUT is replaced atomically,\n"
-    "                            never FILE itself)\n"
-    "  --threads N               threads converting data (default 0: one per CPU)\n"
-    "  --allow-requantize        allow tensors that are quantized already (Q4_K, Q8_0, ...; not\n"
-    "                            F16/BF16) to change type; refused without it, as llama-quantize\n"
-    "                            refuses it: requantizing loses more than quantizing from floats\n"
-    "  --tensor-type REGEX=TYPE  tensors whose name matches REGEX (POSIX extended, lower-cased as\n"
-    "                            llama-quantize does) get TYPE; the first match wins; repeatable\n"
-    "  --tensor-type-file PATH   REGEX=TYPE pairs from a file, separated by blanks or lines\n"
-    "  --pure                    no mixture: every quantizable tensor gets TYPE's type\n"
-    "  --imatrix FILE            importance matrix (llama-imatrix output, GGUF or legacy)\n"
-    "  --include-weights NAME    use the importance matrix only for tensors whose name contains\n"
-    "                            NAME (repeatable)\n"
-    "  --exclude-weights NAME    do not use it for tensors whose name contains NAME (repeatable;\n"
-    "                            not with --include-weights)\n"
-    "  --output-tensor-type T    type of output.weight\n"
-    "  --token-embedding-type T  type of the token embeddings\n"
-    "  --leave-output-tensor     output.weight keeps its type\n"
-    "  --override-kv KEY=TYPE:VALUE\n"
-    "                            set KEY in the output (TYPE int, float, bool or str; written as\n"
-    "                            llama-quantize writes it: int as UINT32); the type rules see it\n"
-    "                            as llama.cpp's loader does; repeatable\n"
-    "  --prune-layers L0,L1,...  leave these layers out, number the later ones again and set\n"
-    "                            {arch}.block_count (as llama-quantize does)\n"
-    "  --keep-order              keep the source's tensor order (default: llama.cpp's, by layer\n"
-    "                            then name, which makes the file identical to llama-quantize's)\n"
-    "  --dry-run                 print the report (see -q); write nothing\n"
-    "  --max-buffer-size MiB     accepted for llama-quantize's scripts; memory is bounded anyway\n"
-    "                            (a few rows per thread)\n"
-    "  --keep-split              a split model stays a split set with the same shards, as\n"
-    "                            llama-quantize --keep-split writes it (OUT names the first\n"
-    "                            shard, PREFIX-00001-of-0000N.gguf, or the prefix)\n"
-    "  -v, --verbose             print a summary\n"
-    "  -q, --quiet               do not print the report: by default each tensor's line (its\n"
-    "                            name, shape, type, new type, size before and after) and the\n"
-    "                            model's size before and after, as llama-quantize prints them,\n"
-    "                            on standard output once the file is written\n"
-    "FILE may be any shard of a split set: the whole set is requantized (into one file, or\n"
-    "with --keep-split into a set).\n" CLI_OPEN_HELP;
-
 enum {
-    OPT_THREADS = 2000, OPT_TENSOR_TYPE, OPT_TENSOR_TYPE_FILE, OPT_PURE, OPT_IMATRIX,
-    OPT_OUTPUT_TYPE, OPT_TOKEN_TYPE, OPT_LEAVE_OUTPUT, OPT_KEEP_ORDER, OPT_DRY_RUN, OPT_KEEP_SPLIT,
-    OPT_ALLOW_REQUANTIZE, OPT_OVERRIDE_KV, OPT_PRUNE_LAYERS, OPT_INCLUDE_WEIGHTS,
-    OPT_EXCLUDE_WEIGHTS, OPT_MAX_BUFFER_SIZE
+    OPT_THREADS, OPT_TENSOR_TYPE, OPT_TENSOR_TYPE_FILE, OPT_OUTPUT_TYPE, OPT_TOKEN_TYPE,
+    OPT_OVERRIDE_KV, OPT_PRUNE_LAYERS, OPT_INCLUDE_WEIGHTS, OPT_EXCLUDE_WEIGHTS
 };
 
 /* What the options collect. */
@@ -135,6 +38,7 @@ typedef struct args {
     const char *out, *imatrix_path, *type_name;
     long threads;                /* -1: not given */
     int verbose, quiet, dry_run, pure, keep_split;
+    uint64_t max_buffer_size;    /* accepted, not used */
 } args;
 
 static void args_free(args *a) {
@@ -255,30 +159,21 @@ static int parse_dtype_arg(const char *opt, const char *arg) {
 }
 
 /* 0..256 threads (0: one per CPU). */
-static int parse_threads(long *out, const char *arg) {
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (*arg == '\0' || *end != '\0' || errno == ERANGE || v < 0 || v > 256) {
-        cli_errorf("requant: threads: a number from 0 to 256, not '%s'", arg);
+static int parse_threads(long *out, const char *arg, const char *name) {
+    uint64_t v;
+    if (opt_parse_count(&v, arg, name, 0, 256, NULL) != 0)
         return -1;
-    }
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
-/* One option; -1 on a bad value. */
-static int take_option(args *a, int c, const char *arg) {
-    char *end;
-    switch (c) {
-    case 'o': a->out = arg; return 0;
-    case 'v': a->verbose = 1; return 0;
-    case 'q': a->quiet = 1; return 0;
-    case OPT_THREADS: return parse_threads(&a->threads, arg);
+/* The options that collect or check more than one value; -1 on a bad value. */
+static int take_option(const opt_spec *o, const char *arg, void *values) {
+    args *a = values;
+    switch (o->value) {
+    case OPT_THREADS: return parse_threads(&a->threads, arg, "--threads");
     case OPT_TENSOR_TYPE: return add_tensor_type(a, arg);
     case OPT_TENSOR_TYPE_FILE: return add_tensor_type_file(a, arg);
-    case OPT_PURE: a->pure = 1; return 0;
-    case OPT_IMATRIX: a->imatrix_path = arg; return 0;
     case OPT_INCLUDE_WEIGHTS: return add_weights(a, arg, 0);
     case OPT_EXCLUDE_WEIGHTS: return add_weights(a, arg, 1);
     case OPT_OUTPUT_TYPE:
@@ -286,23 +181,141 @@ static int take_option(args *a, int c, const char *arg) {
     case OPT_TOKEN_TYPE:
         return (a->ro.token_embd_type = parse_dtype_arg("--token-embedding-type", arg)) < 0 ? -1
                                                                                             : 0;
-    case OPT_LEAVE_OUTPUT: a->ro.leave_output = 1; return 0;
-    case OPT_KEEP_ORDER: a->ro.keep_order = 1; return 0;
-    case OPT_DRY_RUN: a->dry_run = 1; return 0;
-    case OPT_KEEP_SPLIT: a->keep_split = 1; return 0;
-    case OPT_ALLOW_REQUANTIZE: a->ro.allow_requantize = 1; return 0;
     case OPT_OVERRIDE_KV: return add_kv(a, arg);
     case OPT_PRUNE_LAYERS: return add_prune(a, arg);
-    case OPT_MAX_BUFFER_SIZE:
-        errno = 0;
-        if (strtol(arg, &end, 10) <= 0 || *end != '\0' || errno == ERANGE) {
-            cli_errorf("--max-buffer-size takes a number of MiB above 0, not '%s'", arg);
-            return -1;
-        }
-        return 0; /* memory stays at a few rows per thread whatever the size */
     default: return -1;
     }
 }
+
+static const opt_spec options[] = {
+    OPT_STRING_("output", 'o', "OUT",
+                "where to write (an existing OUT is replaced atomically,\nnever FILE itself)",
+                args, out),
+    OPT_HANDLER_("threads", 0, "N", "threads converting data (default 0: one per CPU)",
+                 take_option, OPT_THREADS),
+    OPT_FLAG_("allow-requantize", 0,
+              "allow tensors that are quantized already (Q4_K, Q8_0, ...; not\n"
+              "F16/BF16) to change type; refused without it, as llama-quantize\n"
+              "refuses it: requantizing loses more than quantizing from floats",
+              args, ro.allow_requantize, 1),
+    OPT_HANDLER_("tensor-type", 0, "REGEX=TYPE",
+                 "tensors whose name matches REGEX (POSIX extended, lower-cased as\n"
+                 "llama-quantize does) get TYPE; the first match wins; repeatable",
+                 take_option, OPT_TENSOR_TYPE),
+    OPT_HANDLER_("tensor-type-file", 0, "PATH",
+                 "REGEX=TYPE pairs from a file, separated by blanks or lines", take_option,
+                 OPT_TENSOR_TYPE_FILE),
+    OPT_FLAG_("pure", 0, "no mixture: every quantizable tensor gets TYPE's type", args, pure, 1),
+    OPT_STRING_("imatrix", 0, "FILE", "importance matrix (llama-imatrix output, GGUF or legacy)",
+                args, imatrix_path),
+    OPT_HANDLER_("include-weights", 0, "NAME",
+                 "use the importance matrix only for tensors whose name contains\n"
+                 "NAME (repeatable)",
+                 take_option, OPT_INCLUDE_WEIGHTS),
+    OPT_HANDLER_("exclude-weights", 0, "NAME",
+                 "do not use it for tensors whose name contains NAME (repeatable;\n"
+                 "not with --include-weights)",
+                 take_option, OPT_EXCLUDE_WEIGHTS),
+    OPT_HANDLER_("output-tensor-type", 0, "T", "type of output.weight", take_option,
+                 OPT_OUTPUT_TYPE),
+    OPT_HANDLER_("token-embedding-type", 0, "T", "type of the token embeddings", take_option,
+                 OPT_TOKEN_TYPE),
+    OPT_FLAG_("leave-output-tensor", 0, "output.weight keeps its type", args, ro.leave_output, 1),
+    OPT_HANDLER_("override-kv", 0, "KEY=TYPE:VALUE",
+                 "set KEY in the output (TYPE int, float, bool or str; written as\n"
+                 "llama-quantize writes it: int as UINT32); the type rules see it\n"
+                 "as llama.cpp's loader does; repeatable",
+                 take_option, OPT_OVERRIDE_KV),
+    OPT_HANDLER_("prune-layers", 0, "L0,L1,...",
+                 "leave these layers out, number the later ones again and set\n"
+                 "{arch}.block_count (as llama-quantize does)",
+                 take_option, OPT_PRUNE_LAYERS),
+    OPT_FLAG_("keep-order", 0,
+              "keep the source's tensor order (default: llama.cpp's, by layer\n"
+              "then name, which makes the file identical to llama-quantize's)",
+              args, ro.keep_order, 1),
+    OPT_FLAG_("dry-run", 0, "print the report (see -q); write nothing", args, dry_run, 1),
+    OPT_COUNT_("max-buffer-size", 0, "MiB",
+               "accepted for llama-quantize's scripts; memory is bounded anyway\n"
+               "(a few rows per thread)",
+               args, max_buffer_size, 1, (uint64_t)LONG_MAX),
+    OPT_FLAG_("keep-split", 0,
+              "a split model stays a split set with the same shards, as\n"
+              "llama-quantize --keep-split writes it (OUT names the first\n"
+              "shard, PREFIX-00001-of-0000N.gguf, or the prefix)",
+              args, keep_split, 1),
+    OPT_FLAG_("verbose", 'v', "print a summary", args, verbose, 1),
+    OPT_FLAG_("quiet", 'q',
+              "do not print the report: by default each tensor's line (its\n"
+              "name, shape, type, new type, size before and after) and the\n"
+              "model's size before and after, as llama-quantize prints them,\n"
+              "on standard output once the file is written",
+              args, quiet, 1),
+    OPT_TEXT_("FILE may be any shard of a split set: the whole set is requantized (into one "
+              "file, or\nwith --keep-split into a set)."),
+    {0}};
+
+static int requant_run(int argc, char **argv);
+
+const opt_command cmd_requant = {
+    .name = "requant",
+    .run = requant_run,
+    .line = "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)",
+    .synopsis = "usage: gguf-edit requant [OPTIONS] FILE OUT TYPE [NTHREADS]\n"
+                "       gguf-edit requant [OPTIONS] FILE TYPE [NTHREADS] -o OUT\n",
+    .summary =
+    "Requantizes FILE to TYPE the way llama.cpp's quantizer does: each tensor gets the type\n"
+    "llama-quantize would give it (1-D tensors and norms stay, Q4_K_M keeps half of attn_v and\n"
+    "ffn_down at Q6_K, ...), its values are dequantized to f32 and quantized again, and the\n"
+    "metadata is llama.cpp's (general.file_type, general.quantization_version).\n"
+    "TYPE is a preset, by name or by llama-quantize's number, with llama-quantize's figures\n"
+    "(bits per weight, or the size of Llama-3-8B and its perplexity's rise over F16):\n"
+    "  40  Q1_0       1.125 bpw\n"
+    "  41  Q2_0       2.25 bpw (groups of 64)\n"
+    "   2  Q4_0       4.34G, +0.4685 ppl\n"
+    "   3  Q4_1       4.78G, +0.4511 ppl\n"
+    "   8  Q5_0       5.21G, +0.1316 ppl\n"
+    "   9  Q5_1       5.65G, +0.1062 ppl\n"
+    "   7  Q8_0       7.96G, +0.0026 ppl\n"
+    "  10  Q2_K       2.96G, +3.5199 ppl\n"
+    "  21  Q2_K_S     2.96G, +3.1836 ppl\n"
+    "  11  Q3_K_S     3.41G, +1.6321 ppl\n"
+    "  12  Q3_K_M     3.74G, +0.6569 ppl\n"
+    "  13  Q3_K_L     4.03G, +0.5562 ppl\n"
+    "  14  Q4_K_S     4.37G, +0.2689 ppl\n"
+    "  15  Q4_K_M     4.58G, +0.1754 ppl\n"
+    "  16  Q5_K_S     5.21G, +0.1049 ppl\n"
+    "  17  Q5_K_M     5.33G, +0.0569 ppl\n"
+    "  18  Q6_K       6.14G, +0.0217 ppl\n"
+    "  24  IQ1_S      1.56 bpw\n"
+    "  31  IQ1_M      1.75 bpw\n"
+    "  19  IQ2_XXS    2.06 bpw\n"
+    "  20  IQ2_XS     2.31 bpw\n"
+    "  28  IQ2_S      2.5 bpw\n"
+    "  29  IQ2_M      2.7 bpw\n"
+    "  23  IQ3_XXS    3.06 bpw\n"
+    "  22  IQ3_XS     3.3 bpw\n"
+    "  26  IQ3_S      3.44 bpw\n"
+    "  27  IQ3_M      3.66 bpw (a mixture)\n"
+    "  25  IQ4_NL     4.50 bpw, non-linear\n"
+    "  30  IQ4_XS     4.25 bpw, non-linear\n"
+    "  36  TQ1_0      1.69 bpw, ternary\n"
+    "  37  TQ2_0      2.06 bpw, ternary\n"
+    "  38  MXFP4_MOE  MXFP4 for the experts of a MoE\n"
+    "  39  NVFP4      NVFP4\n"
+    "   1  F16        14.00G, +0.0020 ppl (Mistral-7B)\n"
+    "  32  BF16       14.00G, -0.0050 ppl (Mistral-7B)\n"
+    "   0  F32        26.00G (a 7B model)\n"
+    "      COPY       the tensors copied, none converted\n"
+    "(gguf-edit --list presets lists the names.)\n"
+    "Q3_K, Q4_K and Q5_K are Q3_K_M, Q4_K_M and Q5_K_M, as llama-quantize takes them.\n"
+    "A preset that gives a tensor a type needing an importance matrix (the IQ1 and IQ2 ones,\n"
+    "Q2_K_S, ...) is refused without --imatrix, naming the tensor. NTHREADS is the same as\n"
+    "--threads.\n",
+    .options = options,
+    .groups = opt_open_groups,
+    .column = 28,
+};
 
 /* "requant: MESSAGE", with the preset a mistyped TYPE most likely meant. */
 static void bad_type(const char *type, const gguf_error *err) {
@@ -363,7 +376,7 @@ static int take_operands(args *a, const char **in, int n, char **ops) {
             cli_errorf("requant: NTHREADS and --threads both given");
             return -1;
         }
-        if (parse_threads(&a->threads, threads) != 0)
+        if (parse_threads(&a->threads, threads, "NTHREADS") != 0)
             return -1;
     }
     if (gguf_requant_parse_type(&a->ro, type, &err) != 0) {
@@ -664,41 +677,15 @@ static int run(args *a, const char *in, unsigned flags) {
     return rc;
 }
 
-int cmd_requant(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"tensor-type", required_argument, NULL, OPT_TENSOR_TYPE},
-        {"tensor-type-file", required_argument, NULL, OPT_TENSOR_TYPE_FILE},
-        {"pure", no_argument, NULL, OPT_PURE},
-        {"imatrix", required_argument, NULL, OPT_IMATRIX},
-        {"include-weights", required_argument, NULL, OPT_INCLUDE_WEIGHTS},
-        {"exclude-weights", required_argument, NULL, OPT_EXCLUDE_WEIGHTS},
-        {"output-tensor-type", required_argument, NULL, OPT_OUTPUT_TYPE},
-        {"token-embedding-type", required_argument, NULL, OPT_TOKEN_TYPE},
-        {"leave-output-tensor", no_argument, NULL, OPT_LEAVE_OUTPUT},
-        {"keep-order", no_argument, NULL, OPT_KEEP_ORDER},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"keep-split", no_argument, NULL, OPT_KEEP_SPLIT},
-        {"allow-requantize", no_argument, NULL, OPT_ALLOW_REQUANTIZE},
-        {"override-kv", required_argument, NULL, OPT_OVERRIDE_KV},
-        {"prune-layers", required_argument, NULL, OPT_PRUNE_LAYERS},
-        {"max-buffer-size", required_argument, NULL, OPT_MAX_BUFFER_SIZE},
-        CLI_OPEN_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
+static int requant_run(int argc, char **argv) {
     args a = {.ro = GGUF_REQUANT_OPTIONS_INIT, .threads = -1};
     unsigned flags = CLI_READ_FLAGS;
-    int status = CLI_OK, c, bad = 0;
-    while (!bad && (c = cli_getopt_help(argc, argv, "ho:vq", longopts, usage_text, help_text,
-                                        &flags, &status)) >= 0)
-        bad = take_option(&a, c, optarg) != 0;
-    if (!bad && c == CLI_DONE) {
+    int status = opt_parse(&cmd_requant, argc, argv, &a, &flags);
+    if (status >= 0) {
         args_free(&a);
         return status;
     }
+    int bad = 0;
     const char *in = NULL;
     if (!bad)
         bad = take_operands(&a, &in, argc - optind, argv + optind) != 0;
@@ -712,7 +699,7 @@ int cmd_requant(int argc, char **argv) {
     }
     if (bad) {
         args_free(&a);
-        return cli_usage_error(usage_text, NULL); /* the reason is printed already */
+        return cli_usage_error(cmd_requant.synopsis, NULL); /* the reason is printed already */
     }
     if (a.pure)
         a.ro.pure = 1;

@@ -17,19 +17,36 @@
 #define MD_ARRAY_ELEMS 8
 #define MD_STRING_BYTES 64
 
-static const char usage_text[] =
-    "usage: gguf-edit show FILE... [--json|--markdown] [--kv|--tensors] [--full] [OPTIONS]\n"
+typedef struct show_values {
+    int json, markdown, only_kv, only_tensors, full;
+} show_values;
+
+static const opt_spec options[] = {
+    OPT_FLAG_("json", 0, "one JSON document (see README) instead of text", show_values, json, 1),
+    OPT_FLAG_("markdown", 0, "a Markdown summary: key and tensor tables, tensors grouped by layer",
+              show_values, markdown, 1),
+    OPT_FLAG_("kv", 0, "metadata only", show_values, only_kv, 1),
+    OPT_FLAG_("tensors", 0, "tensors only", show_values, only_tensors, 1),
+    OPT_FLAG_("full", 0,
+              "text: strings whole (else one longer than a line is cut, with its\n"
+              "length: '... (N bytes; --full)')",
+              show_values, full, 1),
+    {0}};
+
+static int show_run(int argc, char **argv);
+
+const opt_command cmd_show = {
+    .name = "show",
+    .run = show_run,
+    .line = "show FILE... [--json|--markdown]      print header, metadata, tensors",
+    .synopsis = "usage: gguf-edit show FILE... [--json|--markdown] [--kv|--tensors] [--full] [OPTIONS]\n",
+    .summary =
     "Prints each FILE's header, metadata and tensors. With several files each is labelled\n"
     "(text: the first line names the file; JSON: an array of documents with a \"file\" member).\n"
-    "A file cut short inside its tensor data (a truncated download) is shown with a warning.\n"
-    "  --json             one JSON document (see README) instead of text\n"
-    "  --markdown         a Markdown summary: key and tensor tables, tensors grouped by layer\n"
-    "  --kv               metadata only\n"
-    "  --tensors          tensors only\n"
-    "  --full             text: strings whole (else one longer than a line is cut, with its\n"
-    "                     length: '... (N bytes; --full)')\n" CLI_OPEN_HELP;
-
-enum { OPT_JSON = 'j', OPT_KV = 'k', OPT_TENSORS = 't', OPT_MARKDOWN = 2000, OPT_FULL };
+    "A file cut short inside its tensor data (a truncated download) is shown with a warning.\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 typedef struct what {
     int kv, tensors, full;
@@ -537,26 +554,17 @@ static void show_markdown(FILE *out, const char *path, const gguf_file *f, what 
     }
 }
 
-int cmd_show(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON}, {"markdown", no_argument, NULL, OPT_MARKDOWN},
-        {"kv", no_argument, NULL, OPT_KV}, {"tensors", no_argument, NULL, OPT_TENSORS},
-        {"full", no_argument, NULL, OPT_FULL}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int json = 0, markdown = 0, only_kv = 0, only_tensors = 0, full = 0, status = CLI_OK, c;
+static int show_run(int argc, char **argv) {
+    show_values o = {0, 0, 0, 0, 0};
     unsigned flags = CLI_READ_FLAGS;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
-        json |= c == OPT_JSON;
-        markdown |= c == OPT_MARKDOWN;
-        only_kv |= c == OPT_KV;
-        only_tensors |= c == OPT_TENSORS;
-        full |= c == OPT_FULL;
-    }
-    if (c == CLI_DONE)
+    int status = opt_parse(&cmd_show, argc, argv, &o, &flags);
+    if (status >= 0)
         return status;
+    int json = o.json, markdown = o.markdown, only_kv = o.only_kv;
+    int only_tensors = o.only_tensors, full = o.full;
     if (json && markdown)
-        return cli_usage_error(usage_text, "--json and --markdown: choose one");
-    if (cli_operands_min(argc, 1, usage_text) != 0)
+        return cli_usage_error(cmd_show.synopsis, "--json and --markdown: choose one");
+    if (cli_operands_min(argc, 1, cmd_show.synopsis) != 0)
         return CLI_USAGE;
     what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors, .full = full};
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;

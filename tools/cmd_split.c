@@ -10,42 +10,81 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char split_usage[] =
-    "usage: gguf-edit split IN OUTPREFIX [--max-tensors N | --max-size N(M|G)]\n"
-    "                       [--no-tensor-first-split] [--dry-run]\n"
+typedef struct split_values {
+    gguf_split_options opt;
+    int by_tensors, by_size, dry_run, delete_splits;
+} split_values;
+
+static int take_max_tensors(const opt_spec *o, const char *arg, void *values) {
+    split_values *v = values;
+    (void)o;
+    v->by_tensors = 1;
+    return opt_parse_count(&v->opt.max_tensors, arg, "--max-tensors", 1, UINT64_MAX, NULL);
+}
+
+/* N followed by M (10^6) or G (10^9), as llama-gguf-split reads --split-max-size */
+static int take_max_size(const opt_spec *o, const char *arg, void *values) {
+    split_values *v = values;
+    (void)o;
+    v->by_size = 1;
+    v->opt.mode = GGUF_SPLIT_BY_SIZE;
+    return opt_parse_size(&v->opt.max_bytes, arg, "--max-size", 1, UINT64_MAX, OPT_SIZE_DECIMAL);
+}
+
+static const opt_spec split_options[] = {
+    OPT_HANDLER_("max-tensors", 0, "N", "at most N tensors per shard (default 128)",
+                 take_max_tensors, 0),
+    OPT_HANDLER_("split-max-tensors", 0, "N", NULL, take_max_tensors, 0),
+    OPT_HANDLER_("max-size", 0, "N(M|G)",
+                 "at most N megabytes (10^6) or gigabytes (10^9) of tensor data\nper shard",
+                 take_max_size, 0),
+    OPT_HANDLER_("split-max-size", 0, "N(M|G)", NULL, take_max_size, 0),
+    OPT_FLAG_("no-tensor-first-split", 0, "the first shard holds the metadata only", split_values,
+              opt.no_tensor_first, 1),
+    OPT_FLAG_("dry-run", 0, "print the plan, write nothing", split_values, dry_run, 1),
+    {0}};
+
+static const opt_spec merge_options[] = {
+    OPT_FLAG_("delete-splits", 0,
+              "delete the shards as they are merged: extra disk of one shard, and a\n"
+              "crash leaves the model whole (in shards or merged); run the same\n"
+              "command again to finish an interrupted merge",
+              split_values, delete_splits, 1),
+    OPT_FLAG_("dry-run", 0, "print what would be merged, write nothing", split_values, dry_run,
+              1),
+    {0}};
+
+static int split_run(int argc, char **argv);
+static int merge_run(int argc, char **argv);
+
+const opt_command cmd_split = {
+    .name = "split",
+    .run = split_run,
+    .line = "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)",
+    .synopsis = "usage: gguf-edit split IN OUTPREFIX [--max-tensors N | --max-size N(M|G)]\n"
+                "                       [--no-tensor-first-split] [--dry-run]\n",
+    .summary =
     "Writes IN (a file, or any shard of a split set) as the split set\n"
     "OUTPREFIX-00001-of-0000N.gguf ..., the same bytes as llama-gguf-split --split. Existing\n"
-    "files of those names are replaced atomically, never a file of IN's set.\n"
-    "  --max-tensors N         at most N tensors per shard (default 128)\n"
-    "  --max-size N(M|G)       at most N megabytes (10^6) or gigabytes (10^9) of tensor data\n"
-    "                          per shard\n"
-    "  --no-tensor-first-split the first shard holds the metadata only\n"
-    "  --dry-run               print the plan, write nothing\n" CLI_OPEN_HELP;
+    "files of those names are replaced atomically, never a file of IN's set.\n",
+    .options = split_options,
+    .groups = opt_open_groups,
+    .column = 26,
+};
 
-static const char merge_usage[] =
-    "usage: gguf-edit merge SHARD OUT [--delete-splits] [--dry-run]\n"
+const opt_command cmd_merge = {
+    .name = "merge",
+    .run = merge_run,
+    .line = "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)",
+    .synopsis = "usage: gguf-edit merge SHARD OUT [--delete-splits] [--dry-run]\n",
+    .summary =
     "Merges the split set SHARD belongs to (any of its shards) into OUT, the same bytes as\n"
     "llama-gguf-split --merge. An existing OUT is replaced atomically (never a shard of\n"
     "the set), except with --delete-splits, which refuses it (an OUT there is the merge's own\n"
-    "work, which a rerun finishes).\n"
-    "  --delete-splits    delete the shards as they are merged: extra disk of one shard, and a\n"
-    "                     crash leaves the model whole (in shards or merged); run the same\n"
-    "                     command again to finish an interrupted merge\n"
-    "  --dry-run          print what would be merged, write nothing\n" CLI_OPEN_HELP;
-
-enum { OPT_MAX_TENSORS = 2000, OPT_MAX_SIZE, OPT_NO_TENSOR_FIRST, OPT_DRY_RUN, OPT_DELETE };
-
-/* "N" followed by M (10^6) or G (10^9), as llama-gguf-split reads --split-max-size. */
-static int parse_size(uint64_t *out, const char *s) {
-    char *end;
-    unsigned long long n = strtoull(s, &end, 10);
-    uint64_t unit = *end == 'M' ? 1000000u : *end == 'G' ? 1000000000u : 0;
-    if (s[0] < '0' || s[0] > '9' || unit == 0 || end[1] != '\0' || n == 0 ||
-        n > UINT64_MAX / unit)
-        return -1;
-    *out = n * unit;
-    return 0;
-}
+    "work, which a rerun finishes).\n",
+    .options = merge_options,
+    .groups = opt_open_groups,
+};
 
 static int dry_run_split(const gguf_file *f, const char *prefix, const gguf_split_options *opt) {
     size_t n = gguf_tensor_count(f);
@@ -84,49 +123,18 @@ static int dry_run_split(const gguf_file *f, const char *prefix, const gguf_spli
     return CLI_OK;
 }
 
-int cmd_split(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"max-tensors", required_argument, NULL, OPT_MAX_TENSORS},
-        {"split-max-tensors", required_argument, NULL, OPT_MAX_TENSORS},
-        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
-        {"split-max-size", required_argument, NULL, OPT_MAX_SIZE},
-        {"no-tensor-first-split", no_argument, NULL, OPT_NO_TENSOR_FIRST},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int split_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int status = CLI_OK, c, dry_run = 0, by_tensors = 0, by_size = 0;
-    gguf_split_options opt = GGUF_SPLIT_OPTIONS_INIT;
-    char *end;
-    while ((c = cli_getopt(argc, argv, "h", longopts, split_usage, &flags, &status)) >= 0) {
-        switch (c) {
-        case OPT_MAX_TENSORS:
-            opt.max_tensors = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || opt.max_tensors == 0) {
-                return cli_usage_error(split_usage,
-                                       "--max-tensors takes a number of at least 1, not '%s'",
-                                       optarg);
-            }
-            by_tensors = 1;
-            break;
-        case OPT_MAX_SIZE:
-            if (parse_size(&opt.max_bytes, optarg) != 0) {
-                return cli_usage_error(split_usage,
-                                       "--max-size takes N followed by M (megabytes) or G "
-                                       "(gigabytes), like 500M or 4G, not '%s'", optarg);
-            }
-            opt.mode = GGUF_SPLIT_BY_SIZE;
-            by_size = 1;
-            break;
-        case OPT_NO_TENSOR_FIRST: opt.no_tensor_first = 1; break;
-        case OPT_DRY_RUN: dry_run = 1; break;
-        }
-    }
-    if (c == CLI_DONE)
+    split_values v = {.opt = GGUF_SPLIT_OPTIONS_INIT};
+    int status = opt_parse(&cmd_split, argc, argv, &v, &flags);
+    if (status >= 0)
         return status;
+    int dry_run = v.dry_run, by_tensors = v.by_tensors, by_size = v.by_size;
+    gguf_split_options opt = v.opt;
     if (by_tensors && by_size) {
-        return cli_usage_error(split_usage, "--max-tensors or --max-size, not both");
+        return cli_usage_error(cmd_split.synopsis, "--max-tensors or --max-size, not both");
     }
-    if (cli_operands(argc, 2, split_usage) != 0)
+    if (cli_operands(argc, 2, cmd_split.synopsis) != 0)
         return CLI_USAGE;
     const char *in = argv[optind], *prefix = argv[optind + 1];
     gguf_file *f = cli_open(in, flags);
@@ -153,23 +161,17 @@ int cmd_split(int argc, char **argv) {
     return rc;
 }
 
-int cmd_merge(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"delete-splits", no_argument, NULL, OPT_DELETE},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {"help", no_argument, NULL, 'h'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int merge_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int status = CLI_OK, c, dry_run = 0, delete_splits = 0;
-    while ((c = cli_getopt(argc, argv, "h", longopts, merge_usage, &flags, &status)) >= 0) {
-        dry_run |= c == OPT_DRY_RUN;
-        delete_splits |= c == OPT_DELETE;
-    }
-    if (c == CLI_DONE)
+    split_values v = {.opt = GGUF_SPLIT_OPTIONS_INIT};
+    int status = opt_parse(&cmd_merge, argc, argv, &v, &flags);
+    if (status >= 0)
         return status;
-    if (cli_operands(argc, 2, merge_usage) != 0)
+    int dry_run = v.dry_run, delete_splits = v.delete_splits;
+    if (cli_operands(argc, 2, cmd_merge.synopsis) != 0)
         return CLI_USAGE;
     if (!(flags & GGUF_OPEN_SPLIT_SET))
-        return cli_usage_error(merge_usage, "--one-file: a merge reads the whole split set");
+        return cli_usage_error(cmd_merge.synopsis, "--one-file: a merge reads the whole split set");
     const char *in = argv[optind], *out = argv[optind + 1];
     gguf_error err;
     gguf_error_clear(&err);

@@ -4,24 +4,51 @@
 #include "cli.h"
 #include "commands.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit tensor FILE NAME [--f32|--npy|--values N] [-o OUT]\n"
+typedef struct tensor_values {
+    int f32, npy, values;
+    uint64_t n_values;
+    const char *out_path;
+} tensor_values;
+
+static int take_values(const opt_spec *o, const char *arg, void *values) {
+    tensor_values *v = values;
+    (void)o;
+    v->values = 1;
+    return opt_parse_count(&v->n_values, arg, "--values", 0, UINT64_MAX, "a count");
+}
+
+static const opt_spec options[] = {
+    OPT_FLAG_("f32", 0, "the values as little-endian f32", tensor_values, f32, 1),
+    OPT_FLAG_("npy", 0,
+              "the values as a NumPy .npy file (f32, shape in NumPy's order: the\n"
+              "GGUF dimensions reversed), for numpy.load",
+              tensor_values, npy, 1),
+    OPT_HANDLER_("values", 0, "N", "the first N values as text, one per line", take_values, 0),
+    OPT_STRING_("output", 'o', "OUT", "write to OUT instead of standard output", tensor_values,
+                out_path),
+    {0}};
+
+static int tensor_run(int argc, char **argv);
+
+const opt_command cmd_tensor = {
+    .name = "tensor",
+    .run = tensor_run,
+    .line = "tensor FILE NAME [--f32] [-o OUT]     one tensor's raw bytes, or its values as f32",
+    .synopsis = "usage: gguf-edit tensor FILE NAME [--f32|--npy|--values N] [-o OUT]\n",
+    .summary =
     "Writes tensor NAME's raw bytes (as stored), or with --f32 its values as little-endian f32\n"
     "(dequantized; big-endian files are converted first), to OUT or standard output ('-').\n"
     "Binary output is not written to a terminal. A truncated download is read with a warning:\n"
-    "its whole tensors can be taken out.\n"
-    "  --f32              the values as little-endian f32\n"
-    "  --npy              the values as a NumPy .npy file (f32, shape in NumPy's order: the\n"
-    "                     GGUF dimensions reversed), for numpy.load\n"
-    "  --values N         the first N values as text, one per line\n"
-    "  -o, --output OUT   write to OUT instead of standard output\n" CLI_OPEN_HELP;
+    "its whole tensors can be taken out.\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 #define CHUNK_BLOCKS 65536
 
@@ -70,37 +97,18 @@ static int emit_text(FILE *out, const float *v, size_t n, uint64_t *left) {
     return 0;
 }
 
-int cmd_tensor(int argc, char **argv) {
-    enum { OPT_NPY = 2000, OPT_VALUES };
-    static const struct option longopts[] = {
-        {"f32", no_argument, NULL, 'f'}, {"npy", no_argument, NULL, OPT_NPY},
-        {"values", required_argument, NULL, OPT_VALUES},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'}, CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int tensor_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int f32 = 0, npy = 0, values = 0, status = CLI_OK, c;
-    uint64_t n_values = 0;
-    const char *out_path = NULL;
-    while ((c = cli_getopt(argc, argv, "o:h", longopts, usage_text, &flags, &status)) >= 0) {
-        char *end;
-        if (c == 'f')
-            f32 = 1;
-        else if (c == OPT_NPY)
-            npy = 1;
-        else if (c == OPT_VALUES) {
-            errno = 0;
-            n_values = strtoull(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0)
-                return cli_usage_error(usage_text, "--values takes a count, not '%s'", optarg);
-            values = 1;
-        } else
-            out_path = optarg; /* -o */
-    }
-    if (c == CLI_DONE)
+    tensor_values o = {0, 0, 0, 0, NULL};
+    int status = opt_parse(&cmd_tensor, argc, argv, &o, &flags);
+    if (status >= 0)
         return status;
+    int f32 = o.f32, npy = o.npy, values = o.values;
+    uint64_t n_values = o.n_values;
+    const char *out_path = o.out_path;
     if (f32 + npy + values > 1)
-        return cli_usage_error(usage_text, "--f32, --npy and --values: choose one");
-    if (cli_operands(argc, 2, usage_text) != 0)
+        return cli_usage_error(cmd_tensor.synopsis, "--f32, --npy and --values: choose one");
+    if (cli_operands(argc, 2, cmd_tensor.synopsis) != 0)
         return CLI_USAGE;
     if (!values && (out_path == NULL || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO)) {
         cli_errorf("tensor: binary output to a terminal refused: give -o OUT, a pipe, or "

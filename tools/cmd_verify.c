@@ -10,18 +10,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: gguf-edit verify [--json] [--vocab-only|--structure] FILE...\n"
-    "Checks each file as llama.cpp's loader would (without loading tensor data): structure,\n"
-    "key types, hyperparameters, tensor set and shapes, tokenizer. A shard of a split set\n"
-    "(NAME-00001-of-00003.gguf) is checked with its whole set (--one-file: alone).\n"
-    "  --json             one JSON document with every finding\n"
-    "  --vocab-only       check as llama.cpp loads a vocabulary (no hyperparameters, tensors)\n"
-    "  --structure        only the container: what ggml's reader and the spec ask\n"
-    "Exit status: 0 ok, 1 llama.cpp would refuse a file (or it cannot be read), 3 warnings only.\n"
-    CLI_OPEN_HELP;
 
 enum mode { MODE_LLAMA, MODE_VOCAB, MODE_STRUCTURE };
+
+typedef struct verify_values {
+    int json, mode;
+} verify_values;
+
+static const opt_spec options[] = {
+    OPT_FLAG_("json", 0, "one JSON document with every finding", verify_values, json, 1),
+    OPT_FLAG_("vocab-only", 0,
+              "check as llama.cpp loads a vocabulary (no hyperparameters, tensors)",
+              verify_values, mode, MODE_VOCAB),
+    OPT_FLAG_("structure", 0, "only the container: what ggml's reader and the spec ask",
+              verify_values, mode, MODE_STRUCTURE),
+    OPT_TEXT_("Exit status: 0 ok, 1 llama.cpp would refuse a file (or it cannot be read), 3 "
+              "warnings only."),
+    {0}};
+
+static int verify_run(int argc, char **argv);
+
+const opt_command cmd_verify = {
+    .name = "verify",
+    .run = verify_run,
+    .line = "verify FILE...                        check structure and what llama.cpp refuses",
+    .synopsis = "usage: gguf-edit verify [--json] [--vocab-only|--structure] FILE...\n",
+    .summary =
+    "Checks each file as llama.cpp's loader would (without loading tensor data): structure,\n"
+    "key types, hyperparameters, tensor set and shapes, tokenizer. A shard of a split set\n"
+    "(NAME-00001-of-00003.gguf) is checked with its whole set (--one-file: alone).\n",
+    .options = options,
+    .groups = opt_open_groups,
+};
 
 typedef struct finding {
     int severity;
@@ -211,25 +231,15 @@ static int covered(char **done, size_t n_done, const char *path) {
     return 0;
 }
 
-int cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
-        {"vocab-only", no_argument, NULL, 'v'}, {"structure", no_argument, NULL, 's'},
-        CLI_OPEN_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+static int verify_run(int argc, char **argv) {
     unsigned flags = CLI_READ_FLAGS;
-    int status = CLI_OK, c, json = 0;
-    enum mode mode = MODE_LLAMA;
-    while ((c = cli_getopt(argc, argv, "h", longopts, usage_text, &flags, &status)) >= 0) {
-        if (c == 'j')
-            json = 1;
-        else if (c == 'v')
-            mode = MODE_VOCAB;
-        else if (c == 's')
-            mode = MODE_STRUCTURE;
-    }
-    if (c == CLI_DONE)
+    verify_values o = {0, MODE_LLAMA};
+    int status = opt_parse(&cmd_verify, argc, argv, &o, &flags);
+    if (status >= 0)
         return status;
-    if (cli_operands_min(argc, 1, usage_text) != 0)
+    int json = o.json;
+    enum mode mode = (enum mode)o.mode;
+    if (cli_operands_min(argc, 1, cmd_verify.synopsis) != 0)
         return CLI_USAGE;
     char **done = calloc((size_t)argc, sizeof *done);
     size_t n_done = 0, cap_done = (size_t)argc;

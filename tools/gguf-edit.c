@@ -12,30 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const struct {
-    const char *verb;
-    int (*run)(int, char **);
-    const char *summary;
-} commands[] = {
-    {"show", cmd_show, "show FILE... [--json|--markdown]      print header, metadata, tensors"},
-    {"copy", cmd_copy, "copy FILE OUT                         read and write back (byte-identical)"},
-    {"get", cmd_get, "get FILE KEY [--json]                 print one value (arrays: one element per line)"},
-    {"set", cmd_edit, "set FILE KEY VALUE [--type T] [-o OUT] add or change a value (type kept if the key exists)"},
-    {"rm", cmd_edit, "rm FILE KEY... [-o OUT]               remove keys"},
-    {"rename", cmd_edit, "rename FILE OLD NEW [-o OUT]          rename a key (value, type and place kept)"},
-    {"realign", cmd_edit, "realign FILE ALIGN [-o OUT]           change general.alignment, lay the data out again"},
-    {"edit", cmd_edit, "edit FILE [--set K=V --rm K ...]      several edits in one run (--edits PATH)"},
-    {"reserve", cmd_edit, "reserve FILE SIZE                     keep room in the header so later edits fit in place"},
-    {"tensor", cmd_tensor, "tensor FILE NAME [--f32] [-o OUT]     one tensor's raw bytes, or its values as f32"},
-    {"hash", cmd_hash, "hash FILE... [--json]                 crc32 of every tensor and of the header"},
-    {"convert", cmd_convert, "convert FILE -o OUT [--endian E]      change byte order (tensor data too) or version"},
-    {"requant", cmd_requant, "requant FILE OUT TYPE [NTHREADS]      requantize as llama.cpp does (Q4_K_M, Q8_0, ...)"},
-    {"diff", cmd_diff, "diff A B                              metadata and tensor differences"},
-    {"recover", cmd_recover, "recover FILE...                       finish an interrupted in-place edit"},
-    {"estimate", cmd_estimate, "estimate FILE [-c N] [--fit SIZE]     memory llama.cpp allocates for a context"},
-    {"verify", cmd_verify, "verify FILE...                        check structure and what llama.cpp refuses"},
-    {"split", cmd_split, "split IN OUTPREFIX [--max-size N]     write a split set (= llama-gguf-split)"},
-    {"merge", cmd_merge, "merge SHARD OUT [--delete-splits]     merge a split set into one file (= llama-gguf-split)"},
+/* The commands in the order --help lists them. */
+static const opt_command *const commands[] = {
+    &cmd_show,     &cmd_copy,     &cmd_get,      &cmd_set,      &cmd_rm,
+    &cmd_rename,   &cmd_realign,  &cmd_edit,     &cmd_reserve,  &cmd_tensor,
+    &cmd_hash,     &cmd_convert,  &cmd_requant,  &cmd_diff,     &cmd_recover,
+    &cmd_estimate, &cmd_verify,   &cmd_split,    &cmd_merge,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -45,12 +27,13 @@ static void usage(FILE *out) {
     fprintf(out, "usage: gguf-edit COMMAND [ARGS]\n"
                  "       gguf-edit --help | --version | --list WHAT\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %s\n", commands[i].summary);
+        fprintf(out, "  %s\n", commands[i]->line);
     fprintf(out, "\n'gguf-edit COMMAND --help' (or 'gguf-edit help COMMAND') describes each command.\n"
                  "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
                  "'keys': how far verify checks it, and why where it is no model on its own),\n"
                  "commands, types (tensor types), presets (requant's), value-types (set --type's),\n"
-                 "or a file's keys or tensors (keys FILE, tensors FILE), one per line.\n"
+                 "a file's keys or tensors (keys FILE, tensors FILE), or a command's options\n"
+                 "(options COMMAND), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
@@ -132,15 +115,29 @@ static int list_names(const char *what, const char *path) {
     return CLI_OK;
 }
 
+/* --list options COMMAND: the options of its --help, one per line (opt_list). */
+static int list_options(const char *verb) {
+    for (size_t i = 0; verb != NULL && i < N_COMMANDS; i++) {
+        if (strcmp(verb, commands[i]->name) == 0) {
+            opt_list(stdout, commands[i]);
+            return CLI_OK;
+        }
+    }
+    return cli_usage_error(short_usage, "--list options needs a COMMAND%s%s%s",
+                           verb ? ", not '" : "", verb ? verb : "", verb ? "'" : "");
+}
+
 /* --list WHAT: names for scripts and shell completion, one per line. */
 static int list(const char *what, const char *file) {
     if (strcmp(what, "keys") == 0 || strcmp(what, "tensors") == 0)
         return list_names(what, file);
+    if (strcmp(what, "options") == 0)
+        return list_options(file);
     static const char *const value_types[] = {"u8", "i8", "u16", "i16", "u32", "i32", "u64",
                                               "i64", "f32", "f64", "bool", "str", "array"};
     if (strcmp(what, "commands") == 0) {
         for (size_t i = 0; i < N_COMMANDS; i++)
-            puts(commands[i].verb);
+            puts(commands[i]->name);
     } else if (strcmp(what, "types") == 0) {
         for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++) {
             if (gguf_dtype_name(t) != NULL)
@@ -168,10 +165,10 @@ static int list(const char *what, const char *file) {
         }
     } else {
         static const char *const lists[] = {"architectures", "commands", "types", "presets",
-                                            "value-types", "keys", "tensors"};
+                                            "value-types", "keys", "tensors", "options"};
         const char *s = cli_suggest(what, lists, sizeof lists / sizeof lists[0]);
         cli_errorf("--list takes architectures, commands, types, presets, value-types, keys "
-                   "FILE or tensors FILE, not '%s'%s%s%s", what,
+                   "FILE, tensors FILE or options COMMAND, not '%s'%s%s%s", what,
                    s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
         return CLI_USAGE;
     }
@@ -198,8 +195,8 @@ int main(int argc, char **argv) {
         const char *what = first[6] == '=' ? first + 7 : argc > 2 ? argv[2] : NULL;
         if (what == NULL)
             return cli_usage_error(short_usage, "--list needs an argument: architectures, "
-                                                "commands, types, presets, value-types, keys FILE "
-                                                "or tensors FILE");
+                                                "commands, types, presets, value-types, keys "
+                                                "FILE, tensors FILE or options COMMAND");
         return list(what, argc > at ? argv[at] : NULL);
     }
     /* "help COMMAND" is "COMMAND --help" */
@@ -215,11 +212,11 @@ int main(int argc, char **argv) {
     }
     const char *verbs[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++) {
-        if (strcmp(first, commands[i].verb) == 0) {
-            cli_verb = commands[i].verb;
-            return commands[i].run(argc - 1, argv + 1);
+        verbs[i] = commands[i]->name;
+        if (strcmp(first, verbs[i]) == 0) {
+            cli_verb = verbs[i];
+            return commands[i]->run(argc - 1, argv + 1);
         }
-        verbs[i] = commands[i].verb;
     }
     if (first[0] == '-') {
         static const char *const opts[] = {"--help", "--version", "--list"};

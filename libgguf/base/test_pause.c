@@ -17,6 +17,8 @@
  *                        (commit/journal.c)
  *   catalog-file-stored  an index run: a file's rows written, their transaction not committed
  *                        (catalog/store.c)
+ *   catalog-table-copied a catalog copy: a table's rows written, the transaction not committed
+ *                        (catalog/copy.c)
  *   and the steps of a save, to interrupt it there (below): temp-created, header-written,
  *   data-written (each progress report: up to a tensor's end, or a chunk of one), written,
  *   synced, renaming (proven and checked, about to rename), renamed, folder-synced

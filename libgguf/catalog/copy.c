@@ -10,9 +10,13 @@
 
 #ifdef GGUF_HAVE_CATALOG
 
+#include "commit/commit.h"
+
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The tables with rows of their own (file_types is the schema's), with every column. */
 static const struct {
@@ -158,8 +162,10 @@ int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows, gguf
     rc = gguf__catalog_txn_commit(dst, err);
     if (rc == 0)
         rc = gguf__catalog_txn_begin(dst, err);
-    for (size_t t = 0; rc == 0 && t < sizeof tables / sizeof tables[0]; t++)
+    for (size_t t = 0; rc == 0 && t < sizeof tables / sizeof tables[0]; t++) {
         rc = copy_table(dst, from, src->path, t, &n, err);
+        gguf__test_pause("catalog-table-copied");
+    }
     if (rc == 0 && dst->pg)
         rc = gguf__catalog_exec(dst,
                                 "SELECT setval('files_id_seq', coalesce(max(id), 0) + 1, false)"
@@ -173,6 +179,62 @@ int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows, gguf
         gguf__catalog_txn_rollback(dst);
     if (rc == 0 && rows != NULL)
         *rows = n;
+    return rc;
+}
+
+static int export_open(const char *dest, gguf_catalog *src, uint64_t *rows, gguf_error *err) {
+    gguf_catalog *dst = NULL;
+    int rc = gguf_catalog_open(&dst, dest, GGUF_CATALOG_OPEN_DEFAULT, err);
+    if (rc == 0)
+        rc = gguf_catalog_copy(dst, src, rows, err);
+    gguf_catalog_close(dst);
+    return rc;
+}
+
+int gguf_catalog_export(const char *dest, gguf_catalog *src, uint64_t *rows, gguf_error *err) {
+    struct stat st;
+    if (dest == NULL)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no catalog to copy into");
+    if (gguf__db_is_pg_url(dest) || lstat(dest, &st) == 0 || errno != ENOENT)
+        return export_open(dest, src, rows, err);
+    /* a new SQLite file: made whole as a temporary file, its WAL and shared memory (SQLite's,
+     * gone when it closes) listed for an interrupt's cleanup as well */
+    char *tmp = NULL;
+    int fd = gguf__temp_create(&tmp, dest, ".tmp", err);
+    if (fd < 0)
+        return fd;
+    char *wal = gguf__path_beside(tmp, "", "-wal"), *shm = gguf__path_beside(tmp, "", "-shm");
+    int rc = wal == NULL || shm == NULL
+                 ? gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory")
+             : gguf__temp_track(wal) != 0 || gguf__temp_track(shm) != 0
+                 ? gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                              "catalog %s: too many temporary files open", dest)
+                 : export_open(tmp, src, rows, err);
+    /* closed, SQLite has moved its WAL into the file and removed it: a WAL still there would
+     * hold rows the renamed file lacks */
+    if (rc == 0 && access(wal, F_OK) == 0)
+        rc = gguf__fail(err, GGUF_EIO, GGUF_ERROR_NO_OFFSET,
+                        "catalog %s: SQLite kept its WAL beside the new catalog: not put in place",
+                        dest);
+    if (rc == 0 && gguf__io_fsync(fd) != 0)
+        rc = gguf__io_fail(err, tmp, "fsync");
+    if (rc == 0 && gguf__temp_rename(tmp, dest) != 0)
+        rc = gguf__io_fail(err, dest, "renaming the catalog into place");
+    if (rc == 0)
+        (void)gguf__io_sync_dir(dest);
+    else
+        gguf__temp_discard(tmp);
+    char *beside[] = {wal, shm};
+    for (size_t i = 0; i < 2; i++) {
+        if (beside[i] != NULL) {
+            gguf__temp_untrack(beside[i]);
+            if (rc != 0)
+                (void)unlink(beside[i]);
+            gguf__free(beside[i]);
+        }
+    }
+    close(fd);
+    gguf__free(tmp);
     return rc;
 }
 

@@ -42,6 +42,11 @@ GGUF_HIDDEN void gguf__temp_sweep(const char *target);
 GGUF_HIDDEN int gguf__temp_rename(const char *tmp, const char *target);
 /* Removes the temporary file tmp and takes it off the list. */
 GGUF_HIDDEN void gguf__temp_discard(const char *tmp);
+/* Lists (or takes off the list) a file another library makes beside a temporary file (SQLite's
+ * "-wal" of a catalog being written), so that gguf_interrupt_cleanup removes it too; path is
+ * borrowed until taken off. gguf__temp_track fails (-1) when the list is full. */
+GGUF_HIDDEN int gguf__temp_track(const char *path);
+GGUF_HIDDEN void gguf__temp_untrack(const char *path);
 /* An in-place window (a journal written, the file rewritten in place, the journal removed):
  * gguf_interrupt_cleanup waits until it is released, and once a cleanup waits, no window
  * opens and the released one does not return (the caller waits for the end of the process,

@@ -129,6 +129,16 @@ void gguf__temp_discard(const char *tmp) {
     pthread_mutex_unlock(&live.lock);
 }
 
+int gguf__temp_track(const char *path) {
+    return live_add(path);
+}
+
+void gguf__temp_untrack(const char *path) {
+    pthread_mutex_lock(&live.lock);
+    live_drop(path);
+    pthread_mutex_unlock(&live.lock);
+}
+
 /* ---- what may be an output ---- */
 
 /* Is the file st describes one that f reads (f's file, or a shard of its set)? */

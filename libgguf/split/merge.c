@@ -120,30 +120,10 @@ typedef struct bmerge {
     gguf_split_merge_result res;
 } bmerge;
 
-/* Packed offsets of f's tensors at f's alignment, and where the last one's padding ends. */
-static int packed_offsets(uint64_t **out, uint64_t *end, const gguf_file *f, gguf_error *err) {
-    uint64_t *o = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *o);
-    if (o == NULL)
-        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
-    uint64_t at = 0;
-    for (size_t i = 0; i < f->n_tensors; i++) {
-        o[i] = at;
-        if (f->tensors[i].nbytes == UINT64_MAX || !gguf__add_u64(&at, at, f->tensors[i].nbytes) ||
-            !gguf__align_up(&at, at, f->alignment)) {
-            gguf__free(o);
-            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
-                              "tensor %zu: unknown or too large a size", i);
-        }
-    }
-    *out = o;
-    *end = at;
-    return 0;
-}
-
 /* Serializes v's header with its tensors packed (offsets at v's alignment). */
 static int serialize(gguf__sink *h, const gguf_file *v, gguf_error *err) {
     uint64_t *offsets, end;
-    int rc = packed_offsets(&offsets, &end, v, err);
+    int rc = gguf__packed_offsets(&offsets, &end, v, err);
     *h = (gguf__sink){0};
     if (rc == 0)
         rc = gguf__header_serialize(h, v, 3, v->big, offsets, GGUF__PAD_KEEP, err);
@@ -490,7 +470,7 @@ static int merge_shard(bmerge *m, const gguf_file *merged, uint32_t k, uint64_t 
     if (rc != 0)
         return rc;
     uint64_t *offsets = NULL, end = 0;
-    rc = packed_offsets(&offsets, &end, merged, err);
+    rc = gguf__packed_offsets(&offsets, &end, merged, err);
     for (size_t i = 0; rc == 0 && i < merged->n_tensors; i++) {
         if (merged->tensors[i].offset != offsets[i])
             rc = gguf__fail(err, GGUF_ECORRUPT, merged->tensors[i].info_offset,

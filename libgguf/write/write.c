@@ -39,24 +39,29 @@ static void plan_free(plan *p) {
     p->offsets = NULL;
 }
 
-static int plan_packed_offsets(plan *p, const gguf_file *f, gguf_error *err) {
-    p->offsets = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *p->offsets);
-    if (p->offsets == NULL)
+int gguf__packed_offsets(uint64_t **out, uint64_t *end, const gguf_file *f, gguf_error *err) {
+    uint64_t *o = gguf__malloc((f->n_tensors ? f->n_tensors : 1) * sizeof *o);
+    if (o == NULL)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET, "out of memory");
     uint64_t at = 0;
-    for (size_t i = 0; i < f->n_tensors; i++) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f->n_tensors; i++) {
         const gguf__tensor *t = &f->tensors[i];
-        if (t->nbytes == GGUF_NBYTES_UNKNOWN) {
-            char q[96];
-            return gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
-                              "tensor '%s': unknown type id %u, its size is unknown: cannot lay it out again",
-                              gguf__quote(q, sizeof q, t->name, (size_t)t->name_len), t->type);
-        }
-        p->offsets[i] = at;
-        if (!gguf__add_u64(&at, at, t->nbytes) || !gguf__align_up(&at, at, f->alignment))
-            return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "tensor data exceeds 2^64 bytes");
+        char q[96];
+        o[i] = at;
+        if (t->nbytes == GGUF_NBYTES_UNKNOWN)
+            rc = gguf__fail(err, GGUF_EUNSUPPORTED, t->info_offset,
+                            "tensor '%s': unknown type id %u, its size is unknown: cannot lay it out again",
+                            gguf__quote(q, sizeof q, t->name, (size_t)t->name_len), t->type);
+        else if (!gguf__add_u64(&at, at, t->nbytes) || !gguf__align_up(&at, at, f->alignment))
+            rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET, "tensor data exceeds 2^64 bytes");
     }
-    p->data_len = at;
+    if (rc != 0) {
+        gguf__free(o);
+        return rc;
+    }
+    *out = o;
+    *end = at;
     return 0;
 }
 
@@ -149,7 +154,7 @@ static int plan_of(plan *p, const gguf_file *f, const gguf_write_options *opt,
                               name, t->type);
         }
     }
-    int rc = p->packed ? plan_packed_offsets(p, f, err) : 0;
+    int rc = p->packed ? gguf__packed_offsets(&p->offsets, &p->data_len, f, err) : 0;
     if (rc == 0 && padding == GGUF__PAD_KEEP && opt != NULL && opt->reserve > 0)
         rc = reserve_padding(&padding, f, version, big, p->offsets,
                              !p->packed && version == f->version && !p->swap, opt->reserve, err);

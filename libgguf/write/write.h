@@ -41,6 +41,11 @@ typedef struct gguf__write_ctl {
 GGUF_HIDDEN int gguf__write_fd(int fd, const char *path, const gguf_file *f,
                                const gguf_write_options *opt, gguf__write_ctl *ctl,
                                gguf_error *err);
+/* The offsets (from the data offset) of f's tensors laid out packed in order at f's alignment,
+ * in a new array *out (gguf__free), and in *end where the last one's padding ends; refused for
+ * a tensor of unknown size. */
+GGUF_HIDDEN int gguf__packed_offsets(uint64_t **out, uint64_t *end, const gguf_file *f,
+                                     gguf_error *err);
 /* The step by which a header region grows so that the data moves by whole filesystem blocks
  * and stays aligned: lcm(block, alignment). */
 GGUF_HIDDEN uint64_t gguf__grow_step(uint32_t alignment, uint64_t block);
