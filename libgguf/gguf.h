@@ -35,7 +35,7 @@
  *   gguf_write.h    writing: serializing, atomic saves, outputs, in-place updates, journals
  *   gguf_split.h    writing split sets and merging them
  *   gguf_catalog.h  the catalog of many files
- *   gguf_quant.h    quantizing and dequantizing tensor data
+ *   gguf_quant.h    quantizing and dequantizing tensor data; two tensors' values compared
  *   gguf_requant.h  requantizing a model as llama.cpp's quantizer does
  *   gguf_llama.h    llama.cpp's loader rules, memory estimates, a model's summary
  */

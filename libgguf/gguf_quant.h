@@ -6,7 +6,7 @@
 #ifndef LIBGGUF_GGUF_QUANT_H
 #define LIBGGUF_GGUF_QUANT_H
 
-#include "gguf_base.h"
+#include "gguf_format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +65,49 @@ GGUF_API int gguf_quant_can_dequantize(uint32_t dtype);
 /* 1 when quantizing to the type requires an importance matrix (IQ2_XXS, IQ2_XS, IQ1_S), as in
  * ggml_quantize_requires_imatrix. */
 GGUF_API int gguf_quant_needs_imatrix(uint32_t dtype);
+
+/* ---- two tensors' values compared ---- */
+
+/* What gguf_quant_compare finds over the elements of two tensors, A's x and B's y, each
+ * dequantized to float; sums in double. */
+typedef struct gguf_quant_comparison {
+    uint64_t n;     /* elements compared */
+    double sum_d2;  /* sum of (x - y)^2 */
+    double sum_a2;  /* sum of x^2 */
+    double sum_b2;  /* sum of y^2 */
+    double sum_ab;  /* sum of x * y */
+    double max_abs; /* largest |x - y| (NaN when a difference is NaN) */
+    double rmse;    /* sqrt(sum_d2 / n); 0 for no elements */
+    double rel;     /* relative error sqrt(sum_d2 / sum_a2): 0 when the values are equal,
+                     * infinity when only A's are all zero */
+    double cos;     /* cosine similarity sum_ab / sqrt(sum_a2 * sum_b2): 1 when both sides are
+                     * all zero, 0 when one side is */
+} gguf_quant_comparison;
+
+/* Compares the values of tensor ia of a and tensor ib of b: both dequantized (in either byte
+ * order), element by element, as what a quantization cost. The tensors may differ in type and
+ * shape but must hold the same number of elements; they are read in rows of the narrower
+ * first dimension, which both types' blocks must divide. Bytes are read with gguf_tensor_read
+ * (no mapping: a file that shrinks meanwhile is an error, not a crash), in pieces of about a
+ * million elements, on `threads` threads (0 or 1: the caller's only; the caller's thread takes
+ * part). The result is the same whatever the number of threads.
+ * Returns 0 with *out filled, or
+ *   GGUF_EUNSUPPORTED  a type cannot be dequantized (gguf_quant_can_dequantize) or is unknown,
+ *   GGUF_EINVAL        no tensor ia in a or ib in b, or values that do not line up (other
+ *                      element counts, or a row length one side's blocks do not divide),
+ *   GGUF_ENOMEM,
+ *   or what gguf_tensor_read returns (GGUF_ETRUNC, GGUF_EIO, ...), with err->path naming the
+ *   file.
+ * On error *out is untouched. */
+GGUF_API int gguf_quant_compare(gguf_quant_comparison *out, const gguf_file *a, size_t ia,
+                                const gguf_file *b, size_t ib, unsigned threads,
+                                gguf_error *err);
+
+/* Adds comparison c to sum (counts and sums added, the larger max_abs kept) and sets sum's
+ * rmse, rel and cos from the totals: the figures over several tensors. Start sum from
+ * {.cos = 1}, the comparison of no elements. */
+GGUF_API void gguf_quant_comparison_add(gguf_quant_comparison *sum,
+                                        const gguf_quant_comparison *c);
 
 /* SIMD levels of the x86-64 kernels. */
 enum gguf_quant_simd {

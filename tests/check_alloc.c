@@ -6,7 +6,8 @@
  *
  * The operations: opening (memory, copied memory, mapped file, read file, lenient), writing to
  * memory (as is, packed, in the other byte order), saving (plain and verified), updating in
- * place and by rewrite, linting, checksums, building a file from nothing, and each edit. */
+ * place and by rewrite, linting, checksums, building a file from nothing, each edit, and two
+ * tensors' values compared. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
@@ -446,6 +447,57 @@ static int run_crc(ctx *c, gguf_error *err) {
     return 0;
 }
 
+/* Tensor 0 against tensor 1 on the caller's thread: every allocation is made in the same order
+ * in every run (on threads, which thread grows its buffers first is up to the scheduler). */
+static int run_compare(ctx *c, gguf_error *err) {
+    gguf_quant_comparison cmp;
+    int rc = gguf_quant_compare(&cmp, c->f, 0, c->f, 1, 1, err);
+    end_injection(c);
+    finish_file(c);
+    if (rc != 0)
+        return rc;
+    if (!c->have_ref) {
+        free(c->ref);
+        c->ref = malloc(sizeof cmp);
+        ck_assert_ptr_nonnull(c->ref);
+        memcpy(c->ref, &cmp, sizeof cmp);
+    }
+    ck_assert(memcmp(&cmp, c->ref, sizeof cmp) == 0);
+    return 0;
+}
+
+START_TEST(test_compare) {
+    /* two F32 tensors of 1024 x 1025 values: two pieces of rows */
+    static const uint64_t dims[2] = {1024, 1025};
+    size_t bytes = 1024 * 1025 * 4;
+    gb b;
+    gb_begin(&b, 3, 0, 2, 0);
+    gb_tensor(&b, "x", 2, dims, GGUF_DTYPE_F32, 0);
+    gb_tensor(&b, "y", 2, dims, GGUF_DTYPE_F32, bytes);
+    gb_align(&b, 32);
+    gb_pattern(&b, bytes, 1);
+    gb_pattern(&b, bytes, 2);
+    ctx c;
+    ctx_init(&c, b.p, b.len);
+    ck_assert_int_gt(sweep("compare", &c, prepare_open, run_compare).failed, 0);
+    /* on threads: the pool and the job's arrays, made before any thread starts, refused */
+    for (long n = 1; n <= 5; n++) {
+        prepare_open(&c);
+        gguf_quant_comparison cmp = {.n = 77};
+        gguf_error err;
+        gguf_error_clear(&err);
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_quant_compare(&cmp, c.f, 0, c.f, 1, 4, &err);
+        gguf_testing_fail_alloc_after(0);
+        ck_assert_msg(rc == GGUF_ENOMEM && err.code == rc, "allocation %ld: %d", n, rc);
+        ck_assert_uint_eq(cmp.n, 77);
+        finish_file(&c);
+    }
+    ctx_free(&c);
+    gb_free(&b);
+}
+END_TEST
+
 START_TEST(test_lint_and_crc) {
     make_fixtures();
     ctx c;
@@ -668,6 +720,7 @@ static Suite *alloc_suite(void) {
     tcase_add_test(tc, test_open_corpus);
     tcase_add_test(tc, test_write);
     tcase_add_test(tc, test_lint_and_crc);
+    tcase_add_test(tc, test_compare);
     tcase_add_test(tc, test_update);
     tcase_add_test(tc, test_edits);
     tcase_add_test(tc, test_build);

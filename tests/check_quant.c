@@ -12,12 +12,18 @@
  *    bound per type (the bounds are about 1.2x what ggml's own quantizers reach).
  *  - f16/bf16 conversions against independent definitions; plain types by value; argument
  *    errors.
+ *  - compare: gguf_quant_compare on golden/types (one tensor of every type, in both byte
+ *    orders) gives the figures `gguf-edit diff --values` printed for the same bytes; on a
+ *    tensor of several pieces, the same result on any number of threads, and the sums of a
+ *    plain loop over the whole tensor; tensors that do not line up and a file cut short are
+ *    refused.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 
 #include <libgguf/gguf.h>
 
+#include "gguf_builder.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -27,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #ifndef GGUF_TEST_SRCDIR
 #error "GGUF_TEST_SRCDIR must name the top source directory"
@@ -729,6 +736,204 @@ START_TEST(test_errors) {
 END_TEST
 
 /* ------------------------------------------------------------------------------------------ */
+/* Two tensors' values compared                                                                */
+
+static gguf_file *open_src(const char *rel) {
+    gguf_file *f;
+    gguf_error err;
+    int rc = gguf_file_open(&f, tu_src(rel), 0, &err);
+    ck_assert_msg(rc == 0, "%s: %s", rel, err.message);
+    return f;
+}
+
+static size_t tensor_index(const gguf_file *f, const char *name) {
+    int64_t i = gguf_tensor_find(f, name);
+    ck_assert_msg(i >= 0, "no tensor %s", name);
+    return (size_t)i;
+}
+
+static gguf_quant_comparison compare_ok(const gguf_file *a, size_t ia, const gguf_file *b,
+                                        size_t ib, unsigned threads) {
+    gguf_quant_comparison c;
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = gguf_quant_compare(&c, a, ia, b, ib, threads, &err);
+    ck_assert_msg(rc == 0, "compare %zu with %zu: %s", ia, ib, err.message);
+    return c;
+}
+
+/* The figures as diff --values --json prints them (%.9g, cos %.12g). */
+static void figures_are(const gguf_quant_comparison *c, uint64_t n, const char *rmse,
+                        const char *max_abs, const char *rel, const char *cos) {
+    char buf[4][32];
+    snprintf(buf[0], sizeof buf[0], "%.9g", c->rmse);
+    snprintf(buf[1], sizeof buf[1], "%.9g", c->max_abs);
+    snprintf(buf[2], sizeof buf[2], "%.9g", c->rel);
+    snprintf(buf[3], sizeof buf[3], "%.12g", c->cos);
+    ck_assert_uint_eq(c->n, n);
+    ck_assert_str_eq(buf[0], rmse);
+    ck_assert_str_eq(buf[1], max_abs);
+    ck_assert_str_eq(buf[2], rel);
+    ck_assert_str_eq(buf[3], cos);
+}
+
+START_TEST(test_compare_golden) {
+    gguf_file *le = open_src("golden/types/all_types.gguf");
+    gguf_file *be = open_src("golden/types/all_types.be.gguf");
+    /* diff --values of all_types.gguf against a copy whose t.f32 holds t.q4_K's bytes and
+     * whose t.q4_0 holds t.q8_0's */
+    gguf_quant_comparison k4 = compare_ok(le, tensor_index(le, "t.f32"), le,
+                                          tensor_index(le, "t.q4_K"), 2);
+    figures_are(&k4, 512, "0.0310423103", "0.0959878303", "0.0175596314", "0.999845835094");
+    gguf_quant_comparison q8 = compare_ok(le, tensor_index(le, "t.q4_0"), le,
+                                          tensor_index(le, "t.q8_0"), 1);
+    figures_are(&q8, 512, "0.00114245875", "0.00333595276", "0.00064625428", "0.999999793041");
+    /* the same bytes big-endian: the same sums, bit for bit */
+    gguf_quant_comparison k4_be = compare_ok(le, tensor_index(le, "t.f32"), be,
+                                             tensor_index(be, "t.q4_K"), 2);
+    ck_assert(memcmp(&k4, &k4_be, sizeof k4) == 0);
+    /* every tensor against its big-endian twin: the same values; a type that cannot be
+     * dequantized is refused as such */
+    ck_assert_uint_eq(gguf_tensor_count(le), gguf_tensor_count(be));
+    uint64_t same = 0;
+    for (size_t i = 0; i < gguf_tensor_count(le); i++) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, le, i);
+        gguf_quant_comparison c;
+        gguf_error err;
+        gguf_error_clear(&err);
+        int rc = gguf_quant_compare(&c, le, i, be, i, 2, &err);
+        if (!gguf_quant_can_dequantize(t.type)) {
+            ck_assert_int_eq(rc, GGUF_EUNSUPPORTED);
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%.*s: %s", (int)t.name_len, t.name, err.message);
+        ck_assert_uint_eq(c.n, 512);
+        ck_assert(c.sum_d2 == 0 && c.max_abs == 0 && c.rmse == 0 && c.rel == 0);
+        ck_assert_msg(fabs(c.cos - 1) < 1e-12, "%.*s: cos %.17g", (int)t.name_len, t.name, c.cos);
+        same++;
+    }
+    ck_assert_uint_ge(same, 30);
+    /* diff's summary over that file: the two tensors that differ and 30 equal ones, counted */
+    gguf_quant_comparison all = {.cos = 1}, equal = {.n = 30 * 512};
+    gguf_quant_comparison_add(&all, &k4);
+    gguf_quant_comparison_add(&all, &q8);
+    gguf_quant_comparison_add(&all, &equal);
+    figures_are(&all, 16384, "0.00549127217", "0.0959878303", "0.0124249626", "0.999922809126");
+    gguf_file_free(le);
+    gguf_file_free(be);
+}
+END_TEST
+
+/* A file of tensors "a" F32 [1000, 2500] and "b" F16 [2000, 1250] (the same 2.5 million
+ * values rounded: three pieces of rows of 1000), "c" F32 [1000, 2501], "d" Q4_0 [32, 2] and
+ * "e" F32 [16, 4]. */
+static void build_pieces(gb *b) {
+    enum { N = 2500000 };
+    float *x = malloc(N * sizeof *x);
+    uint16_t *h = malloc(N * sizeof *h);
+    ck_assert(x != NULL && h != NULL);
+    uint32_t state = 12345;
+    for (size_t i = 0; i < N; i++) {
+        state = state * 1664525u + 1013904223u;
+        x[i] = ((float)(state >> 8) / 16777216.0f - 0.5f) * (i % 1000 == 7 ? 300.0f : 2.0f);
+    }
+    ck_assert_int_eq(gguf_quant_quantize(h, N * sizeof *h, GGUF_DTYPE_F16, x, 1, N, NULL, NULL), 0);
+    uint64_t off_b = (uint64_t)N * 4, off_c = off_b + (uint64_t)N * 2;
+    uint64_t off_d = off_c + 2501000ull * 4, off_e = off_d + 64;
+    gb_begin(b, 3, 0, 5, 0);
+    gb_tensor(b, "a", 2, (uint64_t[]){1000, 2500}, GGUF_DTYPE_F32, 0);
+    gb_tensor(b, "b", 2, (uint64_t[]){2000, 1250}, GGUF_DTYPE_F16, off_b);
+    gb_tensor(b, "c", 2, (uint64_t[]){1000, 2501}, GGUF_DTYPE_F32, off_c);
+    gb_tensor(b, "d", 2, (uint64_t[]){32, 2}, GGUF_DTYPE_Q4_0, off_d);
+    gb_tensor(b, "e", 2, (uint64_t[]){16, 4}, GGUF_DTYPE_F32, off_e);
+    gb_align(b, 32);
+    gb_raw(b, x, N * sizeof *x);
+    gb_raw(b, h, N * sizeof *h);
+    gb_fill(b, 0, 2501000 * 4 + 64 + 256);
+    free(x);
+    free(h);
+}
+
+START_TEST(test_compare_pieces) {
+    gb b;
+    build_pieces(&b);
+    gguf_file *f;
+    ck_assert_int_eq(gguf_file_open_memory(&f, b.p, b.len, 0, 0, NULL), 0);
+    gguf_quant_comparison one = compare_ok(f, 0, f, 1, 1);
+    for (unsigned threads = 2; threads <= 8; threads += 3) {
+        gguf_quant_comparison c = compare_ok(f, 0, f, 1, threads);
+        ck_assert_msg(memcmp(&c, &one, sizeof c) == 0, "%u threads: other sums", threads);
+    }
+    /* against one loop over the whole tensors (another order of additions: close, not equal) */
+    enum { N = 2500000 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    ck_assert(x != NULL && y != NULL);
+    ck_assert_int_eq(gguf_tensor_read(x, f, 0, 0, N * sizeof *x, NULL), 0);
+    uint16_t *h = malloc(N * sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_eq(gguf_tensor_read(h, f, 1, 0, N * sizeof *h, NULL), 0);
+    ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_F16, h, N * sizeof *h, N, NULL), 0);
+    double d2 = 0, a2 = 0, b2 = 0, ab = 0, max = 0;
+    for (size_t i = 0; i < N; i++) {
+        double d = (double)x[i] - y[i];
+        d2 += d * d;
+        a2 += (double)x[i] * x[i];
+        b2 += (double)y[i] * y[i];
+        ab += (double)x[i] * y[i];
+        max = fabs(d) > max ? fabs(d) : max;
+    }
+    ck_assert_uint_eq(one.n, N);
+    ck_assert(max > 0 && one.max_abs == max);
+    ck_assert(fabs(one.sum_d2 - d2) <= 1e-9 * d2 && fabs(one.sum_a2 - a2) <= 1e-9 * a2);
+    ck_assert(fabs(one.sum_b2 - b2) <= 1e-9 * b2 && fabs(one.sum_ab - ab) <= 1e-9 * ab);
+    ck_assert(fabs(one.rmse - sqrt(d2 / N)) <= 1e-9 * one.rmse);
+    ck_assert(fabs(one.cos - ab / sqrt(a2 * b2)) <= 1e-12);
+    free(x);
+    free(y);
+    free(h);
+    /* refusals, and *out untouched */
+    gguf_quant_comparison c = {.n = 77};
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_quant_compare(&c, f, 0, f, 2, 2, &err), GGUF_EINVAL); /* counts */
+    ck_assert_msg(strstr(err.message, "'a' and 'c' do not line up") != NULL, "%s", err.message);
+    gguf_error_clear(&err);
+    ck_assert_int_eq(gguf_quant_compare(&c, f, 3, f, 4, 2, &err), GGUF_EINVAL); /* rows of 16 */
+    ck_assert_msg(strstr(err.message, "'d' and 'e' do not line up") != NULL, "%s", err.message);
+    ck_assert_int_eq(gguf_quant_compare(&c, f, 0, f, 5, 2, NULL), GGUF_EINVAL);
+    ck_assert_int_eq(gguf_quant_compare(&c, NULL, 0, f, 0, 2, NULL), GGUF_EINVAL);
+    ck_assert_uint_eq(c.n, 77);
+    gguf_file_free(f);
+    gb_free(&b);
+}
+END_TEST
+
+/* A file cut short while it is open: an error naming the file, as a read would give. */
+START_TEST(test_compare_truncated) {
+    gb b;
+    build_pieces(&b);
+    char path[] = "/tmp/check_quant.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, b.p, b.len) == (ssize_t)b.len);
+    gguf_file *f;
+    ck_assert_int_eq(gguf_file_open(&f, path, 0, NULL), 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)gguf_file_data_offset(f) + 5000000), 0);
+    gguf_quant_comparison c;
+    gguf_error err;
+    gguf_error_clear(&err);
+    int rc = gguf_quant_compare(&c, f, 0, f, 1, 2, &err);
+    ck_assert_msg(rc == GGUF_ETRUNC || rc == GGUF_EIO, "rc %d: %s", rc, err.message);
+    ck_assert_str_eq(err.path, path);
+    gguf_file_free(f);
+    close(fd);
+    unlink(path);
+    gb_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
 
 static Suite *quant_suite(void) {
     Suite *s = suite_create("quant");
@@ -754,6 +959,13 @@ static Suite *quant_suite(void) {
     tcase_add_test(tc, test_plain_types);
     tcase_add_test(tc, test_coverage);
     tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("compare");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_compare_golden);
+    tcase_add_test(tc, test_compare_pieces);
+    tcase_add_test(tc, test_compare_truncated);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,4 +1,4 @@
-/* Shared tool glue: errors, open options, JSON and text rendering of metadata values. */
+/* Shared tool glue: errors, open options, text rendering of metadata values. */
 #define _GNU_SOURCE /* clock_gettime, __fpending, strncasecmp */
 #include "config.h"
 #include "cli.h"
@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -609,35 +608,6 @@ gguf_file *cli_open(const char *path, unsigned flags) {
 
 gguf_file *cli_open_header(const char *path, unsigned flags) {
     return open_any(path, flags, STDIN_HEADER_KEEP);
-}
-
-/* ---- JSON: the library's writer, into one reused buffer ---- */
-
-static gguf_text json_buf;
-
-static void flush_json(FILE *out, int rc) {
-    if (rc == 0)
-        fwrite(json_buf.data, 1, json_buf.len, out);
-    else
-        fputs("null", out); /* out of memory: still a JSON document */
-    json_buf.len = 0;
-}
-
-void cli_json_str(FILE *out, const char *s, size_t len) {
-    flush_json(out, gguf_json_string(&json_buf, s, len));
-}
-
-void cli_json_value(FILE *out, const gguf_value *v) {
-    flush_json(out, gguf_json_value(&json_buf, v));
-}
-
-void cli_json_double(FILE *out, double d, int digits) {
-    if (isnan(d))
-        fputs("\"nan\"", out);
-    else if (isinf(d))
-        fputs(d > 0 ? "\"inf\"" : "\"-inf\"", out);
-    else
-        fprintf(out, "%.*g", digits, d);
 }
 
 /* ---- text ---- */

@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "json_emit.h"
+
 enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2, CLI_WARN = 3 };
 
 extern const char *cli_prog; /* "gguf-edit" */
@@ -162,13 +164,6 @@ void cli_note_journal(const char *path);
 /* An editor's first step: finishes an interrupted edit of path (gguf_file_recover), saying so.
  * Returns CLI_OK, or CLI_BAD after printing why a journal was refused. */
 int cli_recover(const char *path);
-
-/* JSON output. Strings are printed as valid UTF-8 JSON: bytes that are not UTF-8 become \u00XX
- * (the byte's Latin-1 code point). Floats use %.9g / %.17g; non-finite ones "nan", "inf", "-inf". */
-void cli_json_str(FILE *out, const char *s, size_t len);
-void cli_json_value(FILE *out, const gguf_value *v);
-/* A number with `digits` significant digits; non-finite ones as "nan", "inf", "-inf". */
-void cli_json_double(FILE *out, double d, int digits);
 
 /* Text output for people. Every name or string from a file goes through cli_text_escape, so that
  * a key or tensor name cannot drive the terminal: bytes 0x20-0x7e and valid UTF-8 are printed as

@@ -1,22 +1,19 @@
 /* gguf-edit diff: what changed between two files. Keys added, removed and changed (for arrays,
  * the indices that differ with their old and new values); tensors added, removed, retyped or
  * reshaped (only what changed is shown), or with other bytes. With --values, tensors in both
- * files are dequantized and compared (RMSE, max abs error, relative error, cosine similarity):
- * what a quantization cost. Tensor bytes are read with pread in bounded chunks, never through a
- * mapping, so a file that shrinks under diff is an error, not a crash; names are looked up
- * through the library's index. */
+ * files are dequantized and compared by the library (gguf_quant_compare: RMSE, max abs error,
+ * relative error, cosine similarity): what a quantization cost. Tensor bytes are read with
+ * pread in bounded chunks, never through a mapping, so a file that shrinks under diff is an
+ * error, not a crash; names are looked up through the library's index. */
 #include "cli.h"
 #include "commands.h"
 
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_BYTES (4u << 20)     /* byte comparison: read in pieces of this size */
-#define CHUNK_ELEMS ((int64_t)1 << 20) /* --values: about this many elements per piece */
 #define DEFAULT_MAX_ELEMS 10
 
 typedef struct diff_values {
@@ -64,7 +61,7 @@ typedef struct dctx {
     opts o;
     uint64_t n;     /* differences found */
     int trouble;    /* an error was printed */
-    int first_json; /* no JSON element written yet in the current list */
+    cli_json json;
     uint8_t *pa, *pb; /* byte comparison buffers */
     int headers_only; /* tensor bytes are not compared (a URL) */
 } dctx;
@@ -110,9 +107,25 @@ static int64_t find_tensor(const gguf_file *f, const char *s, size_t len) {
 
 /* ---- output helpers ---- */
 
-static void json_sep(dctx *d) {
-    fputs(d->first_json ? "\n" : ",\n", stdout);
-    d->first_json = 0;
+/* A list entry's object: on a line of its own, naming its subject (a key or a tensor) and
+ * its change. */
+static cli_json *entry_json(dctx *d, const char *subject, const char *name, size_t len,
+                            const char *change) {
+    cli_json *j = &d->json;
+    cli_json_line(j);
+    cli_json_object(j);
+    cli_json_name(j, subject);
+    cli_json_str(j, name, len);
+    cli_json_member_str(j, "change", change);
+    return j;
+}
+
+/* Opens the JSON list `name` (header, kv, tensors) of the document. */
+static void list_begin(dctx *d, const char *name) {
+    if (d->o.json) {
+        cli_json_name(&d->json, name);
+        cli_json_array(&d->json);
+    }
 }
 
 static void type_text(FILE *out, const gguf_value *v) {
@@ -122,16 +135,20 @@ static void type_text(FILE *out, const gguf_value *v) {
         fputs(cli_vtype_name(gguf_value_type(v)), out);
 }
 
-static void json_value_info(const gguf_value *v, int with_value) {
-    printf("{\"type\":\"%s\"", cli_vtype_name(gguf_value_type(v)));
-    if (gguf_value_type(v) == GGUF_VTYPE_ARRAY)
-        printf(",\"elem_type\":\"%s\",\"count\":%" PRIu64, cli_vtype_name(gguf_value_elem_type(v)),
-               gguf_value_count(v));
-    if (with_value) {
-        fputs(",\"value\":", stdout);
-        cli_json_value(stdout, v);
+/* Member `side` ("a" or "b"): the value's type, and the value itself when with_value. */
+static void json_value_info(cli_json *j, const char *side, const gguf_value *v, int with_value) {
+    cli_json_name(j, side);
+    cli_json_object(j);
+    cli_json_member_str(j, "type", cli_vtype_name(gguf_value_type(v)));
+    if (gguf_value_type(v) == GGUF_VTYPE_ARRAY) {
+        cli_json_member_str(j, "elem_type", cli_vtype_name(gguf_value_elem_type(v)));
+        cli_json_member_u64(j, "count", gguf_value_count(v));
     }
-    putchar('}');
+    if (with_value) {
+        cli_json_name(j, "value");
+        cli_json_gguf_value(j, v);
+    }
+    cli_json_end(j);
 }
 
 static void dims_text(FILE *out, const gguf_tensor_info *t) {
@@ -141,18 +158,18 @@ static void dims_text(FILE *out, const gguf_tensor_info *t) {
     putc(']', out);
 }
 
-static void dims_json(const gguf_tensor_info *t) {
-    putchar('[');
-    for (uint32_t d = 0; d < t->n_dims; d++)
-        printf("%s%" PRIu64, d ? "," : "", t->dims[d]);
-    putchar(']');
-}
-
-static void tensor_json(const gguf_tensor_info *t) {
+/* Member `side` ("a" or "b"): the tensor's type and shape. */
+static void tensor_json(cli_json *j, const char *side, const gguf_tensor_info *t) {
     char tb[32];
-    printf("{\"type\":\"%s\",\"dims\":", cli_dtype_name(t->type, tb, sizeof tb));
-    dims_json(t);
-    putchar('}');
+    cli_json_name(j, side);
+    cli_json_object(j);
+    cli_json_member_str(j, "type", cli_dtype_name(t->type, tb, sizeof tb));
+    cli_json_name(j, "dims");
+    cli_json_array(j);
+    for (uint32_t d = 0; d < t->n_dims; d++)
+        cli_json_u64(j, t->dims[d]);
+    cli_json_end(j);
+    cli_json_end(j);
 }
 
 /* ---- keys ---- */
@@ -163,13 +180,9 @@ static void key_one(dctx *d, char sign, const gguf_file *f, size_t i) {
     const char *k = gguf_kv_key(f, i, &len);
     const gguf_value *v = gguf_kv_value(f, i);
     if (d->o.json) {
-        json_sep(d);
-        fputs("{\"key\":", stdout);
-        cli_json_str(stdout, k, len);
-        printf(",\"change\":\"%s\",\"%s\":", sign == '-' ? "removed" : "added",
-               sign == '-' ? "a" : "b");
-        json_value_info(v, gguf_value_type(v) != GGUF_VTYPE_ARRAY);
-        putchar('}');
+        cli_json *j = entry_json(d, "key", k, len, sign == '-' ? "removed" : "added");
+        json_value_info(j, sign == '-' ? "a" : "b", v, gguf_value_type(v) != GGUF_VTYPE_ARRAY);
+        cli_json_end(j);
         return;
     }
     printf("%c ", sign);
@@ -191,15 +204,13 @@ static void key_array_change(dctx *d, const char *k, size_t len, const gguf_valu
     gguf_value ea, eb;
     gguf_value_iter_init(&ia, va);
     gguf_value_iter_init(&ib, vb);
+    cli_json *j = &d->json;
     if (d->o.json) {
-        json_sep(d);
-        fputs("{\"key\":", stdout);
-        cli_json_str(stdout, k, len);
-        fputs(",\"change\":\"changed\",\"a\":", stdout);
-        json_value_info(va, 0);
-        fputs(",\"b\":", stdout);
-        json_value_info(vb, 0);
-        fputs(",\"elements\":[", stdout);
+        entry_json(d, "key", k, len, "changed");
+        json_value_info(j, "a", va, 0);
+        json_value_info(j, "b", vb, 0);
+        cli_json_name(j, "elements");
+        cli_json_array(j);
     } else {
         fputs("~ ", stdout);
         cli_text_escape(stdout, k, len, 0);
@@ -220,11 +231,13 @@ static void key_array_change(dctx *d, const char *k, size_t len, const gguf_valu
         if (max != 0 && shown >= max)
             continue;
         if (d->o.json) {
-            printf("%s{\"index\":%" PRIu64 ",\"a\":", shown ? "," : "", i);
-            cli_json_value(stdout, &ea);
-            fputs(",\"b\":", stdout);
-            cli_json_value(stdout, &eb);
-            putchar('}');
+            cli_json_object(j);
+            cli_json_member_u64(j, "index", i);
+            cli_json_name(j, "a");
+            cli_json_gguf_value(j, &ea);
+            cli_json_name(j, "b");
+            cli_json_gguf_value(j, &eb);
+            cli_json_end(j);
         } else {
             printf("    [%" PRIu64 "] ", i);
             cli_text_value(stdout, &ea, DEFAULT_MAX_ELEMS);
@@ -241,9 +254,11 @@ static void key_array_change(dctx *d, const char *k, size_t len, const gguf_valu
         if (max != 0 && shown >= max)
             break;
         if (d->o.json) {
-            printf("%s{\"index\":%" PRIu64 ",\"%s\":", shown ? "," : "", i, na > nb ? "a" : "b");
-            cli_json_value(stdout, &e);
-            putchar('}');
+            cli_json_object(j);
+            cli_json_member_u64(j, "index", i);
+            cli_json_name(j, na > nb ? "a" : "b");
+            cli_json_gguf_value(j, &e);
+            cli_json_end(j);
         } else {
             printf("    [%" PRIu64 "] %c ", i, na > nb ? '-' : '+');
             cli_text_value(stdout, &e, DEFAULT_MAX_ELEMS);
@@ -253,8 +268,11 @@ static void key_array_change(dctx *d, const char *k, size_t len, const gguf_valu
     }
     uint64_t extra = na > nb ? na - nb : nb - na;
     if (d->o.json) {
-        printf("],\"differing\":%" PRIu64 ",\"%s\":%" PRIu64 ",\"shown\":%" PRIu64 "}", differing,
-               na > nb ? "removed" : "added", extra, shown);
+        cli_json_end(j);
+        cli_json_member_u64(j, "differing", differing);
+        cli_json_member_u64(j, na > nb ? "removed" : "added", extra);
+        cli_json_member_u64(j, "shown", shown);
+        cli_json_end(j);
         return;
     }
     if (differing + extra > shown) {
@@ -275,14 +293,10 @@ static void key_change(dctx *d, const char *k, size_t len, const gguf_value *va,
         return;
     }
     if (d->o.json) {
-        json_sep(d);
-        fputs("{\"key\":", stdout);
-        cli_json_str(stdout, k, len);
-        fputs(",\"change\":\"changed\",\"a\":", stdout);
-        json_value_info(va, gguf_value_type(va) != GGUF_VTYPE_ARRAY);
-        fputs(",\"b\":", stdout);
-        json_value_info(vb, gguf_value_type(vb) != GGUF_VTYPE_ARRAY);
-        putchar('}');
+        cli_json *j = entry_json(d, "key", k, len, "changed");
+        json_value_info(j, "a", va, gguf_value_type(va) != GGUF_VTYPE_ARRAY);
+        json_value_info(j, "b", vb, gguf_value_type(vb) != GGUF_VTYPE_ARRAY);
+        cli_json_end(j);
         return;
     }
     int same_type = gguf_value_type(va) == gguf_value_type(vb);
@@ -304,9 +318,7 @@ static void key_change(dctx *d, const char *k, size_t len, const gguf_value *va,
 
 static void diff_kv(dctx *d) {
     const gguf_file *a = d->a, *b = d->b;
-    if (d->o.json)
-        fputs(",\"kv\":[", stdout);
-    d->first_json = 1;
+    list_begin(d, "kv");
     for (size_t i = 0; i < gguf_kv_count(a); i++) {
         size_t len;
         const char *k = gguf_kv_key(a, i, &len);
@@ -335,7 +347,7 @@ static void diff_kv(dctx *d) {
             key_one(d, '+', b, j);
     }
     if (d->o.json)
-        fputs("]", stdout);
+        cli_json_end(&d->json);
 }
 
 /* ---- tensor bytes, read with pread ---- */
@@ -378,305 +390,30 @@ static uint64_t first_difference(dctx *d, size_t ia, size_t ib, uint64_t nbytes)
     return nbytes;
 }
 
-/* ---- --values: dequantize both sides chunk by chunk and compare ---- */
+/* ---- --values: the library compares the dequantized values on its thread pool ---- */
 
-typedef struct stats {
-    uint64_t n;
-    double sum_d2, sum_a2, sum_b2, sum_ab, max_abs;
-} stats;
-
-static void stats_add(stats *s, const stats *t) {
-    s->n += t->n;
-    s->sum_d2 += t->sum_d2;
-    s->sum_a2 += t->sum_a2;
-    s->sum_b2 += t->sum_b2;
-    s->sum_ab += t->sum_ab;
-    if (t->max_abs > s->max_abs || isnan(t->max_abs))
-        s->max_abs = t->max_abs;
-}
-
-static double stat_rmse(const stats *s) { return s->n ? sqrt(s->sum_d2 / (double)s->n) : 0; }
-static double stat_rel(const stats *s) {
-    if (s->sum_d2 == 0)
-        return 0;
-    return s->sum_a2 > 0 ? sqrt(s->sum_d2 / s->sum_a2) : INFINITY;
-}
-static double stat_cos(const stats *s) {
-    if (s->sum_a2 == 0 && s->sum_b2 == 0)
-        return 1;
-    if (s->sum_a2 == 0 || s->sum_b2 == 0)
-        return 0;
-    return s->sum_ab / sqrt(s->sum_a2 * s->sum_b2);
-}
-
-/* One tensor's comparison, shared by the threads: they take pieces (rows) in turn and leave
- * each piece's sums in its own slot, added up in order afterwards (the same result whatever
- * the number of threads). */
-typedef struct vjob {
-    const gguf_file *a, *b;
-    size_t ia, ib;
-    uint32_t ta, tb;
-    int big_a, big_b;
-    int64_t row_elems, rows, rows_per_piece, n_pieces;
-    size_t row_a, row_b; /* bytes per row */
-    int64_t next;        /* next piece to take (under the lock) */
-    stats *piece;
-    int failed;
-    gguf_error err;
-    const char *failed_path;
-} vjob;
-
-typedef struct vpool {
-    pthread_mutex_t lock;
-    pthread_cond_t work, done;
-    vjob *job;
-    unsigned n_threads, busy;
-    uint64_t generation;
-    int stop;
-    pthread_t *threads;
-} vpool;
-
-typedef struct vbufs {
-    void *ra, *rb, *fa, *fb;
-    size_t cap_ra, cap_rb, cap_fa, cap_fb;
-} vbufs;
-
-static int grow(void **p, size_t *cap, size_t n) {
-    if (*cap >= n)
-        return 0;
-    void *q = realloc(*p, n);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
-static void fail_job(vjob *j, const gguf_error *err, const char *path) {
-    if (!j->failed) {
-        j->failed = 1;
-        j->err = *err;
-        j->failed_path = path;
-    }
-}
-
-/* Compares piece p of the job; returns 0, or -1 after recording the failure. */
-static int run_piece(vjob *j, int64_t p, vbufs *b, const char *path_a, const char *path_b) {
-    int64_t r0 = p * j->rows_per_piece;
-    int64_t nr = j->rows - r0 < j->rows_per_piece ? j->rows - r0 : j->rows_per_piece;
-    size_t la = j->row_a * (size_t)nr, lb = j->row_b * (size_t)nr;
-    size_t ne = (size_t)(nr * j->row_elems);
+/* Compares the values of tensor ia of a and ib of b. Returns 0 and fills *out, 1 when they
+ * do not compare (a type that cannot be dequantized, values that do not line up), -1 after
+ * an error (printed). */
+static int compare_values(dctx *d, size_t ia, size_t ib, gguf_quant_comparison *out) {
     gguf_error err;
     gguf_error_clear(&err);
-    if (grow(&b->ra, &b->cap_ra, la) || grow(&b->rb, &b->cap_rb, lb) ||
-        grow(&b->fa, &b->cap_fa, ne * sizeof(float)) ||
-        grow(&b->fb, &b->cap_fb, ne * sizeof(float))) {
-        err.code = GGUF_ENOMEM;
-        snprintf(err.message, sizeof err.message, "out of memory");
-        fail_job(j, &err, path_a);
-        return -1;
-    }
-    const float *fa = b->fa, *fb = b->fb;
-    if (gguf_tensor_read(b->ra, j->a, j->ia, (uint64_t)r0 * j->row_a, la, &err) != 0) {
-        fail_job(j, &err, path_a);
-        return -1;
-    }
-    if (gguf_tensor_read(b->rb, j->b, j->ib, (uint64_t)r0 * j->row_b, lb, &err) != 0) {
-        fail_job(j, &err, path_b);
-        return -1;
-    }
-    if ((j->big_a && gguf_dtype_byteswap(b->ra, la, j->ta, &err) != 0) ||
-        gguf_quant_dequantize(b->fa, j->ta, b->ra, la, (int64_t)ne, &err) != 0) {
-        fail_job(j, &err, path_a);
-        return -1;
-    }
-    if ((j->big_b && gguf_dtype_byteswap(b->rb, lb, j->tb, &err) != 0) ||
-        gguf_quant_dequantize(b->fb, j->tb, b->rb, lb, (int64_t)ne, &err) != 0) {
-        fail_job(j, &err, path_b);
-        return -1;
-    }
-    stats s = {ne, 0, 0, 0, 0, 0};
-    for (size_t k = 0; k < ne; k++) {
-        double x = fa[k], y = fb[k], dd = x - y;
-        s.sum_d2 += dd * dd;
-        s.sum_a2 += x * x;
-        s.sum_b2 += y * y;
-        s.sum_ab += x * y;
-        double ad = fabs(dd);
-        if (ad > s.max_abs || isnan(ad))
-            s.max_abs = ad;
-    }
-    j->piece[p] = s;
-    return 0;
-}
-
-typedef struct worker_arg {
-    vpool *pool;
-    const char *path_a, *path_b;
-} worker_arg;
-
-static worker_arg g_worker_arg;
-
-/* Takes pieces of the current job until none is left. */
-static void drain(vpool *pool, vjob *j, vbufs *b, const char *pa, const char *pb) {
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        int64_t p = j->failed ? j->n_pieces : j->next++;
-        pthread_mutex_unlock(&pool->lock);
-        if (p >= j->n_pieces)
-            return;
-        if (run_piece(j, p, b, pa, pb) != 0) {
-            pthread_mutex_lock(&pool->lock);
-            j->next = j->n_pieces;
-            pthread_mutex_unlock(&pool->lock);
-            return;
-        }
-    }
-}
-
-static void *worker(void *arg) {
-    worker_arg *w = arg;
-    vpool *pool = w->pool;
-    vbufs b = {NULL, NULL, NULL, NULL, 0, 0, 0, 0};
-    uint64_t seen = 0;
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (!pool->stop && pool->generation == seen)
-            pthread_cond_wait(&pool->work, &pool->lock);
-        if (pool->stop)
-            break;
-        seen = pool->generation;
-        vjob *j = pool->job;
-        pthread_mutex_unlock(&pool->lock);
-        drain(pool, j, &b, w->path_a, w->path_b);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->busy == 0)
-            pthread_cond_signal(&pool->done);
-    }
-    pthread_mutex_unlock(&pool->lock);
-    free(b.ra);
-    free(b.rb);
-    free(b.fa);
-    free(b.fb);
-    return NULL;
-}
-
-static vpool g_pool;
-static vbufs g_main_bufs;
-static int g_pool_started;
-
-static int pool_start(unsigned n_threads, const char *pa, const char *pb) {
-    vpool *p = &g_pool;
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->n_threads = n_threads > 1 ? n_threads - 1 : 0; /* the main thread works too */
-    p->threads = calloc(p->n_threads ? p->n_threads : 1, sizeof *p->threads);
-    if (p->threads == NULL)
-        return -1;
-    g_worker_arg = (worker_arg){p, pa, pb};
-    for (unsigned i = 0; i < p->n_threads; i++) {
-        if (pthread_create(&p->threads[i], NULL, worker, &g_worker_arg) != 0) {
-            p->n_threads = i;
-            break;
-        }
-    }
-    g_pool_started = 1;
-    return 0;
-}
-
-static void pool_stop(void) {
-    if (!g_pool_started)
-        return;
-    vpool *p = &g_pool;
-    pthread_mutex_lock(&p->lock);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; i < p->n_threads; i++)
-        pthread_join(p->threads[i], NULL);
-    free(p->threads);
-    free(g_main_bufs.ra);
-    free(g_main_bufs.rb);
-    free(g_main_bufs.fa);
-    free(g_main_bufs.fb);
-    pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done);
-}
-
-/* Compares the values of tensor ia of a and ib of b (same element count). Returns 0 and fills
- * *out, 1 when the types cannot be dequantized, -1 after an error (printed). */
-static int compare_values(dctx *d, size_t ia, size_t ib, stats *out) {
-    gguf_tensor_info x, y;
-    gguf_tensor_get(&x, d->a, ia);
-    gguf_tensor_get(&y, d->b, ib);
-    if (!gguf_quant_can_dequantize(x.type) || !gguf_quant_can_dequantize(y.type) ||
-        x.nbytes == GGUF_NBYTES_UNKNOWN || y.nbytes == GGUF_NBYTES_UNKNOWN)
+    int rc = gguf_quant_compare(out, d->a, ia, d->b, ib, d->o.threads, &err);
+    if (rc == GGUF_EUNSUPPORTED || rc == GGUF_EINVAL)
         return 1;
-    if (!g_pool_started && pool_start(d->o.threads, d->path_a, d->path_b) != 0) {
-        cli_errorf("out of memory");
+    if (rc != 0) {
+        /* the library names the file, unless it was read from a pipe */
+        cli_report(err.path[0] != '\0' || gguf_file_path(d->a) == NULL ? d->path_a : d->path_b,
+                   &err);
         return -1;
     }
-    vjob j;
-    memset(&j, 0, sizeof j);
-    j.a = d->a;
-    j.b = d->b;
-    j.ia = ia;
-    j.ib = ib;
-    j.ta = x.type;
-    j.tb = y.type;
-    j.big_a = gguf_file_endian(d->a) == GGUF_ENDIAN_BIG;
-    j.big_b = gguf_file_endian(d->b) == GGUF_ENDIAN_BIG;
-    /* rows of the narrower row length, so that both sides' blocks fit whole rows */
-    int64_t ne = 1;
-    for (uint32_t k = 0; k < x.n_dims; k++)
-        ne *= (int64_t)x.dims[k];
-    j.row_elems = (int64_t)(x.dims[0] < y.dims[0] ? x.dims[0] : y.dims[0]);
-    if (j.row_elems <= 0 || ne % j.row_elems != 0)
-        return 1;
-    j.row_a = gguf_quant_row_size(x.type, j.row_elems);
-    j.row_b = gguf_quant_row_size(y.type, j.row_elems);
-    if (j.row_a == 0 || j.row_b == 0)
-        return 1; /* a row length one side's blocks do not divide: another shape */
-    j.rows = ne / j.row_elems;
-    j.rows_per_piece = CHUNK_ELEMS / j.row_elems > 0 ? CHUNK_ELEMS / j.row_elems : 1;
-    j.n_pieces = (j.rows + j.rows_per_piece - 1) / j.rows_per_piece;
-    j.piece = calloc((size_t)(j.n_pieces ? j.n_pieces : 1), sizeof *j.piece);
-    if (j.piece == NULL) {
-        cli_errorf("out of memory");
-        return -1;
-    }
-    vpool *p = &g_pool;
-    pthread_mutex_lock(&p->lock);
-    p->job = &j;
-    p->busy = p->n_threads;
-    p->generation++;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->lock);
-    drain(p, &j, &g_main_bufs, d->path_a, d->path_b);
-    pthread_mutex_lock(&p->lock);
-    while (p->busy > 0)
-        pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
-    int rc = 0;
-    if (j.failed) {
-        cli_report(j.failed_path, &j.err);
-        rc = -1;
-    } else {
-        stats s = {0, 0, 0, 0, 0, 0};
-        for (int64_t k = 0; k < j.n_pieces; k++)
-            stats_add(&s, &j.piece[k]);
-        *out = s;
-    }
-    free(j.piece);
-    return rc;
+    return 0;
 }
 
 /* ---- tensors ---- */
 
 typedef struct vsummary {
-    stats all;           /* over every tensor compared, equal ones included */
+    gguf_quant_comparison all; /* over every tensor compared, equal ones included */
     uint64_t compared, differing, not_comparable;
     double worst_cos;
     char worst_cos_name[128];
@@ -690,33 +427,31 @@ static void name_copy(char *dst, size_t size, const gguf_tensor_info *t) {
     dst[n] = '\0';
 }
 
-static void print_values_text(const stats *s) {
-    printf("rmse %.6g, max abs %.6g, rel %.6g, cos %.9f", stat_rmse(s), s->max_abs, stat_rel(s),
-           stat_cos(s));
+static void print_values_text(const gguf_quant_comparison *s) {
+    printf("rmse %.6g, max abs %.6g, rel %.6g, cos %.9f", s->rmse, s->max_abs, s->rel, s->cos);
 }
 
-static void print_values_json(const stats *s) {
-    printf("{\"elements\":%" PRIu64 ",\"rmse\":", s->n);
-    cli_json_double(stdout, stat_rmse(s), 9);
-    fputs(",\"max_abs\":", stdout);
-    cli_json_double(stdout, s->max_abs, 9);
-    fputs(",\"rel\":", stdout);
-    cli_json_double(stdout, stat_rel(s), 9);
-    fputs(",\"cos\":", stdout);
-    cli_json_double(stdout, stat_cos(s), 12);
-    putchar('}');
+static void print_values_json(cli_json *j, const gguf_quant_comparison *s) {
+    cli_json_object(j);
+    cli_json_member_u64(j, "elements", s->n);
+    cli_json_name(j, "rmse");
+    cli_json_double(j, s->rmse, 9);
+    cli_json_name(j, "max_abs");
+    cli_json_double(j, s->max_abs, 9);
+    cli_json_name(j, "rel");
+    cli_json_double(j, s->rel, 9);
+    cli_json_name(j, "cos");
+    cli_json_double(j, s->cos, 12);
+    cli_json_end(j);
 }
 
 static void tensor_one(dctx *d, char sign, const gguf_tensor_info *t) {
     char tb[32];
     if (d->o.json) {
-        json_sep(d);
-        fputs("{\"name\":", stdout);
-        cli_json_str(stdout, t->name, t->name_len);
-        printf(",\"change\":\"%s\",\"%s\":", sign == '-' ? "removed" : "added",
-               sign == '-' ? "a" : "b");
-        tensor_json(t);
-        putchar('}');
+        const char *change = sign == '-' ? "removed" : "added";
+        cli_json *j = entry_json(d, "name", t->name, t->name_len, change);
+        tensor_json(j, sign == '-' ? "a" : "b", t);
+        cli_json_end(j);
         return;
     }
     printf("%c tensor ", sign);
@@ -745,26 +480,23 @@ static uint64_t elements(const gguf_tensor_info *t) {
 
 /* One tensor in both files that differs: what changed, and its values' comparison. */
 static void tensor_change(dctx *d, const gguf_tensor_info *x, const gguf_tensor_info *y,
-                          uint64_t first_diff, const stats *vs, int values_state) {
+                          uint64_t first_diff, const gguf_quant_comparison *vs,
+                          int values_state) {
     char ta[32], tb[32];
     int retyped = x->type != y->type, reshaped = !dims_equal(x, y);
     if (d->o.json) {
-        json_sep(d);
-        fputs("{\"name\":", stdout);
-        cli_json_str(stdout, x->name, x->name_len);
-        fputs(",\"change\":\"changed\",\"a\":", stdout);
-        tensor_json(x);
-        fputs(",\"b\":", stdout);
-        tensor_json(y);
+        cli_json *j = entry_json(d, "name", x->name, x->name_len, "changed");
+        tensor_json(j, "a", x);
+        tensor_json(j, "b", y);
         if (!retyped && !reshaped)
-            printf(",\"first_difference\":%" PRIu64, first_diff);
-        if (values_state == 0) {
-            fputs(",\"values\":", stdout);
-            print_values_json(vs);
-        } else if (values_state == 1) {
-            fputs(",\"values\":null", stdout);
-        }
-        putchar('}');
+            cli_json_member_u64(j, "first_difference", first_diff);
+        if (values_state != 2)
+            cli_json_name(j, "values");
+        if (values_state == 0)
+            print_values_json(j, vs);
+        else if (values_state == 1)
+            cli_json_null(j);
+        cli_json_end(j);
         return;
     }
     fputs("~ tensor ", stdout);
@@ -800,10 +532,10 @@ static void tensor_change(dctx *d, const gguf_tensor_info *x, const gguf_tensor_
     putchar('\n');
 }
 
-static void values_note(vsummary *v, const gguf_tensor_info *x, const stats *s) {
-    stats_add(&v->all, s);
+static void values_note(vsummary *v, const gguf_tensor_info *x, const gguf_quant_comparison *s) {
+    gguf_quant_comparison_add(&v->all, s);
     v->compared++;
-    double c = stat_cos(s);
+    double c = s->cos;
     if (v->compared == 1 || c < v->worst_cos) {
         v->worst_cos = c;
         name_copy(v->worst_cos_name, sizeof v->worst_cos_name, x);
@@ -816,9 +548,7 @@ static void values_note(vsummary *v, const gguf_tensor_info *x, const stats *s) 
 
 static void diff_tensors(dctx *d, vsummary *vsum) {
     const gguf_file *a = d->a, *b = d->b;
-    if (d->o.json)
-        fputs(",\"tensors\":[", stdout);
-    d->first_json = 1;
+    list_begin(d, "tensors");
     for (size_t i = 0; i < gguf_tensor_count(a) && !d->trouble; i++) {
         gguf_tensor_info x, y;
         gguf_tensor_get(&x, a, i);
@@ -842,8 +572,8 @@ static void diff_tensors(dctx *d, vsummary *vsum) {
                 break;
             if (first == x.nbytes) {
                 if (d->o.values && gguf_quant_can_dequantize(x.type)) {
-                    stats zero = {elements(&x), 0, 0, 0, 0, 0};
-                    vsum->all.n += zero.n; /* equal values: no error, counted */
+                    gguf_quant_comparison same = {.n = elements(&x), .cos = 1};
+                    gguf_quant_comparison_add(&vsum->all, &same); /* no error, counted */
                     vsum->compared++;
                 }
                 continue;
@@ -852,17 +582,13 @@ static void diff_tensors(dctx *d, vsummary *vsum) {
         d->n++;
         if (d->o.quiet)
             continue;
-        stats vs = {0, 0, 0, 0, 0, 0};
+        gguf_quant_comparison vs = {.cos = 1};
         int state = 2; /* 0 compared, 1 not comparable, 2 not asked */
         if (d->o.values) {
-            state = 1;
-            if (elements(&x) == elements(&y)) {
-                int rc = compare_values(d, i, (size_t)j, &vs);
-                if (rc < 0) {
-                    d->trouble = 1;
-                    break;
-                }
-                state = rc == 0 ? 0 : 1;
+            state = compare_values(d, i, (size_t)j, &vs);
+            if (state < 0) {
+                d->trouble = 1;
+                break;
             }
             if (state == 0) {
                 values_note(vsum, &x, &vs);
@@ -883,14 +609,12 @@ static void diff_tensors(dctx *d, vsummary *vsum) {
             tensor_one(d, '+', &y);
     }
     if (d->o.json)
-        fputs("]", stdout);
+        cli_json_end(&d->json);
 }
 
 static void header_diff(dctx *d) {
     const gguf_file *a = d->a, *b = d->b;
-    if (d->o.json)
-        fputs("\"header\":[", stdout);
-    d->first_json = 1;
+    list_begin(d, "header");
     struct {
         const char *field;
         uint64_t va, vb;
@@ -905,13 +629,18 @@ static void header_diff(dctx *d) {
             continue;
         int endian = k == 1;
         if (d->o.json) {
-            json_sep(d);
-            if (endian)
-                printf("{\"field\":\"endian\",\"a\":\"%s\",\"b\":\"%s\"}", h[k].va ? "big" : "little",
-                       h[k].vb ? "big" : "little");
-            else
-                printf("{\"field\":\"%s\",\"a\":%" PRIu64 ",\"b\":%" PRIu64 "}", h[k].field, h[k].va,
-                       h[k].vb);
+            cli_json *j = &d->json;
+            cli_json_line(j);
+            cli_json_object(j);
+            cli_json_member_str(j, "field", h[k].field);
+            if (endian) {
+                cli_json_member_str(j, "a", h[k].va ? "big" : "little");
+                cli_json_member_str(j, "b", h[k].vb ? "big" : "little");
+            } else {
+                cli_json_member_u64(j, "a", h[k].va);
+                cli_json_member_u64(j, "b", h[k].vb);
+            }
+            cli_json_end(j);
         } else if (endian) {
             printf("~ byte order %s -> %s (tensor bytes compared as stored)\n",
                    h[k].va ? "big" : "little", h[k].vb ? "big" : "little");
@@ -920,7 +649,28 @@ static void header_diff(dctx *d) {
         }
     }
     if (d->o.json)
-        fputs("]", stdout);
+        cli_json_end(&d->json);
+}
+
+/* The summary's "values": the comparison over every tensor in both files, and the worst. */
+static void summary_values_json(cli_json *j, const vsummary *v) {
+    cli_json_object(j);
+    cli_json_member_u64(j, "compared", v->compared);
+    cli_json_member_u64(j, "differing", v->differing);
+    cli_json_member_u64(j, "not_comparable", v->not_comparable);
+    cli_json_name(j, "all");
+    print_values_json(j, &v->all);
+    cli_json_name(j, "worst_cos");
+    if (v->differing) {
+        cli_json_object(j);
+        cli_json_member_str(j, "tensor", v->worst_cos_name);
+        cli_json_name(j, "cos");
+        cli_json_double(j, v->worst_cos, 12);
+        cli_json_end(j);
+    } else {
+        cli_json_null(j);
+    }
+    cli_json_end(j);
 }
 
 static int diff_run(int argc, char **argv) {
@@ -935,7 +685,8 @@ static int diff_run(int argc, char **argv) {
         return 2;
     if (o.quiet)
         o.json = o.values = 0;
-    dctx d = {argv[optind], argv[optind + 1], NULL, NULL, o, 0, 0, 1, NULL, NULL, 0};
+    dctx d = {.path_a = argv[optind], .path_b = argv[optind + 1], .o = o};
+    cli_json_init(&d.json, stdout, 0);
     gguf_file *a = cli_open(d.path_a, flags);
     gguf_file *b = a ? cli_open(d.path_b, flags) : NULL;
     if (b == NULL) {
@@ -950,42 +701,35 @@ static int diff_run(int argc, char **argv) {
         cli_errorf("note: tensor bytes are not compared with a URL (only the headers are read)");
     vsummary vsum;
     memset(&vsum, 0, sizeof vsum);
+    vsum.all.cos = 1; /* the comparison of no elements */
+    cli_json *j = &d.json;
     if (o.json) {
-        fputs("{\"a\":", stdout);
-        cli_json_str(stdout, d.path_a, strlen(d.path_a));
-        fputs(",\"b\":", stdout);
-        cli_json_str(stdout, d.path_b, strlen(d.path_b));
-        putchar(',');
+        cli_json_object(j);
+        cli_json_member_str(j, "a", d.path_a);
+        cli_json_member_str(j, "b", d.path_b);
     }
     header_diff(&d);
     diff_kv(&d);
     diff_tensors(&d, &vsum);
-    pool_stop();
     free(d.pa);
     free(d.pb);
-    if (o.json && d.trouble) {
-        printf(",\n\"summary\":{\"differences\":%" PRIu64 ",\"error\":true}}\n", d.n);
-    } else if (o.json) {
-        printf(",\n\"summary\":{\"differences\":%" PRIu64 ",\"values\":", d.n);
-        if (o.values) {
-            printf("{\"compared\":%" PRIu64 ",\"differing\":%" PRIu64 ",\"not_comparable\":%" PRIu64
-                   ",\"all\":", vsum.compared, vsum.differing, vsum.not_comparable);
-            print_values_json(&vsum.all);
-            fputs(",\"worst_cos\":", stdout);
-            if (vsum.differing) {
-                fputs("{\"tensor\":", stdout);
-                cli_json_str(stdout, vsum.worst_cos_name, strlen(vsum.worst_cos_name));
-                fputs(",\"cos\":", stdout);
-                cli_json_double(stdout, vsum.worst_cos, 12);
-                putchar('}');
-            } else {
-                fputs("null", stdout);
-            }
-            putchar('}');
+    if (o.json) {
+        cli_json_line(j);
+        cli_json_name(j, "summary");
+        cli_json_object(j);
+        cli_json_member_u64(j, "differences", d.n);
+        if (d.trouble) {
+            cli_json_member_bool(j, "error", 1);
         } else {
-            fputs("null", stdout);
+            cli_json_name(j, "values");
+            if (o.values)
+                summary_values_json(j, &vsum);
+            else
+                cli_json_null(j);
         }
-        fputs("}}\n", stdout);
+        cli_json_end(j);
+        cli_json_end(j);
+        putchar('\n');
     } else if (o.quiet && d.n > 0 && !d.trouble) {
         printf("Files ");
         cli_text_escape(stdout, d.path_a, strlen(d.path_a), 0);

@@ -125,44 +125,63 @@ const opt_command cmd_estimate = {
     .column = 25,
 };
 
-static void lower_name(FILE *out, uint32_t dtype) {
+/* A cache type as llama.cpp's options name it: "f16", "q8_0". */
+static void json_cache_type(cli_json *j, const char *name, uint32_t dtype) {
+    char buf[32] = "";
     const char *n = gguf_dtype_name(dtype);
-    putc('"', out);
-    for (; n != NULL && *n; n++)
-        putc(tolower((unsigned char)*n), out);
-    putc('"', out);
+    for (size_t k = 0; n != NULL && n[k] && k < sizeof buf - 1; k++)
+        buf[k] = (char)tolower((unsigned char)n[k]);
+    cli_json_member_str(j, name, buf);
 }
 
 static void print_json(const char *path, const gguf_llama_estimate *e, int fit,
                        uint64_t fit_size) {
     const gguf_llama_estimate_params *p = &e->params;
-    printf("{\"file\": ");
-    cli_json_str(stdout, path, strlen(path));
-    printf(", \"params\": {\"ctx\": %" PRIu32 ", \"type_k\": ", p->n_ctx);
-    lower_name(stdout, p->type_k);
-    printf(", \"type_v\": ");
-    lower_name(stdout, p->type_v);
-    printf(", \"seqs\": %" PRIu32 ", \"batch\": %" PRIu32 ", \"ubatch\": %" PRIu32
-           ", \"flash_attn\": %s, \"swa_full\": %s, \"kv_unified\": %s}",
-           p->n_seq, p->n_batch, p->n_ubatch,
-           p->flash_attn == GGUF_LLAMA_FLASH_ATTN_AUTO ? "\"auto\""
-           : p->flash_attn ? "true" : "false",
-           p->swa_full ? "true" : "false", p->kv_unified ? "true" : "false");
-    printf(", \"ctx_seq\": %" PRIu32 ", \"ctx_train\": %" PRIu32, e->n_ctx_seq, e->n_ctx_train);
+    cli_json j;
+    cli_json_init(&j, stdout, CLI_JSON_SPACED);
+    cli_json_object(&j);
+    cli_json_member_str(&j, "file", path);
+    cli_json_name(&j, "params");
+    cli_json_object(&j);
+    cli_json_member_u64(&j, "ctx", p->n_ctx);
+    json_cache_type(&j, "type_k", p->type_k);
+    json_cache_type(&j, "type_v", p->type_v);
+    cli_json_member_u64(&j, "seqs", p->n_seq);
+    cli_json_member_u64(&j, "batch", p->n_batch);
+    cli_json_member_u64(&j, "ubatch", p->n_ubatch);
+    cli_json_name(&j, "flash_attn");
+    if (p->flash_attn == GGUF_LLAMA_FLASH_ATTN_AUTO)
+        cli_json_cstr(&j, "auto");
+    else
+        cli_json_bool(&j, p->flash_attn);
+    cli_json_member_bool(&j, "swa_full", p->swa_full);
+    cli_json_member_bool(&j, "kv_unified", p->kv_unified);
+    cli_json_end(&j);
+    cli_json_member_u64(&j, "ctx_seq", e->n_ctx_seq);
+    cli_json_member_u64(&j, "ctx_train", e->n_ctx_train);
     if (fit)
-        printf(", \"fit\": %" PRIu64, fit_size);
-    printf(", \"weights\": %" PRIu64 ", \"weights_token_embd\": %" PRIu64
-           ", \"weights_output\": %" PRIu64 ", \"context\": %" PRIu64 ", \"compute\": %" PRIu64
-           ", \"total\": %" PRIu64 ", \"layers\": [",
-           e->weights, e->weights_token_embd, e->weights_output, e->context, e->compute,
-           e->total);
+        cli_json_member_u64(&j, "fit", fit_size);
+    cli_json_member_u64(&j, "weights", e->weights);
+    cli_json_member_u64(&j, "weights_token_embd", e->weights_token_embd);
+    cli_json_member_u64(&j, "weights_output", e->weights_output);
+    cli_json_member_u64(&j, "context", e->context);
+    cli_json_member_u64(&j, "compute", e->compute);
+    cli_json_member_u64(&j, "total", e->total);
+    cli_json_name(&j, "layers");
+    cli_json_array(&j);
     for (uint32_t il = 0; il < e->n_layer; il++) {
         const gguf_llama_estimate_layer *l = &e->layer[il];
-        printf("%s{\"weights\": %" PRIu64 ", \"k\": %" PRIu64 ", \"v\": %" PRIu64
-               ", \"cells\": %" PRIu32 ", \"swa\": %s}",
-               il ? ", " : "", l->weights, l->k, l->v, l->cells, l->swa ? "true" : "false");
+        cli_json_object(&j);
+        cli_json_member_u64(&j, "weights", l->weights);
+        cli_json_member_u64(&j, "k", l->k);
+        cli_json_member_u64(&j, "v", l->v);
+        cli_json_member_u64(&j, "cells", l->cells);
+        cli_json_member_bool(&j, "swa", l->swa);
+        cli_json_end(&j);
     }
-    printf("]}\n");
+    cli_json_end(&j);
+    cli_json_end(&j);
+    putchar('\n');
 }
 
 static void size_line(const char *what, uint64_t bytes, const char *detail) {

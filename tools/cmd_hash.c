@@ -40,10 +40,22 @@ const opt_command cmd_hash = {
     .groups = opt_open_groups,
 };
 
+/* One tensor's entry of the "tensors" list: its name, its digest (as `what`) and its size. */
+static void tensor_json(cli_json *j, const gguf_tensor_info *t, const char *what,
+                        const char *digest) {
+    cli_json_line(j);
+    cli_json_object(j);
+    cli_json_name(j, "name");
+    cli_json_str(j, t->name, t->name_len);
+    cli_json_member_str(j, what, digest);
+    cli_json_member_u64(j, "size", t->nbytes);
+    cli_json_end(j);
+}
+
 /* One file's crc32s; label (non-NULL with several files) starts each text line and is the JSON
  * document's "file". Everything is computed first, so that a file that fails half way prints
  * nothing (JSON stays whole). */
-static int hash_one(const char *path, const char *label, unsigned flags, int json) {
+static int hash_one(const char *path, const char *label, unsigned flags, cli_json *json) {
     gguf_file *f = cli_open(path, flags);
     if (f == NULL)
         return CLI_BAD;
@@ -64,14 +76,15 @@ static int hash_one(const char *path, const char *label, unsigned flags, int jso
         return CLI_BAD;
     }
     const char *lab = label ? label : "", *sep = label ? ": " : "";
+    char hex[9];
     if (json) {
-        putchar('{');
-        if (label != NULL) {
-            fputs("\"file\":", stdout);
-            cli_json_str(stdout, label, strlen(label));
-            putchar(',');
-        }
-        printf("\"header\":\"%08" PRIx32 "\",\"tensors\":[", crcs[n]);
+        cli_json_object(json);
+        if (label != NULL)
+            cli_json_member_str(json, "file", label);
+        snprintf(hex, sizeof hex, "%08" PRIx32, crcs[n]);
+        cli_json_member_str(json, "header", hex);
+        cli_json_name(json, "tensors");
+        cli_json_array(json);
     } else {
         cli_text_escape(stdout, lab, strlen(lab), 0);
         printf("%s%08" PRIx32 "  (header)\n", sep, crcs[n]);
@@ -80,9 +93,8 @@ static int hash_one(const char *path, const char *label, unsigned flags, int jso
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
         if (json) {
-            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
-            cli_json_str(stdout, t.name, t.name_len);
-            printf(",\"crc32\":\"%08" PRIx32 "\",\"size\":%" PRIu64 "}", crcs[i], t.nbytes);
+            snprintf(hex, sizeof hex, "%08" PRIx32, crcs[i]);
+            tensor_json(json, &t, "crc32", hex);
         } else {
             cli_text_escape(stdout, lab, strlen(lab), 0);
             printf("%s%08" PRIx32 "  ", sep, crcs[i]);
@@ -90,8 +102,10 @@ static int hash_one(const char *path, const char *label, unsigned flags, int jso
             putchar('\n');
         }
     }
-    if (json)
-        fputs("]}", stdout);
+    if (json) {
+        cli_json_end(json);
+        cli_json_end(json);
+    }
     free(crcs);
     gguf_file_free(f);
     return CLI_OK;
@@ -104,7 +118,7 @@ static void hex32(char hex[65], const uint8_t d[32]) {
 
 /* --sha256: every tensor's digest and each file's (a split set's shards), computed first as
  * hash_one's crc32s are. */
-static int sha256_one(const char *path, unsigned flags, int json) {
+static int sha256_one(const char *path, unsigned flags, cli_json *json) {
     gguf_file *f = cli_open(path, flags);
     if (f == NULL)
         return CLI_BAD;
@@ -131,25 +145,32 @@ static int sha256_one(const char *path, unsigned flags, int json) {
         gguf_file_free(f);
         return CLI_BAD;
     }
-    if (json)
-        fputs("{\"files\":[", stdout);
-    for (size_t k = 0; json && k < n_files; k++) {
-        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
-        fputs(k ? ",\n{\"path\":" : "\n{\"path\":", stdout);
-        cli_json_str(stdout, p, strlen(p));
-        printf(",\"sha256\":\"%s\"}", hex[n + k]);
+    if (json) {
+        cli_json_object(json);
+        cli_json_name(json, "files");
+        cli_json_array(json);
     }
-    if (json)
-        fputs("],\n\"tensors\":[", stdout);
+    for (size_t k = 0; json && k < n_files; k++) {
+        cli_json_line(json);
+        cli_json_object(json);
+        const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
+        cli_json_member_str(json, "path", p);
+        cli_json_member_str(json, "sha256", hex[n + k]);
+        cli_json_end(json);
+    }
+    if (json) {
+        cli_json_end(json);
+        cli_json_line(json);
+        cli_json_name(json, "tensors");
+        cli_json_array(json);
+    }
     for (size_t i = 0; i < n; i++) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, i);
         const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, gguf_tensor_shard(f, i)))
                                     : path;
         if (json) {
-            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
-            cli_json_str(stdout, t.name, t.name_len);
-            printf(",\"sha256\":\"%s\",\"size\":%" PRIu64 "}", hex[i], t.nbytes);
+            tensor_json(json, &t, "sha256", hex[i]);
         } else {
             printf("%-8s  %s  ", "sha256", hex[i]);
             cli_text_escape(stdout, p, strlen(p), 0);
@@ -158,8 +179,10 @@ static int sha256_one(const char *path, unsigned flags, int json) {
             putchar('\n');
         }
     }
-    if (json)
-        fputs("]}", stdout);
+    if (json) {
+        cli_json_end(json);
+        cli_json_end(json);
+    }
     for (size_t k = 0; !json && k < n_files; k++) {
         const char *p = n_files > 1 ? gguf_file_path(gguf_file_shard(f, k)) : path;
         printf("%s  ", hex[n + k]);
@@ -181,20 +204,25 @@ static int hash_run(int argc, char **argv) {
     if (cli_operands_min(argc, 1, cmd_hash.synopsis) != 0)
         return CLI_USAGE;
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;
+    cli_json out;
+    cli_json_init(&out, stdout, 0);
+    cli_json *j = json ? &out : NULL;
     if (json && several)
-        putchar('[');
+        cli_json_array(j);
     for (int k = optind; k < argc; k++) {
         /* a document per file, even when its crc32s stop half way: JSON stays whole */
         if (json && shown++)
-            fputs(",\n", stdout);
-        if ((sha256 ? sha256_one(argv[k], flags, json)
-                    : hash_one(argv[k], several ? argv[k] : NULL, flags, json)) != CLI_OK) {
+            cli_json_line(j);
+        if ((sha256 ? sha256_one(argv[k], flags, j)
+                    : hash_one(argv[k], several ? argv[k] : NULL, flags, j)) != CLI_OK) {
             rc = CLI_BAD;
-            if (json)
-                fputs(several ? "null" : "", stdout);
+            if (json && several)
+                cli_json_null(j);
         }
     }
+    if (json && several)
+        cli_json_end(j);
     if (json && (several || rc == CLI_OK))
-        fputs(several ? "]\n" : "\n", stdout);
+        putchar('\n');
     return rc;
 }

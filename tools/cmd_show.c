@@ -106,113 +106,133 @@ static void text_summary(FILE *out, const gguf_llama_summary *s, size_t n_tensor
     putc('\n', out);
 }
 
-static void json_summary(FILE *out, const gguf_llama_summary *s) {
-    fputs(",\n\"model\":{\"architecture\":", out);
-    cli_json_str(out, s->arch, strlen(s->arch));
-    fputs(",\"parameters\":", out);
-    if (s->n_params == UINT64_MAX)
-        fputs("null", out);
+/* A count, or null when it is not known (UINT64_MAX). */
+static void json_count(cli_json *j, const char *name, uint64_t v) {
+    cli_json_name(j, name);
+    if (v == UINT64_MAX)
+        cli_json_null(j);
     else
-        fprintf(out, "%" PRIu64, s->n_params);
-    fputs(",\"weight_bytes\":", out);
-    if (s->weight_bytes == UINT64_MAX)
-        fputs("null", out);
-    else
-        fprintf(out, "%" PRIu64, s->weight_bytes);
-    fputs(",\"bits_per_weight\":", out);
-    cli_json_double(out, gguf_llama_summary_bpw(s), 6);
-    fprintf(out, ",\"file_type\":%" PRIu32 ",\"file_type_name\":", s->file_type);
-    if (s->file_type_name != NULL)
-        cli_json_str(out, s->file_type_name, strlen(s->file_type_name));
-    else
-        fputs("null", out);
-    fprintf(out, ",\"file_type_guessed\":%s,\"context_length\":%" PRIu32,
-            s->file_type_guessed ? "true" : "false", s->n_ctx_train);
-    if (s->has_kv)
-        fprintf(out, ",\"kv_bytes_per_token\":%" PRIu64 ",\"kv_bytes_per_token_swa\":%" PRIu64
-                ",\"sliding_window\":%" PRIu32 ",\"state_bytes_per_sequence\":%" PRIu64 "}",
-                s->kv_bytes_token, s->kv_bytes_token_swa, s->n_swa, s->state_bytes);
-    else
-        fputs(",\"kv_bytes_per_token\":null,\"kv_bytes_per_token_swa\":null,"
-              "\"sliding_window\":null,\"state_bytes_per_sequence\":null}", out);
+        cli_json_u64(j, v);
+}
+
+static void json_summary(cli_json *j, const gguf_llama_summary *s) {
+    cli_json_line(j);
+    cli_json_name(j, "model");
+    cli_json_object(j);
+    cli_json_member_str(j, "architecture", s->arch);
+    json_count(j, "parameters", s->n_params);
+    json_count(j, "weight_bytes", s->weight_bytes);
+    cli_json_name(j, "bits_per_weight");
+    cli_json_double(j, gguf_llama_summary_bpw(s), 6);
+    cli_json_member_u64(j, "file_type", s->file_type);
+    cli_json_member_str(j, "file_type_name", s->file_type_name);
+    cli_json_member_bool(j, "file_type_guessed", s->file_type_guessed);
+    cli_json_member_u64(j, "context_length", s->n_ctx_train);
+    static const char *const kv_names[] = {"kv_bytes_per_token", "kv_bytes_per_token_swa",
+                                           "sliding_window", "state_bytes_per_sequence"};
+    uint64_t kv[] = {s->kv_bytes_token, s->kv_bytes_token_swa, s->n_swa, s->state_bytes};
+    for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++) {
+        cli_json_name(j, kv_names[k]);
+        if (s->has_kv)
+            cli_json_u64(j, kv[k]);
+        else
+            cli_json_null(j);
+    }
+    cli_json_end(j);
 }
 
 /* ---- JSON ---- */
 
-static void show_json(FILE *out, const char *label, const gguf_file *f, what w) {
-    putc('{', out);
-    if (label != NULL) {
-        fputs("\"file\":", out);
-        cli_json_str(out, label, strlen(label));
-        putc(',', out);
-    }
-    fprintf(out, "\"version\":%u,\"endian\":\"%s\",\"alignment\":%u,\"data_offset\":%" PRIu64,
-            gguf_file_version(f), gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little",
-            gguf_file_alignment(f), gguf_file_data_offset(f));
+static void show_json(cli_json *j, const char *label, const gguf_file *f, what w) {
+    cli_json_object(j);
+    if (label != NULL)
+        cli_json_member_str(j, "file", label);
+    cli_json_member_u64(j, "version", gguf_file_version(f));
+    cli_json_member_str(j, "endian", gguf_file_endian(f) == GGUF_ENDIAN_BIG ? "big" : "little");
+    cli_json_member_u64(j, "alignment", gguf_file_alignment(f));
+    cli_json_member_u64(j, "data_offset", gguf_file_data_offset(f));
     int partial = gguf_file_data_end(f) > gguf_file_size(f);
-    if (partial)
-        fprintf(out, ",\"partial\":{\"file_size\":%" PRIu64 ",\"data_end\":%" PRIu64 "}",
-                gguf_file_size(f), gguf_file_data_end(f));
+    if (partial) {
+        cli_json_name(j, "partial");
+        cli_json_object(j);
+        cli_json_member_u64(j, "file_size", gguf_file_size(f));
+        cli_json_member_u64(j, "data_end", gguf_file_data_end(f));
+        cli_json_end(j);
+    }
     if (gguf_file_shard_count(f) > 1) {
         /* a split set: its shards, numbered from 1 as in their names */
-        fputs(",\n\"shards\":[", out);
+        cli_json_line(j);
+        cli_json_name(j, "shards");
+        cli_json_array(j);
         for (size_t k = 0; k < gguf_file_shard_count(f); k++) {
             const gguf_file *s = gguf_file_shard(f, k);
-            fputs(k ? ",\n{\"path\":" : "\n{\"path\":", out);
-            const char *p = gguf_file_path(s);
-            cli_json_str(out, p, strlen(p));
-            fprintf(out, ",\"tensors\":%zu,\"data_offset\":%" PRIu64 ",\"size\":%" PRIu64 "}",
-                    gguf_tensor_count(s), gguf_file_data_offset(s), gguf_file_size(s));
+            cli_json_line(j);
+            cli_json_object(j);
+            cli_json_member_str(j, "path", gguf_file_path(s));
+            cli_json_member_u64(j, "tensors", gguf_tensor_count(s));
+            cli_json_member_u64(j, "data_offset", gguf_file_data_offset(s));
+            cli_json_member_u64(j, "size", gguf_file_size(s));
+            cli_json_end(j);
         }
-        fputs("]", out);
+        cli_json_end(j);
     }
     gguf_llama_summary sum;
     if (w.kv && w.tensors && model_summary(&sum, f))
-        json_summary(out, &sum);
+        json_summary(j, &sum);
     if (w.kv) {
-        fputs(",\n\"kv\":[", out);
+        cli_json_line(j);
+        cli_json_name(j, "kv");
+        cli_json_array(j);
         for (size_t i = 0; i < gguf_kv_count(f); i++) {
             size_t klen;
             const char *key = gguf_kv_key(f, i, &klen);
             const gguf_value *v = gguf_kv_value(f, i);
-            fputs(i ? ",\n{\"key\":" : "\n{\"key\":", out);
-            cli_json_str(out, key, klen);
-            fprintf(out, ",\"type\":\"%s\"", cli_vtype_name(gguf_value_type(v)));
-            if (gguf_value_type(v) == GGUF_VTYPE_ARRAY)
-                fprintf(out, ",\"elem_type\":\"%s\",\"count\":%" PRIu64,
-                        cli_vtype_name(gguf_value_elem_type(v)), gguf_value_count(v));
-            fputs(",\"value\":", out);
-            cli_json_value(out, v);
-            putc('}', out);
+            cli_json_line(j);
+            cli_json_object(j);
+            cli_json_name(j, "key");
+            cli_json_str(j, key, klen);
+            cli_json_member_str(j, "type", cli_vtype_name(gguf_value_type(v)));
+            if (gguf_value_type(v) == GGUF_VTYPE_ARRAY) {
+                cli_json_member_str(j, "elem_type", cli_vtype_name(gguf_value_elem_type(v)));
+                cli_json_member_u64(j, "count", gguf_value_count(v));
+            }
+            cli_json_name(j, "value");
+            cli_json_gguf_value(j, v);
+            cli_json_end(j);
         }
-        fputs("]", out);
+        cli_json_end(j);
     }
     if (w.tensors) {
-        fputs(",\n\"tensors\":[", out);
+        cli_json_line(j);
+        cli_json_name(j, "tensors");
+        cli_json_array(j);
         for (size_t i = 0; i < gguf_tensor_count(f); i++) {
             gguf_tensor_info t;
             char tbuf[32];
             gguf_tensor_get(&t, f, i);
-            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-            cli_json_str(out, t.name, t.name_len);
-            fprintf(out, ",\"type\":\"%s\",\"type_id\":%u,\"dims\":[",
-                    cli_dtype_name(t.type, tbuf, sizeof tbuf), t.type);
+            cli_json_line(j);
+            cli_json_object(j);
+            cli_json_name(j, "name");
+            cli_json_str(j, t.name, t.name_len);
+            cli_json_member_str(j, "type", cli_dtype_name(t.type, tbuf, sizeof tbuf));
+            cli_json_member_u64(j, "type_id", t.type);
+            cli_json_name(j, "dims");
+            cli_json_array(j);
             for (uint32_t d = 0; d < t.n_dims; d++)
-                fprintf(out, "%s%" PRIu64, d ? "," : "", t.dims[d]);
-            fprintf(out, "],\"offset\":%" PRIu64 ",\"size\":", t.offset);
-            if (t.nbytes == UINT64_MAX)
-                fputs("null", out);
-            else
-                fprintf(out, "%" PRIu64, t.nbytes);
+                cli_json_u64(j, t.dims[d]);
+            cli_json_end(j);
+            cli_json_member_u64(j, "offset", t.offset);
+            json_count(j, "size", t.nbytes);
             if (gguf_file_shard_count(f) > 1)
-                fprintf(out, ",\"shard\":%" PRIu32, gguf_tensor_shard(f, i) + 1);
-            if (partial && t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes)
-                fprintf(out, ",\"present\":%" PRIu64, gguf_tensor_bytes_present(f, i));
-            putc('}', out);
+                cli_json_member_u64(j, "shard", gguf_tensor_shard(f, i) + 1);
+            if (partial && t.nbytes != UINT64_MAX && gguf_tensor_bytes_present(f, i) < t.nbytes) {
+                cli_json_member_u64(j, "present", gguf_tensor_bytes_present(f, i));
+            }
+            cli_json_end(j);
         }
-        fputs("]", out);
+        cli_json_end(j);
     }
-    putc('}', out);
+    cli_json_end(j);
 }
 
 /* ---- text ---- */
@@ -548,8 +568,10 @@ static int show_run(int argc, char **argv) {
         return CLI_USAGE;
     what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors, .full = full};
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;
+    cli_json j;
+    cli_json_init(&j, stdout, 0);
     if (json && several)
-        putchar('[');
+        cli_json_array(&j);
     for (int k = optind; k < argc; k++) {
         const char *path = argv[k];
         gguf_file *f = cli_open_partial(path, flags, 1);
@@ -558,8 +580,9 @@ static int show_run(int argc, char **argv) {
             continue;
         }
         if (json) {
-            fputs(shown ? ",\n" : "", stdout);
-            show_json(stdout, several ? path : NULL, f, w);
+            if (shown)
+                cli_json_line(&j);
+            show_json(&j, several ? path : NULL, f, w);
         } else {
             fputs(shown ? "\n" : "", stdout);
             if (markdown)
@@ -570,7 +593,9 @@ static int show_run(int argc, char **argv) {
         shown++;
         gguf_file_free(f);
     }
-    if (json)
-        fputs(several ? "]\n" : shown ? "\n" : "", stdout);
+    if (json && several)
+        cli_json_end(&j);
+    if (json && (several || shown))
+        putchar('\n');
     return rc;
 }

@@ -182,46 +182,44 @@ static void print_text(const model *m, const report *r) {
     }
 }
 
-static void json_opt_str(const char *s) {
-    if (s == NULL)
-        fputs("null", stdout);
-    else
-        cli_json_str(stdout, s, strlen(s));
-}
-
-static void print_json(const model *m, const char *path, const report *r, int first) {
+static void print_json(cli_json *j, const model *m, const char *path, const report *r) {
     unsigned ne = 0, nw = 0, nn = 0;
     for (size_t i = 0; i < r->n; i++) {
         ne += r->v[i].severity == GGUF_LLAMA_ERROR;
         nw += r->v[i].severity == GGUF_LLAMA_WARNING;
         nn += r->v[i].severity == GGUF_LLAMA_NOTE;
     }
-    fputs(first ? "\n{\"path\":" : ",\n{\"path\":", stdout);
-    cli_json_str(stdout, path, strlen(path));
-    fputs(",\"shards\":[", stdout);
-    for (size_t i = 0; m->f != NULL && i < m->n; i++) {
-        if (i)
-            putchar(',');
-        cli_json_str(stdout, m->paths[i], strlen(m->paths[i]));
-    }
-    printf("],\"status\":\"%s\",\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"findings\":[",
-           ne ? "error" : nw ? "warning" : "ok", ne, nw, nn);
+    cli_json_line(j);
+    cli_json_object(j);
+    cli_json_member_str(j, "path", path);
+    cli_json_name(j, "shards");
+    cli_json_array(j);
+    for (size_t i = 0; m->f != NULL && i < m->n; i++)
+        cli_json_cstr(j, m->paths[i]);
+    cli_json_end(j);
+    cli_json_member_str(j, "status", ne ? "error" : nw ? "warning" : "ok");
+    cli_json_member_u64(j, "errors", ne);
+    cli_json_member_u64(j, "warnings", nw);
+    cli_json_member_u64(j, "notes", nn);
+    cli_json_name(j, "findings");
+    cli_json_array(j);
     for (size_t i = 0; i < r->n; i++) {
         const finding *f = &r->v[i];
-        printf("%s{\"severity\":\"%s\",\"key\":", i ? "," : "", severity_name(f->severity));
-        json_opt_str(f->key);
-        fputs(",\"tensor\":", stdout);
-        json_opt_str(f->tensor);
-        fputs(",\"message\":", stdout);
-        json_opt_str(f->message);
-        fputs(",\"shard\":", stdout);
-        json_opt_str(m->paths[f->shard < m->n ? f->shard : 0]);
+        cli_json_object(j);
+        cli_json_member_str(j, "severity", severity_name(f->severity));
+        cli_json_member_str(j, "key", f->key);
+        cli_json_member_str(j, "tensor", f->tensor);
+        cli_json_member_str(j, "message", f->message);
+        cli_json_member_str(j, "shard", m->paths[f->shard < m->n ? f->shard : 0]);
+        cli_json_name(j, "offset");
         if (f->offset == GGUF_ERROR_NO_OFFSET)
-            fputs(",\"offset\":null}", stdout);
+            cli_json_null(j);
         else
-            printf(",\"offset\":%" PRIu64 "}", f->offset);
+            cli_json_u64(j, f->offset);
+        cli_json_end(j);
     }
-    fputs("]}", stdout);
+    cli_json_end(j);
+    cli_json_end(j);
 }
 
 /* 1 when path is a shard of a set an earlier operand already covered. */
@@ -245,9 +243,14 @@ static int verify_run(int argc, char **argv) {
         return CLI_USAGE;
     char **done = calloc((size_t)argc, sizeof *done);
     size_t n_done = 0, cap_done = (size_t)argc;
-    int worst = CLI_OK, first = 1;
-    if (json)
-        fputs("{\"files\":[", stdout);
+    int worst = CLI_OK;
+    cli_json j;
+    cli_json_init(&j, stdout, 0);
+    if (json) {
+        cli_json_object(&j);
+        cli_json_name(&j, "files");
+        cli_json_array(&j);
+    }
     for (int a = optind; a < argc && done != NULL; a++) {
         const char *path = argv[a];
         if (covered(done, n_done, path))
@@ -300,8 +303,7 @@ static int verify_run(int argc, char **argv) {
         else if (nw && result == CLI_OK)
             result = CLI_WARN;
         if (json) {
-            print_json(&m, path, &r, first);
-            first = 0;
+            print_json(&j, &m, path, &r);
         } else if (m.f != NULL) { /* else the reason is on stderr */
             print_text(&m, &r);
             cli_text_escape(stdout, m.paths[0], strlen(m.paths[0]), 0);
@@ -318,8 +320,12 @@ static int verify_run(int argc, char **argv) {
         report_free(&r);
         model_free(&m);
     }
-    if (json)
-        fputs("\n]}\n", stdout);
+    if (json) {
+        cli_json_line(&j);
+        cli_json_end(&j);
+        cli_json_end(&j);
+        putchar('\n');
+    }
     if (done == NULL) {
         cli_errorf("out of memory");
         worst = CLI_BAD;

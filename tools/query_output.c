@@ -9,7 +9,6 @@
 #include "cli.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@ struct query_output {
     uint64_t rows;   /* rows printed (json, line) */
     int tables;      /* tables: statements printed */
     size_t pending_spaces; /* table: held back until text follows, so no line ends in spaces */
-    gguf_text json;
+    cli_json json;   /* json: the document, its strings escaped as cli_text_control says */
     int nomem;
 };
 
@@ -57,6 +56,7 @@ query_output *query_output_new(int format, FILE *out, const query_output_options
     if (o != NULL) {
         o->format = format;
         o->out = out;
+        cli_json_init(&o->json, out, CLI_JSON_CONTROLS);
         if (opt != NULL)
             o->opt = *opt;
     }
@@ -462,62 +462,38 @@ static int csv_row(query_output *o, size_t ncols, const char *const *names,
 
 /* ---- json ---- */
 
-/* A JSON string; the characters cli_text_control names that JSON lets through (DEL, C1 and
- * bidirectional controls) as \uXXXX. */
-static int json_string(query_output *o, const char *s, size_t n) {
-    o->json.len = 0;
-    if (gguf_json_string(&o->json, s, n) != 0)
-        return -1;
-    const unsigned char *p = (const unsigned char *)o->json.data;
-    for (size_t i = 0; i < o->json.len;) {
-        size_t len = gguf_text_utf8_len(p + i, o->json.len - i);
-        long cp = len > 0 ? cli_text_control(p + i, len) : -1;
-        if (len == 0)
-            len = 1;
-        if (cp >= 0)
-            fprintf(o->out, "\\u%04lx", (unsigned long)cp);
-        else
-            fwrite(p + i, 1, len, o->out);
-        i += len;
-    }
-    return 0;
-}
-
 static int json_row(query_output *o, size_t ncols, const char *const *names,
                     const gguf_catalog_cell *cells) {
-    fputs(o->rows++ ? ",\n{" : "[\n{", o->out);
+    cli_json *j = &o->json;
+    if (o->rows++ == 0)
+        cli_json_array(j);
+    cli_json_line(j);
+    cli_json_object(j);
     for (size_t c = 0; c < ncols; c++) {
-        if (c)
-            putc(',', o->out);
-        if (json_string(o, names[c], strlen(names[c])) != 0)
-            return -1;
-        putc(':', o->out);
         const gguf_catalog_cell *cell = &cells[c];
+        cli_json_name(j, names[c]);
         switch (cell->type) {
-        case GGUF_CATALOG_INTEGER: fprintf(o->out, "%" PRId64, cell->i); break;
-        case GGUF_CATALOG_REAL:
-            if (isnan(cell->r))
-                fputs("\"nan\"", o->out);
-            else if (isinf(cell->r))
-                fputs(cell->r > 0 ? "\"inf\"" : "\"-inf\"", o->out);
-            else
-                fprintf(o->out, "%.17g", cell->r);
-            break;
-        case GGUF_CATALOG_TEXT:
-            if (json_string(o, cell->text, cell->len) != 0)
+        case GGUF_CATALOG_INTEGER: cli_json_i64(j, cell->i); break;
+        case GGUF_CATALOG_REAL: cli_json_double(j, cell->r, 17); break;
+        case GGUF_CATALOG_TEXT: cli_json_str(j, cell->text, cell->len); break;
+        case GGUF_CATALOG_BLOB: { /* an object, so that it never reads as a string */
+            char *hex = malloc(2 * cell->len + 1);
+            if (hex == NULL)
                 return -1;
-            break;
-        case GGUF_CATALOG_BLOB: /* an object, so that it never reads as a string */
-            fputs("{\"hex\":\"", o->out);
             for (size_t i = 0; i < cell->len; i++)
-                fprintf(o->out, "%02x", (unsigned char)cell->text[i]);
-            fputs("\"}", o->out);
+                snprintf(hex + 2 * i, 3, "%02x", (unsigned char)cell->text[i]);
+            cli_json_object(j);
+            cli_json_name(j, "hex");
+            cli_json_str(j, hex, 2 * cell->len);
+            cli_json_end(j);
+            free(hex);
             break;
-        default: fputs("null", o->out); break;
+        }
+        default: cli_json_null(j); break;
         }
     }
-    putc('}', o->out);
-    return 0;
+    cli_json_end(j);
+    return j->nomem ? -1 : 0;
 }
 
 int query_output_row(size_t ncols, const char *const *names, const gguf_catalog_cell *cells,
@@ -552,8 +528,14 @@ int query_output_row(size_t ncols, const char *const *names, const gguf_catalog_
 int query_output_finish(query_output *o) {
     if (is_table(o->format) && !o->nomem)
         page_print(o, 1);
-    if (o->format == QUERY_JSON)
-        fputs(o->rows ? "\n]\n" : "[]\n", o->out);
+    if (o->format == QUERY_JSON && !o->nomem) {
+        if (o->rows == 0)
+            cli_json_array(&o->json);
+        else
+            cli_json_line(&o->json);
+        cli_json_end(&o->json);
+        putc('\n', o->out);
+    }
     return o->nomem || ferror(o->out) ? -1 : 0;
 }
 
@@ -561,6 +543,5 @@ void query_output_free(query_output *o) {
     if (o == NULL)
         return;
     reset(o);
-    gguf_text_free(&o->json);
     free(o);
 }

@@ -26,12 +26,12 @@ flags="$flags -I$top/libgguf -I$top $sqlite_flags"
 mkdir -p "$dir/obj"
 # (objects named by their path in the tree: libgguf/base/io.c -> obj/libgguf_base_io.o)
 # shellcheck disable=SC2086
-printf '%s\n' $sources tools/query_output.c $(printf 'tests/fuzz/fuzz_%s.c ' $targets) |
+printf '%s\n' $sources tools/query_output.c tools/json_emit.c $(printf 'tests/fuzz/fuzz_%s.c ' $targets) |
     (cd "$top" && FLAGS=$flags OBJ="$dir/obj" xargs -P "$(nproc)" -n 1 sh -c \
         'o=$(echo "${1%.c}" | tr / _); clang $FLAGS -c "$1" -o "$OBJ/$o.o"' compile)
 for t in $targets; do
     extra=
-    [ $t = catalog ] && extra="$dir/obj/tools_query_output.o"
+    [ $t = catalog ] && extra="$dir/obj/tools_query_output.o $dir/obj/tools_json_emit.o"
     # shellcheck disable=SC2086
     clang -fsanitize=fuzzer,address,undefined "$dir"/obj/libgguf_*.o $extra \
         "$dir/obj/tests_fuzz_fuzz_$t.o" -lz $sqlite_libs -lpthread -lm -o "$dir/fuzz_$t"
