@@ -69,12 +69,13 @@ state() {
 # judge WHAT [recover]: what the files hold now, before anything else touches them, counted
 # (or a failure); then the same command must finish the job
 judge() {
-    if [ -e "$D/.$FIRST.gguf-journal" ] && ! "$EDIT" hash "$D/$FIRST" >/dev/null 2>"$TMP/err"; then
-        # the header torn in place: reading says to recover; recover (asked for) leaves a state
-        # above, else the rerun finishes the journal itself
-        if ! grep -q "gguf-edit recover" "$TMP/err"; then
-            verdict="BAD (a torn header, and reading does not say to recover: $(head -c 300 "$TMP/err"))"
-        elif [ -z "$2" ]; then
+    # the header torn in place, its journal beside it (kept until the rename after the header
+    # is durable too, so a journal alone proves nothing): reading says to recover; recover
+    # (asked for) leaves a state above, else the rerun finishes the journal itself. A torn
+    # header that reading does not explain is judged below: the set cannot be read.
+    if [ -e "$D/.$FIRST.gguf-journal" ] && ! "$EDIT" hash "$D/$FIRST" >/dev/null 2>"$TMP/err" &&
+        grep -q "edit of its header was interrupted.*gguf-edit recover" "$TMP/err"; then
+        if [ -z "$2" ]; then
             verdict=journal
         elif ! "$EDIT" recover "$D/$FIRST" >/dev/null 2>"$TMP/err"; then
             verdict="BAD (recover fails: $(head -c 300 "$TMP/err"))"
