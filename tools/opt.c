@@ -271,7 +271,8 @@ void opt_list(FILE *out, const opt_command *c) {
 
 /* One option's value into values; -1 after printing why. */
 static int take(const opt_spec *o, const char *arg, void *values) {
-    char *at = (char *)values + o->at;
+    /* values is NULL for a table of handlers and open options only */
+    char *at = values != NULL ? (char *)values + o->at : NULL;
     char name[80];
     snprintf(name, sizeof name, "--%s", o->name);
     switch (o->kind) {
