@@ -55,6 +55,11 @@ int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *rows, gguf
     return NOT_BUILT(err);
 }
 
+int gguf_catalog_export(const char *dest, gguf_catalog *src, uint64_t *rows, gguf_error *err) {
+    (void)dest, (void)src, (void)rows;
+    return NOT_BUILT(err);
+}
+
 int gguf_catalog_query(gguf_catalog *cat, const char *sql, gguf_catalog_row_fn fn, void *user,
                        gguf_error *err) {
     (void)cat, (void)sql, (void)fn, (void)user;
