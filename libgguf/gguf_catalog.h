@@ -246,7 +246,8 @@ GGUF_API int gguf_catalog_copy(gguf_catalog *dst, gguf_catalog *src, uint64_t *r
  * made if needed, then closed. A SQLite catalog that does not exist yet is written to a
  * temporary file beside dest, synced and renamed to dest once whole: a failure, or an
  * interrupt (gguf_interrupt_cleanup), leaves no file where there was none, SQLite's own
- * included. An existing one keeps its rows until the transaction commits. */
+ * included. An existing one keeps its rows until the transaction commits. src's own file, by
+ * any name, is refused. */
 GGUF_API int gguf_catalog_export(const char *dest, gguf_catalog *src, uint64_t *rows,
                                  gguf_error *err);
 

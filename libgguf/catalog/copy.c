@@ -195,6 +195,12 @@ int gguf_catalog_export(const char *dest, gguf_catalog *src, uint64_t *rows, ggu
     struct stat st;
     if (dest == NULL)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "no catalog to copy into");
+    struct stat from;
+    if (!gguf__db_is_pg_url(dest) && src != NULL && !src->pg && stat(dest, &st) == 0 &&
+        stat(src->conninfo, &from) == 0 && st.st_dev == from.st_dev && st.st_ino == from.st_ino)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "catalog %s: it is the catalog being copied: refused, nothing written",
+                          dest);
     if (gguf__db_is_pg_url(dest) || lstat(dest, &st) == 0 || errno != ENOENT)
         return export_open(dest, src, rows, err);
     /* a new SQLite file: made whole as a temporary file, its WAL and shared memory (SQLite's,
