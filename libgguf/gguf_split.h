@@ -85,7 +85,7 @@ typedef struct gguf_split_merge_result {
  * beyond the set's: the merged file grows in place of the first shard, each shard's tensor
  * bytes appended and its header rewritten through a journal, then the shard replaced by one
  * with no tensors; at the end it is renamed to out and the emptied shards removed (see
- * libgguf/split/merge.c). A crash at any moment leaves the whole model, in the shards or in
+ * libgguf/split/merge_delete.c). A crash at any moment leaves the whole model, in the shards or in
  * the merged file, and calling this again finishes the merge. The bytes of out are those of
  * gguf_split_merge_save. Fails with GGUF_EEXIST when out exists (unless a merge of this set
  * produced it and only cleaning up is left), GGUF_EINVAL when out is on another filesystem

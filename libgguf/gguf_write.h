@@ -124,7 +124,7 @@ GGUF_API void gguf_output_abort(gguf_output *o);
  *     gguf_interrupt_cleanup();
  *     signal(sig, SIG_DFL);  pthread_sigmask(SIG_UNBLOCK, <sig>, NULL);  raise(sig);
  *
- * (gguf-edit does this: tools/cli.c, cli_signals_start.) */
+ * (gguf-edit does this: tools/cli_signals.c, cli_signals_start.) */
 
 /* Waits until no in-place edit is between its journal and the journal's removal (an edit that
  * began finishes: the file is whole, with no journal pending), then removes every temporary

@@ -1,5 +1,8 @@
-/* Glue shared by the command-line tools: error printing, JSON and text rendering of values,
- * common open options. The tools never parse GGUF bytes themselves: they use the library. */
+/* Glue shared by the command-line tools, one job per file: errors and usage errors on stderr
+ * with "did you mean" (cli_report.c), every command's command line (cli_args.c), opening files
+ * and URLs with the open options (cli_open.c), text output of names and values (cli_text.c),
+ * the one progress bar (cli_progress.c), interrupts (cli_signals.c), standard output checked
+ * at exit (cli_stdout.c). The tools never parse GGUF bytes themselves: they use the library. */
 #ifndef GGUF_TOOLS_CLI_H
 #define GGUF_TOOLS_CLI_H
 
@@ -127,6 +130,13 @@ void cli_progress_attach(cli_progress *p, const char *label, const gguf_file *f,
  * be NULL (no tensor count in the bar). */
 gguf_progress_fn cli_progress_fn(cli_progress *p, const char *label, const gguf_file *f);
 void cli_progress_end(cli_progress *p);
+/* Whether a bar is on the terminal now (an interrupt's message ends its line first). */
+int cli_progress_on_screen(void);
+/* The same bar for long reads of a URL: the progress callback cli_open_options gives the
+ * library (user: the URL, the bar's label), silent for the first 4 MiB. cli_fetch_progress_end
+ * clears it (once a file is open, and at exit). */
+void cli_fetch_progress(void *user, uint64_t fetched, uint64_t size);
+void cli_fetch_progress_end(void);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

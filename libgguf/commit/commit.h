@@ -63,7 +63,7 @@ GGUF_HIDDEN int gguf__verify_output(const gguf_file *src, const gguf_file *out, 
 /* A header region to be written in place over src's (after `shift` bytes were inserted at the
  * data, 0 for none), parsed on its own, puts every tensor at the same bytes (shifted) with the
  * same name, type and size, and ends where src's data then starts. With may_add, it may list
- * more tensors after src's (a merge appending a shard's tensors: split/merge.c; the parse
+ * more tensors after src's (a merge appending a shard's tensors: split/merge_delete.c; the parse
  * checks that their bytes lie inside the file). */
 GGUF_HIDDEN int gguf__verify_header(const gguf_file *src, const uint8_t *region, size_t len,
                                     uint64_t shift, bool may_add, gguf_error *err);

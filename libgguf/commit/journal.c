@@ -65,7 +65,7 @@
  * bytes with the same name, type and size; a journal that is a link, not a regular file, or
  * owned by someone else than the file's owner. Refused journals are left in place with the
  * reason. The new region may also list more tensors after the old one's, whose bytes lie in
- * the file (a merge appending a shard's tensors: split/merge.c).
+ * the file (a merge appending a shard's tensors: split/merge_delete.c).
  *
  * Whether the blocks were inserted is not taken from the file's size alone: the journal holds
  * the crc32 of the data bytes that followed the old region, which an insertion moves by L. The

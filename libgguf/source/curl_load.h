@@ -1,8 +1,8 @@
 /* libcurl, loaded when the first URL is opened rather than when the program starts. Linked in,
  * libcurl and the 30 libraries it pulls in (TLS, Kerberos, LDAP, SSH, ...) took 16 ms of every
  * run of every tool, most of which never read a URL: three quarters of the time an in-place
- * edit of a name takes on a model with a 32k vocabulary. http.c and http_many.c, the files that
- * speak to libcurl, call it through this table. */
+ * edit of a name takes on a model with a 32k vocabulary. http.c, http_request.c and
+ * http_many.c, the files that speak to libcurl, call it through this table. */
 #ifndef LIBGGUF_SOURCE_CURL_LOAD_H
 #define LIBGGUF_SOURCE_CURL_LOAD_H
 
@@ -10,7 +10,7 @@
 
 #include <curl/curl.h>
 
-/* The libcurl calls http.c and http_many.c make, named as libcurl names them without "curl_". */
+/* The libcurl calls the HTTP files make, named as libcurl names them without "curl_". */
 typedef struct gguf__libcurl {
     CURLcode (*global_init)(long flags);
     CURL *(*easy_init)(void);

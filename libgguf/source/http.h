@@ -1,6 +1,7 @@
-/* The HTTP source's state and the steps of a transfer, shared by the two files that drive
- * them: http.c (a URL read as a source, one request at a time) and http_many.c (many URLs at
- * once over one libcurl multi handle). Private to those two; built only with libcurl. */
+/* The HTTP source's state (made by http.c) and the steps one request goes through
+ * (http_request.c), shared by the two files that drive them: http.c (a URL read as a source,
+ * one request at a time) and http_many.c (many URLs at once over one libcurl multi handle).
+ * Private to these three; built only with libcurl. */
 #ifndef LIBGGUF_SOURCE_HTTP_H
 #define LIBGGUF_SOURCE_HTTP_H
 
@@ -83,6 +84,8 @@ typedef struct http {
     uint64_t requests, fetched;
 } http;
 
+/* ---- http_request.c: the steps of a request ---- */
+
 /* Fails with code at off, naming the URL. Returns code. */
 GGUF_HIDDEN int gguf__http_fail(http *h, gguf_error *err, int code, uint64_t off,
                                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -102,6 +105,20 @@ GGUF_HIDDEN void gguf__http_transfer_stop(http *h);
 GGUF_HIDDEN int gguf__http_transfer_outcome(http *h, gguf_error *why);
 /* How long to wait, in milliseconds, before attempt number attempts + 1. */
 GGUF_HIDDEN unsigned gguf__http_retry_delay(const http *h, int attempts);
+/* The multi handle h's transfer runs on: the batch's while one drives it, else h's own. */
+GGUF_HIDDEN CURLM *gguf__http_multi(const http *h);
+/* Adds the caller's header lines to h's requests ("Name: value", one line each: GGUF_EINVAL
+ * otherwise). */
+GGUF_HIDDEN int gguf__http_add_headers(http *h, const char *const *lines, gguf_error *err);
+/* Sets up h's easy handle: http and https only, redirects not followed by libcurl (the
+ * transfer's outcome does), the timeouts, the callbacks that take the answer's header lines and
+ * body. */
+GGUF_HIDDEN int gguf__http_setup_easy(http *h, gguf_error *err);
+/* A copy of a header's value as an answer gave it ("" stands for none): NULL for none. */
+GGUF_HIDDEN char *gguf__http_header_dup(const char *value);
+
+/* ---- http.c: the source ---- */
+
 /* A source for url with the options set, no request made yet (*out_h: its state). */
 GGUF_HIDDEN int gguf__http_new(gguf__source **out, http **out_h, const char *url,
                                const gguf_open_options *opt, gguf_error *err);

@@ -1,8 +1,8 @@
 /* The source layer: where a file's bytes come from. A local file (read with pread, mapped for
  * gguf_tensor_data), a memory buffer, a pipe read once (stream.c), an HTTP(S) URL read with
- * range requests (http.c, and http_many.c for many at once: the only files that know libcurl);
- * the reader asks a source for byte ranges and never writes through it. Stands on base/. Not
- * installed. */
+ * range requests (http.c, http_many.c for many at once, http_request.c for the steps of a
+ * request both take: the only files that know libcurl); the reader asks a source for byte
+ * ranges and never writes through it. Stands on base/. Not installed. */
 #ifndef LIBGGUF_SOURCE_H
 #define LIBGGUF_SOURCE_H
 
