@@ -23,8 +23,7 @@ GGUF_HIDDEN int gguf__split_set_keys(gguf_file *f, uint32_t no, uint32_t count,
 
 /* merge.c: the view of a set that is its merge: the set's keys with split.count moved to the
  * end and set to 0 (as llama-gguf-split leaves them), every tensor with ggml's n_dims, GGUF v3.
- * Borrows set. Both merges write it: merge.c's, and merge_delete.c's, which deletes the shards
- * as it goes. */
+ * Borrows set. merge_delete.c's merge writes it too. */
 GGUF_HIDDEN int gguf__merge_view(gguf_file **out, const gguf_file *set, gguf_error *err);
 
 #endif /* LIBGGUF_SPLIT_H */
