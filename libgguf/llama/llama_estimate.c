@@ -34,6 +34,8 @@ enum memory_kind {
 #define ENC(name) {.arch = name, .kind = MEM_NONE}
 #define REC(name) {.arch = name, .kind = MEM_RECURRENT}
 #define HYB(name) {.arch = name, .kind = MEM_HYBRID}
+/* diffusion models: no cache, attention over the whole batch, logits for every token */
+#define DIFF(name) {.arch = name, .kind = MEM_NONE, .logits = 1, .non_causal = 1}
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
@@ -49,6 +51,9 @@ static const struct arch_memory {
                              large enough */
     uint8_t attn_and_recr; /* a hybrid whose every layer runs attention beside its recurrent
                               block: a cache and a state in each */
+    uint8_t logits;     /* no cache, yet logits for every token (a diffusion model) */
+    uint8_t non_causal; /* llama.cpp sets causal_attn false whatever attention.causal says: the
+                           batch is not clamped to the context */
 } archs[] = {
     KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
     KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
@@ -87,18 +92,19 @@ static const struct arch_memory {
     HYB("lfm2"),      HYB("lfm2moe"),     HYB("qwen3next"),  HYB("qwen35"),
     HYB("qwen35moe"), HYB("granitehybrid"), HYB("jamba"),
     HYB("kimi-linear"), HYB("kimi-k3"),
+    DIFF("dream"),    DIFF("llada"),      DIFF("llada-moe"), DIFF("rnd1"),
 };
 #undef KV
 #undef ENC
 #undef REC
 #undef HYB
+#undef DIFF
 
 /* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
  * reason a refusal gives. UNCHECKED: llama.cpp's graph fails on every model the tests build
  * for it (an assertion or a crash on its tiny sizes), so no reference checks an estimate. */
 #define UNCHECKED "llama.cpp's graph fails on the test models, so nothing checks an estimate"
 #define ENCODER "an encoder whose graph is not modelled"
-#define DIFFUSION "a diffusion model: no cache, every step over the whole sequence"
 static const struct {
     const char *arch;
     const char *why;
@@ -112,10 +118,6 @@ static const struct {
     {"nomic-bert-moe", ENCODER},
     {"jina-bert-v2", ENCODER},
     {"modern-bert", ENCODER},
-    {"dream", DIFFUSION},
-    {"llada", DIFFUSION},
-    {"llada-moe", DIFFUSION},
-    {"rnd1", DIFFUSION},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet"},
     {"plamo", "its compute buffer is not modelled within 10% yet"},
@@ -134,7 +136,6 @@ static const struct {
 };
 #undef UNCHECKED
 #undef ENCODER
-#undef DIFFUSION
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
@@ -438,7 +439,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                               uint64_t n_vocab, const struct arch_memory *am, int mla, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
     int has_cache = am->kind == MEM_KV || am->kind == MEM_HYBRID, flash = e->flash_attn_used;
-    int decoder = am->kind != MEM_NONE;
+    int decoder = am->kind != MEM_NONE || am->logits;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
@@ -565,7 +566,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
                         "no tensors: a vocabulary, not a model llama.cpp runs");
     else
         rc = memory_known(&am, hp, err);
-    int causal = am != NULL && arch_bool(f, hp->arch, "attention.causal", 1);
+    int causal = am != NULL && !am->non_causal && arch_bool(f, hp->arch, "attention.causal", 1);
     int mla = hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0;
     gguf_llama_estimate_params *ep = &out->params;
     if (rc == 0) {
