@@ -20,19 +20,11 @@ const opt_spec catalog_url_options[] = {
               CLI_OPT_HEADER),
     OPT_OPEN_("offline", NULL, "never touch the network (URLs are not checked)",
               CLI_OPT_OFFLINE),
-    OPT_OPEN_("timeout", "SECS",
-              "give up connecting, or a transfer slower than 1 KiB/s, after SECS\n(default 30)",
-              CLI_OPT_TIMEOUT),
-    OPT_OPEN_("retries", "N",
-              "retry a failed request (5xx, dropped connection) N times (default 4)",
-              CLI_OPT_RETRIES),
+    OPT_URL_TIMEOUT_RETRIES_,
     OPT_OPEN_("deadline", "SECS",
               "give up one read of a URL after SECS in all, retries included\n(default 300)",
               CLI_OPT_DEADLINE),
-    OPT_OPEN_("whole-limit", "SIZE",
-              "a server that ignores Range: download the file whole only up to\n"
-              "SIZE bytes (K, M, G suffixes; default 64M)",
-              CLI_OPT_WHOLE_LIMIT),
+    OPT_URL_WHOLE_LIMIT_,
     {0}};
 
 int catalog_plain_options(const opt_command *c, int argc, char **argv, int n) {

@@ -42,20 +42,12 @@ const opt_spec opt_open_url[] = {
               "$GGUF_HTTP_HEADER, and $HF_TOKEN for huggingface.co URLs",
               CLI_OPT_HEADER),
     OPT_OPEN_("offline", NULL, "never touch the network (a URL is refused)", CLI_OPT_OFFLINE),
-    OPT_OPEN_("timeout", "SECS",
-              "give up connecting, or a transfer slower than 1 KiB/s, after SECS\n(default 30)",
-              CLI_OPT_TIMEOUT),
-    OPT_OPEN_("retries", "N",
-              "retry a failed request (5xx, dropped connection) N times (default 4)",
-              CLI_OPT_RETRIES),
+    OPT_URL_TIMEOUT_RETRIES_,
     OPT_OPEN_("deadline", "SECS",
               "give up one read (the open, each later read) after SECS in all,\n"
               "retries included (default 300)",
               CLI_OPT_DEADLINE),
-    OPT_OPEN_("whole-limit", "SIZE",
-              "a server that ignores Range: download the file whole only up to\n"
-              "SIZE bytes (K, M, G suffixes; default 64M)",
-              CLI_OPT_WHOLE_LIMIT),
+    OPT_URL_WHOLE_LIMIT_,
     {0}};
 
 const opt_spec *const opt_open_groups[] = {opt_open_read, opt_open_one_file, opt_open_url, NULL};

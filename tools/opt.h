@@ -67,6 +67,20 @@ struct opt_spec {
      .handler = FN, .value = VALUE}
 #define OPT_OPEN_(NAME, ARG, HELP, ID) {.kind = OPT_OPEN, .name = NAME, .arg = ARG, .help = HELP, .value = ID}
 #define OPT_TEXT_(HELP) {.kind = OPT_TEXT, .help = HELP}
+/* The URL options every command that reads URLs describes alike (gguf-edit's reading options,
+ * gguf-catalog's index and verify). */
+#define OPT_URL_TIMEOUT_RETRIES_                                                                 \
+    OPT_OPEN_("timeout", "SECS",                                                                 \
+              "give up connecting, or a transfer slower than 1 KiB/s, after SECS\n(default 30)", \
+              CLI_OPT_TIMEOUT),                                                                  \
+    OPT_OPEN_("retries", "N",                                                                    \
+              "retry a failed request (5xx, dropped connection) N times (default 4)",            \
+              CLI_OPT_RETRIES)
+#define OPT_URL_WHOLE_LIMIT_                                                                     \
+    OPT_OPEN_("whole-limit", "SIZE",                                                             \
+              "a server that ignores Range: download the file whole only up to\n"                \
+              "SIZE bytes (K, M, G suffixes; default 64M)",                                      \
+              CLI_OPT_WHOLE_LIMIT)
 /* Where option help starts in --help unless a command or a heading says. */
 #define OPT_HELP_COLUMN 21
 #define OPT_HEADING_(HELP, COLUMN) {.kind = OPT_TEXT, .help = HELP, .value = COLUMN}
