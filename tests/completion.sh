@@ -100,6 +100,37 @@ is "gguf-edit tensor model.gguf " "a b"
 is "gguf-edit tensor --f32 model.gguf " "a b"
 is "gguf-edit get dir/none.gguf gen" ""
 is "gguf-edit --list keys model.gguf" "model.gguf"
+# the next press on the same file asks stat, not the tool; once the file changes (an in-place
+# edit: same inode and size), the tool again, and the new key is offered
+mkdir -p "$TMP/logbin"
+cat > "$TMP/logbin/gguf-edit" <<EOF
+#!/bin/sh
+[ "\$1" = --list ] && echo "\$*" >> "$TMP/tool.log"
+exec "$BINDIR/gguf-edit" "\$@"
+EOF
+chmod +x "$TMP/logbin/gguf-edit"
+cp "$TMP/model.gguf" "$TMP/cached.gguf"
+"$EDIT" reserve "$TMP/cached.gguf" 4096 >/dev/null 2>&1 || fail "reserve for the cache test"
+cat > "$TMP/presses.bash" <<'EOF'
+source "$1" || exit 1
+press() {
+    COMP_WORDS=(gguf-edit get cached.gguf test.)
+    COMP_CWORD=3 COMP_LINE="${COMP_WORDS[*]}" COMP_POINT=${#COMP_LINE}
+    _gguf_edit_complete gguf-edit 2>/dev/null
+    echo "${COMPREPLY[*]}"
+}
+press
+press
+gguf-edit set cached.gguf test.added 1 >/dev/null 2>&1 || echo "set failed"
+press
+EOF
+size=$(wc -c <"$TMP/cached.gguf")
+got=$(cd "$TMP" && PATH="$TMP/logbin:$PATH" bash "$TMP/presses.bash" "$SCRIPT" | tr '\n' '|')
+[ "$got" = "test.u16 test.arr|test.u16 test.arr|test.u16 test.arr test.added|" ] && ok ||
+    fail "three presses around an edit offered: $got"
+[ "$(wc -c <"$TMP/cached.gguf")" = "$size" ] && ok || fail "the edit between presses moved the file"
+[ "$(grep -c -- '--list keys' "$TMP/tool.log")" = 2 ] && ok ||
+    fail "the tool was asked for keys $(grep -c -- '--list keys' "$TMP/tool.log") times in three presses, not 2"
 # files: GGUF files and folders for FILE, any file for OUT
 is "gguf-edit show dir/" "dir/other.gguf"
 is "gguf-edit show mod" "model.gguf"
