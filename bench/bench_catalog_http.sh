@@ -3,7 +3,7 @@
 # files per second, next to indexing the same files from disk in the same run: a first index
 # (every header read) and an unchanged one (by URL: one conditional request per file, answered
 # 304; from disk: one stat per file), at 1, 16 and 64 transfers at a time. The rows of the two
-# catalogs must be equal (tests/catalog_rows.py: every column but where and when); the bytes
+# catalogs must be equal (tests/support/catalog_rows.py: every column but where and when); the bytes
 # the server sent are shown against the files' header bytes. Prints figures; asserts only that
 # the rows are equal.
 #   BENCH_HTTP_FILES=N   number of files (1000)
@@ -13,7 +13,7 @@ top_builddir=${top_builddir:-$top_srcdir}
 CORPUS="$top_srcdir/../shared/corpus"
 N=${BENCH_HTTP_FILES:-1000}
 CATALOG="$top_builddir/tools/gguf-catalog"
-ROWS="$top_srcdir/tests/catalog_rows.py"
+ROWS="$top_srcdir/tests/support/catalog_rows.py"
 [ -x "$CATALOG" ] || { echo "bench_catalog_http: tools/gguf-catalog not built (no SQLite), skipped"; exit 0; }
 if [ -x "$top_builddir/tools/.libs/gguf-catalog" ] && head -c 2 "$CATALOG" | grep -q '#!'; then
     CATALOG="$top_builddir/tools/.libs/gguf-catalog" # the program, not libtool's wrapper

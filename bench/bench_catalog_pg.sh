@@ -3,7 +3,7 @@
 # files (hard links of the corpus files but real/, whose tokenizers' million rows per copy
 # would make this a bench of array_items alone; spread over folders): files per second for a
 # first index and for a second, unchanged one, with each backend (best of 3 rounds), and
-# PostgreSQL's time over SQLite's. The server is started as the tests start it (tests/pg_lib.sh): a Unix socket, no
+# PostgreSQL's time over SQLite's. The server is started as the tests start it (tests/support/pg_lib.sh): a Unix socket, no
 # fsync, synchronous_commit off for the indexer (pg.c). Prints figures; asserts nothing.
 #   BENCH_CATALOG_PG_FILES=N   number of files (3000)
 #   BENCH_CATALOG_PG_ROUNDS=N  rounds, each a first index and a re-index with each backend;
@@ -23,11 +23,11 @@ if [ -x "$top_builddir/tools/.libs/gguf-catalog" ] && head -c 2 "$CATALOG_TOOL" 
     export LD_LIBRARY_PATH
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gguf-bench-catalog-pg.XXXXXX")
-# what tests/pg_lib.sh asks of tests/cli_lib.sh
+# what tests/support/pg_lib.sh asks of tests/support/cli_lib.sh
 skip_all() { echo "bench_catalog_pg: $1, skipped"; exit 0; }
 tap_exit() { rm -rf "$TMP"; }
 trap tap_exit EXIT
-. "$top_srcdir/tests/pg_lib.sh"
+. "$top_srcdir/tests/support/pg_lib.sh"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }

@@ -12,7 +12,7 @@
 #    corpus, gemma-4's 262k from ggml-oracle's llama.cpp tree): `set general.name` and a 100 KiB
 #    chat template, next to a dd of the header region's size with conv=fdatasync in the same
 #    run (aim: at most 2x), and the bytes each edit reads and writes as io.c's hooks count them
-#    (tests/check_faults, its "io" case: the same vocabularies, deterministic).
+#    (tests/lib/commit/check_faults, its "io" case: the same vocabularies, deterministic).
 # Each timed command starts after a sync, best of BENCH_RUNS (5); the load average is printed.
 # On ext4 (the filesystem the rewrite figure is about): when the folder is on another one, an
 # ext4 image is made and loop-mounted for the run where the machine allows it. The tool is run directly (not
@@ -127,10 +127,10 @@ for vocab in "$CORPUS/real/ggml-vocab-llama-spm.gguf" "$(dirname "$ORACLE")/../s
     done
     rm -f "$V"
 done
-CHECK="$top_builddir/tests/check_faults"
+CHECK="$top_builddir/tests/lib/commit/check_faults"
 if [ -x "$CHECK" ]; then
-    echo "bytes per in-place edit, counted by io.c's hooks (tests/check_faults):"
+    echo "bytes per in-place edit, counted by io.c's hooks (tests/lib/commit/check_faults):"
     CK_RUN_CASE=io CK_VERBOSITY=silent "$CHECK" 2>&1 | sed -n 's/^# /  /p'
 else
-    echo "bytes per in-place edit: tests/check_faults not built (make check builds it)"
+    echo "bytes per in-place edit: tests/lib/commit/check_faults not built (make check builds it)"
 fi

@@ -1,19 +1,19 @@
 #!/bin/sh
 # `estimate` next to `show` on a model with a 262k-token vocabulary (gemma-4's, from llama.cpp's
-# models/ beside ggml-oracle; a tiny gemma3 built on it by tests/make_llama_model): best of
+# models/ beside ggml-oracle; a tiny gemma3 built on it by tests/support/make_llama_model): best of
 # BENCH_RUNS (5) wall times each, output to /dev/null, and the ratio estimate / show. Both read
 # the header only; estimate must take no longer. The tools are run directly (not through
 # libtool's wrapper script).
 set -eu
 top_builddir=${top_builddir:-.}
 EDIT="$top_builddir/tools/gguf-edit"
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 if [ -x "$top_builddir/tools/.libs/gguf-edit" ]; then
     EDIT="$top_builddir/tools/.libs/gguf-edit"
     LD_LIBRARY_PATH="$top_builddir/libgguf/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export LD_LIBRARY_PATH
 fi
-[ -x "$top_builddir/tests/.libs/make_llama_model" ] && GEN="$top_builddir/tests/.libs/make_llama_model"
+[ -x "$top_builddir/tests/support/.libs/make_llama_model" ] && GEN="$top_builddir/tests/support/.libs/make_llama_model"
 ORACLE=${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}
 VOCAB="$(dirname "$ORACLE")/../src/models/ggml-vocab-gemma-4.gguf"
 RUNS=${BENCH_RUNS:-5}

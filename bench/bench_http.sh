@@ -1,6 +1,6 @@
 #!/bin/bash
 # make bench-http: opening 1,000 GGUF files by URL from nginx on 127.0.0.1 with
-# gguf_file_open_many (tests/open_many), in files per second, next to opening the same files
+# gguf_file_open_many (tests/support/open_many), in files per second, next to opening the same files
 # from disk in the same run; the readings must be equal (data offset, key and tensor counts,
 # header crc32 of every file). Also the bytes the server sent against the files' header
 # bytes. Prints figures; asserts only that the readings are equal.
@@ -10,9 +10,9 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 CORPUS="$top_srcdir/../shared/corpus"
 N=${BENCH_HTTP_FILES:-1000}
-OPEN_MANY="$top_builddir/tests/open_many"
-if [ -x "$top_builddir/tests/.libs/open_many" ] && head -c 2 "$OPEN_MANY" | grep -q '#!'; then
-    OPEN_MANY="$top_builddir/tests/.libs/open_many" # the program, not libtool's wrapper
+OPEN_MANY="$top_builddir/tests/support/open_many"
+if [ -x "$top_builddir/tests/support/.libs/open_many" ] && head -c 2 "$OPEN_MANY" | grep -q '#!'; then
+    OPEN_MANY="$top_builddir/tests/support/.libs/open_many" # the program, not libtool's wrapper
     LD_LIBRARY_PATH="$top_builddir/libgguf/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export LD_LIBRARY_PATH
 fi

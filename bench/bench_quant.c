@@ -7,15 +7,15 @@
  *
  * --simd caps our kernels at a SIMD level (0 scalar, 1 SSE4.1, 2 AVX2, 3 AVX-512).
  *
- * ggml: GGML_BASE_LIB, else the oracle's copy under /tmp/ggml-oracle. libggml-base holds
+ * ggml: GGML_BASE_LIB, else the oracle's copy (tests/support/ggml_abi.h). libggml-base holds
  * ggml's reference kernels: ggml_quantize_chunk (what llama-quantize runs) and to_float. The
  * CPU backend's SIMD code (libggml-cpu-*.so) converts activations and computes dot products
  * on quantized data without dequantizing rows, so it has no counterpart measured here.
  */
 #define _GNU_SOURCE
 #include <libgguf/gguf.h>
+#include "tests/support/ggml_abi.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,53 +24,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#define DEFAULT_GGML_BASE \
-    "/tmp/ggml-oracle/npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so"
-
-/* The part of ggml's ABI we call (ggml.h of ggml 0.23). */
-typedef void (*ggml_to_float_fn)(const void *x, float *y, int64_t k);
-struct ggml_type_traits_abi {
-    const char *type_name;
-    int64_t blck_size;
-    int64_t blck_size_interleave;
-    size_t type_size;
-    bool is_quantized;
-    ggml_to_float_fn to_float;
-    void *from_float_ref;
-};
-
-static struct {
-    void *handle;
-    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start, int64_t nrows,
-                             int64_t n_per_row, const float *imatrix);
-    const struct ggml_type_traits_abi *(*get_type_traits)(int type);
-    void (*quantize_init)(int type);
-    bool (*requires_imatrix)(int type);
-} ggml;
-
-static bool load_ggml(const char *path) {
-    ggml.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!ggml.handle)
-        return false;
-    *(void **)&ggml.quantize_chunk = dlsym(ggml.handle, "ggml_quantize_chunk");
-    *(void **)&ggml.get_type_traits = dlsym(ggml.handle, "ggml_get_type_traits");
-    *(void **)&ggml.quantize_init = dlsym(ggml.handle, "ggml_quantize_init");
-    *(void **)&ggml.requires_imatrix = dlsym(ggml.handle, "ggml_quantize_requires_imatrix");
-    return ggml.quantize_chunk && ggml.get_type_traits && ggml.quantize_init;
-}
-
-/* ggml_quantize_chunk handles exactly these (ggml.c of ggml 0.23); others would abort. */
-static bool ggml_can_quantize(uint32_t t) {
-    switch (t) {
-    case GGUF_DTYPE_Q8_1: case GGUF_DTYPE_Q8_K:
-    case GGUF_DTYPE_I8: case GGUF_DTYPE_I16: case GGUF_DTYPE_I32: case GGUF_DTYPE_I64:
-    case GGUF_DTYPE_F64:
-        return false;
-    default:
-        return true;
-    }
-}
 
 static double now(void) {
     struct timespec ts;
@@ -155,10 +108,8 @@ int main(int argc, char **argv) {
         else
             usage();
     }
-    const char *lib = getenv("GGML_BASE_LIB");
-    if (!lib || !*lib)
-        lib = DEFAULT_GGML_BASE;
-    bool have_ggml = load_ggml(lib);
+    const char *lib = ggml_abi_path();
+    bool have_ggml = lib != NULL && ggml_abi_load(lib);
 
     const int64_t n = (int64_t)MAX_ROWS * ROW;
     float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4), *im = malloc(ROW * 4);
@@ -181,7 +132,8 @@ int main(int argc, char **argv) {
     if (have_ggml)
         printf("ggml: %s (reference kernels: ggml_quantize_chunk, type_traits->to_float)\n", lib);
     else
-        printf("ggml: %s not loadable (set GGML_BASE_LIB); ours only\n", lib);
+        printf("ggml: %s not loadable (set GGML_BASE_LIB); ours only\n",
+               lib != NULL ? lib : "no oracle (GGML_ORACLE empty)");
     printf("%-8s %10s %10s %7s   %10s %10s %7s\n", "type", "quant", "ggml", "ratio", "dequant",
            "ggml", "ratio");
 
@@ -194,7 +146,7 @@ int main(int argc, char **argv) {
         if (!selected)
             continue;
         const float *imatrix = gguf_quant_needs_imatrix(t) ? im : NULL;
-        bool ggml_q = have_ggml && ggml_can_quantize(t) && gguf_quant_can_quantize(t);
+        bool ggml_q = have_ggml && ggml_abi_quantizes(t) && gguf_quant_can_quantize(t);
         bool ggml_dq = have_ggml && (t == GGUF_DTYPE_F32 || ggml.get_type_traits((int)t)->to_float);
         if (ggml_q || ggml_dq)
             ggml.quantize_init((int)t);
@@ -244,7 +196,6 @@ int main(int argc, char **argv) {
     free(y);
     free(im);
     free(q);
-    if (ggml.handle)
-        dlclose(ggml.handle);
+    ggml_abi_unload();
     return 0;
 }

@@ -8,13 +8,13 @@
 #   BENCH_REQUANT_TYPE                   preset (default Q4_K_M)
 #   BENCH_REQUANT_THREADS                threads, both tools (default 2)
 #   BENCH_DIR                            where the model goes (default $TMPDIR or /tmp)
-# Without ggml-oracle the model comes from tests/check_requant --write-model and only our own
+# Without ggml-oracle the model comes from tests/lib/requant/check_requant --write-model and only our own
 # figures are printed.
 set -eu
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 EDIT="$top_builddir/tools/gguf-edit"
-GEN="$top_builddir/tests/check_requant"
+GEN="$top_builddir/tests/lib/requant/check_requant"
 ORACLE=${GGML_ORACLE:-/tmp/ggml-oracle/bin/ggml-oracle}
 VOCAB="$top_srcdir/../shared/corpus/real/ggml-vocab-llama-spm.gguf"
 EMBD=${BENCH_REQUANT_EMBD:-2048}

@@ -34,7 +34,7 @@
  * Making an architecture full: from its models/<arch>.cpp, give its keys symbols and defaults
  * where shapes use them, write every create_tensor as a row (TENSOR_NOT_REQUIRED is OPT, a
  * branch is a `when`, create_tensor_qkv is QKV), the throws and asserts of both functions as
- * rules; add its small hyperparameters to tests/make_llama_model.c's recipes; then
+ * rules; add its small hyperparameters to tests/support/make_llama_model.c's recipes; then
  * `make check-architectures` (GGUF_ARCHS=NAME for one) holds the rows to llama.cpp's loader. */
 #include "llama.h"
 

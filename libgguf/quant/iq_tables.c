@@ -20,7 +20,7 @@
 #define MAP4 4096
 
 /* Lengths of the candidate storage (one count plus the candidates per off-grid code); fixed by
- * the grids, checked when a table is built and by tests/check_quant_tables.c. */
+ * the grids, checked when a table is built and by tests/lib/quant/check_quant_tables.c. */
 #define NB_IQ2XXS 119462
 #define NB_IQ2XS 187770
 #define NB_IQ2S 50253

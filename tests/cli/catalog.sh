@@ -2,7 +2,7 @@
 # gguf-catalog: index (incremental, errors recorded), query in every format and read-only,
 # verify naming the tensor whose bytes changed, prune, concurrent indexers, and the corpus:
 # every file recorded, with the keys and tensors gguf-edit show --json sees.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
 [ -x "$CATALOG" ] || skip_all "tools/gguf-catalog not built (no SQLite)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # gguf-catalog on http:// URLs, against a real HTTP server on 127.0.0.1 (nginx, else lighttpd:
-# tests/http_lib.sh) and the misbehaving one of tests/http_server.py. Every corpus file indexed
+# tests/support/http_lib.sh) and the misbehaving one of tests/support/http_server.py. Every corpus file indexed
 # by URL (--urls FILE) and by path gives the same rows (files, models, kv, tensors, errors;
 # everything but where and when); a second index run sends one conditional request per URL
 # (the access log shows If-None-Match or If-Modified-Since, and 304s) and reads no header; a
@@ -9,7 +9,7 @@
 # gguf-edit split and llama-gguf-split) are one model, as the same set on disk; a missing or
 # replaced shard is the set's error. Skips (77) without the corpus, libcurl, SQLite or a
 # server.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
 [ -x "$CATALOG" ] || skip_all "tools/gguf-catalog not built (no SQLite)"
@@ -17,7 +17,7 @@ have_corpus || { echo "SKIP: ../shared/corpus is absent"; exit 77; }
 if "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support"; then
     echo "SKIP: this build has no libcurl (configure --without-curl)"; exit 77
 fi
-. "$(dirname "$0")/http_lib.sh"
+. "$(dirname "$0")/../support/http_lib.sh"
 mkdir -p "$TMP/o"
 
 # q SQL: the query's single value on $DB
@@ -40,7 +40,7 @@ for line in open(sys.argv[1]):
         print(m.group(1), m.group(2), m.group(5), int(m.group(3) != '-' or m.group(4) != '-'))
 PYEOF
 }
-ROWS="$top_srcdir/tests/catalog_rows.py"
+ROWS="$top_srcdir/tests/support/catalog_rows.py"
 corpus=$(cd "$CORPUS" && pwd -P)
 MODEL=models/tiny-llama-e256-Q4_K_M.gguf
 VOCAB=real/ggml-vocab-llama-spm.gguf

@@ -1,12 +1,12 @@
 #!/bin/bash
-# gguf-catalog on PostgreSQL (a real server: tests/pg_lib.sh), beside SQLite.
+# gguf-catalog on PostgreSQL (a real server: tests/support/pg_lib.sh), beside SQLite.
 #  - the corpus indexed into SQLite and into PostgreSQL gives the same rows: every column of
 #    files, models, kv, tensors, errors and runs, array_items by file and key, and the
 #    catalog tests' own queries, byte for byte in csv;
 #  - user SQL runs as the reader role, and PostgreSQL itself refuses writes, COPY ... TO
 #    PROGRAM, pg_read_file, dblink, SET ROLE and a query past --timeout, with clear messages;
 #  - four indexers at once over overlapping folders and URL lists (nginx or lighttpd:
-#    tests/http_lib.sh), two of them stopped (SIGKILL) in a file drawn by a seed
+#    tests/support/http_lib.sh), two of them stopped (SIGKILL) in a file drawn by a seed
 #    (GGUF_TEST_PAUSE: they wait there on a FIFO) and started again: every file is stored
 #    exactly once, every run is recorded, and the rows are those of one SQLite index;
 #  - a file another machine stored is unchanged for this one when its size and mtime are
@@ -14,7 +14,7 @@
 #  - export copies a SQLite catalog into PostgreSQL and back: row counts and a checksum of
 #    every table match.
 # Skips (77) without the corpus, libpq in the build, or a PostgreSQL server to start.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
 [ -x "$CATALOG" ] || skip_all "tools/gguf-catalog not built (no SQLite)"
@@ -24,10 +24,10 @@ with_urls=""
 if ! "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support" &&
     { command -v nginx || command -v lighttpd || [ -x /usr/sbin/nginx ] ||
         [ -x /usr/sbin/lighttpd ]; } >/dev/null; then
-    . "$(dirname "$0")/http_lib.sh"
+    . "$(dirname "$0")/../support/http_lib.sh"
     with_urls=1
 fi
-. "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/../support/pg_lib.sh"
 
 # rows DB SQL: the query's csv
 rows() { "$CATALOG" --db "$1" query --format csv "$2"; }

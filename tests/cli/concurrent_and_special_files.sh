@@ -6,7 +6,7 @@
 #   6  an output that exists and is not a regular file (FIFO, device, socket): refused, kept
 #   8  a FIFO named like a model: refused at once, never waited on
 #  10  an edit beside a running copy: the copy's temporary file is left alone
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 M="$TMP/m.gguf"
 "$GEN" "$TMP/big.gguf" 32 || { fail "generator"; finish; exit 1; }

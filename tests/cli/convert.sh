@@ -1,14 +1,14 @@
 #!/bin/sh
 # gguf-edit convert: byte order and version.
 #  - golden/types/all_types.gguf (one tensor of every type) converts to all_types.be.gguf, built
-#    independently by tests/make_golden_types.c, and back;
+#    independently by tests/support/make_golden_types.c, and back;
 #  - for the files gguf_convert_endian.py converted (../shared/corpus/be/), our big-endian output
 #    is its output byte for byte, and converting that back gives the original;
 #  - every accepted corpus file survives LE -> BE -> LE (BE -> LE -> BE for big-endian ones);
 #  - v1 files upgraded to v3 equal their *.v3equiv.gguf; v2 <-> v3 are the same bytes but the
 #    version; big-endian v2 is refused; unknown tensor types are refused by name and id;
 #  - --threads gives the same bytes; usage errors exit 2 and write nothing.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 # version and byte order of a file, from its first 8 bytes: "3 little", "3 big", "1 little"
 format_of() {
@@ -79,7 +79,7 @@ grep -q -- "--endian" "$TMP/out" && ok || fail "convert --help does not describe
 # I/O
 expect_status 1 "$EDIT" convert "$TMP/missing.gguf" -o "$TMP/m.gguf" --endian big
 expect_status 1 "$EDIT" convert "$ALL" -o "$TMP/no/such/dir/x.gguf" --endian big
-# converting a file onto itself is refused: an output is never the input (tests/cli_outputs.sh)
+# converting a file onto itself is refused: an output is never the input (tests/cli/output_rule.sh)
 cp "$ALL" "$TMP/self.gguf"
 expect_status 1 "$EDIT" convert "$TMP/self.gguf" -o "$TMP/self.gguf" --endian big
 cmp -s "$TMP/self.gguf" "$ALL" && ok || fail "a conversion onto its own input changed it"

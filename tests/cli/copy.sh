@@ -1,7 +1,7 @@
 #!/bin/sh
 # gguf-edit copy: byte-identical for every accepted file; the verdict of bad/EXPECTED.tsv for
 # every malformed one (exit 1 with a message naming the offset); usage errors exit 2.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 for f in "$GOLDEN"/hand/*.gguf "$GOLDEN"/derived/*.gguf; do
     expect_status 0 "$EDIT" copy "$f" "$TMP/out.gguf"

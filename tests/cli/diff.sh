@@ -4,7 +4,7 @@
 # and --json; exit 0 same, 1 different, 2 trouble. --values compares dequantized tensors: on a
 # model of F32 values against llama.cpp's own Q8_0, Q4_K_M and Q6_K quantizations, its RMSE,
 # max error and cosine agree with the same figures computed here from ggml's dequantizer.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 
 "$GEN" "$TMP/a.gguf" 2 >/dev/null || { fail "generator"; finish; exit 1; }

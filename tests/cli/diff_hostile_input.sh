@@ -6,7 +6,7 @@
 #    BEL reaches stdout of show or diff;
 #  - a file of 200,000 tensors diffed against a copy with one tensor changed: names are looked
 #    up through the library's index, so this finishes (a nested scan would take hours).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 
 # ---- truncation under a running diff ----

@@ -2,7 +2,7 @@
 # gguf-edit set/rm/rename/realign/edit/get/hash/diff on real files: results ggml reads with
 # exactly the expected metadata and untouched tensor bytes, byte-identical to ggml's own edits
 # where ggml keeps the order, and clear refusals that change nothing.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 M="$TMP/m.gguf"
 fresh() { cp "$1" "$M" && chmod u+w "$M"; }
@@ -119,7 +119,7 @@ if have_corpus; then
         if have_oracle; then
             "$ORACLE" dump "$M" > "$TMP/ggml.json" 2>/dev/null && ok || fail "ggml refuses the edited $src"
             "$EDIT" show --json "$M" > "$TMP/ours.json"
-            python3 "$top_srcdir/tests/json_agree.py" "$TMP/ours.json" "$TMP/ggml.json" && ok || fail "$src: ggml reads other metadata"
+            python3 "$top_srcdir/tests/support/json_agree.py" "$TMP/ours.json" "$TMP/ggml.json" && ok || fail "$src: ggml reads other metadata"
             python3 - "$TMP/ggml.json" <<'PY' && ok || fail "$src: ggml sees the wrong metadata"
 import json, sys
 kv = {e["key"]: e["value"] for e in json.load(open(sys.argv[1]))["kv"]}

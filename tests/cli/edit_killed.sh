@@ -6,7 +6,7 @@
 # outcomes must occur. (check_faults kills the library before each of its I/O calls in turn;
 # this test kills the real tool at arbitrary moments, in the middle of long copies too, and
 # an in-place edit on purpose between the two writes of its header.)
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 SIZE_MIB=${CRASH_SIZE_MIB:-256}
 ROUNDS=${CRASH_ROUNDS:-12}

@@ -1,20 +1,20 @@
 #!/bin/sh
 # gguf-edit estimate against llama.cpp's own memory breakdown (llama-mem, beside ggml-oracle).
 #
-# Models: tiny models of every architecture estimate knows (tests/make_llama_model, some also
+# Models: tiny models of every architecture estimate knows (tests/support/make_llama_model, some also
 # with heads wide enough for quantized caches) and the corpus's llama model. A seeded sample of
 # the matrix (context sizes, cache types f16/q8_0/q4_0, flash attention on/off, 1/2/4 sequences,
-# unified or not, swa-full or not, two ubatch sizes; tests/estimate_agree.py) must give weights
+# unified or not, swa-full or not, two ubatch sizes; tests/support/estimate_agree.py) must give weights
 # and context bytes equal to llama.cpp's, compute within 10%, and refuse exactly what llama.cpp
 # refuses. GGUF_ESTIMATE_ALL=1 (make check-estimate) runs the whole matrix; GGUF_ESTIMATE_SEED
 # draws another sample. Then what needs no reference: llama-server's defaults, --fit, split sets,
 # standard input, and clear refusals (an architecture it does not know, a vocabulary).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 MEM=${LLAMA_MEM:-$(dirname "$ORACLE")/llama-mem}
 have_corpus || skip_all "../shared/corpus absent"
 [ -x "$MEM" ] || skip_all "no llama-mem ($MEM; ../shared/oracle/build.sh builds it)"
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 VOCAB="$CORPUS/real"
 M="$TMP/models"
 mkdir -p "$M"
@@ -128,7 +128,7 @@ fi
 
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then sample=0; else sample=${GGUF_ESTIMATE_SAMPLE:-24}; fi
 # shellcheck disable=SC2046 # one model a line, no spaces in the temporary paths
-python3 "$top_srcdir/tests/estimate_agree.py" "$EDIT" "$MEM" "$sample" "$seed" \
+python3 "$top_srcdir/tests/support/estimate_agree.py" "$EDIT" "$MEM" "$sample" "$seed" \
     "$M"/*.gguf $(cat "$TMP/drawn") "$LLAMA" >"$TMP/agree.out" 2>"$TMP/agree.err" ||
     fail "estimate_agree.py: $(tail -3 "$TMP/agree.err")"
 while IFS= read -r line; do

@@ -1,16 +1,16 @@
 #!/bin/bash
-# gguf-edit estimate by URL, against a real HTTP server (nginx, else lighttpd; tests/http_lib.sh):
+# gguf-edit estimate by URL, against a real HTTP server (nginx, else lighttpd; tests/support/http_lib.sh):
 # the same estimate as the local file, and the server's access log shows that only the header
 # was fetched (at most the header plus 64 KiB of body, far less than the tensor data). Skips,
 # saying why, without the corpus, libcurl in this build, or a server.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 have_corpus || { skip_all "../shared/corpus is absent"; }
 if "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support"; then
     skip_all "this build has no libcurl (configure --without-curl)"
 fi
-. "$(dirname "$0")/http_lib.sh"
+. "$(dirname "$0")/../support/http_lib.sh"
 
 rel=models/tiny-llama-e256-Q4_K_M.gguf
 file="$CORPUS/$rel"

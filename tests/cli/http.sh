@@ -1,20 +1,20 @@
 #!/bin/bash
 # gguf-edit on http:// URLs, against a real HTTP server started here on 127.0.0.1 (nginx, else
 # lighttpd; GGUF_TEST_HTTPD=nginx|lighttpd picks one), and a misbehaving one of our own
-# (tests/http_server.py: 503s, dropped connections, a server that hangs, a file that changes).
+# (tests/support/http_server.py: 503s, dropped connections, a server that hangs, a file that changes).
 # What a URL gives must be what the local file gives: every corpus file's show --json, verify,
 # get, hash, tensor, diff. The server's access log shows what was fetched: a header-only
 # command gets at most the header plus 64 KiB of body, and tensor reads get exactly the bytes
 # asked for. Skips, saying why, without the corpus, without libcurl in this build, or without a
 # server. Needs bash (arrays, /dev/tcp): under another shell it starts again under bash.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 have_corpus || { skip_all "../shared/corpus is absent"; }
 if "$EDIT" show http://127.0.0.1:9/none.gguf 2>&1 | grep -q "built without HTTP support"; then
     skip_all "this build has no libcurl (configure --without-curl)"
 fi
-. "$(dirname "$0")/http_lib.sh"
+. "$(dirname "$0")/../support/http_lib.sh"
 mkdir -p "$TMP/o"
 
 # runs a command on a URL and on the local file; stdout, stderr (with the URL written as the
@@ -258,7 +258,7 @@ grep -q "asked for bytes from 65536, got bytes from 65535" "$TMP/err" && ok || f
 # ---- the caller's headers (--header, $GGUF_HTTP_HEADER) go to the URL's own origin (scheme,
 # host, port) only: a redirect to another host or port gets none of them, as curl does without
 # --location-trusted; a redirect within the origin keeps them ----
-PY3=$(start_py py3 127.0.0.1) || fail "a third tests/http_server.py did not start"
+PY3=$(start_py py3 127.0.0.1) || fail "a third tests/support/http_server.py did not start"
 hostport() { echo "${1#http://}"; }
 sent() { # sent LOG PATH VALUE: how many requests for PATH in LOG's header log carried VALUE
     grep -c "^$2 .*$3" "$TMP/srv/$1.log.headers" 2>/dev/null
@@ -294,7 +294,7 @@ grep -q "a URL cannot be edited in place" "$TMP/err" && ok || fail "set hf://: $
 
 # ---- many at once (gguf_file_open_many): every corpus file by URL, in parallel, reads as it
 # does locally; retries and failures stay with their own URL ----
-OPEN_MANY="$top_builddir/tests/open_many"
+OPEN_MANY="$top_builddir/tests/support/open_many"
 urls=() locals=()
 for rel in $files; do urls+=("$U/files/$rel"); locals+=("$CORPUS/$rel"); done
 "$OPEN_MANY" --parallel 8 "${urls[@]}" | sed "s|$U/files/|$CORPUS/|" >"$TMP/o/many.url"

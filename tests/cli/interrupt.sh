@@ -12,9 +12,9 @@
 # Each gets 20 moments (all of them when it has 20 or fewer): the last four (proven, just
 # before the rename, just after it, the folder synced) and 16 spread over the rest; the signals
 # take turns. A seeded sample of up to 6 of them runs by default; GGUF_INTERRUPT_ALL=1 runs all 20.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
-GEN="$top_builddir/tests/check_requant"
+GEN="$top_builddir/tests/lib/requant/check_requant"
 MODEL="$TMP/model.gguf"
 "$GEN" --write-model "$MODEL" --embd 64 --ff 128 --layers 3 --heads 2 --kv-heads 1 --vocab 32 \
     && ok || fail "cannot generate a model with $GEN"

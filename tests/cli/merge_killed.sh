@@ -14,7 +14,7 @@
 # the rerun once, left to the rerun once) must leave "journal", merge-shard-emptied "shards"
 # and merge-renamed "merged". Every random round's verdict counts; the seed and each kill
 # moment are printed.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
 if ! have_corpus || ! have_oracle || [ ! -x "$SPLIT" ]; then
     skip_all "needs ../shared/corpus, ggml-oracle and llama-gguf-split"

@@ -6,11 +6,11 @@
 # is replaced atomically (a temporary file beside it, fsync, rename; nothing left behind).
 # Commands: tensor -o, copy, convert, requant, split, merge, and set/rm/rename/realign/edit -o
 # (for these, -o naming FILE itself is the in-place edit of FILE, which never truncates it).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 LE="$GOLDEN/hand/le_v3_two_tensors.gguf"
 M="$TMP/m.gguf"
-GEN="$top_builddir/tests/check_requant"
+GEN="$top_builddir/tests/lib/requant/check_requant"
 MODEL="$TMP/model.gguf"
 "$GEN" --write-model "$MODEL" --embd 64 --ff 128 --layers 1 --heads 2 --kv-heads 1 --vocab 32 \
     && ok || fail "cannot generate a model with $GEN"

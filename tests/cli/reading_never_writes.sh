@@ -5,8 +5,8 @@
 # the models, the journals and the temporary files have the same bytes and mtimes. A pending
 # journal is reported on stderr, and the catalog records each journal's state. Then `recover`
 # applies only the complete journal.
-. "$(dirname "$0")/cli_lib.sh"
-PLANT="$top_builddir/tests/plant_journal"
+. "$(dirname "$0")/../support/cli_lib.sh"
+PLANT="$top_builddir/tests/support/plant_journal"
 CAT="$CATALOG_TOOL"
 SRC="$GOLDEN/hand/le_v3_two_tensors.gguf"
 KEY=general.architecture

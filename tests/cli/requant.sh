@@ -9,9 +9,9 @@
 #    requant to Q4_0, Q8_0, Q4_K_M, Q5_K_M, Q6_K, Q2_K, Q3_K_M (and from Q8_0) gives the very
 #    file llama_model_quantize writes; with --keep-order, the same tensors (names, types, crc32);
 #    llama.cpp loads every output and evaluates a token.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
-GEN="$top_builddir/tests/check_requant"
+GEN="$top_builddir/tests/lib/requant/check_requant"
 M="$TMP/model.gguf"
 "$GEN" --write-model "$M" --embd 256 --ff 512 --layers 4 --heads 8 --kv-heads 2 --vocab 64 \
     && ok || fail "cannot generate a model with $GEN"

@@ -2,7 +2,7 @@
 # requant against llama_model_quantize (ggml-oracle llama-quantize) on every architecture with
 # full tables.
 #
-# For each architecture, tests/make_llama_model builds a tiny model whose widths are four times
+# For each architecture, tests/support/make_llama_model builds a tiny model whose widths are four times
 # its recipe's (--scale 4: embedding 256, feed-forward 512, so that the K-quants apply to most
 # rows and llama.cpp's fallbacks to the rest). For Q4_K_M, Q3_K_S, Q5_K_M, Q6_K, Q2_K and IQ4_XS,
 # and MXFP4_MOE where the model has experts, our file must be llama.cpp's, byte for byte.
@@ -16,11 +16,11 @@
 # make check draws GGUF_REQUANT_ARCHS architectures (2 unless set) by a seed (GGUF_ARCH_SEED,
 # printed; the day of the year unless set), the last with experts when none before had them;
 # GGUF_ARCH_ALL=1 (make check-architectures) runs every one; GGUF_ARCHS="a b" names them.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 have_oracle || skip_all "ggml-oracle not found (set GGML_ORACLE)"
 have_corpus || skip_all "../shared/corpus absent"
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 all=${GGUF_ARCH_ALL:-0}
 n_archs=${GGUF_REQUANT_ARCHS:-2}
 seed=${GGUF_ARCH_SEED:-$(date -u +%j | sed 's/^0*//')}

@@ -11,9 +11,9 @@
 #    gguf_set_val_* applied (what llama_model_quantize does with overrides); --prune-layers on
 #    a preset whose rules do not look at layers gives the file llama.cpp writes for the model
 #    pruned by hand, with {arch}.block_count set last; llama.cpp loads and runs it.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
-GEN="$top_builddir/tests/check_requant"
+GEN="$top_builddir/tests/lib/requant/check_requant"
 M="$TMP/model.gguf"
 "$GEN" --write-model "$M" --embd 256 --ff 512 --layers 4 --heads 8 --kv-heads 2 --vocab 64 \
     && ok || fail "cannot generate a model with $GEN"

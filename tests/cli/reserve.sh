@@ -5,7 +5,7 @@
 # (a loop-mounted image, when this runs as root), and copies them elsewhere (tmpfs). Each
 # result keeps every tensor's bytes, verifies, and llama.cpp loads it and computes the same
 # logits as from the original.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 MODEL="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 if ! have_corpus || [ ! -f "$MODEL" ]; then
     skip_all "no ../shared/corpus (models/tiny-llama-e256-Q4_K_M.gguf)"

@@ -2,7 +2,7 @@
 # gguf-edit show: text for people, and --json that agrees with ggml's own reading of every file
 # ggml accepts (*.ggml.json in the corpus); big-endian files show the values of their
 # little-endian originals; JSON output is valid UTF-8 even for non-UTF-8 strings.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
     echo "cli_show: python3 is required to check JSON output" >&2
@@ -32,7 +32,7 @@ if have_corpus; then
     for j in $(find "$CORPUS" -name '*.ggml.json' | sort); do
         g=${j%.ggml.json}
         expect_status 0 "$EDIT" show --json "$g"
-        python3 "$top_srcdir/tests/json_agree.py" "$TMP/out" "$j" && ok || fail "$g disagrees with ggml"
+        python3 "$top_srcdir/tests/support/json_agree.py" "$TMP/out" "$j" && ok || fail "$g disagrees with ggml"
         expect_status 0 "$EDIT" show "$g"
         n=$((n + 1))
     done

@@ -2,7 +2,7 @@
 # show's summary of a model against llama.cpp's own numbers.
 #
 # For the corpus's llama model, the same model without general.file_type (the loader guesses
-# it), and tiny models of the full architectures (tests/make_llama_model; make check: those
+# it), and tiny models of the full architectures (tests/support/make_llama_model; make check: those
 # with a sliding window, latent attention and a recurrent state, and a seeded other;
 # GGUF_ESTIMATE_ALL=1, make check-estimate: every one): the parameter count, the weight bytes, the file type (and
 # whether it was guessed) and the training context must be llama.cpp's loader's (ggml-oracle
@@ -13,13 +13,13 @@
 # line must say the same, and so must the catalog's models view (the same files indexed, and a
 # split set), with the README's query for the models that fit at 32k: weights and context as
 # llama.cpp allocates them for 32768 tokens.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 MEM=${LLAMA_MEM:-$(dirname "$ORACLE")/llama-mem}
 have_corpus || skip_all "../shared/corpus absent"
 have_oracle || skip_all "ggml-oracle not found (set GGML_ORACLE)"
 [ -x "$MEM" ] || skip_all "no llama-mem ($MEM; ../shared/oracle/build.sh builds it)"
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 VOCAB="$CORPUS/real"
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
 

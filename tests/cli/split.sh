@@ -4,7 +4,7 @@
 # generated llama model, with each option; llama.cpp loads every set we write and every merge;
 # the merge that deletes its shards gives the same bytes and stays within one shard of extra
 # disk; every command reads a set through any shard; broken sets are refused, nothing changed.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
 have_corpus || skip_all "no ../shared/corpus"
 [ -x "$SPLIT" ] || skip_all "no llama-gguf-split ($SPLIT; ../shared/oracle/build.sh builds it)"

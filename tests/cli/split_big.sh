@@ -1,10 +1,10 @@
 #!/bin/sh
-# cli_split.sh's byte equality with llama-gguf-split, on a generated llama model of more than
+# tests/cli/split.sh's byte equality with llama-gguf-split, on a generated llama model of more than
 # 1 GiB (ggml-oracle gen-llama, F32): split by size and by tensors, with and without tensors in
 # the first shard, and the three merges; llama.cpp loads and evaluates every set we write and
 # the merged file. It writes about 6 GiB and takes minutes: it runs when GGUF_BIG_TESTS=1
-# (`make check GGUF_BIG_TESTS=1 TESTS=tests/cli_split_big.sh`), and reports SKIP otherwise.
-. "$(dirname "$0")/cli_lib.sh"
+# (`make check GGUF_BIG_TESTS=1 TESTS=tests/cli/split_big.sh`), and reports SKIP otherwise.
+. "$(dirname "$0")/../support/cli_lib.sh"
 SPLIT=${LLAMA_GGUF_SPLIT:-$(dirname "$ORACLE")/llama-gguf-split}
 if [ "${GGUF_BIG_TESTS:-0}" != 1 ]; then
     skip_all_optional "set GGUF_BIG_TESTS=1 to run it (about 6 GiB of disk, minutes)"

@@ -4,7 +4,7 @@
 # offers 96 MiB through a FIFO and counts what the pipe took before the reader closed it. A
 # header-only command holds no more than its documented 256 MiB of a longer stream: it runs
 # under an address-space limit (ulimit -v) that the kept bytes fit in once, not twice.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 # fed START CMD...: runs CMD with standard input from a FIFO whose writer offers the bytes of
 # START then zeros, 96 MiB in all; sets st (CMD's status) and took (the bytes the pipe took)

@@ -2,7 +2,7 @@
 # gguf-edit tensor: raw bytes as stored, and values as little-endian f32 (dequantized, big-endian
 # files converted first), checked against the hand fixtures' byte maps and, with the oracle,
 # against ggml's own dequantizer on every tensor type of the llama.cpp-quantized model.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 f32() { python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); print(" ".join("%g" % v for v in struct.unpack("<%df" % (len(d)//4), d)))' "$1"; }
 
 LE="$GOLDEN/hand/le_v3_two_tensors.gguf"

@@ -13,7 +13,7 @@
 #    (numpy.load agrees with --f32);
 #  - hash --sha256: the file's digest as sha256sum prints it, each tensor's as
 #    llama-gguf-hash prints it (checked against sha256sum of the tensor's bytes).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 HAND="$GOLDEN/hand"
 PY=/usr/bin/python3
@@ -25,7 +25,7 @@ fixture() { cp "$HAND/$1.gguf" "$TMP/$1.gguf" && chmod u+w "$TMP/$1.gguf"; }
 # a model: llama hyperparameters and F32 tensors, with a vocabulary whose '<|im_end|>' is there
 # twice (ids 3 and 6) and a general.name
 M="$TMP/model.gguf"
-"$top_builddir/tests/check_requant" --write-model "$M" --embd 256 --ff 512 --layers 2 --heads 8 \
+"$top_builddir/tests/lib/requant/check_requant" --write-model "$M" --embd 256 --ff 512 --layers 2 --heads 8 \
     --kv-heads 2 --vocab 64 >/dev/null 2>&1 &&
     "$EDIT" edit "$M" --set general.name=habits \
         --set-json 'tokenizer.ggml.tokens:str=["<unk>","<s>","</s>","<|im_end|>","a","b","<|im_end|>"]' \

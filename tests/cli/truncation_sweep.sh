@@ -18,7 +18,7 @@
 # Prints each failure with the cut that caused it, then "N runs, C crashes, H hangs" (other
 # statuses counted among the crashes); exits 1 when C or H is not 0, 77 when there is no corpus.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 bindir=${GGUF_BINDIR:-$PWD/tools}
 corpus=${CORPUS:-$top/../shared/corpus}
 n_lengths=${SWEEP_LENGTHS:-50}

@@ -4,7 +4,7 @@
 # standard output are reported, copy takes -o, convert uses every CPU by default, --version,
 # "did you mean", a short usage line per command on usage errors, several files for show and
 # hash, truncated downloads still show their header, show --markdown.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
 M="$TMP/m.gguf"

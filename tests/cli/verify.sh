@@ -1,9 +1,9 @@
 #!/bin/sh
 # gguf-edit verify: exit 0 clean, 1 errors, 3 warnings only. --structure checks the container
 # alone (what ggml's reader and the spec ask); by default the llama.cpp loader rules apply too,
-# and what ggml's reader refuses is an error (tests/cli_verify_llama.sh has those rules against
+# and what ggml's reader refuses is an error (tests/cli/verify_llama.sh has those rules against
 # llama.cpp itself).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 S="--structure"
 expect_status 0 "$EDIT" verify $S "$GOLDEN/hand/le_v3_two_tensors.gguf"

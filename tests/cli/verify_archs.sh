@@ -1,10 +1,10 @@
 #!/bin/sh
 # Every architecture with full tables, judged by llama.cpp's own loader (ggml-oracle llama-load).
 #
-# For each architecture `gguf-edit --list architectures` calls full, tests/make_llama_model
+# For each architecture `gguf-edit --list architectures` calls full, tests/support/make_llama_model
 # builds a tiny model from the library's tables (it must have a recipe for it); llama.cpp must
 # load it and verify must call it clean. Then the model is broken, and verify must exit 1
-# exactly when llama.cpp refuses it (tests/llama_judge.sh): a tensor left out, a tensor
+# exactly when llama.cpp refuses it (tests/support/llama_judge.sh): a tensor left out, a tensor
 # misshapen, an extra tensor, a key of the architecture's table removed and retyped, a
 # per-layer array one element too long, head and expert counts changed.
 #
@@ -14,7 +14,7 @@
 # builds and breaks every model, leaving out every tensor of a layer (and layer 0's own where the
 # layers differ) in turn and removing and retyping every key. GGUF_ARCHS="a b" limits the run to
 # those architectures.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 if ! have_oracle; then
     echo "cli_verify_archs: ggml-oracle not found (set GGML_ORACLE): SKIP"
@@ -24,10 +24,10 @@ if ! have_corpus; then
     echo "cli_verify_archs: ../shared/corpus absent: SKIP"
     exit 77
 fi
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 VOCAB="$CORPUS/real"
 : >"$TMP/classes"
-. "$(dirname "$0")/llama_judge.sh"
+. "$(dirname "$0")/../support/llama_judge.sh"
 
 # one FILE: one seeded line of FILE; some FILE: every line with GGUF_ARCH_ALL, else one
 all=${GGUF_ARCH_ALL:-0}

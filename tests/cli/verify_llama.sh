@@ -1,7 +1,7 @@
 #!/bin/sh
 # gguf-edit verify against llama.cpp's own loader (ggml-oracle llama-load) as the judge.
 #
-# Tiny models of eleven architectures are built from real vocabularies (tests/make_llama_model:
+# Tiny models of eleven architectures are built from real vocabularies (tests/support/make_llama_model:
 # every tensor the library's tables say llama.cpp requires); llama.cpp must load each one, which
 # proves the tables. Then each model is broken by single ggml-written edits (ggml-oracle set/rm)
 # or built broken: wrong key types, missing hyperparameters, inconsistent head counts, wrong
@@ -10,7 +10,7 @@
 # must exit 1 exactly when llama-load refuses the file (or aborts on it), name the key or tensor
 # at fault, and exit 0 or 3 when llama.cpp loads it. Every corpus model and vocabulary file
 # llama.cpp loads must verify with 0 or 3.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 if ! have_oracle; then
     echo "cli_verify_llama: ggml-oracle not found (set GGML_ORACLE): SKIP"
@@ -20,7 +20,7 @@ if ! have_corpus; then
     echo "cli_verify_llama: ../shared/corpus absent: SKIP"
     exit 77
 fi
-GEN="$top_builddir/tests/make_llama_model"
+GEN="$top_builddir/tests/support/make_llama_model"
 VOCAB="$CORPUS/real"
 M="$TMP/models"
 mkdir -p "$M"
@@ -32,7 +32,7 @@ mkdir -p "$M"
 if [ "${GGUF_LLAMA_ALL:-0}" != 0 ]; then JUDGE_SAMPLE=1; else JUDGE_SAMPLE=${GGUF_LLAMA_SAMPLE:-3}; fi
 JUDGE_SEED=${GGUF_LLAMA_SEED:-$(date -u +%j | sed 's/^0*//')}
 echo "cli_verify_llama: one case in $JUDGE_SAMPLE, seed $JUDGE_SEED (GGUF_LLAMA_SEED repeats it)"
-. "$(dirname "$0")/llama_judge.sh"
+. "$(dirname "$0")/../support/llama_judge.sh"
 
 # the architectures and the vocabularies their models take
 ARCHS="llama:llama-spm qwen2:gpt-2 qwen3:gpt-2 qwen3moe:gpt-2 gemma2:llama-spm gemma3:llama-spm

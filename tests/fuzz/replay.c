@@ -2,7 +2,7 @@
  * or found below a directory named there. `make check` runs it over golden/, the regression
  * inputs in tests/fuzz/regress/ and, when present, ../shared/corpus. */
 #define _GNU_SOURCE
-#include "../testutil.h"
+#include "tests/support/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 # Replays golden/, the fuzzers' regression inputs and (when present) the shared corpus through
 # both fuzz targets of files: the reader/writer symmetry checks and the edit path; then the
 # text-value and catalog query-output targets through their own regression inputs.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 replay() { # TARGET WHAT INPUTS...
     target=$1 what=$2; shift 2
     if "$top_builddir/tests/fuzz/$target" "$@" >"$TMP/out" 2>&1; then

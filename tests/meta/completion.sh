@@ -2,7 +2,7 @@
 # Shell completion: completion/gguf-edit.bash sourced in bash, its function called for a few
 # command lines (as bash would call it on TAB), the candidates compared; the zsh function is
 # parsed by zsh when zsh is installed.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 if ! command -v bash >/dev/null 2>&1; then
     echo "completion: bash is not installed" >&2
@@ -197,7 +197,7 @@ fi
 if command -v zsh >/dev/null 2>&1; then
     zsh -n "$ZSH_DIR/_gguf-edit" && ok || fail "_gguf-edit does not parse"
     zsh_has() {
-        PATH="$BINDIR:$PATH" python3 "$top_srcdir/tests/complete_zsh.py" \
+        PATH="$BINDIR:$PATH" python3 "$top_srcdir/tests/meta/complete_zsh.py" \
             "$ZSH_DIR" "$TMP" "$@" > "$TMP/zsh.out" 2>&1 && ok ||
             fail "zsh: $(cat "$TMP/zsh.out")"
     }

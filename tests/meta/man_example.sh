@@ -2,7 +2,7 @@
 # libgguf(3)'s example program, taken from the page as a reader would copy it: it compiles
 # against the built library with every warning on, and does what the page says (prints the
 # architecture and the tensors, saves a copy with general.name set, tensors untouched).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 PAGE="$top_srcdir/doc/libgguf.3"
 LIBTOOL="$top_builddir/libtool"

@@ -4,11 +4,11 @@
 # options COMMAND), gguf-edit's synopses the options of its usage lines (and the check fails
 # when an option is added to one side only: man_sync.py selftest), and gguf-catalog(1)'s
 # SCHEMA section names exactly the tables, views and columns of a catalog the tool builds.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"
 DOC="$top_srcdir/doc"
-SYNC="$top_srcdir/tests/man_sync.py"
+SYNC="$top_srcdir/tests/meta/man_sync.py"
 if ! command -v python3 >/dev/null 2>&1; then
     echo "man_sync: python3 is required" >&2
     exit 1

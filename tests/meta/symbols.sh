@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every symbol the shared library exports carries a module segment (gguf_file_..., gguf_kv_...),
 # so that a program can link both libgguf and ggml, which exports gguf_init_*, gguf_get_*, ...
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 so=$(ls "$top_builddir"/libgguf/.libs/libgguf.so 2>/dev/null)
 [ -n "$so" ] || skip_all "no shared library built (configure --disable-shared)"
 n=0

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Mutation testing: measures whether the suite catches planted bugs.
 
-Every mutant of tests/mutants.txt (a file, an original snippet that must occur exactly once,
+Every mutant of tests/mutants/mutants.txt (a file, an original snippet that must occur exactly once,
 its replacement, and the tests that should catch it: its own `tests:` line, else those that
-tests/mutants.txt's `map:` lines give its file) is applied in turn to one scratch copy of the
+tests/mutants/mutants.txt's `map:` lines give its file) is applied in turn to one scratch copy of the
 source tree, configured and built once; per mutant only what changed is rebuilt (make), the
 tests it names run (the quickest first, by the baseline's times, until one fails), and the
 file is put back. A test failure (or a timeout) means the mutant
@@ -12,7 +12,7 @@ and its time, then the survivors and the score: caught / (mutants - equivalent o
 that did not build).
 
     make mutate                                     (in a build directory; MUTATE_ARGS=...)
-    python3 tests/mutate.py --srcdir . [--only NAME,...] [--keep] [--no-baseline]
+    python3 tests/mutants/mutate.py --srcdir . [--only NAME,...] [--keep] [--no-baseline]
 
 The scratch copy lives in $TMPDIR/gguf-mutate.XXXXXX/src, with ../shared linked beside it, so
 the corpus-based tests run as they do in the source tree. GGML_ORACLE passes through.
@@ -50,7 +50,7 @@ class Mutant:
 
 
 def parse_mutants(path):
-    """The block format of tests/mutants.txt (described at its top). Returns the mutants and
+    """The block format of tests/mutants/mutants.txt (described at its top). Returns the mutants and
     the map [(file or folder prefix, tests)] for mutants without a tests: line."""
     mutants = []
     test_map = []
@@ -265,7 +265,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--srcdir", default=os.path.dirname(here), help="the source tree to copy")
-    ap.add_argument("--list", default=None, help="the mutants (default tests/mutants.txt)")
+    ap.add_argument("--list", default=None, help="the mutants (default tests/mutants/mutants.txt)")
     ap.add_argument("--only", default=None, help="comma-separated mutant names")
     ap.add_argument("--work", default=None, help="scratch folder (default: a new temp folder)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
@@ -282,7 +282,7 @@ def main():
     a = ap.parse_args()
 
     srcdir = os.path.abspath(a.srcdir)
-    mutants, _ = parse_mutants(a.list or os.path.join(srcdir, "tests", "mutants.txt"))
+    mutants, _ = parse_mutants(a.list or os.path.join(srcdir, "tests", "mutants", "mutants.txt"))
     if a.only:
         want = set(a.only.split(","))
         unknown = want - {m.name for m in mutants}

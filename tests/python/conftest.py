@@ -1,4 +1,4 @@
-"""Shared by the Python package's tests (run by tests/cli_python.sh in `make check`).
+"""Shared by the Python package's tests (run by tests/python/pytest.sh in `make check`).
 
 The references are found where `make check` finds them: the corpus at ../shared/corpus beside
 the source tree, gguf-py in $GGUF_PY_DIR (default /tmp/ggml-oracle/src/gguf-py), ggml-oracle at

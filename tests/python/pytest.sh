@@ -5,7 +5,7 @@
 # that skips (no corpus, gguf-py or oracle) is a TAP skip, a failure under GGUF_TEST_NO_SKIP.
 # Runs $GGUF_PYTHON (default /usr/bin/python3: Debian's, with python3-numpy and python3-pytest);
 # without numpy or pytest the whole script is skipped (exit 77).
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/../support/cli_lib.sh"
 
 PY=${GGUF_PYTHON:-/usr/bin/python3}
 if ! "$PY" -c 'import numpy, pytest' 2>/dev/null; then

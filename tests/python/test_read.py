@@ -219,14 +219,14 @@ def test_show_as_gguf_edit(gguf_edit):
 
 
 def test_url(tmp_path):
-    """A model by URL (tests/http_server.py on 127.0.0.1): the local file's metadata and
+    """A model by URL (tests/support/http_server.py on 127.0.0.1): the local file's metadata and
     values; a missing one is NotFoundError naming the HTTP status."""
     need(MODEL)
     if not libgguf._lib.gguf_http_available():
         missing("this build has no libcurl")
     from conftest import TOP_SRCDIR
     port_file, log = tmp_path / "port", tmp_path / "log"
-    server = subprocess.Popen([sys.executable, os.path.join(TOP_SRCDIR, "tests", "http_server.py"),
+    server = subprocess.Popen([sys.executable, os.path.join(TOP_SRCDIR, "tests", "support", "http_server.py"),
                                os.path.dirname(MODEL), port_file, log])
     try:
         while not (port_file.exists() and port_file.read_text().strip()):

@@ -16,7 +16,7 @@
 # is read as a result. Every result is also counted in a file, so that ok and fail count inside
 # $(...) and pipelines too.
 set -u
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 # the tools: the build's, or installed ones (GGUF_BINDIR: CI runs these tests against the
 # installed tools and shared library too)
@@ -109,7 +109,7 @@ expect_status() {
 }
 have_corpus() { [ -f "$CORPUS/MANIFEST.tsv" ]; }
 # llama_vocab_of ARCH: the corpus vocabulary (real/ggml-vocab-NAME.gguf) a tiny model of ARCH
-# takes (tests/make_llama_model; any loads, these are the ones its real models use)
+# takes (tests/support/make_llama_model; any loads, these are the ones its real models use)
 llama_vocab_of() {
     case $1 in
     bert | modern-bert | nomic-bert | nomic-bert-moe | jina-bert-v2 | jina-bert-v3) echo bert-bge ;;

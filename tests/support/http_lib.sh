@@ -2,7 +2,7 @@
 # lighttpd (GGUF_TEST_HTTPD=nginx|lighttpd picks one), started on a free port of 127.0.0.1,
 # serving the corpus under /files/ and $TMP/big under /big/ (also /moved/ (a 302 to /files/),
 # /private/ (Basic auth $AUTH), /norange/ and /norangebig/ (no byte ranges)); and the
-# misbehaving server of tests/http_server.py, twice: on 127.0.0.1 and, as another host, on
+# misbehaving server of tests/support/http_server.py, twice: on 127.0.0.1 and, as another host, on
 # 127.0.0.2 (PY2: a redirect target whose log shows which headers reached it). Sets U, PY and
 # PY2 (their base URLs), LOG (the access log: URI status bytes-sent body-bytes "Range"
 # "Authorization" "If-None-Match" "If-Modified-Since" method) and the helpers below; stops them
@@ -132,18 +132,18 @@ http_cleanup() {
     tap_exit
 }
 trap http_cleanup EXIT
-# start_py NAME ADDRESS: tests/http_server.py on ADDRESS, its log $TMP/srv/NAME.log; prints its
+# start_py NAME ADDRESS: tests/support/http_server.py on ADDRESS, its log $TMP/srv/NAME.log; prints its
 # base URL
 start_py() {
-    python3 "$top_srcdir/tests/http_server.py" "$CORPUS" "$TMP/srv/$1.port" "$TMP/srv/$1.log" "$2" \
+    python3 "$top_srcdir/tests/support/http_server.py" "$CORPUS" "$TMP/srv/$1.port" "$TMP/srv/$1.log" "$2" \
         >/dev/null 2>&1 &
     echo $! >"$TMP/srv/$1.pid"
     port=$(wait_port_file "$TMP/srv/$1.port") && wait_port "$port" "$2" && echo "http://$2:$port"
 }
 : >"$TMP/srv/py.log"
 : >"$TMP/srv/py2.log"
-PY=$(start_py py 127.0.0.1) || { fail "tests/http_server.py did not start"; finish; exit; }
-PY2=$(start_py py2 127.0.0.2) || { fail "tests/http_server.py did not start on 127.0.0.2"; finish; exit; }
+PY=$(start_py py 127.0.0.1) || { fail "tests/support/http_server.py did not start"; finish; exit; }
+PY2=$(start_py py2 127.0.0.2) || { fail "tests/support/http_server.py did not start on 127.0.0.2"; finish; exit; }
 U="http://127.0.0.1:$PORT"
 echo "server: $httpd on $U, misbehaving server on $PY and $PY2"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A misbehaving HTTP server for tests/cli_http.sh: it serves the files under ROOT with byte
+"""A misbehaving HTTP server for tests/cli/http.sh: it serves the files under ROOT with byte
 ranges, and misbehaves on purpose by path prefix, to show how the reader copes:
 
   /ok/PATH           serve PATH (ranges honoured)

@@ -1,6 +1,6 @@
-# Sourced by the tests whose judge is llama.cpp's loader (cli_verify_llama.sh,
-# cli_verify_archs.sh), after cli_lib.sh: judge a file, an edit of a file, or a built model.
-# Needs ORACLE, EDIT, GEN (tests/make_llama_model), VOCAB (the real vocabularies) and
+# Sourced by the tests whose judge is llama.cpp's loader (tests/cli/verify_llama.sh,
+# tests/cli/verify_archs.sh), after cli_lib.sh: judge a file, an edit of a file, or a built model.
+# Needs ORACLE, EDIT, GEN (tests/support/make_llama_model), VOCAB (the real vocabularies) and
 # $TMP/classes (one "CLASS VERDICT" line per case is appended).
 #
 # JUDGE_SAMPLE=N (set by the caller) runs one in N of the edit and gen cases, chosen by a hash

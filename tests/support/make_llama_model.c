@@ -26,7 +26,7 @@
  *     writes an importance matrix in llama-imatrix's GGUF format for every matrix of MODEL
  *     but token_embd: positive pseudo-random sums over one token (counts of 1, so each weight
  *     is its sum exactly), one row of them per expert of a 3-D tensor */
-#include "../libgguf/llama/llama.h"
+#include "libgguf/llama/llama.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* For tests/cli_http.sh: opens its arguments with gguf_file_open_many (URLs in parallel) and
+/* For tests/cli/http.sh: opens its arguments with gguf_file_open_many (URLs in parallel) and
  * prints one line per argument, in argument order: "ARG data_offset kv_count tensor_count
  * header_crc32", or "ARG error: MESSAGE". --parallel N sets the transfers in flight. */
 #include <libgguf/gguf.h>

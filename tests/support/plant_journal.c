@@ -3,7 +3,7 @@
  * valid: the journal of an edit of KEY's string value (its first character); cut: the same,
  * missing its last 100 bytes; foreign: the same, naming another file (inode + 1); symlink: a
  * symbolic link to a valid journal stored as MODEL.elsewhere. Journals are made by the tests'
- * own encoder (tests/testutil.c), not by the library. */
+ * own encoder (tests/support/testutil.c), not by the library. */
 #define _GNU_SOURCE
 #include "testutil.h"
 

@@ -3,7 +3,7 @@
  * gguf_write_options before reserve, gguf_split_options before fill and fill_user,
  * gguf_catalog_index_options before jobs, gguf_requant_options before prune_layers; and
  * gguf_llama_estimate_params without kv_unified, which stands for a field it may gain). Frozen:
- * never edit these to follow the header; tests/check_abi.c holds the library to them. */
+ * never edit these to follow the header; tests/lib/base/check_abi.c holds the library to them. */
 #ifndef GGUF_ABI_OLDER_OPTIONS_H
 #define GGUF_ABI_OLDER_OPTIONS_H
 

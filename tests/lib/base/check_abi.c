@@ -1,5 +1,5 @@
 /* The options structs grow without breaking programs built against an older header: a
- * program compiled with the older layouts of tests/abi_older_options.h (and passing their
+ * program compiled with the older layouts of tests/lib/base/abi_older_options.h (and passing their
  * sizes) runs correctly against this library, which reads only the bytes the size covers (a
  * read past them faults: each struct sits at the end of a page whose next page is unmapped)
  * and takes the defaults for the rest; a program built against a newer header passes a larger
@@ -7,7 +7,7 @@
  * and a size no struct has is refused. Links the shared library, as such a program would. */
 #define _GNU_SOURCE
 #include "abi_older_options.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <fcntl.h>

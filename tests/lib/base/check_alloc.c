@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
-#include "gguf_builder.h"
+#include "tests/support/testutil.h"
+#include "tests/support/gguf_builder.h"
 
 /* ---- the sweep ---- */
 

@@ -4,7 +4,7 @@
  * hash set, the thread pool and the path helpers; the version, and errors of bounded size. */
 #define _GNU_SOURCE
 #include "config.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 #include "libgguf/base/base.h"
 
 #include <check.h>

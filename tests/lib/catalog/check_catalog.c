@@ -7,8 +7,8 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "gguf_builder.h"
-#include "testutil.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <fcntl.h>

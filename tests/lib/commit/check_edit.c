@@ -2,7 +2,7 @@
  * types, text parsing and its refusals, alignment changes, in-place updates through the
  * journal (whose recovery check_journal tests), verified rewrites. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  *    in-place write.
  * A source file truncated by another process while we copy it gives an error, not SIGBUS. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <dirent.h>

@@ -4,7 +4,7 @@
  * a test-local encoder from the format's byte map, so that a bug shared by the library's writer
  * and reader cannot hide. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <errno.h>

@@ -17,8 +17,8 @@
 
 #include <libgguf/gguf.h>
 #include "format/format.h"
-#include "testutil.h"
-#include "byteswap_layouts.h"
+#include "tests/support/testutil.h"
+#include "tests/support/byteswap_layouts.h"
 
 /* ---- helpers ---- */
 

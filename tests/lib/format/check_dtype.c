@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 typedef struct oracle_type {
     uint32_t id;

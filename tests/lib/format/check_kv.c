@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
-#include "gguf_builder.h"
+#include "tests/support/testutil.h"
+#include "tests/support/gguf_builder.h"
 
 /* The six formats every fixture is built in: loop index -> (version, byte order). */
 static const struct {

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
-#include "gguf_builder.h"
+#include "tests/support/testutil.h"
+#include "tests/support/gguf_builder.h"
 
 #define MAX_WARNINGS 32
 

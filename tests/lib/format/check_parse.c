@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
-#include "gguf_builder.h"
+#include "tests/support/testutil.h"
+#include "tests/support/gguf_builder.h"
 
 #define SMALL_FIXTURE ((size_t)64 * 1024) /* every prefix of files up to this size is tried */
 

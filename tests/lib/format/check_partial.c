@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <libgguf/gguf.h>
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* golden/hand/le_v3_two_tensors.map: tensor infos end at 0xcc, data at 0xe0; tensor "a" (16
  * bytes) at 0xe0, "b" (8 bytes) at 0x100; 0x108 bytes in all. */

@@ -1,14 +1,14 @@
 /* llama.cpp's loader rules (libgguf/llama/llama_*.c): the expression language the tables are
  * written in, the tables themselves (every expression parses, every symbol exists), and
  * gguf_llama_check on models built in memory, one rule at a time, with every allocation failure.
- * The rules against llama.cpp itself: tests/cli_verify_llama.sh. */
+ * The rules against llama.cpp itself: tests/cli/verify_llama.sh. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../libgguf/llama/llama.h"
-#include "testutil.h"
+#include "libgguf/llama/llama.h"
+#include "tests/support/testutil.h"
 
 /* ---- expressions ---- */
 

@@ -23,8 +23,8 @@
 
 #include <libgguf/gguf.h>
 
-#include "gguf_builder.h"
-#include "testutil.h"
+#include "tests/support/gguf_builder.h"
+#include "tests/support/testutil.h"
 
 #include <math.h>
 #include <stdbool.h>

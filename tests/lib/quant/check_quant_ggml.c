@@ -1,7 +1,7 @@
 /* Our quantize/dequantize kernels against ggml's own, in process: libggml-base.so (ggml's
  * reference kernels: ggml_quantize_chunk and type_traits->to_float) is loaded with dlopen
  * from GGML_BASE_LIB, else from the copy that ggml-oracle's build put beside it (GGML_ORACLE,
- * or its usual place when that is unset: see tu_oracle). With GGML_ORACLE set but empty (no
+ * or its usual place when that is unset: see ggml_abi_path). With GGML_ORACLE set but empty (no
  * oracle) or no library there, the program reports SKIP with the reason (tu_skip_all).
  *
  * For every type, on seeded random data of several kinds (Gaussian, outliers, zero groups,
@@ -17,7 +17,8 @@
  * its seed; GGUF_QUANT_SEED=N reruns with that seed.
  */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/ggml_abi.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <dlfcn.h>
@@ -27,77 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* where the oracle's build (../shared/oracle/build.sh ROOT, ROOT/bin/ggml-oracle) puts ggml */
-#define ORACLE_GGML_BASE "npm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so"
-
-/* The part of ggml's ABI we call (ggml.h of ggml 0.23), as bench/bench_quant.c uses it. */
-typedef void (*ggml_to_float_fn)(const void *x, float *y, int64_t k);
-struct ggml_type_traits_abi {
-    const char *type_name;
-    int64_t blck_size;
-    int64_t blck_size_interleave;
-    size_t type_size;
-    bool is_quantized;
-    ggml_to_float_fn to_float;
-    void *from_float_ref;
-};
-
-static struct {
-    void *handle;
-    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start, int64_t nrows,
-                             int64_t n_per_row, const float *imatrix);
-    const struct ggml_type_traits_abi *(*get_type_traits)(int type);
-    void (*quantize_init)(int type);
-    bool (*requires_imatrix)(int type);
-} ggml;
-
-static const char *ggml_path;
-static char ggml_path_buf[4096];
-
-/* GGML_BASE_LIB, else ROOT/ORACLE_GGML_BASE for the oracle ROOT/bin/ggml-oracle; NULL when
- * there is no oracle (GGML_ORACLE empty) or its path does not have that shape. */
-static const char *ggml_base_path(void) {
-    const char *lib = getenv("GGML_BASE_LIB");
-    if (lib != NULL && *lib != '\0')
-        return lib;
-    const char *oracle = getenv("GGML_ORACLE");
-    if (oracle == NULL)
-        oracle = "/tmp/ggml-oracle/bin/ggml-oracle";
-    const char *bin = strstr(oracle, "/bin/ggml-oracle");
-    if (*oracle == '\0' || bin == NULL || bin[strlen("/bin/ggml-oracle")] != '\0')
-        return NULL;
-    int n = snprintf(ggml_path_buf, sizeof ggml_path_buf, "%.*s/%s", (int)(bin - oracle),
-                     oracle, ORACLE_GGML_BASE);
-    return n > 0 && (size_t)n < sizeof ggml_path_buf ? ggml_path_buf : NULL;
-}
-
-static bool load_ggml(void) {
-    ggml_path = ggml_base_path();
-    if (ggml_path == NULL)
-        return false;
-    ggml.handle = dlopen(ggml_path, RTLD_NOW | RTLD_LOCAL);
-    if (!ggml.handle)
-        return false;
-    *(void **)&ggml.quantize_chunk = dlsym(ggml.handle, "ggml_quantize_chunk");
-    *(void **)&ggml.get_type_traits = dlsym(ggml.handle, "ggml_get_type_traits");
-    *(void **)&ggml.quantize_init = dlsym(ggml.handle, "ggml_quantize_init");
-    *(void **)&ggml.requires_imatrix = dlsym(ggml.handle, "ggml_quantize_requires_imatrix");
-    return ggml.quantize_chunk && ggml.get_type_traits && ggml.quantize_init &&
-           ggml.requires_imatrix;
-}
-
-/* Types ggml_quantize_chunk handles (others abort there). */
-static bool ggml_quantizes(uint32_t t) {
-    switch (t) {
-    case GGUF_DTYPE_Q8_1: case GGUF_DTYPE_Q8_K:
-    case GGUF_DTYPE_I8: case GGUF_DTYPE_I16: case GGUF_DTYPE_I32: case GGUF_DTYPE_I64:
-    case GGUF_DTYPE_F64:
-        return false;
-    default:
-        return true;
-    }
-}
 
 static uint64_t rng_state;
 static void rng_seed(uint64_t s) { rng_state = s ? s : 0x9E3779B97F4A7C15u; }
@@ -186,7 +116,7 @@ static const char *name_of(uint32_t t) {
  * every SIMD level; then our dequantization of those bytes against ggml's to_float. */
 START_TEST(test_quantize_like_ggml) {
     uint32_t t = (uint32_t)_i;
-    if (!gguf_quant_can_quantize(t) || !ggml_quantizes(t))
+    if (!gguf_quant_can_quantize(t) || !ggml_abi_quantizes(t))
         return;
     const struct ggml_type_traits_abi *tr = ggml.get_type_traits((int)t);
     ck_assert_msg(tr && tr->blck_size == gguf_dtype_block_elems(t) &&
@@ -301,7 +231,8 @@ static bool under_valgrind(void) {
 int main(void) {
     if (under_valgrind())
         return tu_skip_all("under valgrind, ggml's tables take too long to build");
-    if (!load_ggml()) {
+    const char *ggml_path = ggml_abi_path();
+    if (ggml_path == NULL || !ggml_abi_load(ggml_path)) {
         char why[4200];
         if (ggml_path == NULL)
             snprintf(why, sizeof why, "no ggml: GGML_ORACLE is %s (set it, or GGML_BASE_LIB)",
@@ -318,7 +249,7 @@ int main(void) {
            gguf_quant_simd_name(gguf_quant_simd_supported()));
     /* ggml's i-quant tables take seconds to build: once here, not in every forked test */
     for (uint32_t t = 0; t < GGUF_DTYPE_COUNT; t++)
-        if (gguf_quant_can_quantize(t) && ggml_quantizes(t))
+        if (gguf_quant_can_quantize(t) && ggml_abi_quantizes(t))
             ggml.quantize_init((int)t);
     Suite *s = suite_create("quant_ggml");
     TCase *tc = tcase_create("quantize");
@@ -330,6 +261,6 @@ int main(void) {
     tcase_add_loop_test(tc, test_dequantize_like_ggml, 0, GGUF_DTYPE_COUNT);
     suite_add_tcase(s, tc);
     int rc = tu_run_suite(s);
-    dlclose(ggml.handle);
+    ggml_abi_unload();
     return rc;
 }

@@ -20,7 +20,7 @@
 
 #include "libgguf/quant/iq_tables.h"
 #include "libgguf/quant/quant.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -9,7 +9,7 @@
  *                 --vocab N --experts N --f16 --tied --qkv --seed N]
  */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * twice, never go past the header plus read_ahead (so the floor never passes the real header
  * end), and that the file comes out as it does from memory. Then the pipe source (what
  * `gguf-edit show -` reads), file descriptors, URL names, and the refusals of writing or
- * recovering a URL. HTTP itself is tested against real servers in tests/cli_http.sh. */
+ * recovering a URL. HTTP itself is tested against real servers in tests/cli/http.sh. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 #include <libgguf/gguf.h>
 #include "format/format.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- a source that records what the reader asks for ---- */
 

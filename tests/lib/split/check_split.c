@@ -3,9 +3,9 @@
  * sets, the merges, and the merge that deletes its shards killed (SIGKILL) or failed (EIO) at
  * each of its I/O calls in turn: the model is whole after each, and a second run finishes with
  * the same bytes as the plain merge. The byte equality with llama-gguf-split itself is
- * tests/cli_split.sh's. */
+ * tests/cli/split.sh's. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 #include "source/source.h"
 
 #include <check.h>

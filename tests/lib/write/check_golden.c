@@ -2,8 +2,8 @@
 /* Golden files: MANIFEST crc32s, hand-assembled fixtures equal their byte maps, derived files
  * equal what the writer makes now, and every golden and accepted corpus file round-trips byte
  * for byte through the reader and the writer (to memory and through an atomic file save). */
-#include "golden_derive.h"
-#include "testutil.h"
+#include "tests/support/golden_derive.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <stdio.h>

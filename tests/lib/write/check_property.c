@@ -5,7 +5,7 @@
  * be the one it was generated with. Seeded and reproducible: GGUF_PROPERTY_SEED=N reruns one
  * case; the seed of a failure is printed. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <stdio.h>

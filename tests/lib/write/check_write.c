@@ -2,7 +2,7 @@
  * output options (version, byte order) and their refusals, header conversions that must equal
  * files made by other tools. */
 #define _GNU_SOURCE
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #include <check.h>
 #include <dirent.h>
