@@ -12,8 +12,8 @@ seconds=${FUZZ_SECONDS:-120}
 dir=${FUZZ_DIR:-$(mktemp -d /tmp/gguf-fuzz.XXXXXX)}
 targets="read edit json catalog"
 for t in $targets; do mkdir -p "$dir/seed_$t" "$dir/corpus_$t"; done
-# every library source file Makefile.am lists (LIBGGUF_SOURCES and each += after it)
-sources=$(sed -n '/^LIBGGUF_SOURCES /,/[^\\]$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c')
+# every library source file Makefile.am lists (its per-layer lists LIB_BASE, LIB_SOURCE, ...)
+sources=$(sed -n '/^LIB_[A-Z]* = /,/[^\\]$/p' "$top/Makefile.am" | grep -o 'libgguf/[a-z_0-9/]*\.c')
 sqlite_flags= sqlite_libs=
 if pkg-config --exists sqlite3; then
     sqlite_flags="-DGGUF_HAVE_CATALOG $(pkg-config --cflags sqlite3)"

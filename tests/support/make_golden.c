@@ -10,15 +10,6 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-static int write_file(const char *path, const void *data, size_t len) {
-    FILE *fp = fopen(path, "wb");
-    if (fp == NULL || fwrite(data, 1, len, fp) != len || fclose(fp) != 0) {
-        perror(path);
-        return 1;
-    }
-    return 0;
-}
-
 int main(void) {
     int bad = 0;
     static const char *const map_dirs[] = {"golden/hand", "golden/refuse"};
@@ -29,7 +20,10 @@ int main(void) {
             uint8_t *bytes = tu_assemble_map(*m, &len);
             char out[4096];
             snprintf(out, sizeof out, "%.*s.gguf", (int)(strlen(*m) - 4), *m);
-            bad |= bytes == NULL || write_file(out, bytes, len);
+            if (bytes == NULL || tu_write_file(out, bytes, len) != 0) {
+                perror(out);
+                bad = 1;
+            }
             free(bytes);
         }
         tu_free_list(maps);

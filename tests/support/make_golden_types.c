@@ -188,15 +188,6 @@ static int build(gb *b, int big, const tensor_data *t, size_t n) {
     return 0;
 }
 
-static int write_file(const char *path, const void *data, size_t len) {
-    FILE *fp = fopen(path, "wb");
-    if (fp == NULL || fwrite(data, 1, len, fp) != len || fclose(fp) != 0) {
-        perror(path);
-        return 1;
-    }
-    return 0;
-}
-
 int main(void) {
     snprintf(vec_dir, sizeof vec_dir, "%s", tu_src("golden/vectors"));
     size_t in_len;
@@ -257,7 +248,10 @@ int main(void) {
         char path[4096];
         snprintf(path, sizeof path, "%s",
                  tu_src(big ? "golden/types/all_types.be.gguf" : "golden/types/all_types.gguf"));
-        bad |= write_file(path, b.p, b.len);
+        if (tu_write_file(path, b.p, b.len) != 0) {
+            perror(path);
+            bad = 1;
+        }
         gb_free(&b);
     }
     for (size_t i = 0; i < n; i++)

@@ -37,8 +37,7 @@ int main(int argc, char **argv) {
              model + dir_len);
     snprintf(target, sizeof target, "%s.elsewhere", model);
     const char *write_to = strcmp(kind, "symlink") == 0 ? target : jpath;
-    FILE *fp = fopen(write_to, "wb");
-    int rc = fp != NULL && fwrite(bytes, 1, n, fp) == n && fclose(fp) == 0 ? 0 : 1;
+    int rc = tu_write_file(write_to, bytes, n) == 0 ? 0 : 1;
     if (rc == 0 && strcmp(kind, "symlink") == 0)
         rc = symlink(target, jpath) == 0 ? 0 : 1;
     free(bytes);

@@ -294,6 +294,16 @@ uint8_t *tu_read_file(const char *path, size_t *len) {
     return buf;
 }
 
+int tu_write_file(const char *path, const void *data, size_t len) {
+    FILE *fp = fopen(path, "wb");
+    if (fp == NULL)
+        return -1;
+    int rc = fwrite(data, 1, len, fp) == len ? 0 : -1;
+    if (fclose(fp) != 0)
+        rc = -1;
+    return rc;
+}
+
 /* The source tree: $top_srcdir when the test harness sets it, else where the build was made. */
 static const char *srcdir(void) {
     const char *env = getenv("top_srcdir");

@@ -51,6 +51,8 @@ const char *tu_oracle(void);
 
 /* Reads a whole file; returns NULL (and *len 0) when it cannot. Free with free(). */
 uint8_t *tu_read_file(const char *path, size_t *len);
+/* Writes len bytes to path (created, or emptied first). Returns 0, or -1 with errno set. */
+int tu_write_file(const char *path, const void *data, size_t len);
 
 /* Absolute path of a file under the source tree (tu_src("golden/x")) or under the shared
  * corpus (tu_corpus("bad/x")); the returned string is static storage, overwritten by the

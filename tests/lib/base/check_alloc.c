@@ -85,13 +85,6 @@ static int dir_entries(const ctx *c) {
     return n;
 }
 
-static void write_file(const char *path, const void *p, size_t n) {
-    FILE *fp = fopen(path, "wb");
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
-    ck_assert_int_eq(fclose(fp), 0);
-}
-
 static void ctx_init(ctx *c, const uint8_t *src, size_t n) {
     memset(c, 0, sizeof *c);
     c->src = src;
@@ -100,7 +93,7 @@ static void ctx_init(ctx *c, const uint8_t *src, size_t n) {
     ck_assert_ptr_nonnull(mkdtemp(c->dir));
     snprintf(c->path, sizeof c->path, "%s/in.gguf", c->dir);
     snprintf(c->out_path, sizeof c->out_path, "%s/out.gguf", c->dir);
-    write_file(c->path, src, n);
+    ck_assert_int_eq(tu_write_file(c->path, src, n), 0);
     gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
     c->opt = o;
 }
@@ -517,7 +510,7 @@ END_TEST
 /* ---- updating a file in place ---- */
 
 static void prepare_update(ctx *c) {
-    write_file(c->path, c->src, c->src_n); /* a fresh copy each run */
+    ck_assert_int_eq(tu_write_file(c->path, c->src, c->src_n), 0); /* a fresh copy each run */
     prepare_open(c);
     gguf_error err;
     gguf_error_clear(&err);

@@ -77,18 +77,11 @@ static const char *at(const char *rel) {
     char var[512];                                                                              \
     snprintf(var, sizeof var, "%s/%s", dir, rel)
 
-static void write_bytes(const char *path, const void *p, size_t n) {
-    FILE *fp = fopen(path, "wb");
-    ck_assert_msg(fp != NULL, "cannot write %s", path);
-    ck_assert(fwrite(p, 1, n, fp) == n);
-    ck_assert(fclose(fp) == 0);
-}
-
 static void copy_file(const char *from, const char *to) {
     size_t n;
     uint8_t *p = tu_read_file(from, &n);
     ck_assert_msg(p != NULL, "cannot read %s", from);
-    write_bytes(to, p, n);
+    ck_assert_int_eq(tu_write_file(to, p, n), 0);
     free(p);
 }
 
@@ -98,7 +91,7 @@ static void make_folder(const char *rel) { ck_assert(mkdir(at(rel), 0755) == 0);
 static void write_sample(const char *path) {
     gb b;
     gb_sample(&b, 3, 0);
-    write_bytes(path, b.p, b.len);
+    ck_assert_int_eq(tu_write_file(path, b.p, b.len), 0);
     gb_free(&b);
 }
 
@@ -261,8 +254,10 @@ START_TEST(open_refusals) {
                      GGUF_EUNSUPPORTED);
     ck_assert_ptr_null(cat);
     /* not a database at all */
-    write_bytes(at("junk.db"), "this is not sqlite, it is just a text file of some length....",
-                62);
+    ck_assert_int_eq(tu_write_file(at("junk.db"),
+                                   "this is not sqlite, it is just a text file of some length....",
+                                   62),
+                     0);
     gguf_error_clear(&err);
     ck_assert_int_ne(gguf_catalog_open(&cat, at("junk.db"), 0, &err), 0);
     ck_assert_ptr_null(cat);
@@ -703,8 +698,8 @@ static void make_tree(void) {
         copy_file(tu_src(src), at(dst));
     }
     write_sample(at("models/sub/sample.GGUF"));
-    write_bytes(at("models/junk.gguf"), "GGUF but not really", 19);
-    write_bytes(at("models/notes.txt"), "hello", 5);
+    ck_assert_int_eq(tu_write_file(at("models/junk.gguf"), "GGUF but not really", 19), 0);
+    ck_assert_int_eq(tu_write_file(at("models/notes.txt"), "hello", 5), 0);
     ck_assert(symlink(at("models/sub/sample.GGUF"), at("models/link.gguf")) == 0);
 }
 
@@ -864,7 +859,7 @@ START_TEST(unchanged_files_are_skipped_and_changed_ones_reread) {
     check_rows(cat, at("models/junk.gguf"));
     /* and broken again: out of files (with its kv and tensors), into errors */
     int64_t jid = qint(cat, "SELECT id FROM files WHERE path = '%s'", at("models/junk.gguf"));
-    write_bytes(at("models/junk.gguf"), "GGUF", 4);
+    ck_assert_int_eq(tu_write_file(at("models/junk.gguf"), "GGUF", 4), 0);
     index_paths(&st, cat, paths, 1, 0);
     ck_assert_int_eq(st.broken, 1);
     ck_assert_int_eq(qint(cat, "SELECT count(*) FROM files WHERE id = %" PRId64, jid), 0);
@@ -1385,7 +1380,7 @@ START_TEST(runs_say_what_changed) {
     make_folder("m");
     write_sample(at("m/a.gguf"));
     write_sample(at("m/b.gguf"));
-    write_bytes(at("m/junk.gguf"), "GGUF", 4);
+    ck_assert_int_eq(tu_write_file(at("m/junk.gguf"), "GGUF", 4), 0);
     gguf_catalog *cat = open_cat(at("c.db"), 0);
     gguf_catalog_stats st;
     DIR_PATH(m, "m");
@@ -1453,7 +1448,7 @@ static void plant_journal(const char *model, const char *jpath) {
     uint8_t *bytes = malloc(tu_journal_encoded_size(&j));
     ck_assert_ptr_nonnull(bytes);
     size_t n = tu_journal_encode(bytes, &j);
-    write_bytes(jpath, bytes, n);
+    ck_assert_int_eq(tu_write_file(jpath, bytes, n), 0);
     free(bytes);
     tu_journal_free(&j);
 }
@@ -1484,7 +1479,7 @@ START_TEST(journals_are_recorded_not_applied) {
     free(m2);
     free(j2);
     /* the state follows the journal, for an unchanged file too */
-    write_bytes(jpath, "not a journal", 13);
+    ck_assert_int_eq(tu_write_file(jpath, "not a journal", 13), 0);
     gguf_catalog_stats st;
     index_paths(&st, cat, paths, 1, 0);
     ck_assert_int_eq(st.unchanged, 1);
@@ -1493,8 +1488,8 @@ START_TEST(journals_are_recorded_not_applied) {
     index_paths(&st, cat, paths, 1, 0);
     ck_assert_str_eq(qtext(cat, "SELECT coalesce(journal, 'none') FROM files"), "none");
     /* a refused file's journal goes to its errors row */
-    write_bytes(model, "GGUF", 4);
-    write_bytes(jpath, "not a journal", 13);
+    ck_assert_int_eq(tu_write_file(model, "GGUF", 4), 0);
+    ck_assert_int_eq(tu_write_file(jpath, "not a journal", 13), 0);
     index_paths(&st, cat, paths, 1, 0);
     ck_assert_int_eq(st.broken, 1);
     ck_assert_str_eq(qtext(cat, "SELECT journal FROM errors"), "refused");
@@ -1572,7 +1567,7 @@ START_TEST(concurrent_indexers_leave_a_consistent_catalog) {
         else
             copy_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), at(rel));
     }
-    write_bytes(at("a/broken.gguf"), "GGUF\3\0\0\0", 8);
+    ck_assert_int_eq(tu_write_file(at("a/broken.gguf"), "GGUF\3\0\0\0", 8), 0);
     /* every worker opens the (not yet existing) catalog itself and indexes overlapping paths */
     pid_t pids[WORKERS];
     for (int w = 0; w < WORKERS; w++) {
@@ -1646,7 +1641,7 @@ static void write_shard_t(const char *path, int no, int count, int tensor, uint8
     gb_tensor(&b, name, 1, (const uint64_t[]){4}, GGUF_DTYPE_F32, 0);
     gb_align(&b, 32);
     gb_fill(&b, fill, 16);
-    write_bytes(path, b.p, b.len);
+    ck_assert_int_eq(tu_write_file(path, b.p, b.len), 0);
     gb_free(&b);
 }
 
@@ -1656,7 +1651,7 @@ static void write_shard(const char *path, int no, int count) {
     gb_kv(&b, "general.architecture", GGUF_VTYPE_STRING), gb_str(&b, "llama");
     gb_kv(&b, "split.no", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)no);
     gb_kv(&b, "split.count", GGUF_VTYPE_U16), gb_u16(&b, (uint16_t)count);
-    write_bytes(path, b.p, b.len);
+    ck_assert_int_eq(tu_write_file(path, b.p, b.len), 0);
     gb_free(&b);
 }
 

@@ -467,9 +467,7 @@ static void setup_model(void) {
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     size_t len;
     uint8_t *bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &len);
-    FILE *fp = fopen(model, "wb");
-    ck_assert(fwrite(bytes, 1, len, fp) == len);
-    fclose(fp);
+    ck_assert_int_eq(tu_write_file(model, bytes, len), 0);
     free(bytes);
 }
 

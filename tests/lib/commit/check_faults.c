@@ -48,12 +48,6 @@ static const char *huge(void) {
     return huge_value;
 }
 
-static void write_file(const char *path, const uint8_t *b, size_t n) {
-    FILE *fp = fopen(path, "wb");
-    ck_assert(fp != NULL && fwrite(b, 1, n, fp) == n);
-    fclose(fp);
-}
-
 static int count_entries(void) {
     DIR *d = opendir(dir);
     int n = 0;
@@ -108,7 +102,7 @@ static void setup_model(const char *value, int padded) {
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     old_bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &old_len);
-    write_file(model, old_bytes, old_len);
+    ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
     if (padded) {
         gguf_file *f;
         ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
@@ -147,7 +141,7 @@ static void fail_sweep(const char *value, int errnum) {
     fail_errnum = errnum;
     int failures = 0;
     for (long n = 1;; n++) {
-        write_file(model, old_bytes, old_len);
+        ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
         gguf_error err;
         int rc = edit(value, arm_fail, n, &err);
         /* a failure before the in-place write (no pwrite of the file, 'W', began) leaves no
@@ -200,7 +194,7 @@ END_TEST
 
 /* The trace of one edit, reads ('r') left out. */
 static void trace_of(const char *value, char *out, size_t size) {
-    write_file(model, old_bytes, old_len);
+    ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
     gguf_testing_fail_io_after(0, 0); /* starts a trace */
     gguf_file *f;
     ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
@@ -278,7 +272,7 @@ static int corrupt_sweep(const char *value, char kind) {
     corrupt_kind = kind;
     int caught = 0;
     for (long n = 1; n < 200; n++) {
-        write_file(model, old_bytes, old_len);
+        ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
         gguf_error err;
         int rc = edit(value, arm_corrupt, n, &err);
         int recovered = 0;
@@ -358,7 +352,7 @@ static int edit_dying_at(const char *value, long n) {
 static void crash_sweep(const char *value, int *olds, int *news) {
     *olds = *news = 0;
     for (long n = 1;; n++) {
-        write_file(model, old_bytes, old_len);
+        ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
         int died = edit_dying_at(value, n);
         int recovered = 0;
         gguf_error err;
@@ -407,14 +401,14 @@ START_TEST(a_crash_during_recover_is_recovered) {
     int finished = 0;
     for (long n = 1;; n++) {
         /* an in-place edit that dies just before it writes the header: a journal, the old file */
-        write_file(model, old_bytes, old_len);
+        ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
         long k = 1;
         while (edit_dying_at(SHORT_VALUE, k) && state() == 'o') {
             char jpath[160];
             snprintf(jpath, sizeof jpath, "%s/.m.gguf.gguf-journal", dir);
             if (access(jpath, F_OK) == 0)
                 break;
-            write_file(model, old_bytes, old_len);
+            ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
             k++;
         }
         ck_assert_msg(state() == 'o', "setup: no pending journal");
@@ -599,7 +593,7 @@ START_TEST(source_truncated_while_copying) {
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     size_t len;
     uint8_t *bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &len);
-    write_file(model, bytes, len);
+    ck_assert_int_eq(tu_write_file(model, bytes, len), 0);
     gguf_file *f;
     ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
     ck_assert(truncate(model, 230) == 0); /* another process cuts the tensor data */

@@ -41,16 +41,9 @@ static tu_journal valid_spec(void) {
     return s;
 }
 
-static void write_bytes(const char *path, const uint8_t *p, size_t n) {
-    FILE *fp = fopen(path, "wb");
-    ck_assert_ptr_nonnull(fp);
-    ck_assert(fwrite(p, 1, n, fp) == n);
-    ck_assert(fclose(fp) == 0);
-}
-
 static size_t plant(const tu_journal *s, uint8_t *out) {
     size_t n = tu_journal_encode(out, s);
-    write_bytes(jpath, out, n);
+    ck_assert_int_eq(tu_write_file(jpath, out, n), 0);
     return n;
 }
 
@@ -61,7 +54,7 @@ static void setup(void) {
     snprintf(jpath, sizeof jpath, "%s/.m.gguf.gguf-journal", dir);
     orig = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &orig_len);
     ck_assert(orig != NULL && orig_len > REGION);
-    write_bytes(model, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
 }
 
 static void teardown(void) {
@@ -114,7 +107,7 @@ START_TEST(reading_never_applies_or_removes_a_journal) {
     size_t n = plant(&s, j);
     char temp[160];
     snprintf(temp, sizeof temp, "%s/.m.gguf.tmp-AbCdEf", dir);
-    write_bytes(temp, (const uint8_t *)"stale", 5);
+    ck_assert_int_eq(tu_write_file(temp, "stale", 5), 0);
     struct stat before, after, jbefore, jafter;
     ck_assert(stat(model, &before) == 0 && stat(jpath, &jbefore) == 0);
     for (int flags = 0; flags < 2; flags++) {
@@ -177,7 +170,7 @@ START_TEST(recover_finishes_a_torn_write) {
     memcpy(torn, orig, orig_len);
     memcpy(torn + ARCH_AT, "te", 2);
     memcpy(torn + ARCH_AT, new_region + ARCH_AT, 2);
-    write_bytes(model, torn, orig_len);
+    ck_assert_int_eq(tu_write_file(model, torn, orig_len), 0);
     int recovered = 0;
     ck_assert(gguf_file_recover(model, &recovered, NULL) == 0);
     ck_assert_int_eq(recovered, 1);
@@ -211,8 +204,8 @@ START_TEST(recover_finishes_a_write_stopped_at_its_split_point_or_torn_elsewhere
     for (int k = 0; k < 2; k++) {
         memcpy(torn, orig, orig_len);
         memcpy(torn + ARCH_AT, states[k], 4);
-        write_bytes(model, torn, orig_len);
-        write_bytes(jpath, j, n);
+        ck_assert_int_eq(tu_write_file(model, torn, orig_len), 0);
+        ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
         int recovered = 0;
         gguf_error err;
         gguf_error_clear(&err);
@@ -236,7 +229,7 @@ START_TEST(every_flipped_byte_is_refused) {
         uint8_t bad[1024];
         memcpy(bad, j, n);
         bad[at] ^= 0x20;
-        write_bytes(jpath, bad, n);
+        ck_assert_int_eq(tu_write_file(jpath, bad, n), 0);
         char what[64];
         snprintf(what, sizeof what, "byte %zu flipped", at);
         expect_refused(bad, n, what);
@@ -311,7 +304,7 @@ START_TEST(a_journal_of_format_3_is_still_recovered) {
     size_t n = encode_v3(j, &s);
     uint8_t *want = new_file();
     for (int round = 0; round < 2; round++) {
-        write_bytes(jpath, j, n);
+        ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
         int recovered = 0;
         gguf_error err;
         gguf_error_clear(&err);
@@ -324,9 +317,9 @@ START_TEST(a_journal_of_format_3_is_still_recovered) {
     /* the file changed since, at a byte the edit does not change: no torn write explains it
      * (a change only inside the bytes the edit writes is one a tear can explain: finished) */
     n = encode_v3(j, &s);
-    write_bytes(jpath, j, n);
+    ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
     orig[REGION - 1] ^= 0x5a;
-    write_bytes(model, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
     expect_refused(j, n, "format 3, the file changed outside the edit's bytes");
     free(want);
     teardown();
@@ -339,7 +332,7 @@ START_TEST(a_cut_journal_is_refused) {
     uint8_t j[1024];
     size_t n = tu_journal_encode(j, &s);
     for (size_t cut = 1; cut < n; cut += 37) {
-        write_bytes(jpath, j, n - cut);
+        ck_assert_int_eq(tu_write_file(jpath, j, n - cut), 0);
         expect_refused(j, n - cut, "cut journal");
     }
     teardown();
@@ -370,14 +363,14 @@ START_TEST(journals_that_would_move_data_are_refused) {
     s = valid_spec();
     n = plant(&s, j);
     orig[REGION - 1] ^= 0x5a;
-    write_bytes(model, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
     expect_refused(j, n, "the file changed outside the edit's bytes");
     /* only inside the bytes the edit changes (the file holds "test" where the journal's old
      * region has "xxxx"): the journal holds its old header's crc32s, not those bytes, and a
      * write torn by 512-byte sectors may leave anything there, so it is finished: the new
      * header */
     orig[REGION - 1] ^= 0x5a;
-    write_bytes(model, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
     uint8_t other[REGION];
     memcpy(other, orig, REGION);
     memcpy(other + ARCH_AT, "xxxx", 4);
@@ -403,7 +396,7 @@ START_TEST(links_special_files_and_strangers_are_refused) {
     /* a symbolic link to a valid journal */
     char real_j[160];
     snprintf(real_j, sizeof real_j, "%s/elsewhere", dir);
-    write_bytes(real_j, j, n);
+    ck_assert_int_eq(tu_write_file(real_j, j, n), 0);
     ck_assert(symlink(real_j, jpath) == 0);
     expect_refused(NULL, 0, "symlinked journal");
     ck_assert(holds(real_j, j, n));
@@ -414,7 +407,7 @@ START_TEST(links_special_files_and_strangers_are_refused) {
     ck_assert(unlink(jpath) == 0);
     /* a journal of another user (only root can make one) */
     if (geteuid() == 0) {
-        write_bytes(jpath, j, n);
+        ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
         ck_assert(chown(jpath, 65534, 65534) == 0);
         expect_refused(j, n, "journal of another user");
         ck_assert(unlink(jpath) == 0);
@@ -422,10 +415,10 @@ START_TEST(links_special_files_and_strangers_are_refused) {
     /* a journal of another file: a copy of the model has another inode */
     char copy[160];
     snprintf(copy, sizeof copy, "%s/copy.gguf", dir);
-    write_bytes(copy, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(copy, orig, orig_len), 0);
     char copy_j[192];
     snprintf(copy_j, sizeof copy_j, "%s/.copy.gguf.gguf-journal", dir);
-    write_bytes(copy_j, j, n);
+    ck_assert_int_eq(tu_write_file(copy_j, j, n), 0);
     ck_assert(gguf_file_recover(copy, NULL, NULL) != 0);
     ck_assert(holds(copy, orig, orig_len));
     ck_assert(holds(copy_j, j, n));
@@ -441,7 +434,7 @@ START_TEST(recover_finishes_a_growing_edit) {
     /* the reference: the same edit made without interruption, on a copy */
     char ref[160];
     snprintf(ref, sizeof ref, "%s/ref.gguf", dir);
-    write_bytes(ref, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(ref, orig, orig_len), 0);
     gguf_file *f;
     ck_assert(gguf_file_open(&f, ref, 0, NULL) == 0);
     gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
@@ -470,7 +463,7 @@ START_TEST(recover_finishes_a_growing_edit) {
     memcpy(s.magic, "GGUFJRNL", 8);
     uint8_t *j = malloc(tu_journal_encoded_size(&s));
     for (int stage = 0; stage < 3; stage++) {
-        write_bytes(model, orig, orig_len);
+        ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
         int fd = open(model, O_RDWR);
         ck_assert(fd >= 0);
         /* 0: nothing done; 1: the blocks inserted; 2: and half the new header written */
@@ -483,7 +476,7 @@ START_TEST(recover_finishes_a_growing_edit) {
         s.dev = (uint64_t)st.st_dev;
         s.ino = (uint64_t)st.st_ino;
         size_t n = tu_journal_encode(j, &s);
-        write_bytes(jpath, j, n);
+        ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
         int recovered = 0;
         gguf_error_clear(&err);
         ck_assert_msg(gguf_file_recover(model, &recovered, &err) == 0, "stage %d: %s", stage,
@@ -493,10 +486,10 @@ START_TEST(recover_finishes_a_growing_edit) {
         ck_assert(access(jpath, F_OK) != 0);
     }
     /* an insertion that is no whole number of blocks is refused */
-    write_bytes(model, orig, orig_len);
+    ck_assert_int_eq(tu_write_file(model, orig, orig_len), 0);
     s.insert_len = ins - 100;
     size_t n = tu_journal_encode(j, &s);
-    write_bytes(jpath, j, n);
+    ck_assert_int_eq(tu_write_file(jpath, j, n), 0);
     expect_refused(j, n, "insertion of a part of a block");
     free(j);
     free(grown);
@@ -540,7 +533,7 @@ static size_t write_block_model(const char *path, uint8_t **out, uint64_t *d) {
     b = realloc(b, n + BLOCK);
     memset(b + n, 0x77, BLOCK);
     n += BLOCK;
-    write_bytes(path, b, n);
+    ck_assert_int_eq(tu_write_file(path, b, n), 0);
     ck_assert(gguf_file_open(&f, path, 0, NULL) == 0);
     *d = gguf_file_data_offset(f);
     gguf_file_free(f);
@@ -592,7 +585,7 @@ START_TEST(an_insertion_that_never_happened_is_refused) {
     memcpy(s.magic, "GGUFJRNL", 8);
     uint8_t *j = malloc(tu_journal_encoded_size(&s));
     size_t jn = tu_journal_encode(j, &s);
-    write_bytes(jpath, j, jn);
+    ck_assert_int_eq(tu_write_file(jpath, j, jn), 0);
     free(orig);
     orig = bytes; /* expect_refused compares with these */
     orig_len = n;
@@ -603,7 +596,7 @@ START_TEST(an_insertion_that_never_happened_is_refused) {
     memcpy(want, grown, d + BLOCK);
     memcpy(want + d + BLOCK, bytes + d, n - BLOCK - d);
     for (int stage = 0; stage < 2; stage++) {
-        write_bytes(model, bytes, n - BLOCK);
+        ck_assert_int_eq(tu_write_file(model, bytes, n - BLOCK), 0);
         if (stage == 1) {
             int fd = open(model, O_RDWR);
             ck_assert(fd >= 0 && fallocate(fd, FALLOC_FL_INSERT_RANGE, (off_t)d, BLOCK) == 0);
@@ -612,7 +605,7 @@ START_TEST(an_insertion_that_never_happened_is_refused) {
         ck_assert(stat(model, &st) == 0);
         s.dev = (uint64_t)st.st_dev;
         s.ino = (uint64_t)st.st_ino;
-        write_bytes(jpath, j, tu_journal_encode(j, &s));
+        ck_assert_int_eq(tu_write_file(jpath, j, tu_journal_encode(j, &s)), 0);
         int recovered = 0;
         gguf_error err;
         gguf_error_clear(&err);
@@ -659,7 +652,7 @@ static size_t write_long_name_model(uint8_t **old_out, uint8_t **new_out, uint64
     /* the edit, uninterrupted, on a copy */
     char copy[192];
     snprintf(copy, sizeof copy, "%s/edited.gguf", dir);
-    write_bytes(copy, *old_out, n);
+    ck_assert_int_eq(tu_write_file(copy, *old_out, n), 0);
     ck_assert(gguf_file_open(&f, copy, 0, NULL) == 0);
     *d = gguf_file_data_offset(f);
     memset(name, 'b', NAME_LEN);
@@ -688,7 +681,7 @@ static size_t plant_long_name_journal(uint8_t **out, uint64_t *split, const uint
     memcpy(s.magic, "GGUFJRNL", 8);
     uint8_t *j = malloc(tu_journal_encoded_size(&s));
     size_t jn = tu_journal_encode(j, &s);
-    write_bytes(jpath, j, jn);
+    ck_assert_int_eq(tu_write_file(jpath, j, jn), 0);
     *split = 0;
     for (int b = 0; b < 8; b++)
         *split |= (uint64_t)j[72 + b] << (8 * b);
@@ -723,7 +716,7 @@ START_TEST(recover_finishes_a_header_torn_by_sectors) {
             ck_assert(old[at] == new[at]);
             torn[at] ^= 0x5a;
         }
-        write_bytes(model, torn, n);
+        ck_assert_int_eq(tu_write_file(model, torn, n), 0);
         uint8_t *j;
         size_t jn = plant_long_name_journal(&j, &split, old, new, n, d);
         ck_assert_msg(split / BLOCK != tear / BLOCK, "the tear is in the split point's block");
@@ -780,7 +773,7 @@ START_TEST(a_huge_journal_is_judged_from_its_head) {
             size_t head = tu_journal_encode(j, &h) - 4;
             for (int b = 0; b < 8; b++)
                 j[36 + b] = (uint8_t)(claimed >> (8 * b));
-            write_bytes(jpath, j, head);
+            ck_assert_int_eq(tu_write_file(jpath, j, head), 0);
             ck_assert(truncate(jpath, (off_t)(head + 2 * claimed + 4)) == 0);
         }
         struct stat jbefore;
@@ -823,10 +816,10 @@ START_TEST(recover_removes_a_dead_journal_write) {
     snprintf(link, sizeof link, "%s/.m.gguf.gguf-journal.tmp-LiNk12", dir);
     snprintf(other, sizeof other, "%s/.m.gguf.gguf-journal.tmp-toolong", dir);
     snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", dir);
-    write_bytes(dead, (const uint8_t *)"half a journal", 14);
-    write_bytes(live, (const uint8_t *)"being written", 13);
-    write_bytes(other, (const uint8_t *)"not ours", 8);
-    write_bytes(elsewhere, (const uint8_t *)"kept", 4);
+    ck_assert_int_eq(tu_write_file(dead, "half a journal", 14), 0);
+    ck_assert_int_eq(tu_write_file(live, "being written", 13), 0);
+    ck_assert_int_eq(tu_write_file(other, "not ours", 8), 0);
+    ck_assert_int_eq(tu_write_file(elsewhere, "kept", 4), 0);
     ck_assert(symlink(elsewhere, link) == 0);
     int fd = open(live, O_RDONLY);
     ck_assert(fd >= 0 && flock(fd, LOCK_EX) == 0); /* its writer still runs */
@@ -834,7 +827,7 @@ START_TEST(recover_removes_a_dead_journal_write) {
     char stranger[192];
     snprintf(stranger, sizeof stranger, "%s/.m.gguf.gguf-journal.tmp-StRaNg", dir);
     if (geteuid() == 0) {
-        write_bytes(stranger, (const uint8_t *)"theirs", 6);
+        ck_assert_int_eq(tu_write_file(stranger, "theirs", 6), 0);
         ck_assert(chown(stranger, 65534, 65534) == 0);
     }
     int recovered = 1;

@@ -1577,10 +1577,7 @@ START_TEST(test_no_mmap_reads_the_same) {
     for (int big = 0; big < 2; big++) {
         gb b;
         gb_sample(&b, 3, big);
-        FILE *fp = fopen(path, "wb");
-        ck_assert_ptr_nonnull(fp);
-        ck_assert_uint_eq(fwrite(b.p, 1, b.len, fp), b.len);
-        ck_assert_int_eq(fclose(fp), 0);
+        ck_assert_int_eq(tu_write_file(path, b.p, b.len), 0);
         check_read_modes(path, b.p, b.len);
         gb_free(&b);
     }

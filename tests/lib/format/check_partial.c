@@ -155,10 +155,7 @@ START_TEST(a_cut_file_on_disk) {
     snprintf(path, sizeof path, "%s/cut.gguf", dir);
     snprintf(out, sizeof out, "%s/out.gguf", dir);
     size_t len = B_AT + 3;
-    FILE *fp = fopen(path, "wb");
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(whole, 1, len, fp), len);
-    ck_assert_int_eq(fclose(fp), 0);
+    ck_assert_int_eq(tu_write_file(path, whole, len), 0);
     const unsigned flags[2] = {GGUF_OPEN_PARTIAL, GGUF_OPEN_PARTIAL | GGUF_OPEN_NO_MMAP};
     for (int k = 0; k < 2; k++) {
         gguf_file *f = NULL;

@@ -1251,8 +1251,7 @@ START_TEST(imatrix_legacy_format) {
     memcpy(p, "ds", 2);
     p += 2;
     size_t len = (size_t)(p - bytes);
-    FILE *fp = fopen(tmp("im.dat"), "wb");
-    ck_assert(fp && fwrite(bytes, 1, len, fp) == len && fclose(fp) == 0);
+    ck_assert_int_eq(tu_write_file(tmp("im.dat"), bytes, len), 0);
     gguf_requant_imatrix *im;
     gguf_error err;
     gguf_error_clear(&err);
@@ -1263,8 +1262,7 @@ START_TEST(imatrix_legacy_format) {
     gguf_requant_imatrix_free(im);
     /* every cut inside the entries fails cleanly (the trailer is optional) */
     for (size_t cut = 0; cut < 4 + 4 + 5 + 4 + 4 + 12; cut++) {
-        fp = fopen(tmp("cut.dat"), "wb");
-        ck_assert(fp && fwrite(bytes, 1, cut, fp) == cut && fclose(fp) == 0);
+        ck_assert_int_eq(tu_write_file(tmp("cut.dat"), bytes, cut), 0);
         int rc = gguf_requant_imatrix_load(&im, tmp("cut.dat"), NULL);
         ck_assert_msg(rc == GGUF_ETRUNC || rc == GGUF_ECORRUPT, "cut %zu: %d", cut, rc);
     }

@@ -223,8 +223,7 @@ static void copy_file(const char *from, const char *to) {
     size_t len;
     uint8_t *b = tu_read_file(from, &len);
     ck_assert_ptr_nonnull(b);
-    FILE *fp = fopen(to, "wb");
-    ck_assert(fp != NULL && fwrite(b, 1, len, fp) == len && fclose(fp) == 0);
+    ck_assert_int_eq(tu_write_file(to, b, len), 0);
     free(b);
 }
 
