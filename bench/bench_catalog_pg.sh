@@ -3,8 +3,9 @@
 # files (hard links of the corpus files but real/, whose tokenizers' million rows per copy
 # would make this a bench of array_items alone; spread over folders): files per second for a
 # first index and for a second, unchanged one, with each backend (best of 3 rounds), and
-# PostgreSQL's time over SQLite's. The server is started as the tests start it (tests/support/pg_lib.sh): a Unix socket, no
-# fsync, synchronous_commit off for the indexer (pg.c). Prints figures; asserts nothing.
+# PostgreSQL's time over SQLite's. The server is started as the tests start it
+# (tests/support/pg_lib.sh): a Unix socket, no fsync, synchronous_commit off for the indexer (pg.c).
+# Prints figures; asserts nothing.
 #   BENCH_CATALOG_PG_FILES=N   number of files (3000)
 #   BENCH_CATALOG_PG_ROUNDS=N  rounds, each a first index and a re-index with each backend;
 #                              the best time of each is printed (3)

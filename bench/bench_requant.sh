@@ -8,8 +8,8 @@
 #   BENCH_REQUANT_TYPE                   preset (default Q4_K_M)
 #   BENCH_REQUANT_THREADS                threads, both tools (default 2)
 #   BENCH_DIR                            where the model goes (default $TMPDIR or /tmp)
-# Without ggml-oracle the model comes from tests/lib/requant/check_requant --write-model and only our own
-# figures are printed.
+# Without ggml-oracle the model comes from tests/lib/requant/check_requant --write-model and only
+# our own figures are printed.
 set -eu
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}

@@ -9,8 +9,8 @@
  * CPU has it, chosen at run time) 16 or 32 bytes at a time: one pass finds the bytes to escape
  * and checks UTF-8 together, and a block that is valid UTF-8 with nothing to escape is stored
  * as it is; any other block is handed to the scalar writer, so that every path writes the same
- * bytes (tests/lib/base/check_base.c compares them on every byte in every place of a block). Integers
- * are written straight into the output, and floats in the range vocabularies hold are
+ * bytes (tests/lib/base/check_base.c compares them on every byte in every place of a block).
+ * Integers are written straight into the output, and floats in the range vocabularies hold are
  * formatted exactly without printf (see f32_fast). */
 #include "base/base.h"
 

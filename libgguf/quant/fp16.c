@@ -11,7 +11,8 @@
  *
  * Both stored little-endian. The conversions are ggml's portable ones (quant.h); the SIMD
  * variants below give the same bits for all 2^16 halves and all 2^32 floats (checked
- * exhaustively once; tests/lib/quant/check_quant.c samples). F16 needs F16C, so it has no SSE4.1 path.
+ * exhaustively once; tests/lib/quant/check_quant.c samples). F16 needs F16C, so it has no SSE4.1
+ * path.
  */
 #include "quant.h"
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # gguf-catalog on http:// URLs, against a real HTTP server on 127.0.0.1 (nginx, else lighttpd:
-# tests/support/http_lib.sh) and the misbehaving one of tests/support/http_server.py. Every corpus file indexed
-# by URL (--urls FILE) and by path gives the same rows (files, models, kv, tensors, errors;
-# everything but where and when); a second index run sends one conditional request per URL
+# tests/support/http_lib.sh) and the misbehaving one of tests/support/http_server.py. Every corpus
+# file indexed by URL (--urls FILE) and by path gives the same rows (files, models, kv, tensors,
+# errors; everything but where and when); a second index run sends one conditional request per URL
 # (the access log shows If-None-Match or If-Modified-Since, and 304s) and reads no header; a
 # file changed on the server is read again; a 404 and a 503 are recorded naming the URL and
 # the status, a 503 then 200 is indexed; --offline touches nothing. Split sets by URL (made by

@@ -1,14 +1,15 @@
 #!/bin/sh
 # gguf-edit estimate against llama.cpp's own memory breakdown (llama-mem, beside ggml-oracle).
 #
-# Models: tiny models of every architecture estimate knows (tests/support/make_llama_model, some also
-# with heads wide enough for quantized caches) and the corpus's llama model. A seeded sample of
+# Models: tiny models of every architecture estimate knows (tests/support/make_llama_model, some
+# also with heads wide enough for quantized caches) and the corpus's llama model. A seeded sample of
 # the matrix (context sizes, cache types f16/q8_0/q4_0, flash attention on/off, 1/2/4 sequences,
-# unified or not, swa-full or not, two ubatch sizes; tests/support/estimate_agree.py) must give weights
-# and context bytes equal to llama.cpp's, compute within 10%, and refuse exactly what llama.cpp
-# refuses. GGUF_ESTIMATE_ALL=1 (make check-estimate) runs the whole matrix; GGUF_ESTIMATE_SEED
-# draws another sample. Then what needs no reference: llama-server's defaults, --fit, split sets,
-# standard input, and clear refusals (an architecture it does not know, a vocabulary).
+# unified or not, swa-full or not, two ubatch sizes; tests/support/estimate_agree.py) must give
+# weights and context bytes equal to llama.cpp's, compute within 10%, and refuse exactly what
+# llama.cpp refuses. GGUF_ESTIMATE_ALL=1 (make check-estimate) runs the whole matrix;
+# GGUF_ESTIMATE_SEED draws another sample. Then what needs no reference: llama-server's defaults,
+# --fit, split sets, standard input, and clear refusals (an architecture it does not know, a
+# vocabulary).
 . "$(dirname "$0")/../support/cli_lib.sh"
 
 MEM=${LLAMA_MEM:-$(dirname "$ORACLE")/llama-mem}

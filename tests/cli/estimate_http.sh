@@ -1,8 +1,8 @@
 #!/bin/bash
-# gguf-edit estimate by URL, against a real HTTP server (nginx, else lighttpd; tests/support/http_lib.sh):
-# the same estimate as the local file, and the server's access log shows that only the header
-# was fetched (at most the header plus 64 KiB of body, far less than the tensor data). Skips,
-# saying why, without the corpus, libcurl in this build, or a server.
+# gguf-edit estimate by URL, against a real HTTP server (nginx, else lighttpd;
+# tests/support/http_lib.sh): the same estimate as the local file, and the server's access log shows
+# that only the header was fetched (at most the header plus 64 KiB of body, far less than the tensor
+# data). Skips, saying why, without the corpus, libcurl in this build, or a server.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../support/cli_lib.sh"
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # gguf-edit on http:// URLs, against a real HTTP server started here on 127.0.0.1 (nginx, else
 # lighttpd; GGUF_TEST_HTTPD=nginx|lighttpd picks one), and a misbehaving one of our own
-# (tests/support/http_server.py: 503s, dropped connections, a server that hangs, a file that changes).
-# What a URL gives must be what the local file gives: every corpus file's show --json, verify,
-# get, hash, tensor, diff. The server's access log shows what was fetched: a header-only
+# (tests/support/http_server.py: 503s, dropped connections, a server that hangs, a file that
+# changes). What a URL gives must be what the local file gives: every corpus file's show --json,
+# verify, get, hash, tensor, diff. The server's access log shows what was fetched: a header-only
 # command gets at most the header plus 64 KiB of body, and tensor reads get exactly the bytes
 # asked for. Skips, saying why, without the corpus, without libcurl in this build, or without a
 # server. Needs bash (arrays, /dev/tcp): under another shell it starts again under bash.

@@ -2,8 +2,8 @@
 # requant against llama_model_quantize (ggml-oracle llama-quantize) on every architecture with
 # full tables.
 #
-# For each architecture, tests/support/make_llama_model builds a tiny model whose widths are four times
-# its recipe's (--scale 4: embedding 256, feed-forward 512, so that the K-quants apply to most
+# For each architecture, tests/support/make_llama_model builds a tiny model whose widths are four
+# times its recipe's (--scale 4: embedding 256, feed-forward 512, so that the K-quants apply to most
 # rows and llama.cpp's fallbacks to the rest). For Q4_K_M, Q3_K_S, Q5_K_M, Q6_K, Q2_K and IQ4_XS,
 # and MXFP4_MOE where the model has experts, our file must be llama.cpp's, byte for byte.
 # IQ4_XS is also run with an importance matrix (make_llama_model --imatrix). ggml-oracle's

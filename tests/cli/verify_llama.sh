@@ -1,15 +1,15 @@
 #!/bin/sh
 # gguf-edit verify against llama.cpp's own loader (ggml-oracle llama-load) as the judge.
 #
-# Tiny models of eleven architectures are built from real vocabularies (tests/support/make_llama_model:
-# every tensor the library's tables say llama.cpp requires); llama.cpp must load each one, which
-# proves the tables. Then each model is broken by single ggml-written edits (ggml-oracle set/rm)
-# or built broken: wrong key types, missing hyperparameters, inconsistent head counts, wrong
-# block_count, unknown tokenizer or pre-tokenizer, removed merges, out-of-range special tokens,
-# expert counts without experts, missing/extra/misshapen tensors, ... For every case, verify
-# must exit 1 exactly when llama-load refuses the file (or aborts on it), name the key or tensor
-# at fault, and exit 0 or 3 when llama.cpp loads it. Every corpus model and vocabulary file
-# llama.cpp loads must verify with 0 or 3.
+# Tiny models of eleven architectures are built from real vocabularies
+# (tests/support/make_llama_model: every tensor the library's tables say llama.cpp requires);
+# llama.cpp must load each one, which proves the tables. Then each model is broken by single
+# ggml-written edits (ggml-oracle set/rm) or built broken: wrong key types, missing hyperparameters,
+# inconsistent head counts, wrong block_count, unknown tokenizer or pre-tokenizer, removed merges,
+# out-of-range special tokens, expert counts without experts, missing/extra/misshapen tensors, ...
+# For every case, verify must exit 1 exactly when llama-load refuses the file (or aborts on it),
+# name the key or tensor at fault, and exit 0 or 3 when llama.cpp loads it. Every corpus model and
+# vocabulary file llama.cpp loads must verify with 0 or 3.
 . "$(dirname "$0")/../support/cli_lib.sh"
 
 if ! have_oracle; then

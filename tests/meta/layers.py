@@ -62,7 +62,8 @@ def main():
     for a, uses in sorted(edges.items()):
         fa = a.split("/")[0]
         if fa not in RANKS:
-            bad.append(f"{a}: folder '{fa}' has no rank (add it to tests/meta/layers.py and DESIGN.md)")
+            bad.append(f"{a}: folder '{fa}' has no rank "
+                       "(add it to tests/meta/layers.py and DESIGN.md)")
             continue
         # a file named after a layer (llama_check.c) belongs in that layer's folder
         prefix = a.split("/")[1].split("_")[0]

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Mutation testing: measures whether the suite catches planted bugs.
 
-Every mutant of tests/mutants/mutants.txt (a file, an original snippet that must occur exactly once,
-its replacement, and the tests that should catch it: its own `tests:` line, else those that
-tests/mutants/mutants.txt's `map:` lines give its file) is applied in turn to one scratch copy of the
-source tree, configured and built once; per mutant only what changed is rebuilt (make), the
+Every mutant of tests/mutants/mutants.txt (a file, an original snippet that must occur exactly
+once, its replacement, and the tests that should catch it: its own `tests:` line, else those that
+its `map:` lines give its file) is applied in turn to one scratch copy of the source tree,
+configured and built once; per mutant only what changed is rebuilt (make), the
 tests it names run (the quickest first, by the baseline's times, until one fails), and the
 file is put back. A test failure (or a timeout) means the mutant
 was caught. The user's tree is never touched. Prints per mutant the tests it ran, its verdict

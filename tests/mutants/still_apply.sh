@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every planted bug of tests/mutants/mutants.txt still applies: its original text occurs exactly once in
-# its file. A change to the code that a mutant quotes otherwise goes unseen until the next
+# Every planted bug of tests/mutants/mutants.txt still applies: its original text occurs exactly
+# once in its file. A change to the code that a mutant quotes otherwise goes unseen until the next
 # `make mutate` stops on it (or reports the mutant as not building). The check itself can fail:
 # a copy of the list with one original text changed is reported.
 . "$(dirname "$0")/../support/cli_lib.sh"

@@ -226,8 +226,8 @@ def test_url(tmp_path):
         missing("this build has no libcurl")
     from conftest import TOP_SRCDIR
     port_file, log = tmp_path / "port", tmp_path / "log"
-    server = subprocess.Popen([sys.executable, os.path.join(TOP_SRCDIR, "tests", "support", "http_server.py"),
-                               os.path.dirname(MODEL), port_file, log])
+    server_py = os.path.join(TOP_SRCDIR, "tests", "support", "http_server.py")
+    server = subprocess.Popen([sys.executable, server_py, os.path.dirname(MODEL), port_file, log])
     try:
         while not (port_file.exists() and port_file.read_text().strip()):
             if server.poll() is not None:

@@ -132,8 +132,8 @@ http_cleanup() {
     tap_exit
 }
 trap http_cleanup EXIT
-# start_py NAME ADDRESS: tests/support/http_server.py on ADDRESS, its log $TMP/srv/NAME.log; prints its
-# base URL
+# start_py NAME ADDRESS: tests/support/http_server.py on ADDRESS, its log $TMP/srv/NAME.log; prints
+# its base URL
 start_py() {
     python3 "$top_srcdir/tests/support/http_server.py" "$CORPUS" "$TMP/srv/$1.port" "$TMP/srv/$1.log" "$2" \
         >/dev/null 2>&1 &

@@ -1,9 +1,9 @@
 /* Writes golden/types/all_types.gguf: one tensor of every tensor type ggml defines, and
  * golden/types/all_types.be.gguf, the same file big-endian. Run by `make update-golden`.
  *
- * Both files are assembled byte by byte with tests/support/gguf_builder.h, without the library, and
- * the big-endian tensor data is made with the tests' own field list (byteswap_layouts.h), so
- * that `gguf-edit convert` (the library's recipes and writer) is checked against an
+ * Both files are assembled byte by byte with tests/support/gguf_builder.h, without the library,
+ * and the big-endian tensor data is made with the tests' own field list (byteswap_layouts.h),
+ * so that `gguf-edit convert` (the library's recipes and writer) is checked against an
  * independent result.
  *
  * Each tensor "t.<type>" has shape [256, 2]. Its two rows are real quantized blocks from
@@ -164,7 +164,8 @@ static int build(gb *b, int big, const tensor_data *t, size_t n) {
     gb_kv(b, "general.name", GGUF_VTYPE_STRING);
     gb_str(b, "one tensor of every ggml type");
     gb_kv(b, "test.source", GGUF_VTYPE_STRING);
-    gb_str(b, "tests/support/make_golden_types.c: rows 0 and 17 of vectors/<type>.q, first 256 elements");
+    gb_str(b, "tests/support/make_golden_types.c: rows 0 and 17 of vectors/<type>.q, "
+              "first 256 elements");
     uint64_t off = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t dims[2] = {ROW_OUT, N_ROWS};

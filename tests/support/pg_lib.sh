@@ -21,8 +21,8 @@ fi
 PGDIR=$(mktemp -d /tmp/gguf-pg.XXXXXX)
 chmod 755 "$PGDIR"
 [ -n "$pg_as" ] && chown postgres "$PGDIR"
-# at exit, after the server: the cleanup of an HTTP server started before (tests/support/http_lib.sh),
-# else the TAP lib's
+# at exit, after the server: the cleanup of an HTTP server started before
+# (tests/support/http_lib.sh), else the TAP lib's
 pg_then=tap_exit
 command -v http_cleanup >/dev/null 2>&1 && pg_then=http_cleanup
 pg_cleanup() {

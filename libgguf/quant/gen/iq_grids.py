@@ -12,8 +12,8 @@ indices packed into a 16-bit code instead:
     IQ3_S                    4 coordinates x 3 bits, level l -> value 2 l + 1
 
 coordinate j in bits [2j, 2j+2) (or [3j, 3j+3)). The codes come out strictly increasing, which
-tests/lib/quant/check_quant_tables.c checks, together with an FNV-1a checksum of each expanded grid that
-this script prints (--checksums) from ggml's own tables.
+tests/lib/quant/check_quant_tables.c checks, together with an FNV-1a checksum of each expanded
+grid that this script prints (--checksums) from ggml's own tables.
 
 usage: iq_grids.py PATH/TO/ggml-common.h > libgguf/quant/iq_grids.c
        iq_grids.py --checksums PATH/TO/ggml-common.h
