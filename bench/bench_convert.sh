@@ -8,7 +8,7 @@
 #   cp+fsync    cp FILE COPY && sync COPY             (on disk: what convert guarantees)
 #   convert -t1 gguf-edit convert FILE -o OUT --endian big --threads 1
 #   convert -tN the same with --threads <number of CPUs>
-# and prints each time relative to cp and to cp+fsync (the aim: convert / cp <= 1.2;
+# and prints each time relative to cp and to cp+fsync (the aim: convert / cp <= 1.2;
 # convert fsyncs its output before renaming it, so cp+fsync is the like-for-like baseline).
 # Everything is deleted afterwards. Needs about 3 x the size in free space in $TMPDIR.
 set -u

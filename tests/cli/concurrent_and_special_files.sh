@@ -1,11 +1,13 @@
 #!/bin/sh
-# Defects an attacker found in the layers around the parser (the hardening issue), each tested
-# as it was reported; every case failed before its fix.
-#   4  another process writes the file while `set` rewrites it: refused, the write not lost
-#   5  `show --json` of a file with a large header that shrinks meanwhile: an error, not SIGBUS
-#   6  an output that exists and is not a regular file (FIFO, device, socket): refused, kept
-#   8  a FIFO named like a model: refused at once, never waited on
-#  10  an edit beside a running copy: the copy's temporary file is left alone
+# The tools beside other processes and special files:
+#  - write during set: another process writes the file while `set` rewrites it: refused, the
+#    write not lost
+#  - shrinking header: `show --json` of a file with a large header that shrinks meanwhile: an
+#    error, not SIGBUS
+#  - special output: an output that exists and is not a regular file (FIFO, device, socket):
+#    refused, kept
+#  - FIFO input: a FIFO named like a model: refused at once, never waited on
+#  - edit beside copy: an edit beside a running copy: the copy's temporary file is left alone
 . "$(dirname "$0")/../support/cli_lib.sh"
 GEN="$top_builddir/bench/gen_model"
 M="$TMP/m.gguf"
@@ -14,9 +16,10 @@ MARK=ZZZZ-a-write-that-must-not-be-lost-ZZZZ
 MIDDLE=16000000
 LONG="a name long enough that the header no longer fits its padding: $(printf '%0100d' 0)"
 
-# 4: an append, and a write in the middle, while `set` rewrites the file: the other write lands
-# while `set` is held with its output written and proven, before it checks the file and renames
-# (the library's test point save-proven), so the race happens every time, loaded machine or not
+# write during set: an append, and a write in the middle, while `set` rewrites the file: the other
+# write lands while `set` is held with its output written and proven, before it checks the file and
+# renames (the library's test point save-proven), so the race happens every time, loaded machine or
+# not
 for what in append middle; do
     cp "$TMP/big.gguf" "$M"
     if held save-proven "$EDIT" set "$M" general.name "$LONG" 2>"$TMP/err4"; then
@@ -26,21 +29,21 @@ for what in append middle; do
         esac
         release
     else
-        fail "4: set ended before its output was proven: $(cat "$TMP/err4")"
+        fail "write during set: set ended before its output was proven: $(cat "$TMP/err4")"
     fi
     wait $held_pid
     st=$?
     case $what in
     append) [ "$(tail -c 8 "$M")" = XXXXXXXX ] ;;
     middle) grep -q -a "$MARK" "$M" ;;
-    esac && ok || fail "4: a write ($what) during a rewrite was lost (set exited $st)"
+    esac && ok || fail "write during set: a write ($what) during a rewrite was lost (set exited $st)"
     [ $st -eq 1 ] && grep -q "changed since it was opened" "$TMP/err4" && ok ||
-        fail "4: set of a file written meanwhile ($what) exited $st: $(cat "$TMP/err4")"
+        fail "write during set: set of a file written meanwhile ($what) exited $st: $(cat "$TMP/err4")"
 done
 
-# 5: a header of ~10 MB (one array of 200k strings) that shrinks while show --json reads it:
-# the file is truncated while show is held with it open and mapped, before it has read a byte
-# (test point source-opened)
+# shrinking header: a header of ~10 MB (one array of 200k strings) that shrinks while show --json
+# reads it: the file is truncated while show is held with it open and mapped, before it has read a
+# byte (test point source-opened)
 python3 - "$TMP/h.gguf" <<'PY'
 import struct, sys
 n = 200_000
@@ -55,13 +58,13 @@ if held source-opened "$EDIT" show --json "$TMP/h.gguf" 2>"$TMP/err5" >/dev/null
     truncate -s 4096 "$TMP/h.gguf"
     release
 else
-    fail "5: show ended before it opened the file: $(cat "$TMP/err5")"
+    fail "shrinking header: show ended before it opened the file: $(cat "$TMP/err5")"
 fi
 wait $held_pid
 st=$?
-[ $st -eq 1 ] && ok || fail "5: show --json of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
+[ $st -eq 1 ] && ok || fail "shrinking header: show --json of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
 
-# 6: outputs that are FIFOs, devices or sockets are refused and stay what they were
+# special output: outputs that are FIFOs, devices or sockets are refused and stay what they were
 SMALL="$GOLDEN/hand/le_v3_two_tensors.gguf"
 mkfifo "$TMP/fifo"
 python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$TMP/sock"
@@ -75,12 +78,12 @@ for t in $targets; do
         timeout 10 "$EDIT" $cmd > /dev/null 2>"$TMP/err6"
         st=$?
         [ $st -eq 1 ] && grep -q "not a regular file\|is a FIFO\|is a socket\|device" "$TMP/err6" && ok ||
-            fail "6: gguf-edit $cmd exited $st: $(head -c 200 "$TMP/err6")"
-        [ "$(stat -c %F "$t")" = "$kind" ] && ok || fail "6: gguf-edit $cmd replaced a $kind"
+            fail "special output: gguf-edit $cmd exited $st: $(head -c 200 "$TMP/err6")"
+        [ "$(stat -c %F "$t")" = "$kind" ] && ok || fail "special output: gguf-edit $cmd replaced a $kind"
     done
 done
 
-# 8: a FIFO named like a model is refused at once (timeout: a hang fails the test)
+# FIFO input: a FIFO named like a model is refused at once (timeout: a hang fails the test)
 mkfifo "$TMP/f.gguf"
 for cmd in "show $TMP/f.gguf" "get $TMP/f.gguf general.name" "hash $TMP/f.gguf" \
            "verify $TMP/f.gguf" "set $TMP/f.gguf general.name x" "copy $TMP/f.gguf $TMP/o.gguf"; do
@@ -88,20 +91,20 @@ for cmd in "show $TMP/f.gguf" "get $TMP/f.gguf general.name" "hash $TMP/f.gguf" 
     timeout 10 "$EDIT" $cmd > /dev/null 2>"$TMP/err8"
     st=$?
     [ $st -eq 1 ] && grep -q "FIFO" "$TMP/err8" && ok ||
-        fail "8: gguf-edit $cmd exited $st (124: it hung): $(head -c 200 "$TMP/err8")"
+        fail "FIFO input: gguf-edit $cmd exited $st (124: it hung): $(head -c 200 "$TMP/err8")"
 done
 
-# 10: an edit of OUT while `copy BIG OUT` is held with its temporary file written beside OUT
-# (test point save-proven): the edit's sweep of stale temporary files must leave it alone
+# edit beside copy: an edit of OUT while `copy BIG OUT` is held with its temporary file written
+# beside OUT (test point save-proven): the edit's sweep of stale temporary files must leave it alone
 cp "$SMALL" "$TMP/out.gguf"
 if held save-proven "$EDIT" copy "$TMP/big.gguf" "$TMP/out.gguf" 2>"$TMP/err10"; then
-    ls "$TMP"/.out.gguf.tmp-* >/dev/null 2>&1 && ok || fail "10: no temporary file beside OUT"
+    ls "$TMP"/.out.gguf.tmp-* >/dev/null 2>&1 && ok || fail "edit beside copy: no temporary file beside OUT"
     "$EDIT" set "$TMP/out.gguf" general.architecture tent >/dev/null 2>&1 ||
-        fail "10: the edit beside a running copy failed"
+        fail "edit beside copy: the edit beside a running copy failed"
     release
 else
-    fail "10: copy ended before its output was proven: $(cat "$TMP/err10")"
+    fail "edit beside copy: copy ended before its output was proven: $(cat "$TMP/err10")"
 fi
-wait $held_pid && ok || fail "10: the copy failed while an edit ran beside it: $(cat "$TMP/err10")"
-cmp -s "$TMP/big.gguf" "$TMP/out.gguf" && ok || fail "10: the copy's result is not the source"
+wait $held_pid && ok || fail "edit beside copy: the copy failed while an edit ran beside it: $(cat "$TMP/err10")"
+cmp -s "$TMP/big.gguf" "$TMP/out.gguf" && ok || fail "edit beside copy: the copy's result is not the source"
 finish

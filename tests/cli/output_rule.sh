@@ -33,7 +33,7 @@ refused() {
     grep -q "refused" "$TMP/err" && ok || fail "$what: no reason given: $(head -c 300 "$TMP/err")"
 }
 
-# ---- the output is the input: tensor (the reported defect: m.gguf was left at 0 bytes) ----
+# ---- the output is the input: tensor (writing it would empty m.gguf before reading it) ----
 cp "$LE" "$M"
 refused "tensor -o onto its input" "$M" "$EDIT" tensor "$M" a -o "$M"
 refused "tensor --f32 -o onto its input" "$M" "$EDIT" tensor "$M" a --f32 -o "$M"

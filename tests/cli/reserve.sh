@@ -1,5 +1,5 @@
 #!/bin/sh
-# Growing edits without copying the model (the speed issue): `reserve` keeps room in the header
+# Growing edits without copying the model: `reserve` keeps room in the header
 # (the libgguf.padding key); later edits consume it in place; an edit past the room inserts
 # whole blocks before the data in place on ext4 and XFS, clones them into a new file on btrfs
 # (a loop-mounted image, when this runs as root), and copies them elsewhere (tmpfs). Each

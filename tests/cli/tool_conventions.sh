@@ -1,5 +1,5 @@
 #!/bin/sh
-# The habits of the tools users know, in gguf-edit:
+# gguf-edit keeps the conventions of the tools users know:
 #  - messages: the "outgrew its padding" note only when the header grew; no text said twice
 #    (a path, a byte offset, llama.cpp's verdict); counts with their noun's plural right;
 #  - requant prints llama-quantize's report (a line per tensor, the model's size before and

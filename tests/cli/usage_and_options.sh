@@ -1,9 +1,10 @@
 #!/bin/sh
-# Issue 14, as a new user meets the tools: values from files keep their key's type (--file,
+# The tools as a new user meets them: values from files keep their key's type (--file,
 # --json, --type, edit --set-file), get -> set --file round trips are lossless, write errors on
 # standard output are reported, copy takes -o, convert uses every CPU by default, --version,
-# "did you mean", a short usage line per command on usage errors, several files for show and
-# hash, truncated downloads still show their header, show --markdown.
+# "did you mean", a short usage line per command on usage errors, one progress bar and on a
+# terminal only, several files for show and hash, truncated downloads still show their header,
+# show --markdown, option values read by one size parser and one count parser with limits.
 . "$(dirname "$0")/../support/cli_lib.sh"
 
 CATALOG="$CATALOG_TOOL"

@@ -125,7 +125,7 @@ for spec in $ARCHS; do
     edit file-type "$a: general.file_type 99" "$B" "" set general.file_type u32 99
 done
 
-# arrays the issue names: 2 scores next to 32,000 tokens, a per-layer array of the wrong length
+# arrays of the wrong length: 2 scores next to 32,000 tokens, a per-layer array of 3 for 2 layers
 cp "$M/llama.gguf" "$TMP/scores.gguf"
 "$EDIT" set "$TMP/scores.gguf" tokenizer.ggml.scores '[0.5, 1.5]' >/dev/null 2>&1
 judge tokenizer "llama: 2 scores for 32000 tokens" "$TMP/scores.gguf" tokenizer.ggml.scores

@@ -218,8 +218,8 @@ START_TEST(chat_templates_from_json) {
 }
 END_TEST
 
-/* Hardening 1: empty elements made more tokens than the tokenizer had room for (a heap overflow
- * under ASan, an abort in the plain build at a few thousand commas). */
+/* Empty elements of a JSON array must not make more tokens than the tokenizer has room for (a
+ * heap overflow under ASan, an abort in the plain build, at a few thousand commas). */
 START_TEST(json_arrays_with_empty_elements_are_refused) {
     gguf_file *f = open_src("golden/hand/le_v3_two_tensors.gguf");
     size_t n = 5000;
