@@ -548,9 +548,9 @@ GGUF_API int gguf_sha256_file(uint8_t digest[32], const gguf_file *f, gguf_error
 /* In a big-endian file, every multi-byte number inside a tensor's blocks is big-endian too:
  * f16/f32 scales, integers, and the bit fields ggml reads through 16-, 32- or 64-bit loads
  * (Q5_0's qh is one 32-bit field, IQ2_XS's qs are 16-bit fields, ...); byte arrays stay. Each
- * type's list of such fields (its recipe, in libgguf/byteswap.c) says which. Converting swaps
- * the bytes of those fields, so the same call converts little -> big and big -> little, and
- * two calls give the input back. Every type of enum gguf_dtype has a recipe.
+ * type's list of such fields (its recipe, in libgguf/format/byteswap.c) says which. Converting
+ * swaps the bytes of those fields, so the same call converts little -> big and big -> little,
+ * and two calls give the input back. Every type of enum gguf_dtype has a recipe.
  *
  * Converts nbytes of tensor data of type dtype between byte orders, in place. nbytes must be a
  * whole number of blocks (gguf_dtype_block_bytes); with nbytes 0 the call only checks that the

@@ -185,7 +185,7 @@ GGUF_HIDDEN int gguf__tensor_present(const gguf_file *f, size_t i, uint64_t offs
 /* Releases what parse and edits allocated inside f (not the source). */
 GGUF_HIDDEN void gguf__file_clear(gguf_file *f);
 
-/* kv.c: walks one encoded value of `type` at the cursor, checking it and its nested values
+/* value.c: walks one encoded value of `type` at the cursor, checking it and its nested values
  * (depth counts array levels). On success the cursor is past the value. `path` names the
  * value for messages. */
 typedef struct gguf__path {

@@ -11,7 +11,7 @@ GEN="$top_builddir/bench/gen_model"
 SIZE_MIB=${CRASH_SIZE_MIB:-256}
 ROUNDS=${CRASH_ROUNDS:-12}
 seed=${CRASH_SEED:-$(date +%s)}
-echo "crash_edit: CRASH_SEED=$seed, $SIZE_MIB MiB, $ROUNDS rounds per path"
+echo "edit_killed: CRASH_SEED=$seed, $SIZE_MIB MiB, $ROUNDS rounds per path"
 M="$TMP/m.gguf"
 "$GEN" "$TMP/old.gguf" "$SIZE_MIB" || { fail "generator"; finish; exit 1; }
 LONG="a name long enough that the header no longer fits its padding: $(printf '%0100d' 0)"
@@ -46,7 +46,7 @@ cp "$TMP/old.gguf" "$TMP/padded.gguf"
 python3 -c "print('z' * 20000)" > "$TMP/template.txt"
 window "$TMP/inserted.gguf" "$TMP/padded.gguf" tokenizer.chat_template "@$TMP/template.txt"
 insert_ms=$window
-echo "crash_edit: kills within $rewrite_ms ms (rewrite), $inplace_ms ms (in place), $insert_ms ms (growing past the room)"
+echo "edit_killed: kills within $rewrite_ms ms (rewrite), $inplace_ms ms (in place), $insert_ms ms (growing past the room)"
 
 # a linear congruential generator in this shell (never in a subshell: the seed must advance)
 rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); r=$(( seed % $1 )); }
@@ -78,7 +78,7 @@ round() {
     else
         fail "after a kill at $ms ms the file is neither the old nor the new one"; verdict=BAD
     fi
-    echo "crash_edit: $(basename "$new" .gguf), kill at $ms ms: $verdict"
+    echo "edit_killed: $(basename "$new" .gguf), kill at $ms ms: $verdict"
 }
 
 olds_rewrite=0; news_rewrite=0; olds_inplace=0; news_inplace=0; olds_insert=0; news_insert=0
@@ -105,7 +105,7 @@ for path in rewrite inplace insert; do
         eval "o=\$olds_$path n=\$news_$path"
     done
 done
-echo "crash_edit: rewrite: $olds_rewrite old, $news_rewrite new; in place: $olds_inplace old, $news_inplace new; growing past the room: $olds_insert old, $news_insert new"
+echo "edit_killed: rewrite: $olds_rewrite old, $news_rewrite new; in place: $olds_inplace old, $news_inplace new; growing past the room: $olds_insert old, $news_insert new"
 # both outcomes on each path, or the kills did not land during the edits and proved nothing
 for path in rewrite inplace insert; do
     eval "o=\$olds_$path n=\$news_$path"
@@ -129,7 +129,7 @@ if held journal-half-written "$EDIT" set "$M" general.name "renamed!!"; then
     wait "$held_pid" 2>/dev/null
     "$EDIT" recover "$M" >/dev/null 2>"$TMP/err" || fail "recover after a kill between the writes: $(cat "$TMP/err")"
     cmp -s "$M" "$TMP/inplace.gguf" && ok || fail "a kill between the header's two writes, then recover: not the new file"
-    echo "crash_edit: in place, killed between the header's two writes, then recover: $(cmp -s "$M" "$TMP/inplace.gguf" && echo new || echo BAD)"
+    echo "edit_killed: in place, killed between the header's two writes, then recover: $(cmp -s "$M" "$TMP/inplace.gguf" && echo new || echo BAD)"
 else
     fail "in place: the edit never reached the header's second write"
     wait "$held_pid" 2>/dev/null

@@ -21,7 +21,7 @@ if ! have_corpus || ! have_oracle || [ ! -x "$SPLIT" ]; then
 fi
 ROUNDS=${CRASH_ROUNDS:-16}
 seed=${CRASH_SEED:-$(date +%s)}
-echo "crash_split: CRASH_SEED=$seed, $ROUNDS rounds"
+echo "merge_killed: CRASH_SEED=$seed, $ROUNDS rounds"
 "$ORACLE" gen-llama --vocab "$CORPUS/real/ggml-vocab-llama-spm.gguf" --embd 256 --ff 512 \
     --layers 4 "$TMP/g.gguf" >/dev/null 2>&1 || { fail "gen-llama"; finish; exit 1; }
 mkdir "$TMP/set" "$TMP/d"
@@ -38,7 +38,7 @@ t0=$(ms_now)
 "$EDIT" merge --delete-splits "$D/$FIRST" "$D/out.gguf" 2>/dev/null || fail "an uninterrupted merge"
 window=$(( ($(ms_now) - t0) * 3 / 2 + 1 ))
 cmp -s "$D/out.gguf" "$TMP/ref.gguf" && ok || fail "an uninterrupted merge differs from llama-gguf-split's"
-echo "crash_split: kills within $window ms"
+echo "merge_killed: kills within $window ms"
 
 rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); r=$(( seed % $1 )); }
 
@@ -100,7 +100,7 @@ judge() {
         fail "$1: the rerun did not finish: $(head -c 300 "$TMP/err") $(ls -A "$D")"
         rerun=FAILED
     fi
-    echo "crash_split: $1: $verdict; rerun $rerun"
+    echo "merge_killed: $1: $verdict; rerun $rerun"
 }
 
 # the two states a kill must be able to leave, each staged on purpose: merge is held at the
@@ -132,5 +132,5 @@ while [ $i -lt "$ROUNDS" ]; do
     wait "$pid" 2>/dev/null
     judge "round $i, kill at $ms ms"
 done
-echo "crash_split: $shards in shards, $transit in the window of a shard in two files, $journal torn with a journal, $merged merged, of $ROUNDS random rounds and 4 staged"
+echo "merge_killed: $shards in shards, $transit in the window of a shard in two files, $journal torn with a journal, $merged merged, of $ROUNDS random rounds and 4 staged"
 finish

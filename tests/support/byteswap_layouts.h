@@ -1,9 +1,9 @@
 /* The tests' own description of the multi-byte fields inside each tensor type's block, written
  * from ggml's block structs (ggml-common.h) and the way its scalar dequantizers and s390x
- * kernels load them, independently of libgguf/byteswap.c: every field listed is a number that
- * a big-endian file stores big-endian; every byte not listed must come through a byte-order
- * conversion unchanged. check_byteswap.c holds the library's recipes against this list, and
- * make_golden_types.c builds golden/types/all_types.be.gguf from it.
+ * kernels load them, independently of libgguf/format/byteswap.c: every field listed is a number
+ * that a big-endian file stores big-endian; every byte not listed must come through a byte-order
+ * conversion unchanged. tests/lib/format/check_byteswap.c holds the library's recipes against
+ * this list, and make_golden_types.c builds golden/types/all_types.be.gguf from it.
  *
  * Header-only (static data), for the test programs. */
 #ifndef GGUF_TEST_BYTESWAP_LAYOUTS_H

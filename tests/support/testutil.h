@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The testing build's allocation fault injection (libgguf/alloc.c). */
+/* The testing build's allocation fault injection (libgguf/base/alloc.c). */
 void gguf_testing_fail_alloc_after(long n);
 long gguf_testing_alloc_calls(void);
 

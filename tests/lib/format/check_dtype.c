@@ -1,4 +1,4 @@
-/* The type tables (dtype.c, and the value-type table in kv.c): tensor type names, parsing,
+/* The type tables (dtype.c, and the value-type table in value.c): tensor type names, parsing,
  * block sizes against ggml's own table, tensor byte sizes; value type names, parsing, sizes.
  *
  * The expected block sizes are ggml's, as printed by `ggml-oracle types` (ggml 0.23.0, run

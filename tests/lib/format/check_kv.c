@@ -1,7 +1,7 @@
-/* Metadata values (kv.c): the key list, scalar getters, strings, arrays and their iterators,
- * all on values parsed from real bytes. The bytes are assembled here in every version (1, 2,
- * 3) and both byte orders, then opened with gguf_file_open_memory; corpus files add real
- * converter output (and its big-endian, v1 and v2 twins) when ../shared/corpus is present. */
+/* Metadata values (format/kv_get.c, value.c): the key list, scalar getters, strings, arrays and
+ * their iterators, all on values parsed from real bytes. The bytes are assembled here in every
+ * version (1, 2, 3) and both byte orders, then opened with gguf_file_open_memory; corpus files
+ * add real converter output (and its big-endian, v1 and v2 twins) when ../shared/corpus is present. */
 #include <check.h>
 #include <float.h>
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* Requantization (libgguf/requant.c): the per-tensor policy of each preset, the data (every
+/* Requantization (libgguf/requant/): the per-tensor policy of each preset, the data (every
  * converted tensor equals gguf_quant_quantize of its source values, whatever the threads, the
  * byte order or the source), the metadata llama.cpp writes, importance matrices, allocation
  * failures, and -- when ggml-oracle is present -- whole files against llama_model_quantize for
