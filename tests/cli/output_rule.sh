@@ -93,7 +93,7 @@ refused "tensor -o a character device" "$M" "$EDIT" tensor "$M" a -o "$TMP/devic
 [ -p "$TMP/fifo" ] && ok || fail "the FIFO was replaced"
 
 # ---- -o naming FILE itself is the in-place edit: FILE is edited, never emptied ----
-cp "$LE" "$M"
+cp "$LE" "$M" && chmod u+w "$M" # (a copy of a read-only source tree's file, as in distcheck)
 expect_status 0 "$EDIT" set "$M" general.name x -o "$TMP/link.gguf"
 [ "$("$EDIT" get "$M" general.name 2>/dev/null)" = x ] && ok || fail "set -o a link to FILE did not edit FILE"
 [ -L "$TMP/link.gguf" ] && ok || fail "set -o a link to FILE replaced the link"
