@@ -195,7 +195,7 @@ else
 fi
 expect_status 0 "$CATALOG" --db "$DB" query "SELECT 'a' || char(0x202e) || 'b' || char(0x2066) AS t"
 [ "$(tail -1 "$TMP/out")" = 'a\u202eb\u2066' ] && ok || fail "table: bidi controls: $(cat "$TMP/out")"
-cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/bidi.gguf"
+cp "$GOLDEN/hand/le_v3_two_tensors.gguf" "$TMP/bidi.gguf" && chmod u+w "$TMP/bidi.gguf"
 "$EDIT" set "$TMP/bidi.gguf" general.name "$(printf 'evil\342\200\256txt.exe')" > /dev/null 2>&1 &&
     expect_status 0 "$EDIT" show "$TMP/bidi.gguf"
 grep -q 'evil\\xe2\\x80\\xaetxt.exe' "$TMP/out" && ! grep -q "$(printf '\342\200\256')" "$TMP/out" && ok || fail "show: bidi control: $(grep name "$TMP/out")"

@@ -96,7 +96,7 @@ done
 
 # edit beside copy: an edit of OUT while `copy BIG OUT` is held with its temporary file written
 # beside OUT (test point save-proven): the edit's sweep of stale temporary files must leave it alone
-cp "$SMALL" "$TMP/out.gguf"
+cp "$SMALL" "$TMP/out.gguf" && chmod u+w "$TMP/out.gguf"
 if held save-proven "$EDIT" copy "$TMP/big.gguf" "$TMP/out.gguf" 2>"$TMP/err10"; then
     ls "$TMP"/.out.gguf.tmp-* >/dev/null 2>&1 && ok || fail "edit beside copy: no temporary file beside OUT"
     "$EDIT" set "$TMP/out.gguf" general.architecture tent >/dev/null 2>&1 ||
