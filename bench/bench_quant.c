@@ -131,9 +131,10 @@ int main(int argc, char **argv) {
            gguf_quant_simd_name(gguf_quant_simd()));
     if (have_ggml)
         printf("ggml: %s (reference kernels: ggml_quantize_chunk, type_traits->to_float)\n", lib);
+    else if (lib != NULL)
+        printf("ggml: %s not loadable (set GGML_BASE_LIB); ours only\n", lib);
     else
-        printf("ggml: %s not loadable (set GGML_BASE_LIB); ours only\n",
-               lib != NULL ? lib : "no oracle (GGML_ORACLE empty)");
+        printf("ggml: no oracle (GGML_ORACLE is empty; set GGML_BASE_LIB); ours only\n");
     printf("%-8s %10s %10s %7s   %10s %10s %7s\n", "type", "quant", "ggml", "ratio", "dequant",
            "ggml", "ratio");
 
