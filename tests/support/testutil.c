@@ -5,6 +5,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,11 +279,14 @@ uint8_t *tu_read_file(const char *path, size_t *len) {
     if (fp == NULL)
         return NULL;
     size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
+    uint8_t *buf = malloc(cap + 1);
+    while (buf != NULL) {
         if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
+            uint8_t *grown = realloc(buf, (cap *= 2) + 1);
+            if (grown == NULL)
+                free(buf);
+            buf = grown;
+            continue;
         }
         size_t got = fread(buf + n, 1, cap - n, fp);
         if (got == 0)
@@ -290,6 +294,9 @@ uint8_t *tu_read_file(const char *path, size_t *len) {
         n += got;
     }
     fclose(fp);
+    if (buf == NULL)
+        return NULL;
+    buf[n] = 0;
     *len = n;
     return buf;
 }
@@ -586,4 +593,26 @@ void tu_journal_free(tu_journal *j) {
     free((void *)j->old_region);
     free((void *)j->new_region);
     j->old_region = j->new_region = NULL;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+void tu_rng_seed(uint64_t seed) {
+    rng_state = seed ? seed : 0x9E3779B97F4A7C15u;
+}
+
+uint32_t tu_rng_u32(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+float tu_rng_unit(void) {
+    return (float)(tu_rng_u32() & 0xffffff) / 16777216.0f;
+}
+
+float tu_rng_gauss(void) {
+    float u = tu_rng_unit() + 1e-7f, v = tu_rng_unit();
+    return sqrtf(-2 * logf(u)) * cosf(6.2831853f * v);
 }

@@ -49,10 +49,18 @@ int tu_skip_all(const char *why);
  * empty: none). Returns the path when it is an executable, else NULL. */
 const char *tu_oracle(void);
 
-/* Reads a whole file; returns NULL (and *len 0) when it cannot. Free with free(). */
+/* Reads a whole file, the bytes followed by a NUL not counted in *len (a text file reads as a
+ * string); returns NULL (and *len 0) when it cannot. Free with free(). */
 uint8_t *tu_read_file(const char *path, size_t *len);
 /* Writes len bytes to path (created, or emptied first). Returns 0, or -1 with errno set. */
 int tu_write_file(const char *path, const void *data, size_t len);
+
+/* A seeded xorshift generator for test inputs: the same seed draws the same values in every
+ * test program (seed 0 takes a fixed non-zero state). */
+void tu_rng_seed(uint64_t seed);
+uint32_t tu_rng_u32(void);
+float tu_rng_unit(void);  /* uniform in [0, 1) */
+float tu_rng_gauss(void); /* standard normal (Box-Muller) */
 
 /* Absolute path of a file under the source tree (tu_src("golden/x")) or under the shared
  * corpus (tu_corpus("bad/x")); the returned string is static storage, overwritten by the

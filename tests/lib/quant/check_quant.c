@@ -44,42 +44,9 @@
 
 /* Reads a file of the source tree; the bytes are followed by a NUL (not counted in *len). */
 static void *read_file(const char *rel, size_t *len) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", GGUF_TEST_SRCDIR, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap + 1);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(buf, (cap *= 2) + 1);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    *len = n;
-    return buf;
+    return tu_read_file(tu_src(rel), len);
 }
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s ? s : 0x9E3779B97F4A7C15u; }
-static uint32_t rng_u32(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
-}
-static float rng_unit(void) { return (float)(rng_u32() & 0xffffff) / 16777216.0f; }
-static float rng_gauss(void) {
-    float u = rng_unit() + 1e-7f, v = rng_unit();
-    return sqrtf(-2 * logf(u)) * cosf(6.2831853f * v);
-}
 static float bits_to_float(uint32_t u) {
     float f;
     memcpy(&f, &u, sizeof f);
@@ -118,19 +85,23 @@ enum { KIND_COUNT = 10 };
 /* Fills x with data of a kind that exercises one corner of the quantizers. */
 static void fill(float *x, int64_t n, int kind) {
     for (int64_t i = 0; i < n; i++) {
-        float g = rng_gauss();
+        float g = tu_rng_gauss();
         switch (kind) {
         case 0: x[i] = g; break;
-        case 1: x[i] = rng_u32() % 50 == 0 ? 100.f * g : g; break;      /* outliers */
+        case 1: x[i] = tu_rng_u32() % 50 == 0 ? 100.f * g : g; break;      /* outliers */
         case 2: /* zero groups (either sign of zero), constant blocks */
-            x[i] = (i / 16) % 3 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : (i / 32) % 5 == 0 ? 1.5f : g;
+            x[i] = (i / 16) % 3 == 0   ? (tu_rng_u32() & 1 ? -0.f : 0.f)
+                   : (i / 32) % 5 == 0 ? 1.5f
+                                       : g;
             break;
         case 3: x[i] = g * 1e-30f; break;                                /* subnormal f16 scales */
         case 4: x[i] = g * 1e30f; break;                                 /* f16 overflow */
-        case 5: x[i] = rng_u32() % 8 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : fabsf(g); break;
+        case 5: x[i] = tu_rng_u32() % 8 == 0 ? (tu_rng_u32() & 1 ? -0.f : 0.f) : fabsf(g); break;
         case 6: x[i] = (float)(int)(4 * g); break;                       /* rounding ties */
-        case 7: x[i] = rng_u32() % 64 == 0 ? (rng_u32() & 1 ? INFINITY : NAN) : g; break;
-        case 8: x[i] = bits_to_float(rng_u32() << 1 ^ rng_u32()); break; /* any bits, NaNs too */
+        case 7: x[i] = tu_rng_u32() % 64 == 0 ? (tu_rng_u32() & 1 ? INFINITY : NAN) : g; break;
+        case 8: /* any bits, NaNs too */
+            x[i] = bits_to_float(tu_rng_u32() << 1 ^ tu_rng_u32());
+            break;
         default: x[i] = 65504.f * 2 * g; break;
         }
     }
@@ -306,11 +277,11 @@ START_TEST(test_simd_matches_scalar) {
     int trials = be >= 256 ? 2 * KIND_COUNT : 3 * KIND_COUNT;
     for (int trial = 0; trial < trials; trial++) {
         uint64_t seed = base_seed() * 1000003u + dtype * 1009u + (uint64_t)trial;
-        rng_seed(seed);
+        tu_rng_seed(seed);
         int kind = trial % KIND_COUNT;
-        int64_t per = be == 1 ? 1 + rng_u32() % 300
-                              : (int64_t)be * (1 + rng_u32() % (be >= 256 ? 2 : 9));
-        int64_t rows = 1 + rng_u32() % (be >= 256 ? 2 : 3), n = rows * per;
+        int64_t per = be == 1 ? 1 + tu_rng_u32() % 300
+                              : (int64_t)be * (1 + tu_rng_u32() % (be >= 256 ? 2 : 9));
+        int64_t rows = 1 + tu_rng_u32() % (be >= 256 ? 2 : 3), n = rows * per;
         size_t qsize = gguf_quant_row_size(dtype, per) * (size_t)rows;
         ck_assert_uint_eq(qsize, (size_t)(n / be) * bb);
         /* one extra unit everywhere so that the data can sit at odd addresses */
@@ -321,7 +292,7 @@ START_TEST(test_simd_matches_scalar) {
         float *x = (float *)(void *)((char *)xbuf + (trial & 1 ? 0 : 4));
         fill(x, n, kind);
         for (int64_t i = 0; i < per; i++)
-            im[i] = rng_u32() % 16 == 0 ? 0.f : 10 * rng_unit();
+            im[i] = tu_rng_u32() % 16 == 0 ? 0.f : 10 * tu_rng_unit();
         bool use_im = need_im || trial % 3 == 1;
         gguf_error err = {0};
         /* the scalar path's results: quantized bytes, their floats, random bytes' floats */
@@ -332,11 +303,11 @@ START_TEST(test_simd_matches_scalar) {
                                                  use_im ? im : NULL, &err), 0);
         } else {
             for (size_t i = 0; i < qsize; i++)
-                q0[off + i] = (uint8_t)rng_u32();
+                q0[off + i] = (uint8_t)tu_rng_u32();
         }
         uint8_t *r0 = malloc(qsize + 3);
         for (size_t i = 0; i < qsize; i++)
-            r0[off + i] = (uint8_t)rng_u32();
+            r0[off + i] = (uint8_t)tu_rng_u32();
         float *y0 = d0 + (trial & 1), *y1 = d1 + (trial & 1);
         float *z0 = malloc((size_t)n * 4);
         ck_assert_int_eq(gguf_quant_dequantize(y0, dtype, q0 + off, qsize, n, &err), 0);
@@ -395,9 +366,9 @@ START_TEST(test_roundtrip_rms) {
     float *x = malloc(n * 4), *y = malloc(n * 4), *im = malloc(per * 4);
     size_t qsize = gguf_quant_row_size(dtype, per) * rows;
     uint8_t *q = malloc(qsize);
-    rng_seed(42);
+    tu_rng_seed(42);
     for (int64_t i = 0; i < n; i++)
-        x[i] = rng_gauss();
+        x[i] = tu_rng_gauss();
     for (int64_t i = 0; i < per; i++)
         im[i] = 1.0f;
     for (int use_im = 0; use_im < 2; use_im++) {
@@ -506,13 +477,13 @@ START_TEST(test_f16_from_float) {
     enum { N = 1 << 20 };
     float *x = malloc(N * 4);
     uint16_t *h = malloc(N * 2);
-    rng_seed(base_seed() + 7);
+    tu_rng_seed(base_seed() + 7);
     for (int i = 0; i < N; i++) {
         /* all exponents near the half range, both signs, every rounding case */
-        uint32_t u = rng_u32() & 0x807fffffu;
-        u |= (uint32_t)(96 + rng_u32() % 64) << 23;
+        uint32_t u = tu_rng_u32() & 0x807fffffu;
+        u |= (uint32_t)(96 + tu_rng_u32() % 64) << 23;
         if (i % 64 == 0)
-            u = rng_u32() << 1 ^ rng_u32(); /* anything, NaNs included */
+            u = tu_rng_u32() << 1 ^ tu_rng_u32(); /* anything, NaNs included */
         x[i] = bits_to_float(u);
     }
     float special[] = {0.f, -0.f, 65504.f, 65519.99f, 65520.f, -65520.f, 1e-8f, 2.98e-8f,
@@ -536,9 +507,9 @@ START_TEST(test_bf16) {
     enum { N = 1 << 20 };
     float *x = malloc(N * 4), *y = malloc(N * 4);
     uint16_t *b = malloc(N * 2);
-    rng_seed(base_seed() + 11);
+    tu_rng_seed(base_seed() + 11);
     for (int i = 0; i < N; i++)
-        x[i] = bits_to_float(rng_u32() << 1 ^ rng_u32());
+        x[i] = bits_to_float(tu_rng_u32() << 1 ^ tu_rng_u32());
     x[0] = bits_to_float(0x3f808000u); /* tie, even: stays */
     x[1] = bits_to_float(0x3f818000u); /* tie, odd: rounds up */
     x[2] = bits_to_float(0x7f7fffffu); /* FLT_MAX rounds to Inf */

@@ -29,19 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s ? s : 0x9E3779B97F4A7C15u; }
-static uint32_t rng_u32(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
-}
-static float rng_unit(void) { return (float)(rng_u32() & 0xffffff) / 16777216.0f; }
-static float rng_gauss(void) {
-    float u = rng_unit() + 1e-7f, v = rng_unit();
-    return sqrtf(-2 * logf(u)) * cosf(6.2831853f * v);
-}
 static uint32_t float_bits(float f) {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -68,22 +55,24 @@ static bool lattice(uint32_t t) {
 /* Finite data of one kind; huge is the largest magnitude wanted. */
 static void fill(float *x, int64_t n, int kind, float huge) {
     for (int64_t i = 0; i < n; i++) {
-        float g = rng_gauss();
+        float g = tu_rng_gauss();
         switch (kind) {
         case 0: x[i] = g; break;
-        case 1: x[i] = rng_u32() % 50 == 0 ? 100.f * g : g; break;
+        case 1: x[i] = tu_rng_u32() % 50 == 0 ? 100.f * g : g; break;
         case 2: /* zero groups (either sign), constant stretches */
-            x[i] = (i / 16) % 3 == 0 ? (rng_u32() & 1 ? -0.f : 0.f) : (i / 32) % 5 == 0 ? 1.5f : g;
+            x[i] = (i / 16) % 3 == 0   ? (tu_rng_u32() & 1 ? -0.f : 0.f)
+                   : (i / 32) % 5 == 0 ? 1.5f
+                                       : g;
             break;
         case 3: x[i] = g * 1e-30f; break;
         case 4: x[i] = g * huge; break;
-        case 5: x[i] = rng_u32() % 8 == 0 ? 0.f : fabsf(g); break;
+        case 5: x[i] = tu_rng_u32() % 8 == 0 ? 0.f : fabsf(g); break;
         case 6: x[i] = (float)(int)(4 * g); break;
         case 7: x[i] = 65504.f * 2 * g; break;
-        case 8: x[i] = g * powf(10.f, (float)((int)(rng_u32() % 13) - 6)); break;
+        case 8: x[i] = g * powf(10.f, (float)((int)(tu_rng_u32() % 13) - 6)); break;
         default: /* a handful of values: equal distances and scores, so ties between
                   * candidates, where the first one must win */
-            x[i] = (float)((int)(rng_u32() % 5) - 2) * 0.75f;
+            x[i] = (float)((int)(tu_rng_u32() % 5) - 2) * 0.75f;
             break;
         }
     }
@@ -127,11 +116,11 @@ START_TEST(test_quantize_like_ggml) {
     const int top = gguf_quant_simd_supported();
     for (int trial = 0; trial < 2 * KIND_COUNT; trial++) {
         uint64_t seed = base_seed() * 1000003u + t * 1009u + (uint64_t)trial;
-        rng_seed(seed);
+        tu_rng_seed(seed);
         int kind = trial % KIND_COUNT;
         bool use_im = gguf_quant_needs_imatrix(t) || trial >= KIND_COUNT;
         /* rows of 1 to 3 super-blocks (512 elements at least for small blocks) */
-        int64_t per = be >= 256 ? be * (1 + rng_u32() % 3) : be * ((512 + be - 1) / be);
+        int64_t per = be >= 256 ? be * (1 + tu_rng_u32() % 3) : be * ((512 + be - 1) / be);
         int64_t rows = 2, n = rows * per;
         size_t qsize = gguf_quant_row_size(t, per) * (size_t)rows;
         float *x = malloc((size_t)n * 4), *im = malloc((size_t)per * 4);
@@ -139,7 +128,7 @@ START_TEST(test_quantize_like_ggml) {
         uint8_t *want = malloc(qsize), *q = malloc(qsize);
         fill(x, n, kind, lattice(t) ? 1e7f : 1e15f);
         for (int64_t i = 0; i < per; i++)
-            im[i] = rng_u32() % 16 == 0 ? 0.f : 10 * rng_unit();
+            im[i] = tu_rng_u32() % 16 == 0 ? 0.f : 10 * tu_rng_unit();
         memset(want, 0x5A, qsize);
         size_t wrote = ggml.quantize_chunk((int)t, x, want, 0, rows, per, use_im ? im : NULL);
         ck_assert_uint_eq(wrote, qsize);
@@ -195,13 +184,13 @@ START_TEST(test_dequantize_like_ggml) {
     const int top = gguf_quant_simd_supported();
     for (int trial = 0; trial < 8; trial++) {
         uint64_t seed = base_seed() * 1000003u + t * 1009u + 77 + (uint64_t)trial;
-        rng_seed(seed);
+        tu_rng_seed(seed);
         int64_t n = be * (be >= 256 ? 16 : 256 / be * 8);
         size_t qsize = gguf_quant_row_size(t, n);
         uint8_t *q = malloc(qsize);
         float *want = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
         for (size_t i = 0; i < qsize; i++)
-            q[i] = (uint8_t)rng_u32();
+            q[i] = (uint8_t)tu_rng_u32();
         tr->to_float(q, want, n);
         for (int level = 0; level <= top; level++) {
             gguf_quant_set_simd(level);
