@@ -131,7 +131,14 @@ enum gguf_open_flags {
      * gguf_crc_tensor) fails with GGUF_ETRUNC, gguf_tensor_data gives NULL for it, and the file
      * cannot be written (GGUF_ETRUNC). gguf_file_data_end tells how long the file should be. A
      * file cut inside its header is refused as ever. */
-    GGUF_OPEN_PARTIAL = 1 << 6
+    GGUF_OPEN_PARTIAL = 1 << 6,
+    /* A local file's header is parsed where the file is mapped, not read into a copy first:
+     * no copy of a large vocabulary is made. Without it the header is read with pread, so that
+     * a file cut short by another process while it is read is an error (GGUF_EIO); with it,
+     * such a file raises SIGBUS in the caller, as any mapping does. For readers that handle or
+     * accept SIGBUS (a tool that exits on it). Ignored with GGUF_OPEN_NO_MMAP and for sources
+     * that are not local files. */
+    GGUF_OPEN_MAPPED_HEADER = 1 << 7
 };
 
 /* Opens and parses a file, read-only. The header is parsed and checked at once; tensor bytes
@@ -446,6 +453,14 @@ typedef struct gguf_text {
  * is not part of valid UTF-8 is written as \u00XX, its Latin-1 code point. Returns 0, or
  * GGUF_ENOMEM with t->len unchanged. */
 GGUF_API int gguf_json_value(gguf_text *t, const gguf_value *v);
+/* Where gguf_json_value_write hands its text: len bytes at data (not NUL-terminated), to be
+ * written out or kept. Returns 0 to go on; anything else stops the writing. */
+typedef int (*gguf_json_write_fn)(void *user, const char *data, size_t len);
+/* v as JSON, exactly as gguf_json_value renders it, handed to write in pieces of about 64 KiB
+ * (or one long string) as it is rendered: the text of a vocabulary is never held whole, so
+ * that printing it costs no memory beyond a piece. Returns 0, GGUF_ENOMEM, or the first value
+ * other than 0 that write returned (nothing more is handed over then). */
+GGUF_API int gguf_json_value_write(const gguf_value *v, gguf_json_write_fn write, void *user);
 /* Appends n bytes as a JSON string literal, by the same rules. */
 GGUF_API int gguf_json_string(gguf_text *t, const void *s, size_t n);
 /* Frees the text's bytes; the gguf_text is empty and usable again. NULL is allowed. */

@@ -1,5 +1,6 @@
 /* Interrupts (SIGINT, SIGTERM, SIGHUP) taken by a thread of their own, which removes the
- * library's temporary files before the process ends by the same signal. */
+ * library's temporary files before the process ends by the same signal; and SIGBUS, raised by
+ * a mapped file cut short while a reader reads it. */
 #define _GNU_SOURCE /* strsignal */
 #include "cli.h"
 
@@ -48,4 +49,22 @@ void cli_signals_start(void) {
         pthread_sigmask(SIG_UNBLOCK, &interrupts, NULL); /* no thread: the default actions */
     else
         pthread_detach(t);
+}
+
+/* A mapped file cut short under a reader: the command ends as an unreadable file's does
+ * (status 1), without a crash or a core; what it printed so far stays a prefix. */
+static void mapped_file_cut(int sig) {
+    (void)sig;
+    static const char msg[] = ": a file was cut short while it was read (SIGBUS)\n";
+    (void)!write(STDERR_FILENO, cli_prog, strlen(cli_prog));
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(CLI_BAD);
+}
+
+void cli_signals_mapped_reads(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = mapped_file_cut;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
 }

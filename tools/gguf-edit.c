@@ -1,16 +1,10 @@
 /* gguf-edit: inspect and edit GGUF files. Dispatches to one cmd_<verb>.c per subcommand. */
-#define _GNU_SOURCE /* O_CLOEXEC */
 #include "cli.h"
 #include "commands.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The commands in the order --help lists them. */
 static const opt_command *const commands[] = {
@@ -37,63 +31,18 @@ static void usage(FILE *out) {
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
-/* The bytes of a mapping faulted in at once: a header of 262k tokens spans 16 MB. */
-#define POPULATE ((size_t)16 << 20)
-
-/* A file cut short under the mapping: the call ends as an unreadable file's does (status 1),
- * without a crash or a core; what it printed so far is a prefix of the names. */
-static void mapped_file_cut(int sig) {
-    (void)sig;
-    _exit(CLI_BAD);
-}
-
-/* A local regular file parsed where it is mapped, or NULL. Completion asks for a file's names
- * at every Tab press: parsing the mapping reads no copy of a vocabulary (gguf_file_open reads
- * the header with pread, so that a file cut short under it is an error, not SIGBUS); here a
- * file cut while it is read raises SIGBUS, which ends only this call (mapped_file_cut). */
-static gguf_file *open_mapped(const char *path, unsigned flags, void **map, size_t *size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= SIZE_MAX)
-        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return NULL;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = mapped_file_cut;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, NULL);
-#ifdef MADV_POPULATE_READ
-    /* one call maps the pages a large vocabulary's header spans, instead of a fault per few */
-    (void)madvise(p, (size_t)st.st_size < POPULATE ? (size_t)st.st_size : POPULATE,
-                  MADV_POPULATE_READ);
-#endif
-    gguf_file *f = NULL;
-    if (gguf_file_open_memory(&f, p, (size_t)st.st_size, 0, flags, NULL) != 0) {
-        munmap(p, (size_t)st.st_size);
-        return NULL;
-    }
-    *map = p;
-    *size = (size_t)st.st_size;
-    return f;
-}
-
 /* --list keys|tensors FILE: a file's key or tensor names, as they are, one per line (a
  * truncated download's too; nothing on stderr about it: this serves completion). */
 static int list_names(const char *what, const char *path) {
     gguf_file *f = NULL;
-    unsigned flags = GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES;
-    void *map = NULL;
-    size_t map_size = 0;
+    /* completion asks at every Tab press: the header is parsed where it is mapped, without
+     * a copy of its vocabulary */
+    unsigned flags = GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES |
+                     GGUF_OPEN_MAPPED_HEADER;
     if (path == NULL)
         return cli_usage_error(short_usage, "--list %s needs a FILE", what);
-    f = open_mapped(path, flags, &map, &map_size);
-    if (f == NULL && gguf_file_open(&f, path, flags, NULL) != 0)
+    cli_signals_mapped_reads();
+    if (gguf_file_open(&f, path, flags, NULL) != 0)
         return CLI_BAD;
     int keys = strcmp(what, "keys") == 0;
     size_t n = keys ? gguf_kv_count(f) : gguf_tensor_count(f);
@@ -110,8 +59,6 @@ static int list_names(const char *what, const char *path) {
         putchar('\n');
     }
     gguf_file_free(f);
-    if (map != NULL)
-        munmap(map, map_size);
     return CLI_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The tools' JSON emitter (json_emit.h): the layout (commas, brackets, member names, line
- * breaks) here, the strings and values by the library's JSON writer, rendered into one reused
- * buffer and copied to the output. */
+ * breaks) here, the strings and values by the library's JSON writer: names and strings
+ * rendered into one reused buffer and copied to the output, metadata values handed over in
+ * pieces as they are rendered. */
 #include "json_emit.h"
 
 #include "cli.h"
@@ -63,29 +64,47 @@ void cli_json_line(cli_json *j) {
     j->line = 1;
 }
 
-/* The rendered text (rc: what rendering returned), the controls JSON lets through escaped
- * when asked; null when rendering ran out of memory. */
+/* Rendered text written out, the controls JSON lets through escaped when asked. */
+static void emit(cli_json *j, const char *data, size_t n) {
+    if (!(j->flags & CLI_JSON_CONTROLS)) {
+        fwrite(data, 1, n, j->out);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < n;) {
+        size_t len = gguf_text_utf8_len(p + i, n - i);
+        long cp = len > 0 ? cli_text_control(p + i, len) : -1;
+        if (len == 0)
+            len = 1;
+        if (cp >= 0)
+            fprintf(j->out, "\\u%04lx", (unsigned long)cp);
+        else
+            fwrite(p + i, 1, len, j->out);
+        i += len;
+    }
+}
+
+/* The rendered text (rc: what rendering returned); null when rendering ran out of memory. */
 static void flush(cli_json *j, int rc) {
     if (rc != 0) {
         fputs("null", j->out); /* out of memory: still a JSON document */
         j->nomem = 1;
-    } else if (!(j->flags & CLI_JSON_CONTROLS)) {
-        fwrite(rendered.data, 1, rendered.len, j->out);
     } else {
-        const unsigned char *p = (const unsigned char *)rendered.data;
-        for (size_t i = 0; i < rendered.len;) {
-            size_t len = gguf_text_utf8_len(p + i, rendered.len - i);
-            long cp = len > 0 ? cli_text_control(p + i, len) : -1;
-            if (len == 0)
-                len = 1;
-            if (cp >= 0)
-                fprintf(j->out, "\\u%04lx", (unsigned long)cp);
-            else
-                fwrite(p + i, 1, len, j->out);
-            i += len;
-        }
+        emit(j, rendered.data, rendered.len);
     }
     rendered.len = 0;
+}
+
+typedef struct piece_writer {
+    cli_json *j;
+    size_t handed; /* bytes written so far */
+} piece_writer;
+
+static int emit_piece(void *user, const char *data, size_t n) {
+    piece_writer *w = user;
+    emit(w->j, data, n);
+    w->handed += n;
+    return 0;
 }
 
 void cli_json_name(cli_json *j, const char *name) {
@@ -139,7 +158,14 @@ void cli_json_null(cli_json *j) {
 
 void cli_json_gguf_value(cli_json *j, const gguf_value *v) {
     item(j, false);
-    flush(j, gguf_json_value(&rendered, v));
+    /* in pieces as rendered: a vocabulary is never held whole. Out of memory before any
+     * piece, null as for a string; after one, the value stays cut */
+    piece_writer w = {j, 0};
+    if (gguf_json_value_write(v, emit_piece, &w) != 0) {
+        if (w.handed == 0)
+            fputs("null", j->out);
+        j->nomem = 1;
+    }
 }
 
 void cli_json_member_u64(cli_json *j, const char *name, uint64_t v) {

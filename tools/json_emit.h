@@ -27,7 +27,8 @@ typedef struct cli_json {
     unsigned char items[CLI_JSON_MAX_DEPTH + 1]; /* it holds an item: the next needs a comma */
     unsigned char after_name; /* a member name was written: its value comes next */
     unsigned char line;       /* the next item or closing bracket starts a line */
-    unsigned char nomem;      /* a string could not be rendered (written as null) */
+    unsigned char nomem;      /* a string or value could not be rendered (written as null,
+                               * or a value cut after its first pieces) */
 } cli_json;
 
 /* An emitter writing to out, nothing open. Values written at the top level follow each other

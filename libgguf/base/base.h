@@ -258,12 +258,15 @@ GGUF_HIDDEN void gguf__json_str(gguf__buf *b, const void *s, size_t n);
 /* The same, written at o, which has room for 6 * n + 2 + GGUF__JSON_SLACK bytes; the bytes
  * from s up to end (>= s + n) may be read. Returns the end. */
 GGUF_HIDDEN uint8_t *gguf__json_str_at(uint8_t *o, const void *s, size_t n, const void *end);
-/* count encoded strings at p (each a length, u64 when wide else u32, in the byte order big,
- * then its bytes) as JSON strings separated by commas, written at o; the bytes up to end (at
- * least to the last string's end) may be read, and o has room for 7 times the encoded bytes
- * plus GGUF__JSON_SLACK. Returns the end. */
-GGUF_HIDDEN uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *p, uint64_t count, bool wide,
-                                         bool big, const uint8_t *end);
+/* The *left encoded strings at *p (each a length, u64 when wide else u32, in the byte order
+ * big, then its bytes) as JSON strings written at o, each after a comma but the array's first
+ * (the first one here when `first`), while they surely fit: a string is written only when its
+ * worst case, 6 bytes out per byte in, fits before lim (and 3 + GGUF__JSON_SLACK bytes past lim
+ * are room for its comma and quotes). *p and *left become the strings not written. The bytes
+ * up to end (at least to the last string's end) may be read. Returns the end. */
+GGUF_HIDDEN uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *lim, const uint8_t **p,
+                                         uint64_t *left, bool first, bool wide, bool big,
+                                         const uint8_t *end);
 /* A float with `digits` significant digits (9 for f32, 17 for f64); non-finite as a string. */
 GGUF_HIDDEN void gguf__json_double(gguf__buf *b, double d, int digits);
 /* The same for a float, exactly as "%.9g" prints it, faster. */

@@ -176,15 +176,22 @@ static uint8_t *str_scalar(uint8_t *o, const uint8_t *s, size_t n) {
     return o;
 }
 
-static uint8_t *list_scalar(uint8_t *o, const uint8_t *p, uint64_t count, bool wide, bool big) {
-    for (uint64_t i = 0; i < count; i++) {
+static uint8_t *list_scalar(uint8_t *o, const uint8_t *lim, const uint8_t **pp,
+                            uint64_t *left, bool first, bool wide, bool big) {
+    const uint8_t *p = *pp;
+    uint64_t i = 0, count = *left;
+    for (; i < count; i++) {
         uint64_t n = wide ? gguf__load64(p, big) : gguf__load32(p, big);
+        if (o > lim || n > (size_t)(lim - o) / 6)
+            break;
         p += wide ? 8 : 4;
-        if (i > 0)
+        if (i > 0 || !first)
             *o++ = ',';
         o = str_scalar(o, p, (size_t)n);
         p += n;
     }
+    *pp = p;
+    *left = count - i;
     return o;
 }
 
@@ -401,14 +408,14 @@ static uint8_t *str_to(uint8_t *o, const uint8_t *s, size_t n, const uint8_t *en
     }
 }
 
-uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *p, uint64_t count, bool wide, bool big,
-                             const uint8_t *end) {
+uint8_t *gguf__json_str_list(uint8_t *o, const uint8_t *lim, const uint8_t **p,
+                             uint64_t *left, bool first, bool wide, bool big, const uint8_t *end) {
     switch (json_level()) {
 #if JSON_X86
-    case GGUF__JSON_AVX2: return list_avx2(o, p, count, wide, big, end);
-    case GGUF__JSON_SSE2: return list_sse2(o, p, count, wide, big, end);
+    case GGUF__JSON_AVX2: return list_avx2(o, lim, p, left, first, wide, big, end);
+    case GGUF__JSON_SSE2: return list_sse2(o, lim, p, left, first, wide, big, end);
 #endif
-    default: (void)end; return list_scalar(o, p, count, wide, big);
+    default: (void)end; return list_scalar(o, lim, p, left, first, wide, big);
     }
 }
 

@@ -61,15 +61,22 @@ static SIMD_TARGET uint8_t *SIMD_ONE(uint8_t *o, const uint8_t *s, size_t n, con
 }
 
 /* gguf__json_str_list at this width. */
-static SIMD_TARGET uint8_t *SIMD_LIST(uint8_t *o, const uint8_t *p, uint64_t count, bool wide,
-                                      bool big, const uint8_t *end) {
-    for (uint64_t i = 0; i < count; i++) {
+static SIMD_TARGET uint8_t *SIMD_LIST(uint8_t *o, const uint8_t *lim, const uint8_t **pp,
+                                      uint64_t *left, bool first, bool wide, bool big,
+                                      const uint8_t *end) {
+    const uint8_t *p = *pp;
+    uint64_t i = 0, count = *left;
+    for (; i < count; i++) {
         uint64_t n = wide ? gguf__load64(p, big) : gguf__load32(p, big);
+        if (o > lim || n > (size_t)(lim - o) / 6)
+            break;
         p += wide ? 8 : 4;
-        if (i > 0)
+        if (i > 0 || !first)
             *o++ = ',';
         o = SIMD_STR(o, p, (size_t)n, end);
         p += n;
     }
+    *pp = p;
+    *left = count - i;
     return o;
 }

@@ -121,8 +121,11 @@ int gguf__open_source(gguf_file **out, gguf__source *src, unsigned flags, gguf_e
     f->src = src;
     f->size = src->size;
     int rc;
-    if (src->mem != NULL) {
-        f->head = src->mem;
+    const uint8_t *in_place = src->mem != NULL                    ? src->mem
+                            : (flags & GGUF_OPEN_MAPPED_HEADER) != 0 ? src->map
+                                                                   : NULL;
+    if (in_place != NULL) {
+        f->head = in_place;
         f->head_len = src->size;
         rc = gguf__parse(f, err);
     } else {

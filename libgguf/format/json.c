@@ -38,107 +38,163 @@ static uint8_t *scalar_to(uint8_t *o, uint32_t t, const uint8_t *p, bool big) {
     }
 }
 
-static void scalar_json(gguf__buf *b, uint32_t t, const uint8_t *p, bool big) {
-    uint8_t *o = gguf__buf_grow(b, GGUF__JSON_NUM_ROOM);
-    if (o != NULL)
-        b->len -= GGUF__JSON_NUM_ROOM - (size_t)(scalar_to(o, t, p, big) - o);
+/* Where a value's JSON goes: appended to b, stopped once b holds more than limit (when not 0),
+ * and with `write`, handed over in pieces: b then never holds much more than a piece (or one
+ * long string), so that a vocabulary is never rendered whole. */
+typedef struct json_out {
+    gguf__buf *b;
+    size_t limit;
+    gguf_json_write_fn write;
+    void *user;
+    int rc; /* what write returned, once it was not 0 */
+} json_out;
+
+/* A piece: small enough to stay in the CPU's cache between its rendering and its writing. */
+#define PIECE ((size_t)64 << 10)
+
+static bool out_stopped(const json_out *j) {
+    return j->b->failed || j->rc != 0 || (j->limit != 0 && j->b->len > j->limit);
 }
 
-/* An array whose elements are scalars or strings, from its bytes (checked by the parser, or
- * built by an edit). */
-static void flat_array_json(gguf__buf *b, const gguf_value *v, size_t limit) {
-    bool big = v->big_endian;
-    uint32_t elem = gguf_value_elem_type(v);
-    uint64_t count = gguf_value_count(v);
-    size_t w = v->wide ? 8 : 4;
-    const uint8_t *p = v->raw + 4 + w;
-    size_t size = gguf_vtype_size(elem);
-    if (limit == 0 && (elem == GGUF_VTYPE_STRING || size > 0) &&
-        v->raw_len < (SIZE_MAX - 2 - GGUF__JSON_SLACK) / (GGUF__JSON_NUM_ROOM + 1)) {
-        /* one reservation for the whole array: a string needs at most 6 bytes per byte, its
-         * quotes and a comma, all within 7 times its encoded size; a number at most
-         * GGUF__JSON_NUM_ROOM and a comma, per element of at least one byte */
-        size_t room = elem == GGUF_VTYPE_STRING ? (size_t)v->raw_len * 7
-                                                : (size_t)count * (GGUF__JSON_NUM_ROOM + 1);
-        room += 2 + GGUF__JSON_SLACK;
-        uint8_t *o = gguf__buf_grow(b, room);
+/* Hands what is rendered to write when it makes a piece, or when `all`. */
+static void out_hand_over(json_out *j, bool all) {
+    if (j->write == NULL || out_stopped(j) || j->b->len == 0 || (!all && j->b->len < PIECE))
+        return;
+    j->rc = j->write(j->user, (const char *)j->b->data, j->b->len);
+    j->b->len = 0;
+}
+
+static void out_add(json_out *j, const char *s, size_t n) {
+    gguf__buf_add(j->b, s, n);
+}
+
+static void scalar_json(json_out *j, uint32_t t, const uint8_t *p, bool big) {
+    uint8_t *o = gguf__buf_grow(j->b, GGUF__JSON_NUM_ROOM);
+    if (o != NULL)
+        j->b->len -= GGUF__JSON_NUM_ROOM - (size_t)(scalar_to(o, t, p, big) - o);
+}
+
+/* How much more to render before handing a piece over (a round's worth when nothing is handed
+ * over: the value is kept whole). */
+static size_t piece_left(const json_out *j) {
+    return j->write == NULL ? PIECE : j->b->len < PIECE ? PIECE - j->b->len : 0;
+}
+
+/* count encoded strings at p, a piece at a time: each round reserves what is left to make a
+ * piece and writes the strings that surely fit; a string that might not fit in what is left
+ * starts a piece (its own, when it is longer than a piece). */
+static void string_array_json(json_out *j, const uint8_t *p, uint64_t count, bool wide,
+                              bool big, const uint8_t *end) {
+    for (uint64_t left = count; left > 0 && !out_stopped(j);) {
+        uint64_t n = wide ? gguf__load64(p, big) : gguf__load32(p, big);
+        if (n > (SIZE_MAX - 3 - GGUF__JSON_SLACK - PIECE) / 6) {
+            j->b->failed = true;
+            return;
+        }
+        if (6 * (size_t)n > piece_left(j)) /* the piece so far first, then this one */
+            out_hand_over(j, true);
+        size_t fill = piece_left(j) > 6 * (size_t)n ? piece_left(j) : 6 * (size_t)n;
+        size_t room = fill + 3 + GGUF__JSON_SLACK;
+        uint8_t *o = gguf__buf_grow(j->b, room);
         if (o == NULL)
             return;
         uint8_t *start = o;
-        *o++ = '[';
-        if (elem == GGUF_VTYPE_STRING) {
-            o = gguf__json_str_list(o, p, count, w == 8, big, v->raw + v->raw_len);
-        } else if (elem == GGUF_VTYPE_F32 && big == gguf__host_is_big()) {
-            /* scores: a loop of their own, without a switch and a byte-order test each */
-            for (uint64_t i = 0; i < count; i++, p += 4) {
+        o = gguf__json_str_list(o, start + room - 3 - GGUF__JSON_SLACK, &p, &left, left == count,
+                                wide, big, end);
+        j->b->len -= room - (size_t)(o - start);
+        out_hand_over(j, false);
+    }
+}
+
+/* count numbers of type elem (size bytes each) at p, a piece at a time: each round writes as
+ * many as surely fill what is left to make a piece (at least one). */
+static void number_array_json(json_out *j, const uint8_t *p, uint64_t count, uint32_t elem,
+                              size_t size, bool big) {
+    bool host = big == gguf__host_is_big();
+    for (uint64_t i = 0; i < count && !out_stopped(j);) {
+        uint64_t per_round = piece_left(j) / (GGUF__JSON_NUM_ROOM + 1) + 1;
+        uint64_t k = count - i < per_round ? count - i : per_round;
+        size_t room = (size_t)k * (GGUF__JSON_NUM_ROOM + 1);
+        uint8_t *o = gguf__buf_grow(j->b, room);
+        if (o == NULL)
+            return;
+        uint8_t *start = o;
+        uint64_t stop = i + k;
+        /* scores and token types: loops of their own, without a switch and a byte-order test
+         * per element; a comma is stored before each and then stepped over but for the first */
+        if (elem == GGUF_VTYPE_F32 && host) {
+            for (; i < stop; i++, p += 4) {
                 float f;
                 memcpy(&f, p, 4);
                 *o = ',';
                 o = gguf__json_f32_to(o + (i > 0), f);
             }
-        } else if (elem == GGUF_VTYPE_I32 && big == gguf__host_is_big()) {
-            for (uint64_t i = 0; i < count; i++, p += 4) { /* token types */
+        } else if (elem == GGUF_VTYPE_I32 && host) {
+            for (; i < stop; i++, p += 4) {
                 int32_t n;
                 memcpy(&n, p, 4);
                 *o = ',';
                 o = gguf__json_i64_to(o + (i > 0), n);
             }
         } else {
-            for (uint64_t i = 0; i < count; i++, p += size) {
-                if (i > 0)
-                    *o++ = ',';
-                o = scalar_to(o, elem, p, big);
+            for (; i < stop; i++, p += size) {
+                *o = ',';
+                o = scalar_to(o + (i > 0), elem, p, big);
             }
         }
-        *o++ = ']';
-        b->len -= room - (size_t)(o - start);
-        return;
+        j->b->len -= room - (size_t)(o - start);
+        out_hand_over(j, false);
     }
-    gguf__buf_add(b, "[", 1);
-    for (uint64_t i = 0; i < count; i++) {
-        if (b->failed || (limit != 0 && b->len > limit))
-            return;
-        if (i > 0)
-            gguf__buf_add(b, ",", 1);
-        if (elem == GGUF_VTYPE_STRING) {
-            uint64_t n = w == 8 ? gguf__load64(p, big) : gguf__load32(p, big);
-            gguf__json_str(b, p + w, (size_t)n);
-            p += w + n;
-        } else {
-            scalar_json(b, elem, p, big);
-            p += size;
-        }
-    }
-    gguf__buf_add(b, "]", 1);
 }
 
-void gguf__value_json(gguf__buf *b, const gguf_value *v, size_t limit) {
+/* An array whose elements are scalars or strings, from its bytes (checked by the parser, or
+ * built by an edit). */
+static void flat_array_json(json_out *j, const gguf_value *v) {
+    uint32_t elem = gguf_value_elem_type(v);
+    size_t w = v->wide ? 8 : 4;
+    out_add(j, "[", 1);
+    if (elem == GGUF_VTYPE_STRING)
+        string_array_json(j, v->raw + 4 + w, gguf_value_count(v), w == 8, v->big_endian,
+                          v->raw + v->raw_len);
+    else
+        number_array_json(j, v->raw + 4 + w, gguf_value_count(v), elem, gguf_vtype_size(elem),
+                          v->big_endian);
+    out_add(j, "]", 1);
+}
+
+static void value_json(json_out *j, const gguf_value *v) {
     uint32_t t = gguf_value_type(v);
-    if (b->failed || (limit != 0 && b->len > limit))
+    if (out_stopped(j))
         return;
     if (t == GGUF_VTYPE_ARRAY && gguf_value_elem_type(v) != GGUF_VTYPE_ARRAY) {
-        flat_array_json(b, v, limit);
+        flat_array_json(j, v);
     } else if (t == GGUF_VTYPE_ARRAY) {
         gguf_value_iter it;
         gguf_value e;
         gguf_value_iter_init(&it, v);
-        gguf__buf_add(b, "[", 1);
+        out_add(j, "[", 1);
         for (int first = 1; gguf_value_iter_next(&it, &e); first = 0) {
-            if (b->failed || (limit != 0 && b->len > limit))
+            if (out_stopped(j))
                 return;
             if (!first)
-                gguf__buf_add(b, ",", 1);
-            gguf__value_json(b, &e, limit);
+                out_add(j, ",", 1);
+            value_json(j, &e);
         }
-        gguf__buf_add(b, "]", 1);
+        out_add(j, "]", 1);
     } else if (t == GGUF_VTYPE_STRING) {
         const char *s = "";
         uint64_t len = 0;
         gguf_value_get_str(&s, &len, v, NULL);
-        gguf__json_str(b, s, (size_t)len);
+        gguf__json_str(j->b, s, (size_t)len);
     } else {
-        scalar_json(b, t, v->raw, v->big_endian);
+        scalar_json(j, t, v->raw, v->big_endian);
     }
+    out_hand_over(j, false);
+}
+
+void gguf__value_json(gguf__buf *b, const gguf_value *v, size_t limit) {
+    json_out j = {.b = b, .limit = limit};
+    value_json(&j, v);
 }
 
 /* The caller's gguf_text is the library's buffer under another name. */
@@ -159,6 +215,16 @@ int gguf_json_value(gguf_text *t, const gguf_value *v) {
     gguf__buf b = as_buf(t);
     gguf__value_json(&b, v, 0);
     return give_back(t, &b);
+}
+
+int gguf_json_value_write(const gguf_value *v, gguf_json_write_fn write, void *user) {
+    gguf__buf b = {0};
+    json_out j = {.b = &b, .write = write, .user = user};
+    value_json(&j, v);
+    out_hand_over(&j, true);
+    int rc = b.failed ? GGUF_ENOMEM : j.rc;
+    gguf__buf_free(&b);
+    return rc;
 }
 
 int gguf_json_string(gguf_text *t, const void *s, size_t n) {

@@ -43,7 +43,8 @@ done
 
 # shrinking header: a header of ~10 MB (one array of 200k strings) that shrinks while show --json
 # reads it: the file is truncated while show is held with it open and mapped, before it has read a
-# byte (test point source-opened)
+# byte (test point source-opened). show parses the header where it is mapped: the read of the
+# bytes cut off raises SIGBUS, which ends show as a bad file does, saying so.
 python3 - "$TMP/h.gguf" <<'PY'
 import struct, sys
 n = 200_000
@@ -62,7 +63,8 @@ else
 fi
 wait $held_pid
 st=$?
-[ $st -eq 1 ] && ok || fail "shrinking header: show --json of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
+[ $st -eq 1 ] && grep -q "cut short while it was read" "$TMP/err5" && ok ||
+    fail "shrinking header: show --json of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
 
 # special output: outputs that are FIFOs, devices or sockets are refused and stay what they were
 SMALL="$GOLDEN/hand/le_v3_two_tensors.gguf"

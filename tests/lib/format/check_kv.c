@@ -1036,6 +1036,83 @@ START_TEST(test_real_twins) {
 }
 END_TEST
 
+/* What gguf_json_value_write handed over: the pieces joined, how many, the longest; it stops
+ * the writing (returns 7) at piece stop_at when that is not 0. */
+typedef struct pieces {
+    char *data;
+    size_t len, count, longest, stop_at;
+} pieces;
+
+static int take_piece(void *user, const char *data, size_t len) {
+    pieces *p = user;
+    ck_assert_uint_gt(len, 0);
+    p->count++;
+    if (p->stop_at != 0 && p->count == p->stop_at)
+        return 7;
+    ck_assert_uint_le(p->count, 1u << 20);
+    p->data = realloc(p->data, p->len + len);
+    ck_assert_ptr_nonnull(p->data);
+    memcpy(p->data + p->len, data, len);
+    p->len += len;
+    if (len > p->longest)
+        p->longest = len;
+    return 0;
+}
+
+/* Real files opened as usual and with their header parsed where mapped read alike, and every
+ * value's JSON handed over in pieces is gguf_json_value's text: vocabularies (hundreds of
+ * pieces), both byte orders, nested arrays, long and non-UTF-8 strings. */
+START_TEST(test_real_json_in_pieces) {
+    if (!tu_have_corpus())
+        tu_skip("no ../shared/corpus");
+    static const char *const files[] = {
+        "real/ggml-vocab-llama-bpe.gguf", "be/ggml-vocab-llama-spm.be.gguf",
+        "synth/kv_all_types.gguf",        "be/kv_all_types.be.gguf",
+        "synth/kv_nested_arrays.gguf",    "synth/kv_strings_unicode.gguf",
+        "synth/kv_long_string.gguf",      "synth/kv_float_special.gguf",
+    };
+    size_t values = 0, many_pieces = 0;
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        gguf_file *f = open_corpus(files[k]), *m = NULL;
+        gguf_error err;
+        gguf_error_clear(&err);
+        ck_assert_msg(gguf_file_open(&m, tu_corpus(files[k]), GGUF_OPEN_MAPPED_HEADER, &err) == 0,
+                      "%s: %s", files[k], err.message);
+        compare_files(f, m, files[k]);
+        for (size_t i = 0; i < gguf_kv_count(m); i++) {
+            const gguf_value *v = gguf_kv_value(m, i);
+            gguf_text whole = {0};
+            ck_assert_int_eq(gguf_json_value(&whole, v), 0);
+            pieces got = {0};
+            ck_assert_int_eq(gguf_json_value_write(v, take_piece, &got), 0);
+            ck_assert_msg(got.len == whole.len && memcmp(got.data, whole.data, got.len) == 0,
+                          "%s: key %zu: the pieces differ from the whole text", files[k], i);
+            /* a piece is handed over once it holds 64 KiB, and a round of writing stops
+             * before a string or number that could pass that (these files' strings are
+             * short, but for kv_long_string's one) */
+            ck_assert_msg(got.longest <= ((size_t)1 << 16) + 64 || got.count == 1,
+                          "%s: key %zu: a piece of %zu bytes", files[k], i, got.longest);
+            if (whole.len > (size_t)4 << 16) {
+                ck_assert_uint_ge(got.count, whole.len / (((size_t)1 << 16) + 64));
+                many_pieces++;
+                pieces stopped = {.stop_at = 2};
+                ck_assert_int_eq(gguf_json_value_write(v, take_piece, &stopped), 7);
+                ck_assert_uint_eq(stopped.count, 2);
+                free(stopped.data);
+            }
+            free(got.data);
+            gguf_text_free(&whole);
+            values++;
+        }
+        gguf_file_free(f);
+        gguf_file_free(m);
+    }
+    ck_assert_uint_ge(many_pieces, 3); /* llama-bpe's tokens and merges, llama-spm's tokens */
+    printf("check_kv: %zu values written whole and in pieces, %zu in many\n", values,
+           many_pieces);
+}
+END_TEST
+
 static Suite *kv_suite(void) {
     Suite *s = suite_create("kv");
     TCase *tc = tcase_create("formats");
@@ -1061,6 +1138,7 @@ static Suite *kv_suite(void) {
     tcase_set_timeout(tr, 300);
     tcase_add_test(tr, test_real_vocab);
     tcase_add_test(tr, test_real_twins);
+    tcase_add_test(tr, test_real_json_in_pieces);
     suite_add_tcase(s, tr);
     return s;
 }
