@@ -320,10 +320,14 @@ START_TEST(simd_writers_agree_on_random_strings_and_lists) {
             for (int calls = 0; left > 0; calls++) {
                 size_t lim = calls % 2 ? next() % 80 : 66 + next() % 60;
                 uint64_t before = left;
+                uint8_t *from = o;
                 o = gguf__json_str_list(o, o + lim, &p, &left, left == count, true, big,
                                         enc + used);
                 if (!(calls < 2 * (int)count + 2 && left <= before))
                     ck_abort_msg("round %d: no progress", round);
+                if (!((size_t)(o - from) <= lim + 3))
+                    ck_abort_msg("round %d: %zu bytes written in a room of %zu", round,
+                                 (size_t)(o - from), lim);
             }
             size_t gn = (size_t)(o - got);
             if (!(gn == wn && memcmp(got, want, wn) == 0))

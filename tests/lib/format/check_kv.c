@@ -1083,6 +1083,29 @@ START_TEST(test_real_json_in_pieces) {
             const gguf_value *v = gguf_kv_value(m, i);
             gguf_text whole = {0};
             ck_assert_int_eq(gguf_json_value(&whole, v), 0);
+            if (gguf_value_type(v) == GGUF_VTYPE_ARRAY) {
+                /* an array's text is its elements' texts, each rendered alone, between
+                 * brackets and commas */
+                pieces joined = {0};
+                gguf_text one = {0};
+                gguf_value_iter it;
+                gguf_value e;
+                take_piece(&joined, "[", 1);
+                gguf_value_iter_init(&it, v);
+                for (size_t n = 0; gguf_value_iter_next(&it, &e); n++) {
+                    if (n > 0)
+                        take_piece(&joined, ",", 1);
+                    one.len = 0;
+                    ck_assert_int_eq(gguf_json_value(&one, &e), 0);
+                    take_piece(&joined, one.data, one.len);
+                }
+                take_piece(&joined, "]", 1);
+                ck_assert_msg(joined.len == whole.len &&
+                                  memcmp(joined.data, whole.data, whole.len) == 0,
+                              "%s: key %zu: not its elements' texts joined", files[k], i);
+                gguf_text_free(&one);
+                free(joined.data);
+            }
             pieces got = {0};
             ck_assert_int_eq(gguf_json_value_write(v, take_piece, &got), 0);
             ck_assert_msg(got.len == whole.len && memcmp(got.data, whole.data, got.len) == 0,
