@@ -146,9 +146,10 @@ double cli_now(void);
  * old bytes or has its new ones whole), says so on stderr and ends the process by the same
  * signal (exit status 128 + N in a shell). */
 void cli_signals_start(void);
-/* Reads through a mapping from here on (GGUF_OPEN_MAPPED_HEADER, a mapped parse): a file cut
- * short under them ends the command with status 1 and a message, not a crash. */
-void cli_signals_mapped_reads(void);
+/* Open flags for a command that only reads, then ends: headers parsed where they are mapped
+ * (GGUF_OPEN_MAPPED_HEADER: no copy of a vocabulary), and from here on a file cut short under
+ * a mapping ends the command with status 1 and a message, not a crash (SIGBUS). */
+unsigned cli_read_mapped(unsigned flags);
 
 /* Opens path with the flags and the URL options given, printing the error. Returns NULL on
  * failure. Reading never changes anything: a journal of an interrupted edit beside the file

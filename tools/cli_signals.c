@@ -61,10 +61,11 @@ static void mapped_file_cut(int sig) {
     _exit(CLI_BAD);
 }
 
-void cli_signals_mapped_reads(void) {
+unsigned cli_read_mapped(unsigned flags) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = mapped_file_cut;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, NULL);
+    return flags | GGUF_OPEN_MAPPED_HEADER;
 }

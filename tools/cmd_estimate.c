@@ -261,7 +261,7 @@ static int fit_context(uint32_t *best, gguf_llama_estimate *e, const gguf_file *
 }
 
 static int estimate_run(int argc, char **argv) {
-    unsigned flags = CLI_READ_FLAGS;
+    unsigned flags = cli_read_mapped(CLI_READ_FLAGS);
     gguf_llama_estimate_params p = GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
     estimate_values v = {.n_ctx = p.n_ctx, .n_batch = p.n_batch, .n_ubatch = p.n_ubatch,
                          .type_k = p.type_k, .type_v = p.type_v,

@@ -58,7 +58,7 @@ static void print_plain(const gguf_value *v) {
 }
 
 static int get_run(int argc, char **argv) {
-    unsigned flags = CLI_READ_FLAGS;
+    unsigned flags = cli_read_mapped(CLI_READ_FLAGS);
     get_values o = {0};
     int status = opt_parse(&cmd_get, argc, argv, &o, &flags);
     if (status >= 0)

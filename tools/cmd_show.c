@@ -556,7 +556,7 @@ static void show_markdown(FILE *out, const char *path, const gguf_file *f, what 
 
 static int show_run(int argc, char **argv) {
     show_values o = {0, 0, 0, 0, 0};
-    unsigned flags = CLI_READ_FLAGS;
+    unsigned flags = cli_read_mapped(CLI_READ_FLAGS);
     int status = opt_parse(&cmd_show, argc, argv, &o, &flags);
     if (status >= 0)
         return status;
@@ -567,9 +567,6 @@ static int show_run(int argc, char **argv) {
     if (cli_operands_min(argc, 1, cmd_show.synopsis) != 0)
         return CLI_USAGE;
     what w = {.kv = !only_tensors || only_kv, .tensors = !only_kv || only_tensors, .full = full};
-    /* read-only and short-lived: a vocabulary is parsed where it is mapped, not copied */
-    flags |= GGUF_OPEN_MAPPED_HEADER;
-    cli_signals_mapped_reads();
     int several = argc - optind > 1, rc = CLI_OK, shown = 0;
     cli_json j;
     cli_json_init(&j, stdout, 0);

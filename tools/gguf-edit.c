@@ -35,13 +35,11 @@ static void usage(FILE *out) {
  * truncated download's too; nothing on stderr about it: this serves completion). */
 static int list_names(const char *what, const char *path) {
     gguf_file *f = NULL;
-    /* completion asks at every Tab press: the header is parsed where it is mapped, without
-     * a copy of its vocabulary */
-    unsigned flags = GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT | GGUF_OPEN_UNKNOWN_TYPES |
-                     GGUF_OPEN_MAPPED_HEADER;
     if (path == NULL)
         return cli_usage_error(short_usage, "--list %s needs a FILE", what);
-    cli_signals_mapped_reads();
+    /* completion asks at every Tab press: no copy of a vocabulary */
+    unsigned flags = cli_read_mapped(GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT |
+                                     GGUF_OPEN_UNKNOWN_TYPES);
     if (gguf_file_open(&f, path, flags, NULL) != 0)
         return CLI_BAD;
     int keys = strcmp(what, "keys") == 0;

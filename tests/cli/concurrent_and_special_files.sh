@@ -41,11 +41,13 @@ for what in append middle; do
         fail "write during set: set of a file written meanwhile ($what) exited $st: $(cat "$TMP/err4")"
 done
 
-# shrinking header: a header of ~10 MB (one array of 200k strings) that shrinks while show --json
-# reads it: the file is truncated while show is held with it open and mapped, before it has read a
-# byte (test point source-opened). show parses the header where it is mapped: the read of the
-# bytes cut off raises SIGBUS, which ends show as a bad file does, saying so.
-python3 - "$TMP/h.gguf" <<'PY'
+# shrinking header: a header of ~10 MB (one array of 200k strings) that shrinks while a reader
+# reads it: the file is truncated while the reader is held with it open and mapped, before it
+# has read a byte (test point source-opened). show, get, estimate and --list parse the header
+# where it is mapped: the read of the bytes cut off raises SIGBUS, which ends the command as a
+# bad file does, saying so.
+make_vocab_header() {
+    python3 - "$1" <<'PY'
 import struct, sys
 n = 200_000
 with open(sys.argv[1], "wb") as f:
@@ -55,16 +57,22 @@ with open(sys.argv[1], "wb") as f:
     s = b"token-with-a-fairly-long-name-0123456789abcdefghijklmn"
     f.write((struct.pack("<Q", len(s)) + s) * n)
 PY
-if held source-opened "$EDIT" show --json "$TMP/h.gguf" 2>"$TMP/err5" >/dev/null; then
-    truncate -s 4096 "$TMP/h.gguf"
-    release
-else
-    fail "shrinking header: show ended before it opened the file: $(cat "$TMP/err5")"
-fi
-wait $held_pid
-st=$?
-[ $st -eq 1 ] && grep -q "cut short while it was read" "$TMP/err5" && ok ||
-    fail "shrinking header: show --json of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
+}
+for cmd in "show --json @" "get @ general.name" "estimate @" "--list keys @"; do
+    make_vocab_header "$TMP/h.gguf"
+    # shellcheck disable=SC2046 # the command's words, the file in place of @
+    if held source-opened "$EDIT" $(echo "$cmd" | sed "s|@|$TMP/h.gguf|") 2>"$TMP/err5" \
+        >/dev/null; then
+        truncate -s 4096 "$TMP/h.gguf"
+        release
+    else
+        fail "shrinking header: $cmd ended before it opened the file: $(cat "$TMP/err5")"
+    fi
+    wait $held_pid
+    st=$?
+    [ $st -eq 1 ] && grep -q "cut short while it was read" "$TMP/err5" && ok ||
+        fail "shrinking header: $cmd of a shrinking header exited $st (above 128: a signal): $(head -c 200 "$TMP/err5")"
+done
 
 # special output: outputs that are FIFOs, devices or sockets are refused and stay what they were
 SMALL="$GOLDEN/hand/le_v3_two_tensors.gguf"
