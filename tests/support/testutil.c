@@ -455,7 +455,7 @@ void tu_free_list(char **list) {
 
 /* ---- journals (the byte map in libgguf/commit/journal.c) ---- */
 
-static void put_le(uint8_t *p, uint64_t v, int n) {
+void tu_put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -492,8 +492,8 @@ static uint64_t tu_ranges(const tu_journal *j, uint8_t *out, uint64_t *total) {
         while (i < n && j->new_region[i] != tu_before(j, i))
             i++;
         if (out != NULL) {
-            put_le(out + 16 * count, a, 8);
-            put_le(out + 16 * count + 8, i - a, 8);
+            tu_put_le(out + 16 * count, a, 8);
+            tu_put_le(out + 16 * count + 8, i - a, 8);
         }
         count++;
         *total += i - a;
@@ -502,6 +502,20 @@ static uint64_t tu_ranges(const tu_journal *j, uint8_t *out, uint64_t *total) {
 }
 
 #define TU_BLOCK 4096
+
+size_t tu_journal_fields(uint8_t *out, const tu_journal *j, uint32_t version) {
+    memcpy(out, j->magic, 8);
+    tu_put_le(out + 8, version, 4);
+    tu_put_le(out + 12, j->dev, 8);
+    tu_put_le(out + 20, j->ino, 8);
+    tu_put_le(out + 28, j->size, 8);
+    tu_put_le(out + 36, j->len, 8);
+    tu_put_le(out + 44, j->insert_at, 8);
+    tu_put_le(out + 52, j->insert_len, 8);
+    tu_put_le(out + 60, j->old_crc, 4);
+    tu_put_le(out + 64, j->moved_crc, 4);
+    return 68;
+}
 
 size_t tu_journal_encoded_size(const tu_journal *j) {
     uint64_t total, r = tu_ranges(j, NULL, &total);
@@ -521,24 +535,15 @@ size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
     uint8_t torn[TU_BLOCK];
     for (uint64_t i = bs; i < be; i++)
         torn[i - bs] = i < split ? j->new_region[i] : tu_before(j, i);
-    memcpy(out, j->magic, 8);
-    put_le(out + 8, j->version, 4);
-    put_le(out + 12, j->dev, 8);
-    put_le(out + 20, j->ino, 8);
-    put_le(out + 28, j->size, 8);
-    put_le(out + 36, j->len, 8);
-    put_le(out + 44, j->insert_at, 8);
-    put_le(out + 52, j->insert_len, 8);
-    put_le(out + 60, j->old_crc, 4);
-    put_le(out + 64, j->moved_crc, 4);
-    put_le(out + 68, (uint32_t)crc32_z(0, j->new_region, (size_t)n) + j->new_crc_delta, 4);
-    put_le(out + 72, split, 8);
-    put_le(out + 80, (uint32_t)crc32_z(0, torn, (size_t)(be - bs)), 4);
-    put_le(out + 84, r, 8);
-    put_le(out + 92, total, 8);
+    tu_journal_fields(out, j, j->version);
+    tu_put_le(out + 68, (uint32_t)crc32_z(0, j->new_region, (size_t)n) + j->new_crc_delta, 4);
+    tu_put_le(out + 72, split, 8);
+    tu_put_le(out + 80, (uint32_t)crc32_z(0, torn, (size_t)(be - bs)), 4);
+    tu_put_le(out + 84, r, 8);
+    tu_put_le(out + 92, total, 8);
     for (uint64_t k = 0; k < nb; k++) {
         uint64_t off = k * TU_BLOCK, m = j->len - off < TU_BLOCK ? j->len - off : TU_BLOCK;
-        put_le(out + TU_JOURNAL_HEAD + 4 * k, (uint32_t)crc32_z(0, j->old_region + off, (size_t)m),
+        tu_put_le(out + TU_JOURNAL_HEAD + 4 * k, (uint32_t)crc32_z(0, j->old_region + off, (size_t)m),
                4);
     }
     uint8_t *bytes = ranges + 16 * r;
@@ -549,7 +554,7 @@ size_t tu_journal_encode(uint8_t *out, const tu_journal *j) {
     }
     size_t size = (size_t)(bytes - out);
     uint32_t all = (uint32_t)crc32_z(0, out, size);
-    put_le(out + size, all + j->trailer_delta, 4);
+    tu_put_le(out + size, all + j->trailer_delta, 4);
     return size + 4;
 }
 
@@ -606,6 +611,12 @@ uint32_t tu_rng_u32(void) {
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (uint32_t)(rng_state >> 11);
+}
+
+uint32_t tu_float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
 }
 
 float tu_rng_unit(void) {

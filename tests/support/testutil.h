@@ -61,6 +61,8 @@ void tu_rng_seed(uint64_t seed);
 uint32_t tu_rng_u32(void);
 float tu_rng_unit(void);  /* uniform in [0, 1) */
 float tu_rng_gauss(void); /* standard normal (Box-Muller) */
+/* A float's bits (to compare floats exactly, NaNs and signed zeros included). */
+uint32_t tu_float_bits(float f);
 
 /* Absolute path of a file under the source tree (tu_src("golden/x")) or under the shared
  * corpus (tu_corpus("bad/x")); the returned string is static storage, overwritten by the
@@ -103,6 +105,11 @@ typedef struct tu_journal {
 #define TU_JOURNAL_VERSION 4
 #define TU_JOURNAL_HEAD 100 /* bytes before the old region's block crc32s */
 size_t tu_journal_encode(uint8_t *out, const tu_journal *j);
+/* The fields every journal version starts with (magic to moved_crc), version as given: 68
+ * bytes, their count returned. */
+size_t tu_journal_fields(uint8_t *out, const tu_journal *j, uint32_t version);
+/* n bytes of v at p, little-endian. */
+void tu_put_le(uint8_t *p, uint64_t v, int n);
 /* the bytes tu_journal_encode writes */
 size_t tu_journal_encoded_size(const tu_journal *j);
 /* The journal of an edit of the file at path that changes the first byte of the string value

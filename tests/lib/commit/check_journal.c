@@ -272,26 +272,12 @@ END_TEST
 
 /* Format 3, as earlier versions wrote it (libgguf/commit/journal.c): the head's first 68 bytes,
  * the old region, the new one, the crc32 of all before. */
-static void put_le(uint8_t *p, uint64_t v, int n) {
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static size_t encode_v3(uint8_t *out, const tu_journal *j) {
     size_t len = (size_t)j->len, new_len = (size_t)(j->len + j->insert_len);
-    memcpy(out, j->magic, 8);
-    put_le(out + 8, 3, 4);
-    put_le(out + 12, j->dev, 8);
-    put_le(out + 20, j->ino, 8);
-    put_le(out + 28, j->size, 8);
-    put_le(out + 36, j->len, 8);
-    put_le(out + 44, j->insert_at, 8);
-    put_le(out + 52, j->insert_len, 8);
-    put_le(out + 60, j->old_crc, 4);
-    put_le(out + 64, j->moved_crc, 4);
+    tu_journal_fields(out, j, 3);
     memcpy(out + 68, j->old_region, len);
     memcpy(out + 68 + len, j->new_region, new_len);
-    put_le(out + 68 + len + new_len, (uint32_t)crc32_z(0, out, 68 + len + new_len), 4);
+    tu_put_le(out + 68 + len + new_len, (uint32_t)crc32_z(0, out, 68 + len + new_len), 4);
     return 68 + len + new_len + 4;
 }
 

@@ -52,11 +52,6 @@ static float bits_to_float(uint32_t u) {
     memcpy(&f, &u, sizeof f);
     return f;
 }
-static uint32_t float_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 /* ck_assert_msg for hot loops: asserts only on failure. */
 #define CHECK(cond, ...)                                                                       \
@@ -75,7 +70,7 @@ static int64_t diff_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
 }
 static int64_t diff_floats(const float *a, const float *b, int64_t n) {
     for (int64_t i = 0; i < n; i++)
-        if (float_bits(a[i]) != float_bits(b[i]))
+        if (tu_float_bits(a[i]) != tu_float_bits(b[i]))
             return i;
     return -1;
 }
@@ -414,7 +409,7 @@ START_TEST(test_f16_all_halves) {
     ck_assert_int_eq(gguf_quant_dequantize(ys, GGUF_DTYPE_F16, h, sizeof h, 65536, NULL), 0);
     for (int i = 0; i < 65536; i++) {
         int e = (i >> 10) & 31, m = i & 1023;
-        uint32_t u = float_bits(ys[i]);
+        uint32_t u = tu_float_bits(ys[i]);
         if (e == 31 && m) /* NaN: sign and payload kept, made quiet */
             CHECK(u == (((uint32_t)(i & 0x8000) << 16) | 0x7fc00000u | (uint32_t)m << 13),
                           "half %04x -> %08x", i, u);
@@ -446,7 +441,7 @@ END_TEST
 
 /* float -> half by the definition: round to nearest even, overflow to Inf. */
 static uint16_t half_of(float f) {
-    uint32_t u = float_bits(f);
+    uint32_t u = tu_float_bits(f);
     uint16_t sign = (uint16_t)(u >> 16 & 0x8000);
     if (isnan(f))
         return sign | 0x7E00;
@@ -494,7 +489,7 @@ START_TEST(test_f16_from_float) {
         ck_assert_int_eq(gguf_quant_quantize(h, N * 2, GGUF_DTYPE_F16, x, 1, N, NULL, NULL), 0);
         for (int i = 0; i < N; i++)
             CHECK(h[i] == half_of(x[i]), "%s: %a (%08x) -> %04x, want %04x",
-                          gguf_quant_simd_name(level), x[i], float_bits(x[i]), h[i],
+                          gguf_quant_simd_name(level), x[i], tu_float_bits(x[i]), h[i],
                           half_of(x[i]));
     }
     gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
@@ -518,7 +513,7 @@ START_TEST(test_bf16) {
         gguf_quant_set_simd(level);
         ck_assert_int_eq(gguf_quant_quantize(b, N * 2, GGUF_DTYPE_BF16, x, 1, N, NULL, NULL), 0);
         for (int i = 0; i < N; i++) {
-            uint32_t u = float_bits(x[i]);
+            uint32_t u = tu_float_bits(x[i]);
             uint16_t want = (u & 0x7fffffff) > 0x7f800000
                                 ? (uint16_t)(u >> 16 | 0x40)
                                 : (uint16_t)((u + 0x7fff + (u >> 16 & 1)) >> 16);
@@ -531,7 +526,7 @@ START_TEST(test_bf16) {
         ck_assert_uint_eq(b[3], 0x7fc0);
         ck_assert_int_eq(gguf_quant_dequantize(y, GGUF_DTYPE_BF16, b, N * 2, N, NULL), 0);
         for (int i = 0; i < N; i++)
-            CHECK(float_bits(y[i]) == (uint32_t)b[i] << 16, "bf16 %04x -> %a", b[i], y[i]);
+            CHECK(tu_float_bits(y[i]) == (uint32_t)b[i] << 16, "bf16 %04x -> %a", b[i], y[i]);
     }
     gguf_quant_set_simd(GGUF_QUANT_SIMD_AUTO);
     free(x);

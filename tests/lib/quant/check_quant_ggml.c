@@ -29,11 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t float_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 enum { KIND_COUNT = 10 };
 static const char *const kind_name[KIND_COUNT] = {
@@ -86,7 +81,7 @@ static int64_t diff_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
 }
 static int64_t diff_floats(const float *a, const float *b, int64_t n) {
     for (int64_t i = 0; i < n; i++)
-        if (float_bits(a[i]) != float_bits(b[i]))
+        if (tu_float_bits(a[i]) != tu_float_bits(b[i]))
             return i;
     return -1;
 }
