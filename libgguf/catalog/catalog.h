@@ -134,6 +134,12 @@ GGUF_HIDDEN int gguf__db_exec(gguf__db *db, const char *lite, const char *pg);
 GGUF_HIDDEN const char *gguf__db_errmsg(gguf__db *db);
 GGUF_HIDDEN int64_t gguf__db_last_id(gguf__db *db);
 GGUF_HIDDEN void gguf__db_close(gguf__db *db);
+/* Removes the -wal and -shm files of the SQLite database at path when its WAL is empty and no
+ * connection uses them: what a read-only connection leaves behind, since only a read-write
+ * one that closes last removes them. A connection that reads and closes does that here; its
+ * checkpoint of an empty WAL writes nothing. Nothing happens when another connection is open
+ * or the WAL holds writes. */
+GGUF_HIDDEN void gguf__db_sqlite_tidy_wal(const char *path);
 GGUF_HIDDEN void gguf__bind_null(gguf__stmt *st, int col);
 GGUF_HIDDEN void gguf__bind_int64(gguf__stmt *st, int col, int64_t v);
 GGUF_HIDDEN void gguf__bind_double(gguf__stmt *st, int col, double v);
@@ -234,6 +240,7 @@ typedef struct gguf__guard {
 struct gguf_catalog {
     gguf__db *db; /* read-write connection; NULL when opened read-only */
     gguf__db *ro; /* read-only connection for user SQL (opened on first query) */
+    int wal_absent; /* opened read-only while the SQLite catalog had no -wal nor -shm file */
     int pg;       /* a PostgreSQL catalog */
     char *path;     /* as messages show it: a URL's password replaced (gguf__db_redact) */
     char *conninfo; /* as given: what connections are opened with */

@@ -9,6 +9,7 @@
 
 #ifdef GGUF_HAVE_CATALOG
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,19 @@ void gguf__db_close(gguf__db *db) {
 #endif
     gguf__free(db->pg_error);
     gguf__free(db);
+}
+
+void gguf__db_sqlite_tidy_wal(const char *path) {
+    char wal[PATH_MAX];
+    struct stat st;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal || lstat(wal, &st) != 0 ||
+        !S_ISREG(st.st_mode) || st.st_size != 0)
+        return;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+        SQLITE_OK)
+        (void)sqlite3_exec(db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+    sqlite3_close(db);
 }
 
 /* A parameter's text for PostgreSQL (every parameter goes as text). */

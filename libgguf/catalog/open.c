@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DEFAULT_TIMEOUT_MS 60000
@@ -47,20 +48,31 @@ static int use_wal(gguf_catalog *cat, gguf_error *err) {
 void gguf_catalog_close(gguf_catalog *cat) {
     if (cat == NULL)
         return;
+    /* the query connection first: SQLite's last connection to close, when it can write,
+     * removes the -wal and -shm files, which a read-only one cannot */
+    gguf__db_close(cat->ro);
     if (cat->db != NULL) {
         if (cat->in_txn)
             gguf__db_exec(cat->db, "COMMIT", NULL);
         for (int i = 0; i < GGUF__ST_COUNT; i++)
             gguf__finalize(cat->st[i]);
         gguf__db_close(cat->db);
+    } else if (cat->wal_absent) { /* reading leaves the catalog's folder as it found it */
+        gguf__db_sqlite_tidy_wal(cat->conninfo);
     }
-    gguf__db_close(cat->ro);
     gguf__guard_free(&cat->guard);
     for (int i = 0; i < 3; i++)
         gguf__buf_free(&cat->items[i].lit);
     gguf__free(cat->path);
     gguf__free(cat->conninfo);
     gguf__free(cat);
+}
+
+/* Whether path + tail names anything. */
+static bool exists_beside(const char *path, const char *tail) {
+    char p[PATH_MAX];
+    struct stat st;
+    return snprintf(p, sizeof p, "%s%s", path, tail) < (int)sizeof p && lstat(p, &st) == 0;
 }
 
 /* The database (and its WAL and shared-memory files) must be regular files when they exist:
@@ -118,6 +130,7 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
     cat->timeout_ms = DEFAULT_TIMEOUT_MS;
     cat->max_memory = DEFAULT_MAX_MEMORY;
     if (readonly) {
+        cat->wal_absent = !pg && !exists_beside(path, "-wal") && !exists_beside(path, "-shm");
         rc = gguf__catalog_connect(&cat->ro, path, 1, 0, err);
         if (rc == 0)
             rc = gguf__catalog_check_readonly(cat->ro, path, err);
