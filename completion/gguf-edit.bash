@@ -29,28 +29,44 @@ _gguf_help() {
 }
 
 # Appends to COMPREPLY the words of $2 (one per line) that start with $1: compgen -W without
-# the subshell that $(compgen ...) costs.
+# the subshell that $(compgen ...) costs. Lines are split by expansion, with no pattern
+# matching on them (set -f, undone on return by local -): a loop of `read <<<` reads a pipe
+# a byte per call, milliseconds for a --help text.
 _gguf_filter() {
-    local w
-    while IFS= read -r w; do
-        [[ -n $w && $w == "$1"* ]] && COMPREPLY+=("$w")
-    done <<<"$2"
+    local w IFS=$'\n' -
+    set -f
+    for w in $2; do
+        [[ $w == "$1"* ]] && COMPREPLY+=("$w")
+    done
 }
 
-# The long options a --help text defines, one per line ("--json").
+# Appends to COMPREPLY the long options a --help text ($2) defines ("  --json",
+# "  -o, --output OUT") that start with $1.
 _gguf_options() {
-    sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p'
+    local line IFS=$'\n'
+    for line in $2; do
+        [[ $line =~ ^\ \ (-[A-Za-z0-9],\ )?(--[a-z0-9][a-z0-9-]*) &&
+            ${BASH_REMATCH[2]} == "$1"* ]] && COMPREPLY+=("${BASH_REMATCH[2]}")
+    done
+}
+
+# The first "OPT a|b|c" of a text ($2) for option $1, into _gguf_text ("" when none).
+_gguf_choices() {
+    local re="(^|[^a-z0-9-])$1 ([a-z0-9]+(\|[a-z0-9]+)+)"
+    _gguf_text=
+    [[ $2 =~ $re ]] && _gguf_text=${BASH_REMATCH[2]}
 }
 
 # Whether option $2 of a --help text ($1) takes an argument: "  --opt ARG".
 _gguf_takes_arg() {
-    local line
-    while IFS= read -r line; do
+    local line IFS=$'\n' -
+    set -f
+    for line in $1; do
         [[ $line =~ ^\ \ (-[A-Za-z0-9],\ )?([^ =]+)[\ =][^\ ] && ${BASH_REMATCH[2]} == "$2" ]] &&
             return 0
         [[ $2 == -? && $line =~ ^\ \ ([^ ,]+),\ --[a-z0-9-]+[\ =][^\ ] &&
             ${BASH_REMATCH[1]} == "$2" ]] && return 0
-    done <<<"$1"
+    done
     return 1
 }
 
@@ -103,8 +119,10 @@ _gguf_places() {
     shift 4
     local -a ops=("$@") places
     _gguf_next=()
-    while IFS= read -r usage; do
-        [[ -n $usage ]] || continue
+    local IFS=$'\n' -
+    set -f
+    for usage in $usages; do
+        IFS=$' \t\n'
         _gguf_operands "$usage" "$cmd"
         places=("${_gguf_ops[@]}")
         fit=1
@@ -129,7 +147,7 @@ _gguf_places() {
             next=${places[${#places[@]}-1]}
         fi
         [[ -n $next && " ${_gguf_next[*]} " != *" $next "* ]] && _gguf_next+=("$next")
-    done <<<"$usages"
+    done
 }
 
 _gguf_files() {
@@ -143,17 +161,24 @@ _gguf_files() {
 }
 
 # The keys or tensors of a file are kept for the next Tab press while the file stays the same:
-# same device, inode, modification time (to the nanosecond) and size, by stat(1), which costs a
-# few milliseconds where the tool reads the whole header (17 MB for a 262k-token vocabulary).
-# Without GNU stat every press asks the tool.
+# same device, inode, modification time (to the nanosecond) and size. The tool names the file
+# so on the first line of the names it lists (--stat), and the next press on the file asks
+# stat(1), which costs a few milliseconds where the tool reads the whole header (17 MB for a
+# 262k-token vocabulary). Without GNU stat every press asks the tool.
 _gguf_names() { # tool, keys|tensors, file, cur
-    local file=$3 id IFS=$'\n'
+    local file=$3 id list IFS=$'\n'
     [[ $file == "~/"* ]] && file=$HOME/${file#"~/"}
     [[ -f $file && -r $file ]] || return # a readable regular file
-    id=$(stat -L -c '%d %i %.9Y %s' -- "$file" 2>/dev/null) && id="$1 $2 $id $file" || id=
-    if [[ -z $id || $id != "$_gguf_names_id" ]]; then
-        _gguf_names_list=$("$1" --list "$2" "$file" 2>/dev/null)
-        _gguf_names_id=$id
+    if [[ $_gguf_names_of == "$1 $2 $file" ]]; then
+        id=$(stat -L -c '%d %i %.9Y %s' -- "$file" 2>/dev/null) || id=
+        [[ -n $id && $id == "$_gguf_names_id" ]] || _gguf_names_of=
+    fi
+    if [[ $_gguf_names_of != "$1 $2 $file" ]]; then
+        list=$("$1" --list "$2" "$file" --stat 2>/dev/null)
+        _gguf_names_id=${list%%$'\n'*}
+        _gguf_names_list=
+        [[ $list == *$'\n'* ]] && _gguf_names_list=${list#*$'\n'}
+        _gguf_names_of="$1 $2 $file"
     fi
     _gguf_filter "$4" "$_gguf_names_list"
 }
@@ -211,7 +236,9 @@ _gguf_pair() { # edit, keys|tensors, file, cur, after
 }
 
 _gguf_edit() {
-    local tool=$1 words cword
+    # words split from texts are never file patterns (set -f, undone on return by local -)
+    local tool=$1 words cword -
+    set -f
     _gguf_join_words
     local cur=${words[cword]} prev=${words[cword-1]}
     local cmd= cmd_at=0 i w IFS=$' \t\n'
@@ -281,14 +308,11 @@ _gguf_edit() {
 
     # the value of an option
     if [[ $prev == -* && $prev != *=* ]] && _gguf_takes_arg "$help" "$prev"; then
-        local alts
-        alts=$(grep -oE -- "$prev [a-z0-9]+(\|[a-z0-9]+)+" <<<"$help" | head -n 1)
+        _gguf_choices "$prev" "$help"
         # else the tool's own --help, whose summary of the commands may list them
-        [[ -n $alts ]] ||
-            alts=$("$tool" --help 2>/dev/null | grep -oE -- "$prev [a-z0-9]+(\|[a-z0-9]+)+" | head -n 1)
-        if [[ -n $alts ]]; then
-            alts=${alts#* }
-            COMPREPLY=($(compgen -W "${alts//|/ }" -- "$cur"))
+        [[ -n $_gguf_text ]] || _gguf_choices "$prev" "$("$tool" --help 2>/dev/null)"
+        if [[ -n $_gguf_text ]]; then
+            _gguf_filter "$cur" "${_gguf_text//|/$'\n'}"
             return
         fi
         case $prev in
@@ -327,7 +351,8 @@ _gguf_edit() {
         return
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_gguf_options <<<"$help") --help" -- "$cur"))
+        _gguf_options "$cur" "$help"
+        [[ --help == "$cur"* ]] && COMPREPLY+=(--help)
         return
     fi
 
@@ -335,9 +360,11 @@ _gguf_edit() {
     local usages place
     local line
     usages=
-    while IFS= read -r line; do
+    IFS=$'\n'
+    for line in $help; do
         [[ $line =~ ^(usage:\ |\ \ \ \ \ \ \ )[^\ ]+\ .*$cmd(\ |$) ]] && usages+=$line$'\n'
-    done <<<"$help"
+    done
+    IFS=$' \t\n'
     _gguf_places "$edit" "$cmd" "$usages" "$has_o" "${operands[@]}"
     for place in "${_gguf_next[@]}"; do
         case ${place%...} in

@@ -1,10 +1,13 @@
 /* gguf-edit: inspect and edit GGUF files. Dispatches to one cmd_<verb>.c per subcommand. */
+#define _POSIX_C_SOURCE 200809L /* st_mtim */
 #include "cli.h"
 #include "commands.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The commands in the order --help lists them. */
 static const opt_command *const commands[] = {
@@ -26,17 +29,29 @@ static void usage(FILE *out) {
                  "'gguf-edit --list WHAT' lists architectures (llama.cpp's, each with 'full' or\n"
                  "'keys': how far verify checks it, and why where it is no model on its own),\n"
                  "commands, types (tensor types), presets (requant's), value-types (set --type's),\n"
-                 "a file's keys or tensors (keys FILE, tensors FILE), or a command's options\n"
-                 "(options COMMAND), one per line.\n"
+                 "a file's keys or tensors (keys FILE, tensors FILE; with --stat after FILE,\n"
+                 "first the file's device, inode, modification time and size, as\n"
+                 "stat -c '%%d %%i %%.9Y %%s' prints them), or a command's options (options\n"
+                 "COMMAND), one per line.\n"
                  "Exit status: 0 ok, 1 bad file or failed operation, 2 usage, 3 warnings (verify).\n");
 }
 
-/* --list keys|tensors FILE: a file's key or tensor names, as they are, one per line (a
- * truncated download's too; nothing on stderr about it: this serves completion). */
-static int list_names(const char *what, const char *path) {
+/* --list keys|tensors FILE [--stat]: a file's key or tensor names, as they are, one per line
+ * (a truncated download's too; nothing on stderr about it: this serves completion). With
+ * --stat, a first line names the file as `stat -L -c '%d %i %.9Y %s'` does, so that a
+ * completion keeps the names with no stat process of its own for this call. The file is
+ * named before it is read: one changed in between reads as changed at the next stat. */
+static int list_names(const char *what, const char *path, int with_stat) {
     gguf_file *f = NULL;
     if (path == NULL)
         return cli_usage_error(short_usage, "--list %s needs a FILE", what);
+    if (with_stat) {
+        struct stat st;
+        if (stat(path, &st) != 0)
+            return CLI_BAD;
+        printf("%ju %ju %jd.%09ld %jd\n", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+               (intmax_t)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, (intmax_t)st.st_size);
+    }
     /* completion asks at every Tab press: no copy of a vocabulary */
     unsigned flags = cli_read_mapped(GGUF_OPEN_PARTIAL | GGUF_OPEN_LENIENT |
                                      GGUF_OPEN_UNKNOWN_TYPES);
@@ -72,10 +87,14 @@ static int list_options(const char *verb) {
                            verb ? ", not '" : "", verb ? verb : "", verb ? "'" : "");
 }
 
-/* --list WHAT: names for scripts and shell completion, one per line. */
-static int list(const char *what, const char *file) {
-    if (strcmp(what, "keys") == 0 || strcmp(what, "tensors") == 0)
-        return list_names(what, file);
+/* --list WHAT [FILE|COMMAND [--stat]]: names for scripts and shell completion, one per line. */
+static int list(const char *what, const char *file, const char *more) {
+    if (strcmp(what, "keys") == 0 || strcmp(what, "tensors") == 0) {
+        if (more != NULL && strcmp(more, "--stat") != 0)
+            return cli_usage_error(short_usage, "--list %s FILE takes only --stat after it, "
+                                   "not '%s'", what, more);
+        return list_names(what, file, more != NULL);
+    }
     if (strcmp(what, "options") == 0)
         return list_options(file);
     static const char *const value_types[] = {"u8", "i8", "u16", "i16", "u32", "i32", "u64",
@@ -142,7 +161,7 @@ int main(int argc, char **argv) {
             return cli_usage_error(short_usage, "--list needs an argument: architectures, "
                                                 "commands, types, presets, value-types, keys "
                                                 "FILE, tensors FILE or options COMMAND");
-        return list(what, argc > at ? argv[at] : NULL);
+        return list(what, argc > at ? argv[at] : NULL, argc > at + 1 ? argv[at + 1] : NULL);
     }
     /* "help COMMAND" is "COMMAND --help" */
     char *help_argv[4];

@@ -311,5 +311,19 @@ grep -qx -- "--json" "$TMP/out" && grep -qx -- "--endian little|big" "$TMP/out" 
 expect_status 0 "$EDIT" --list options copy
 grep -qx -- "-o, --output OUT" "$TMP/out" && ok || fail "--list options copy: $(head -1 "$TMP/out")"
 expect_status 2 "$EDIT" --list options nosuch
+# --list keys|tensors FILE --stat: first the file as stat(1) names it (device, inode,
+# modification time to the nanosecond, size), then the names; anything else after FILE is
+# a usage error
+touch -d '2001-02-03 04:05:06.123456789' "$M"
+for what in keys tensors; do
+    "$EDIT" --list "$what" "$M" >"$TMP/names" 2>"$TMP/err" || fail "--list $what: $(cat "$TMP/err")"
+    expect_status 0 "$EDIT" --list "$what" "$M" --stat
+    [ "$(head -n 1 "$TMP/out")" = "$(stat -L -c '%d %i %.9Y %s' -- "$M")" ] && ok ||
+        fail "--list $what --stat named the file '$(head -n 1 "$TMP/out")', stat(1) '$(stat -L -c '%d %i %.9Y %s' -- "$M")'"
+    tail -n +2 "$TMP/out" | cmp -s - "$TMP/names" && [ -s "$TMP/names" ] && ok ||
+        fail "--list $what --stat: the names after the first line are not --list $what's"
+done
+expect_status 2 "$EDIT" --list keys "$M" --json
+grep -q -- "takes only --stat after it, not '--json'" "$TMP/err" && ok || fail "--list keys FILE --json: $(head -1 "$TMP/err")"
 
 finish
