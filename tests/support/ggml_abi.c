@@ -1,6 +1,7 @@
 /* ggml's reference kernels loaded with dlopen: see ggml_abi.h. */
 #define _GNU_SOURCE
 #include "ggml_abi.h"
+#include "testutil.h"
 
 #include <libgguf/gguf.h>
 
@@ -19,9 +20,7 @@ const char *ggml_abi_path(void) {
     const char *lib = getenv("GGML_BASE_LIB");
     if (lib != NULL && *lib != '\0')
         return lib;
-    const char *oracle = getenv("GGML_ORACLE");
-    if (oracle == NULL)
-        oracle = "/tmp/ggml-oracle/bin/ggml-oracle";
+    const char *oracle = tu_oracle_path();
     const char *bin = strstr(oracle, "/bin/ggml-oracle");
     if (*oracle == '\0' || bin == NULL || bin[strlen("/bin/ggml-oracle")] != '\0')
         return NULL;

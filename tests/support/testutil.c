@@ -266,10 +266,13 @@ int tu_skip_all(const char *why) {
     return 0;
 }
 
-const char *tu_oracle(void) {
+const char *tu_oracle_path(void) {
     const char *o = getenv("GGML_ORACLE");
-    if (o == NULL)
-        o = "/tmp/ggml-oracle/bin/ggml-oracle";
+    return o != NULL ? o : "/tmp/ggml-oracle/bin/ggml-oracle";
+}
+
+const char *tu_oracle(void) {
+    const char *o = tu_oracle_path();
     return o[0] != '\0' && access(o, X_OK) == 0 ? o : NULL;
 }
 

@@ -46,7 +46,8 @@ void tu_skip_at(const char *func, int iter, const char *what, const char *why);
 int tu_skip_all(const char *why);
 
 /* ggml-oracle: $GGML_ORACLE, or /tmp/ggml-oracle/bin/ggml-oracle when that is unset (set but
- * empty: none). Returns the path when it is an executable, else NULL. */
+ * empty: ""). tu_oracle returns it when it is an executable, else NULL. */
+const char *tu_oracle_path(void);
 const char *tu_oracle(void);
 
 /* Reads a whole file, the bytes followed by a NUL not counted in *len (a text file reads as a
