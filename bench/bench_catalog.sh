@@ -27,6 +27,7 @@ if [ ! -f "$CORPUS/MANIFEST.tsv" ]; then
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/gguf-bench-catalog.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
+. "$top_srcdir/bench/bench_lib.sh" # corpus_tree; its best is replaced below
 
 now() { date +%s.%N; }
 # rate N SECONDS
@@ -52,28 +53,9 @@ best() {
     eval "${name}_s=$min"
 }
 
-# the corpus files, copied once (hard links must stay on one file system), then linked
-mkdir "$W/src" "$W/tree"
-i=0
-for f in $(find "$CORPUS" -name '*.gguf' | sort); do
-    i=$((i + 1))
-    cp "$f" "$W/src/$(printf %03d $i)-$(basename "$f")"
-done
-per=$i
-k=0
-made=0
-while [ "$made" -lt "$N" ]; do
-    k=$((k + 1))
-    d="$W/tree/$(printf %02d $((k % 20)))/set$k"
-    mkdir -p "$(dirname "$d")"
-    cp -al "$W/src" "$d"
-    made=$((made + per))
-done
-# drop the surplus from the last set
-surplus=$((made - N))
-if [ "$surplus" -gt 0 ]; then
-    ls "$d" | tail -n "$surplus" | while read -r f; do rm "$d/$f"; done
-fi
+# shellcheck disable=SC2046 # two numbers
+set -- $(corpus_tree "$W/src" "$W/tree" "$N")
+per=$1 k=$2
 files=$(find "$W/tree" -type f | wc -l)
 bytes=$(du -sbL "$W/src" | cut -f1)
 echo "bench_catalog: $files files ($per corpus files, $((bytes / 1024)) KiB, hard-linked $k times), headers in the page cache"

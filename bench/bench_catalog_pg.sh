@@ -43,23 +43,10 @@ timed() {
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
 ms() { awk -v t="$1" 'BEGIN { printf "%.0f", t * 1000 }'; }
 
-mkdir "$TMP/src" "$TMP/tree"
-i=0
-for f in $(find "$CORPUS" -name '*.gguf' ! -path '*/real/*' | sort); do
-    i=$((i + 1))
-    cp "$f" "$TMP/src/$(printf %03d $i)-$(basename "$f")"
-done
-k=0
-made=0
-while [ "$made" -lt "$N" ]; do
-    k=$((k + 1))
-    d="$TMP/tree/$(printf %02d $((k % 20)))/set$k"
-    mkdir -p "$(dirname "$d")"
-    cp -al "$TMP/src" "$d"
-    made=$((made + i))
-done
-surplus=$((made - N))
-[ "$surplus" -gt 0 ] && ls "$d" | tail -n "$surplus" | while read -r f; do rm "$d/$f"; done
+. "$top_srcdir/bench/bench_lib.sh"
+# shellcheck disable=SC2046 # two numbers
+set -- $(corpus_tree "$TMP/src" "$TMP/tree" "$N" ! -path '*/real/*')
+i=$1 k=$2
 files=$(find "$TMP/tree" -type f | wc -l)
 find "$TMP/tree" -type f -exec cat {} + >/dev/null # headers in the page cache
 echo "bench_catalog_pg: $files files ($i corpus files but real/, hard-linked $k times), load $(cut -d' ' -f1-3 /proc/loadavg)"

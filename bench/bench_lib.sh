@@ -17,3 +17,31 @@ best() {
     done
     echo "$b"
 }
+
+# corpus_tree SRC TREE N FIND-ARGS...: the corpus's .gguf files that match FIND-ARGS copied
+# into SRC, numbered in order (hard links must stay on one file system), then TREE filled with
+# N files: sets of hard links to all of them, spread over 20 folders, the last set cut to N.
+# Prints the number of files copied and of sets linked. Needs CORPUS.
+corpus_tree() {
+    ct_src=$1 ct_tree=$2 ct_n=$3
+    shift 3
+    mkdir -p "$ct_src" "$ct_tree"
+    ct_i=0
+    for f in $(find "$CORPUS" -name '*.gguf' "$@" | sort); do
+        ct_i=$((ct_i + 1))
+        cp "$f" "$ct_src/$(printf %03d $ct_i)-$(basename "$f")"
+    done
+    ct_k=0 ct_made=0
+    while [ "$ct_made" -lt "$ct_n" ]; do
+        ct_k=$((ct_k + 1))
+        ct_d="$ct_tree/$(printf %02d $((ct_k % 20)))/set$ct_k"
+        mkdir -p "$(dirname "$ct_d")"
+        cp -al "$ct_src" "$ct_d"
+        ct_made=$((ct_made + ct_i))
+    done
+    ct_surplus=$((ct_made - ct_n))
+    if [ "$ct_surplus" -gt 0 ]; then
+        ls "$ct_d" | tail -n "$ct_surplus" | while read -r f; do rm "$ct_d/$f"; done
+    fi
+    echo "$ct_i $ct_k"
+}
