@@ -29,12 +29,11 @@ _gguf_help() {
 }
 
 # Appends to COMPREPLY the words of $2 (one per line) that start with $1: compgen -W without
-# the subshell that $(compgen ...) costs. Lines are split by expansion, with no pattern
-# matching on them (set -f, undone on return by local -): a loop of `read <<<` reads a pipe
-# a byte per call, milliseconds for a --help text.
+# the subshell that $(compgen ...) costs. Like every helper here it splits a text into lines
+# by expansion (IFS a newline; _gguf_edit turns pattern matching off), where a loop of
+# `read <<<` would read a pipe a byte per call: milliseconds for a --help text.
 _gguf_filter() {
-    local w IFS=$'\n' -
-    set -f
+    local w IFS=$'\n'
     for w in $2; do
         [[ $w == "$1"* ]] && COMPREPLY+=("$w")
     done
@@ -59,8 +58,7 @@ _gguf_choices() {
 
 # Whether option $2 of a --help text ($1) takes an argument: "  --opt ARG".
 _gguf_takes_arg() {
-    local line IFS=$'\n' -
-    set -f
+    local line IFS=$'\n'
     for line in $1; do
         [[ $line =~ ^\ \ (-[A-Za-z0-9],\ )?([^ =]+)[\ =][^\ ] && ${BASH_REMATCH[2]} == "$2" ]] &&
             return 0
@@ -119,8 +117,7 @@ _gguf_places() {
     shift 4
     local -a ops=("$@") places
     _gguf_next=()
-    local IFS=$'\n' -
-    set -f
+    local IFS=$'\n'
     for usage in $usages; do
         IFS=$' \t\n'
         _gguf_operands "$usage" "$cmd"
