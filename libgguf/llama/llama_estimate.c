@@ -341,6 +341,19 @@ static int resolve(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int ca
     return 0;
 }
 
+/* Layer il runs attention over the cache: a hybrid's recurrent layers do not, unless every
+ * layer runs both. */
+static int layer_attends(const gguf__llama_hparams *hp, const struct arch_memory *am,
+                         uint32_t il) {
+    return !hp->is_recr[il] || am->attn_and_recr;
+}
+
+/* Layer il is one of a hybrid's feed-forward layers, which keep neither cache nor state. */
+static int layer_ffn_only(const gguf__llama_hparams *hp, const struct arch_memory *am,
+                          uint32_t il) {
+    return am->ffn_no_cache && hp->n_ff[il] != 0;
+}
+
 /* The KV cache: llama_kv_cache for every layer, or llama_kv_cache_iswa's two caches when some
  * layers slide (those in a cache of their window unless swa_full). */
 static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
@@ -365,7 +378,7 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
         l->swa = hp->is_swa[il];
-        if ((hp->is_recr[il] && !am->attn_and_recr) || (am->ffn_no_cache && hp->n_ff[il] != 0) ||
+        if (!layer_attends(hp, am, il) || layer_ffn_only(hp, am, il) ||
             (am->nextn_no_cache && il >= hp->n_layer) || il >= hp->n_layer_kv_from_start)
             continue; /* a hybrid's recurrent layer (its state, not a cache), a feed-forward, a
                          next-token prediction layer, a layer reading an earlier one's cache */
@@ -409,7 +422,7 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
     uint64_t rows = e->params.n_seq;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
-        if (!hp->is_recr[il] || (am->ffn_no_cache && hp->n_ff[il] != 0))
+        if (!hp->is_recr[il] || layer_ffn_only(hp, am, il))
             continue; /* a hybrid's attention layer, or a feed-forward */
         l->r = aligned(ovf, mul4(ovf, n_r, rows, 4, 1));
         l->s = aligned(ovf, mul4(ovf, n_s, rows, 4, 1));
@@ -450,7 +463,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
      * is (recurrent layers have none) */
     int any_full = 0, any_swa = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
-        any_full |= !e->layer[il].swa && (!hp->is_recr[il] || am->attn_and_recr);
+        any_full |= !e->layer[il].swa && layer_attends(hp, am, il);
         any_swa |= e->layer[il].swa;
     }
     uint64_t in = add(ovf, 2 * T * 4,
