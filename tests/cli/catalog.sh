@@ -93,6 +93,9 @@ expect_status 0 "$CATALOG" --db "$DB" index -q --force "$TMP/m"
 
 # ---- query formats ----
 expect_status 0 "$CATALOG" --db "$DB" query "SELECT path, n_kv, n_tensors FROM files ORDER BY path"
+[ "$(wc -l < "$TMP/out")" -eq $((n_ok + 3)) ] && ok || fail "table rows: $(cat "$TMP/out")"
+head -1 "$TMP/out" | grep -q "^path  *n_kv  n_tensors$" && ok || fail "table header: $(head -1 "$TMP/out")"
+grep -q ' $' "$TMP/out" && fail "table lines end in spaces" || ok
 # reading leaves the catalog's folder as it found it: no -wal nor -shm file once a query, or
 # an export (which opens the catalog read-only), is done
 [ ! -e "$DB-wal" ] && [ ! -e "$DB-shm" ] && ok ||
@@ -103,10 +106,6 @@ expect_status 0 "$CATALOG" --db "$DB" export "$TMP/exported.db"
 [ "$(q_in "$TMP/exported.db" "SELECT count(*) FROM files")" = "$(q "SELECT count(*) FROM files")" ] &&
     ok || fail "export: not every file's row was copied"
 rm -f "$TMP/exported.db"
-expect_status 0 "$CATALOG" --db "$DB" query "SELECT path, n_kv, n_tensors FROM files ORDER BY path"
-[ "$(wc -l < "$TMP/out")" -eq $((n_ok + 3)) ] && ok || fail "table rows: $(cat "$TMP/out")"
-head -1 "$TMP/out" | grep -q "^path  *n_kv  n_tensors$" && ok || fail "table header: $(head -1 "$TMP/out")"
-grep -q ' $' "$TMP/out" && fail "table lines end in spaces" || ok
 expect_status 0 "$CATALOG" --db "$DB" query --format csv "SELECT 1 AS a, 'x,\"y\"' AS b, NULL AS c"
 [ "$(tr -d '\r' < "$TMP/out")" = 'a,b,c
 1,"x,""y""",' ] && ok || fail "csv: $(cat "$TMP/out")"
