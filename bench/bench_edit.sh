@@ -49,12 +49,12 @@ min() { [ "$(echo "$2 < $1" | bc)" = 1 ] && echo "$2" || echo "$1"; }
 ms() { echo "$1 * 1000" | bc -l; }
 cp_sync() { cp "$M" "$DIR/copy.gguf" && sync "$DIR/copy.gguf"; }
 cp_sync_mv() { cp "$M" "$DIR/copy.gguf" && sync "$DIR/copy.gguf" && mv "$DIR/copy.gguf" "$DIR/old.gguf"; }
-# durable_secs CMD...: the time from the start of CMD (a rewrite) to its folder's fsync after
-# the rename, the moment the edit is on disk, told by the library's test pause point
-# folder-synced (two FIFOs; the reply lets it run on). What comes after is the freeing of the
-# replaced file, which cp + fsync has no part of.
+# rewrite_secs CMD...: "DURABLE WHOLE", the seconds from the start of CMD (a rewrite) to its
+# folder's fsync after the rename, the moment the edit is on disk, told by the library's test
+# pause point folder-synced (two FIFOs; the reply lets it run on), and to its end, which adds
+# the freeing of the replaced file that cp + fsync has no part of. Both from one run.
 mkfifo "$DIR/pause" "$DIR/pause.go"
-durable_secs() {
+rewrite_secs() {
     sync
     exec 3<>"$DIR/pause" # read and written here: a read never meets the end of the FIFO
     start=$(date +%s.%N)
@@ -66,9 +66,11 @@ durable_secs() {
         : > "$DIR/pause.go"
         read -r _ <&3
     fi
+    end=$(date +%s.%N)
     wait $!
     exec 3<&-
-    if [ "$what" = folder-synced ]; then echo "$mid - $start" | bc -l; else echo 999999; fi
+    [ "$what" = folder-synced ] || mid=$start+999999
+    echo "$(echo "$mid - $start" | bc -l) $(echo "$end - $start" | bc -l)"
 }
 LONG="a name long enough to grow the header past its padding $(printf '%0200d' 0)"
 python3 -c "print('{% for m in messages %}' + 'x' * 102400 + '{% endfor %}')" > "$DIR/tpl.txt"
@@ -84,10 +86,11 @@ while [ $i -lt "$RUNS" ]; do
     cp "$M" "$DIR/old.gguf"
     best_cpsmv=$(min "$best_cpsmv" "$(secs cp_sync_mv)"); rm -f "$DIR/old.gguf"
     best_inplace=$(min "$best_inplace" "$(secs "$EDIT" set "$M" general.name "in place $i")")
-    best_grow=$(min "$best_grow" "$(secs "$EDIT" set "$M" general.name "$LONG $i")")
+    # shellcheck disable=SC2046 # two numbers
+    set -- $(rewrite_secs "$EDIT" set "$M" general.name "$LONG $i")
+    best_durable=$(min "$best_durable" "$1")
+    best_grow=$(min "$best_grow" "$2")
     "$EDIT" set "$M" general.name "generated" >/dev/null  # back to the short header
-    best_durable=$(min "$best_durable" "$(durable_secs "$EDIT" set "$M" general.name "$LONG $i")")
-    "$EDIT" set "$M" general.name "generated" >/dev/null
     # room, then a 100 KiB template in it, then past it; a fresh copy of the model each round
     cp "$M" "$DIR/r.gguf"
     best_reserve=$(min "$best_reserve" "$(secs "$EDIT" reserve "$DIR/r.gguf" 1M)")
