@@ -325,5 +325,8 @@ for what in keys tensors; do
 done
 expect_status 2 "$EDIT" --list keys "$M" --json
 grep -q -- "takes only --stat after it, not '--json'" "$TMP/err" && ok || fail "--list keys FILE --json: $(head -1 "$TMP/err")"
+# a file that is not there: status 1 and no line at all, as without --stat
+expect_status 1 "$EDIT" --list keys "$TMP/absent.gguf" --stat
+[ ! -s "$TMP/out" ] && ok || fail "--list keys of an absent file --stat printed: $(head -1 "$TMP/out")"
 
 finish
