@@ -73,7 +73,9 @@ while [ $# -gt 0 ]; do
             sed "s/^/fuzz_$t: /"
     done
     if [ $status -ne 0 ]; then
-        for t in $batch; do grep -E 'ERROR|check failed|SUMMARY' "$dir/fuzz_$t.log" | head -5; done
+        # grep -m, not | head: under pipefail a grep cut off by head (or one that finds
+        # nothing) would end the script here, before the crash files are listed
+        for t in $batch; do grep -m 5 -E 'ERROR|check failed|SUMMARY' "$dir/fuzz_$t.log" || true; done
         ls "$dir"/*crash-* "$dir"/*leak-* "$dir"/*timeout-* 2>/dev/null || true
         break
     fi
