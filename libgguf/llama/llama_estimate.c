@@ -27,6 +27,13 @@ enum memory_kind {
                       state for the others */
 };
 
+/* Which layers keep a sparse-attention indexer's key cache. */
+enum indexer_kind {
+    INDEXER_NONE = 0,
+    INDEXER_ALL,  /* every layer that runs */
+    INDEXER_FULL  /* those attention.indexer.types marks full (the others reuse its picks) */
+};
+
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
  * layer filter, reuse or sharing, or llama_memory_recurrent for every layer, and a graph of the
  * usual shape (tests/cli/estimate.sh checks each against llama.cpp). */
@@ -54,6 +61,10 @@ static const struct arch_memory {
     uint8_t logits;     /* no cache, yet logits for every token (a diffusion model) */
     uint8_t non_causal; /* llama.cpp sets causal_attn false whatever attention.causal says: the
                            batch is not clamped to the context */
+    uint8_t indexer;    /* llama_kv_cache_dsa (an indexer_kind): beside the latent cache, the
+                           sparse-attention indexer's key cache (one head of
+                           indexer.key_length, the K cache's type), and a top-k mask over the
+                           cells in each layer's graph */
 } archs[] = {
     KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
     KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
@@ -81,6 +92,8 @@ static const struct arch_memory {
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
+    {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
+    {.arch = "glm-dsa", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
@@ -127,8 +140,6 @@ static const struct {
                "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
                     "allocator places the logits above the masks"},
-    {"deepseek32", "its sparse-attention indexer's cache is not modelled"},
-    {"glm-dsa", "its sparse-attention indexer's cache is not modelled"},
     {"minimax-m3", "its sparse-attention indexer's cache is not modelled"},
     {"qwen4exp", "its sparse-attention indexer's cache is not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
@@ -388,6 +399,11 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
         uint64_t v = e->flash_attn_used ? (uint64_t)head_v(hp, il) * hp->n_head_kv[il] : v_max;
         l->k = aligned(ovf, mul(ovf, row_size(p->type_k, k), n));
         l->v = mla ? 0 : aligned(ovf, mul(ovf, row_size(p->type_v, v), n));
+        int indexed = am->indexer == INDEXER_ALL ||
+                      (am->indexer == INDEXER_FULL && hp->is_indexer_full[il]);
+        if (indexed) /* the indexer's keys: a cache of their own, K only */
+            l->k = add(ovf, l->k,
+                       aligned(ovf, mul(ovf, row_size(p->type_k, hp->indexer_head_size), n)));
         e->context = add(ovf, e->context, add(ovf, l->k, l->v));
     }
 }
@@ -469,6 +485,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     uint64_t in = add(ovf, 2 * T * 4,
                       add(ovf, any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0,
                           any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0));
+    if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
+        in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
     uint64_t attn = 0, ffn = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
@@ -484,6 +502,11 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             if (mla) /* V is the latent K cache's first rows, made contiguous */
                 a = add(ovf, a, mul4(ovf, row_size(p->type_k, hv), n_kv, n_stream, 1));
         }
+        /* the indexer's top-k picks: the mask refilled, and the picks unmasked in a copy,
+         * both alive through the attention (the indexer's f32 scores before them take as
+         * much with flash attention, less without) */
+        if (am->indexer)
+            a = add(ovf, a, mul4(ovf, 2, n_kv, T, mask_elem));
         attn = a > attn ? a : attn;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&

@@ -259,11 +259,20 @@ static void read_swa(gguf__llama_hparams *hp, const reader *r, const layer_kinds
     set_pattern(hp->is_swa, hp, period, k->dense_first);
 }
 
-/* attention.indexer.types (get_arr: an array of any length up to the layer limit, of BOOL, U32
- * or I32): the layers with a sparse-attention indexer */
+/* attention.indexer.types: the layers with a full sparse-attention indexer (the others reuse
+ * the last one's picks). dots3note: get_arr, an array of any length up to the layer limit, of
+ * BOOL, U32 or I32. glm-dsa: get_key_or_arr over the layers without the nextn ones, and without
+ * the key GLM 5 and 5.1 (a training context under 2^20) index every layer, GLM 5.2 layers 0 and
+ * 1 and then every fourth of its 78. */
 static void read_indexer_types(gguf__llama_hparams *hp, const reader *r) {
     uint32_t types[GGUF__LLAMA_MAX_LAYERS] = {0};
-    read_array(types, r, "attention.indexer.types");
+    if (strcmp(hp->arch, "glm-dsa") == 0) {
+        for (uint32_t il = 0; il < GGUF__LLAMA_MAX_LAYERS; il++)
+            types[il] = hp->n_ctx_train < (1u << 20) || il < 2 || (il < 78 && (il - 2) % 4 == 0);
+        get_per_layer(types, r, "attention.indexer.types", hp->n_layer);
+    } else {
+        read_array(types, r, "attention.indexer.types");
+    }
     for (uint32_t il = 0; il < GGUF__LLAMA_MAX_LAYERS; il++)
         hp->is_indexer_full[il] = types[il] != 0;
 }
@@ -402,6 +411,10 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->n_lora_kv, &r, "attention.kv_lora_rank");
     get_u32(&hp->n_embd_head_k_mla, &r, "attention.key_length_mla");
     get_u32(&hp->n_embd_head_v_mla, &r, "attention.value_length_mla");
+
+    get_u32(&hp->indexer_n_head, &r, "attention.indexer.head_count");
+    get_u32(&hp->indexer_head_size, &r, "attention.indexer.key_length");
+    get_u32(&hp->indexer_top_k, &r, "attention.indexer.top_k");
 
     read_array(hp->compress_ratio, &r, "attention.compress_ratios");
 

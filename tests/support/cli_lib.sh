@@ -157,6 +157,19 @@ llama_graph_opts() {
             --set "$1.attention.key_length=u32:$((48 * gscale))" \
             --set "$1.attention.value_length=u32:$((32 * gscale))"
         ;;
+    # the indexer's Hadamard rotation takes heads of 64 or more
+    deepseek32) echo --set "deepseek32.attention.indexer.key_length=u32:$((64 * gscale))" ;;
+    # and glm-dsa's optional indexer tensors, which its graph reads in every layer; full
+    # indexers in layers 0, 2 and 3, the others reusing the last one's picks
+    glm-dsa)
+        echo --layers 5 --set "glm-dsa.attention.indexer.key_length=u32:$((64 * gscale))" \
+            --set "glm-dsa.attention.indexer.types=u32:[1,0,1,1,0]"
+        for l in 0 1 2 3 4; do
+            for t in k_norm.weight k_norm.bias proj.weight attn_k.weight attn_q_b.weight; do
+                echo --opt "blk.$l.indexer.$t"
+            done
+        done
+        ;;
     # no groups: the graph's convolution takes none
     plamo2) echo --set plamo2.ssm.group_count=u32:0 ;;
     # layers 2 and 3 read the caches of layers 0 and 1 (sliding, full): the graph needs two

@@ -32,7 +32,8 @@ UBATCH = [512, 128]
 # flash attention, an encoder, recurrent states per sequence, a hybrid's two memories, flash
 # attention forced off, layers without a cache, logits above the inputs, a linear-attention
 # state, a cache and a state in every layer, a delta-attention state, layers reading earlier
-# layers' caches, a diffusion model's logits and unclamped batch)
+# layers' caches, a diffusion model's logits and unclamped batch, sparse-attention indexers'
+# caches and top-k masks, with and without flash attention, an indexer in some layers only)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -52,7 +53,11 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("falcon-h1.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
          ("kimi-linear.gguf", 1000, "f16", "f16", "on", 4, "on", "off", 128),
          ("gemma3n-shared.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512),
-         ("dream-wide.gguf", 0, "q8_0", "q8_0", "on", 2, "off", "off", 512)]
+         ("dream-wide.gguf", 0, "q8_0", "q8_0", "on", 2, "off", "off", 512),
+         ("deepseek32-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("deepseek32-wide.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128),
+         ("deepseek32-wide.gguf", 4096, "f16", "f16", "off", 4, "on", "off", 512),
+         ("glm-dsa.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512)]
 
 
 def has_swa(edit, model):
