@@ -181,6 +181,28 @@ got=$(est_field context "$LLAMA" -c 1000 -np 3)
 [ -n "$want" ] && [ "$want" = "$got" ] && ok "-np 3: a cache per sequence" ||
     fail "-np 3: context $got, llama.cpp $want"
 
+# glm-dsa without attention.indexer.types: GLM 5.2 (a training context of 2^20 or more) keeps
+# an indexer cache in layers 0 and 1 and every fourth from 2, GLM 5 and 5.1 in every layer
+for train in 16384 1048576; do
+    f="$TMP/glm-dsa-$train.gguf"
+    # shellcheck disable=SC2046 # options without spaces
+    "$GEN" glm-dsa "$VOCAB/ggml-vocab-llama-spm.gguf" "$f" $(llama_graph_opts glm-dsa) \
+        --layers 7 --set glm-dsa.context_length=u32:$train \
+        --opt blk.5.indexer.proj.weight --opt blk.5.indexer.attn_q_b.weight \
+        --opt blk.6.indexer.proj.weight --opt blk.6.indexer.attn_q_b.weight \
+        --opt blk.5.indexer.k_norm.weight --opt blk.5.indexer.k_norm.bias \
+        --opt blk.6.indexer.k_norm.weight --opt blk.6.indexer.k_norm.bias \
+        --opt blk.5.indexer.attn_k.weight --opt blk.6.indexer.attn_k.weight 2>"$TMP/gen.err" &&
+        "$EDIT" rm "$f" glm-dsa.attention.indexer.types >/dev/null ||
+        fail "glm-dsa, training context $train: $(head -c 200 "$TMP/gen.err")"
+    want=$(mem_field context "$f" --ctx 4096 --seqs 1 --kv-unified on --flash-attn on \
+        --type-k f16 --type-v f16 --batch 2048 --ubatch 512 --swa-full off)
+    got=$(est_field context "$f" -c 4096 -np 1 -kvu -fa on)
+    [ -n "$want" ] && [ "$want" = "$got" ] &&
+        ok "glm-dsa without indexer types, training context $train: context $got as llama.cpp's" ||
+        fail "glm-dsa without indexer types, training context $train: context $got, llama.cpp $want"
+done
+
 # --fit: the context found fits, 256 more do not; it stops at the training context
 LONG="$M/llama-long.gguf"
 total=$(est_field total "$LONG" -c 65536)
