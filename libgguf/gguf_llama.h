@@ -146,7 +146,8 @@ GGUF_API int gguf_llama_estimate_defaults(gguf_llama_estimate_params *p, gguf_er
 
 typedef struct gguf_llama_estimate_layer {
     uint64_t weights; /* its blk.N.* tensors */
-    uint64_t k, v;    /* its KV cache (V 0 with a latent cache) */
+    uint64_t k, v;    /* its KV cache (V 0 with a latent cache; K includes a sparse-attention
+                         indexer's key cache) */
     uint64_t r, s;    /* its recurrent state for every sequence (mamba's conv and ssm
                          states, rwkv's token shift and wkv states), 0 for attention */
     uint32_t cells;   /* KV cells per stream, 0 when the layer keeps no cache */
