@@ -15,9 +15,12 @@
 #    run (aim: at most 2x), and the bytes each edit reads and writes as io.c's hooks count them
 #    (tests/lib/commit/check_faults, its "io" case: the same vocabularies, deterministic).
 # Each timed command starts after a sync, best of BENCH_RUNS (5); the load average is printed.
-# On ext4 (the filesystem the rewrite figure is about): when the folder is on another one, an
-# ext4 image is made and loop-mounted for the run where the machine allows it. The tool is run directly (not
-# through libtool's wrapper script, which would add its own start-up to every figure).
+# On ext4 (the filesystem the rewrite figure is about): when the folder is on another one, or
+# with BENCH_EDIT_IMAGE=1, an ext4 image with mkfs.ext4's defaults (a journal, no discard: the
+# usual configuration) is made and mounted for the run where the machine allows it, on a loop
+# device with direct I/O (no second page cache under it); the header names the mount and its
+# options. The tool is run directly (not through libtool's wrapper script, which would add its
+# own start-up to every figure).
 set -eu
 top_builddir=${top_builddir:-.}
 EDIT="$top_builddir/tools/gguf-edit"
@@ -31,16 +34,27 @@ SIZE_MIB=${BENCH_EDIT_MIB:-2048}
 RUNS=${BENCH_RUNS:-5}
 DIR=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gguf-bench-edit.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT
-if [ "$(stat -f -c %T "$DIR")" != "ext2/ext3" ]; then
-    # not ext4: an image of its own, when mkfs.ext4 and loop mounts are allowed here
+if [ "$(stat -f -c %T "$DIR")" != "ext2/ext3" ] || [ "${BENCH_EDIT_IMAGE:-0}" != 0 ]; then
+    # an image of its own, when mkfs.ext4 and loop devices are allowed here
     IMG="$DIR.img"
-    if truncate -s $((SIZE_MIB * 4 + 512))M "$IMG" 2>/dev/null && mkfs.ext4 -q -F "$IMG" 2>/dev/null &&
-        mount -o loop "$IMG" "$DIR" 2>/dev/null; then
-        trap 'umount "$DIR"; rm -rf "$DIR" "$IMG"' EXIT
+    # written whole, neither sparse nor fallocated: no figure pays for allocating blocks of the
+    # file under the image (a hole, or an unwritten extent to convert)
+    if dd if=/dev/zero of="$IMG" bs=64M count=$(((SIZE_MIB * 4 + 512) / 64)) oflag=direct \
+        status=none 2>/dev/null &&
+        LOOP=$(losetup --direct-io=on -f --show "$IMG" 2>/dev/null); then
+        # nodiscard: mkfs.ext4 would discard the device, which on a loop device punches the
+        # written file full of holes again
+        if mkfs.ext4 -q -F -E nodiscard "$LOOP" 2>/dev/null && mount "$LOOP" "$DIR" 2>/dev/null; then
+            trap 'umount "$DIR"; losetup -d "$LOOP"; rm -rf "$DIR" "$IMG"' EXIT
+        else
+            losetup -d "$LOOP"
+            rm -f "$IMG"
+        fi
     else
         rm -f "$IMG"
-        echo "bench_edit: $DIR is not on ext4 and no ext4 image could be mounted: figures are for $(stat -f -c %T "$DIR")"
     fi
+    [ "$(stat -f -c %T "$DIR")" = "ext2/ext3" ] ||
+        echo "bench_edit: no ext4 image could be mounted: figures are for $(stat -f -c %T "$DIR")"
 fi
 M="$DIR/model.gguf"
 "$GEN" "$M" "$SIZE_MIB"
@@ -98,7 +112,7 @@ while [ $i -lt "$RUNS" ]; do
     best_past=$(min "$best_past" "$(secs "$EDIT" set "$DIR/r.gguf" tokenizer.chat_template "$DIR/big.txt" --file)")
     rm -f "$DIR/r.gguf"
 done
-fs=$(stat -f -c %T "$DIR")
+fs=$(findmnt -n -o FSTYPE,SOURCE,OPTIONS -T "$DIR" 2>/dev/null || stat -f -c %T "$DIR")
 printf 'edit %s MiB file on %s, best of %s, load average %s:\n' "$SIZE_MIB" "$fs" "$RUNS" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  cp                              %8.3f s   (baseline)\n' "$best_cp"
 printf '  cp + fsync                      %8.3f s   (baseline)\n' "$best_cps"
