@@ -134,6 +134,11 @@ GGUF_HIDDEN int gguf__db_exec(gguf__db *db, const char *lite, const char *pg);
 GGUF_HIDDEN const char *gguf__db_errmsg(gguf__db *db);
 GGUF_HIDDEN int64_t gguf__db_last_id(gguf__db *db);
 GGUF_HIDDEN void gguf__db_close(gguf__db *db);
+/* Stats the file beside a database whose name is path + tail (its "-wal", "-shm",
+ * "-journal"; "" for the database), following a symbolic link when follow is set: 0 with *st
+ * filled, -1 when nothing is there, 1 when the name is longer than PATH_MAX. */
+GGUF_HIDDEN int gguf__db_stat_beside(const char *path, const char *tail, int follow,
+                                     struct stat *st);
 /* Removes the -wal and -shm files of the SQLite database at path when its WAL is empty and no
  * connection uses them: what a read-only connection leaves behind, since only a read-write
  * one that closes last removes them. A connection that reads and closes does that here; its

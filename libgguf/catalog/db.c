@@ -197,11 +197,17 @@ void gguf__db_close(gguf__db *db) {
     gguf__free(db);
 }
 
+int gguf__db_stat_beside(const char *path, const char *tail, int follow, struct stat *st) {
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s%s", path, tail) >= (int)sizeof p)
+        return 1;
+    return (follow ? stat(p, st) : lstat(p, st)) == 0 ? 0 : -1;
+}
+
 void gguf__db_sqlite_tidy_wal(const char *path) {
-    char wal[PATH_MAX];
     struct stat st;
-    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal || lstat(wal, &st) != 0 ||
-        !S_ISREG(st.st_mode) || st.st_size != 0)
+    if (gguf__db_stat_beside(path, "-wal", 0, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size != 0)
         return;
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==

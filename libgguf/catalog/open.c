@@ -68,28 +68,18 @@ void gguf_catalog_close(gguf_catalog *cat) {
     gguf__free(cat);
 }
 
-/* Whether path + tail names anything. */
-static bool exists_beside(const char *path, const char *tail) {
-    char p[PATH_MAX];
-    struct stat st;
-    return snprintf(p, sizeof p, "%s%s", path, tail) < (int)sizeof p && lstat(p, &st) == 0;
-}
-
 /* The database (and its WAL and shared-memory files) must be regular files when they exist:
  * SQLite would wait on a FIFO, or read a device. */
 static int check_regular(const char *path, gguf_error *err) {
     static const char *const tails[] = {"", "-wal", "-shm", "-journal"};
-    size_t n = strlen(path);
     for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
-        char p[PATH_MAX];
         struct stat st;
-        if (n + strlen(tails[i]) >= sizeof p)
+        int rc = gguf__db_stat_beside(path, tails[i], 1, &st);
+        if (rc == 1)
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET, "catalog path too long");
-        memcpy(p, path, n);
-        strcpy(p + n, tails[i]);
-        if (stat(p, &st) == 0 && !S_ISREG(st.st_mode))
+        if (rc == 0 && !S_ISREG(st.st_mode))
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                              "catalog %s: %s, not a regular file: refused", p,
+                              "catalog %s%s: %s, not a regular file: refused", path, tails[i],
                               gguf__catalog_file_kind(st.st_mode));
     }
     return 0;
@@ -130,7 +120,8 @@ int gguf_catalog_open(gguf_catalog **out, const char *path, unsigned flags, gguf
     cat->timeout_ms = DEFAULT_TIMEOUT_MS;
     cat->max_memory = DEFAULT_MAX_MEMORY;
     if (readonly) {
-        cat->wal_absent = !pg && !exists_beside(path, "-wal") && !exists_beside(path, "-shm");
+        cat->wal_absent = !pg && gguf__db_stat_beside(path, "-wal", 0, &st) != 0 &&
+                          gguf__db_stat_beside(path, "-shm", 0, &st) != 0;
         rc = gguf__catalog_connect(&cat->ro, path, 1, 0, err);
         if (rc == 0)
             rc = gguf__catalog_check_readonly(cat->ro, path, err);
