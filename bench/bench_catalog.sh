@@ -27,31 +27,11 @@ if [ ! -f "$CORPUS/MANIFEST.tsv" ]; then
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/gguf-bench-catalog.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
-. "$top_srcdir/bench/bench_lib.sh" # corpus_tree; its best is replaced below
+. "$top_srcdir/bench/bench_lib.sh" # best, corpus_tree
 
-now() { date +%s.%N; }
 # rate N SECONDS
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
 ms() { awk -v t="$1" 'BEGIN { printf "%.1f", t * 1000 }'; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
-# best N NAME CMD...: runs CMD N times; NAME_s is the shortest wall time in seconds (the
-# machine may be busy: the minimum is the least disturbed run)
-best() {
-    runs=$1
-    name=$2
-    shift 2
-    min=
-    r=0
-    while [ "$r" -lt "$runs" ]; do
-        t0=$(now)
-        "$@"
-        t1=$(now)
-        t=$(elapsed "$t0" "$t1")
-        if [ -z "$min" ] || awk -v a="$t" -v b="$min" 'BEGIN { exit !(a < b) }'; then min=$t; fi
-        r=$((r + 1))
-    done
-    eval "${name}_s=$min"
-}
 
 # shellcheck disable=SC2046 # two numbers
 set -- $(corpus_tree "$W/src" "$W/tree" "$N")
@@ -63,9 +43,9 @@ echo "bench_catalog: $files files ($per corpus files, $((bytes / 1024)) KiB, har
 DB="$W/catalog.db"
 # warm the directory and inode caches, and time the baseline: one stat per file
 find "$W/tree" -type f -printf '%s %T@\n' > /dev/null
-best 5 stat sh -c 'find "$1" -type f -printf "%s %T@\n" > /dev/null' sh "$W/tree"
-best 1 first sh -c '"$1" --db "$2" index -q "$3" > "$4"' sh "$CATALOG" "$DB" "$W/tree" "$W/first.txt"
-best 5 second sh -c '"$1" --db "$2" index -q "$3" > "$4"' sh "$CATALOG" "$DB" "$W/tree" "$W/second.txt"
+stat_s=$(RUNS=5 best find "$W/tree" -type f -printf "%s %T@\n")
+first_s=$(RUNS=1 BEST_OUT="$W/first.txt" best "$CATALOG" --db "$DB" index -q "$W/tree")
+second_s=$(RUNS=5 BEST_OUT="$W/second.txt" best "$CATALOG" --db "$DB" index -q "$W/tree")
 
 echo "  first index:        $(rate "$files" "$first_s") files/s, $(ms "$first_s") ms: $(cat "$W/first.txt")"
 echo "  unchanged re-index: $(rate "$files" "$second_s") files/s, $(ms "$second_s") ms (best of 5): $(cat "$W/second.txt")"
@@ -79,7 +59,7 @@ echo "  catalog: $(du -k "$DB" | cut -f1) KiB, $("$CATALOG" --db "$DB" query --f
 query() {
     label=$1
     sql=$2
-    best 3 q sh -c '"$1" --db "$2" query --format csv "$3" > "$4"' sh "$CATALOG" "$DB" "$sql" "$W/q.txt"
+    q_s=$(RUNS=3 BEST_OUT="$W/q.txt" best "$CATALOG" --db "$DB" query --format csv "$sql")
     printf '  query %-34s %7s ms  (%s rows)\n' "$label:" "$(ms "$q_s")" "$(($(wc -l < "$W/q.txt") - 1))"
 }
 echo "  queries (best of 3, each starting the tool and opening the catalog):"

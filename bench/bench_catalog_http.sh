@@ -30,36 +30,25 @@ if "$CATALOG" --db "$W/probe.db" index -q http://127.0.0.1:9/x.gguf 2>&1 | grep 
     echo "bench_catalog_http: built without libcurl, skipped"; exit 0
 fi
 . "$top_srcdir/bench/nginx_tree.sh"
+. "$top_srcdir/bench/bench_lib.sh" # best
 
-now() { date +%s.%N; }
+# fresh: a first index needs an empty catalog (best's BEST_BEFORE)
+fresh() { rm -f "$FRESH" "$FRESH-wal" "$FRESH-shm"; }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%7.0f files/s  (%.3f s)", n / t, t }'; }
-# best RUNS CMD...: the shortest wall time of RUNS runs of CMD (a shared machine); FRESH, when
-# set, is removed before each run (a first index needs an empty catalog)
-best() {
-    runs=$1; shift
-    min=
-    for _ in $(seq "$runs"); do
-        [ -n "${FRESH:-}" ] && rm -f "$FRESH" "$FRESH-wal" "$FRESH-shm"
-        t0=$(now); "$@" >"$W/out.txt"; t1=$(now)
-        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-        if [ -z "$min" ] || awk -v a="$t" -v b="$min" 'BEGIN { exit !(a < b) }'; then min=$t; fi
-    done
-    echo "$min"
-}
 sent() { awk '{ s += $3; b += $4; n++ } END { printf "%d requests, %.1f MiB sent (%.1f MiB of body)", n, s / 1048576, b / 1048576 }' "$W/srv/logs/access.log"; }
 
 measure() {
     : >"$W/urls.txt"
     for f in "$W"/tree/*.gguf; do echo "http://127.0.0.1:$PORT/${f##*/}" >>"$W/urls.txt"; done
     echo "bench_catalog_http: $N files, $1 ($(du -sh "$W/tree" | cut -f1) on disk, corpus files repeated); load average $(cut -d" " -f1-3 /proc/loadavg)"
-    t=$(FRESH="$W/disk.db" best 3 "$CATALOG" --db "$W/disk.db" index -q "$W/tree")
+    t=$(RUNS=3 BEST_BEFORE=fresh FRESH="$W/disk.db" BEST_OUT="$W/out.txt" best "$CATALOG" --db "$W/disk.db" index -q "$W/tree")
     printf '  from disk, first index                      %s  %s\n' "$(rate "$N" "$t")" "$(cat "$W/out.txt")"
-    t=$(best 3 "$CATALOG" --db "$W/disk.db" index -q "$W/tree")
+    t=$(RUNS=3 best "$CATALOG" --db "$W/disk.db" index -q "$W/tree")
     printf '  from disk, unchanged                        %s\n' "$(rate "$N" "$t")"
     python3 "$ROWS" "$W/disk.db" "$W/tree/" >"$W/rows.disk"
     for j in 1 16 64; do
         : >"$W/srv/logs/access.log"
-        t=$(FRESH="$W/url.db" best 1 "$CATALOG" --db "$W/url.db" index -q --jobs "$j" --urls "$W/urls.txt")
+        t=$(RUNS=1 BEST_BEFORE=fresh FRESH="$W/url.db" best "$CATALOG" --db "$W/url.db" index -q --jobs "$j" --urls "$W/urls.txt")
         printf '  by URL, first index, --jobs %-3d            %s  %s\n' "$j" "$(rate "$N" "$t")" "$(sent)"
         python3 "$ROWS" "$W/url.db" "http://127.0.0.1:$PORT/" >"$W/rows.url"
         if ! cmp -s "$W/rows.url" "$W/rows.disk"; then
@@ -68,7 +57,7 @@ measure() {
             exit 1
         fi
         : >"$W/srv/logs/access.log"
-        t=$(best 1 "$CATALOG" --db "$W/url.db" index -q --jobs "$j" --urls "$W/urls.txt")
+        t=$(RUNS=1 best "$CATALOG" --db "$W/url.db" index -q --jobs "$j" --urls "$W/urls.txt")
         printf '  by URL, unchanged (conditional), --jobs %-3d %s  %s\n' "$j" "$(rate "$N" "$t")" "$(sent)"
     done
     heads=$(python3 - "$W/disk.db" <<'PYEOF'

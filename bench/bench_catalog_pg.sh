@@ -50,8 +50,8 @@ i=$1 k=$2
 files=$(find "$TMP/tree" -type f | wc -l)
 find "$TMP/tree" -type f -exec cat {} + >/dev/null # headers in the page cache
 echo "bench_catalog_pg: $files files ($i corpus files but real/, hard-linked $k times), load $(cut -d' ' -f1-3 /proc/loadavg)"
-# best NAME SECONDS: NAME_s becomes the smaller of itself and SECONDS
-best() { eval "${1}_s=\$(awk -v a=\"\${${1}_s:-1e9}\" -v b=\"$2\" 'BEGIN { print (b < a ? b : a) }')"; }
+# keep_min NAME SECONDS: NAME_s becomes the smaller of itself and SECONDS
+keep_min() { eval "${1}_s=\$(awk -v a=\"\${${1}_s:-1e9}\" -v b=\"$2\" 'BEGIN { print (b < a ? b : a) }')"; }
 # rounds alternate the backends, so that a change of the machine's load falls on both
 for r in $(seq "$ROUNDS"); do
     pg_createdb "bench$r"
@@ -61,10 +61,10 @@ for r in $(seq "$ROUNDS"); do
     timed p1 "$CATALOG_TOOL" --db "$PG" index -q "$TMP/tree" >"$TMP/p1" 2>&1
     timed l2 "$CATALOG_TOOL" --db "$LITE" index -q "$TMP/tree" >"$TMP/l2" 2>&1
     timed p2 "$CATALOG_TOOL" --db "$PG" index -q "$TMP/tree" >"$TMP/p2" 2>&1
-    best lite1 "$l1_s"
-    best pg1 "$p1_s"
-    best lite2 "$l2_s"
-    best pg2 "$p2_s"
+    keep_min lite1 "$l1_s"
+    keep_min pg1 "$p1_s"
+    keep_min lite2 "$l2_s"
+    keep_min pg2 "$p2_s"
     rm -f "$LITE" "$LITE-wal" "$LITE-shm"
 done
 echo "  best of $ROUNDS rounds, load $(cut -d' ' -f1-3 /proc/loadavg) at the end"

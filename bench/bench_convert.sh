@@ -33,32 +33,17 @@ fi
 "$GEN" "$DIR/in.gguf" "$MIB" || exit 1
 cat "$DIR/in.gguf" > /dev/null
 
-now_ns() { date +%s%N; }
-# best NAME CMD...: runs CMD $RUNS times (sync before each, output removed after each) and
-# sets best_NAME to the shortest time in seconds
-best() {
-    name=$1
-    shift
-    b=
-    i=0
-    while [ $i -lt "$RUNS" ]; do
-        sync
-        t0=$(now_ns)
-        "$@" || { echo "bench_convert: $* failed" >&2; exit 1; }
-        t1=$(now_ns)
-        rm -f "$DIR/out.gguf"
-        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-        if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
-        i=$((i + 1))
-    done
-    eval "best_$name=$b"
-}
 cp_sync() { cp "$DIR/in.gguf" "$DIR/out.gguf" && sync "$DIR/out.gguf"; }
 
-best cp cp "$DIR/in.gguf" "$DIR/out.gguf"
-best cpsync cp_sync
-best conv1 "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big --threads 1
-best convn "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big --threads "$CPUS"
+# each run after a sync, its output removed after it
+. "$(dirname "$0")/bench_lib.sh" # best
+BEST_BEFORE=sync BEST_AFTER='rm -f "$DIR/out.gguf"'
+best_cp=$(best cp "$DIR/in.gguf" "$DIR/out.gguf") || exit 1
+best_cpsync=$(best cp_sync) || exit 1
+best_conv1=$(best "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big --threads 1) ||
+    exit 1
+best_convn=$(best "$EDIT" convert "$DIR/in.gguf" -o "$DIR/out.gguf" --endian big \
+    --threads "$CPUS") || exit 1
 
 report() {
     awk -v name="$1" -v t="$2" -v cp="$best_cp" -v cps="$best_cpsync" -v mib="$MIB" 'BEGIN {

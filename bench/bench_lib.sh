@@ -1,17 +1,24 @@
 # Sourced by the benchmarks that time one command at a time.
 
-# best CMD...: the best wall time of RUNS runs of CMD (its output dropped), in seconds. Read
-# from bash's clock when there is one (EPOCHREALTIME: no process of its own), else from
-# date(1), whose start-up (a few ms) then counts in every time.
+# best CMD...: the best wall time of RUNS runs of CMD, in seconds (the machine may be busy: the
+# shortest run is the least disturbed); a run that fails is reported and ends it with status 1
+# (its time would mean nothing). CMD's output goes to BEST_OUT (default: dropped, with its
+# errors); BEST_BEFORE and BEST_AFTER, when set, are shell commands run before and after each
+# run, outside its time (a sync, removing an output). Read from bash's clock when there is one
+# (EPOCHREALTIME: no process of its own), else from date(1), whose start-up (a few ms) then
+# counts in every time.
 best() {
-    b=999
+    b=999999
     i=0
     while [ $i -lt "$RUNS" ]; do
+        [ -z "${BEST_BEFORE:-}" ] || eval "$BEST_BEFORE"
         if [ -n "${EPOCHREALTIME:-}" ]; then
-            s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; e=$EPOCHREALTIME
+            s=$EPOCHREALTIME; "$@" >"${BEST_OUT:-/dev/null}" 2>&1; rc=$?; e=$EPOCHREALTIME
         else
-            s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+            s=$(date +%s.%N); "$@" >"${BEST_OUT:-/dev/null}" 2>&1; rc=$?; e=$(date +%s.%N)
         fi
+        [ "$rc" = 0 ] || { echo "bench: $* failed (status $rc)" >&2; return 1; }
+        [ -z "${BEST_AFTER:-}" ] || eval "$BEST_AFTER"
         b=$(echo "t = $e - $s; if (t < $b) t else $b" | bc -l)
         i=$((i + 1))
     done
