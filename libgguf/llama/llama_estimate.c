@@ -94,6 +94,7 @@ static const struct arch_memory {
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
     {.arch = "glm-dsa", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
+    {.arch = "dots3note", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
@@ -114,9 +115,7 @@ static const struct arch_memory {
 #undef DIFF
 
 /* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
- * reason a refusal gives. UNCHECKED: llama.cpp's graph fails on every model the tests build
- * for it (an assertion or a crash on its tiny sizes), so no reference checks an estimate. */
-#define UNCHECKED "llama.cpp's graph fails on the test models, so nothing checks an estimate"
+ * reason a refusal gives. */
 #define ENCODER "an encoder whose graph is not modelled"
 static const struct {
     const char *arch;
@@ -140,12 +139,10 @@ static const struct {
                "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
                     "allocator places the logits above the masks"},
-    {"minimax-m3", "its sparse-attention indexer's cache is not modelled"},
-    {"qwen4exp", "its sparse-attention indexer's cache is not modelled"},
+    {"minimax-m3", "its block-sparse attention's indexer cache and graph are not modelled"},
+    {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
-    {"dots3note", UNCHECKED},
 };
-#undef UNCHECKED
 #undef ENCODER
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
@@ -488,6 +485,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
     uint64_t attn = 0, ffn = 0;
+    uint32_t indexed_before = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
@@ -503,10 +501,12 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                 a = add(ovf, a, mul4(ovf, row_size(p->type_k, hv), n_kv, n_stream, 1));
         }
         /* the indexer's top-k picks: the mask refilled, and the picks unmasked in a copy,
-         * both alive through the attention (the indexer's f32 scores before them take as
-         * much with flash attention, less without) */
-        if (am->indexer)
-            a = add(ovf, a, mul4(ovf, 2, n_kv, T, mask_elem));
+         * alive through the attention (sliding layers attend without an indexer). Without
+         * flash attention, in the first indexed layer ggml's allocator puts the refilled mask
+         * (f32) where the indexer's f32 scores were; from the second on, and with flash
+         * attention's f16 masks, both add to the peak (as llama-mem shows). */
+        if (am->indexer && !e->layer[il].swa)
+            a = add(ovf, a, mul4(ovf, indexed_before++ || flash ? 2 : 1, n_kv, T, mask_elem));
         attn = a > attn ? a : attn;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&

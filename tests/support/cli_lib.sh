@@ -170,6 +170,15 @@ llama_graph_opts() {
             done
         done
         ;;
+    # and one latent head, the sliding layers' key and value sizes those of their own latent
+    dots3note)
+        echo --set "dots3note.attention.indexer.key_length=u32:$((64 * gscale))" \
+            --set "dots3note.attention.key_length=u32:$((48 * gscale))" \
+            --set "dots3note.attention.value_length=u32:$((32 * gscale))" \
+            --set "dots3note.attention.key_length_swa=u32:$((32 * gscale))" \
+            --set "dots3note.attention.value_length_swa=u32:$((16 * gscale))" \
+            --set dots3note.attention.head_count_kv=u32:1
+        ;;
     # no groups: the graph's convolution takes none
     plamo2) echo --set plamo2.ssm.group_count=u32:0 ;;
     # layers 2 and 3 read the caches of layers 0 and 1 (sliding, full): the graph needs two

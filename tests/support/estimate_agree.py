@@ -33,7 +33,8 @@ UBATCH = [512, 128]
 # attention forced off, layers without a cache, logits above the inputs, a linear-attention
 # state, a cache and a state in every layer, a delta-attention state, layers reading earlier
 # layers' caches, a diffusion model's logits and unclamped batch, sparse-attention indexers'
-# caches and top-k masks, with and without flash attention, an indexer in some layers only)
+# caches and top-k masks, with and without flash attention, an indexer in some layers only,
+# and in one layer only, beside a sliding one)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -57,7 +58,9 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek32-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek32-wide.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128),
          ("deepseek32-wide.gguf", 4096, "f16", "f16", "off", 4, "on", "off", 512),
-         ("glm-dsa.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512)]
+         ("glm-dsa.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512),
+         ("dots3note-long.gguf", 0, "f16", "f16", "off", 1, "on", "off", 512),
+         ("dots3note-long.gguf", 0, "f16", "f16", "on", 2, "off", "on", 128)]
 
 
 def has_swa(edit, model):
