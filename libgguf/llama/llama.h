@@ -191,9 +191,9 @@ typedef struct gguf__llama_hparams {
     uint32_t token_shift_count; /* rwkv: token_shift_count (default 2) */
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
     uint32_t kda_head_dim;      /* kimi's delta-attention heads: kda.head_dim */
-    /* a sparse-attention indexer: its heads, their size, the cells each token attends to */
-    uint32_t indexer_n_head, indexer_head_size, indexer_top_k;
-    uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS]; /* attention.indexer.types (dots3note) */
+    uint32_t indexer_head_size; /* a sparse-attention indexer's keys: indexer.key_length */
+    /* attention.indexer.types (glm-dsa, dots3note) */
+    uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS];
     /* deepseek4's attention.compress_ratios: each layer's key/value compression (0: none) */
     uint32_t compress_ratio[GGUF__LLAMA_MAX_LAYERS];
 } gguf__llama_hparams;

@@ -35,8 +35,9 @@ enum indexer_kind {
 };
 
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
- * layer filter, reuse or sharing, or llama_memory_recurrent for every layer, and a graph of the
- * usual shape (tests/cli/estimate.sh checks each against llama.cpp). */
+ * layer filter, reuse or sharing (or llama_kv_cache_dsa(_iswa) for a sparse-attention
+ * indexer), or llama_memory_recurrent for every layer, and a graph of the usual shape
+ * (tests/cli/estimate.sh checks each against llama.cpp). */
 #define KV(name) {.arch = name, .kind = MEM_KV}
 #define ENC(name) {.arch = name, .kind = MEM_NONE}
 #define REC(name) {.arch = name, .kind = MEM_RECURRENT}
