@@ -191,12 +191,7 @@ for train in 16384 1048576; do
     f="$TMP/glm-dsa-$train.gguf"
     # shellcheck disable=SC2046 # options without spaces
     "$GEN" glm-dsa "$VOCAB/ggml-vocab-llama-spm.gguf" "$f" $(llama_graph_opts glm-dsa) \
-        --layers 7 --set glm-dsa.context_length=u32:$train \
-        --opt blk.5.indexer.proj.weight --opt blk.5.indexer.attn_q_b.weight \
-        --opt blk.6.indexer.proj.weight --opt blk.6.indexer.attn_q_b.weight \
-        --opt blk.5.indexer.k_norm.weight --opt blk.5.indexer.k_norm.bias \
-        --opt blk.6.indexer.k_norm.weight --opt blk.6.indexer.k_norm.bias \
-        --opt blk.5.indexer.attn_k.weight --opt blk.6.indexer.attn_k.weight 2>"$TMP/gen.err" &&
+        --layers 7 $(indexer_opts 5 6) --set glm-dsa.context_length=u32:$train 2>"$TMP/gen.err" &&
         "$EDIT" rm "$f" glm-dsa.attention.indexer.types >/dev/null ||
         fail "glm-dsa, training context $train: $(head -c 200 "$TMP/gen.err")"
     want=$(mem_field context "$f" --ctx 4096 --seqs 1 --kv-unified on --flash-attn on \

@@ -164,11 +164,7 @@ llama_graph_opts() {
     glm-dsa)
         echo --layers 5 --set "glm-dsa.attention.indexer.key_length=u32:$((64 * gscale))" \
             --set "glm-dsa.attention.indexer.types=u32:[1,0,1,1,0]"
-        for l in 0 1 2 3 4; do
-            for t in k_norm.weight k_norm.bias proj.weight attn_k.weight attn_q_b.weight; do
-                echo --opt "blk.$l.indexer.$t"
-            done
-        done
+        indexer_opts 0 4
         ;;
     # and one latent head, the sliding layers' key and value sizes those of their own latent
     dots3note)
@@ -188,6 +184,15 @@ llama_graph_opts() {
             --set gemma4.attention.shared_kv_layers=u32:2
         ;;
     esac
+}
+# indexer_opts FIRST LAST: make_llama_model options for the optional sparse-attention indexer
+# tensors of layers FIRST to LAST (glm-dsa's)
+indexer_opts() {
+    for l in $(seq "$1" "$2"); do
+        for t in k_norm.weight k_norm.bias proj.weight attn_k.weight attn_q_b.weight; do
+            echo --opt "blk.$l.indexer.$t"
+        done
+    done
 }
 # sample N FILE: N lines of FILE drawn by $seed (the same seed draws the same lines)
 sample() {
