@@ -213,4 +213,6 @@ read -r runs crashes hangs < <(echo "$files" | xargs -d '\n' -P "$jobs" -I{} bas
          END {print r + 0, c + 0, h + 0}')
 echo "truncation_sweep: $n_files files, up to $n_lengths cuts each"
 echo "$runs runs, $crashes crashes, $hangs hangs"
+# the folder of kept inputs goes when nothing was kept in it
+[ -n "${SWEEP_DIR:-}" ] || rmdir "$keep" 2>/dev/null || true
 [ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ] && [ "$runs" -gt 0 ]

@@ -80,4 +80,6 @@ while [ $# -gt 0 ]; do
         break
     fi
 done
+# a folder of its own goes when the run found nothing; one given in FUZZ_DIR stays
+[ $status -ne 0 ] || [ -n "${FUZZ_DIR:-}" ] || rm -rf "$dir"
 exit $status

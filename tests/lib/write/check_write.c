@@ -316,6 +316,7 @@ START_TEST(proof_catches_corrupted_tensor_bytes) {
     if (fd >= 0)
         close(fd);
     free(bytes);
+    remove_dir();
 }
 END_TEST
 
