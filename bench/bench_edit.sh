@@ -17,7 +17,8 @@
 # Each timed command starts after a sync, best of BENCH_RUNS (5); the load average is printed.
 # On ext4 (the filesystem the rewrite figure is about): when the folder is on another one, or
 # with BENCH_EDIT_IMAGE=1, an ext4 image with mkfs.ext4's defaults (a journal, no discard: the
-# usual configuration) is made and mounted for the run where the machine allows it, on a loop
+# usual configuration; its tables initialised before the runs, not during them) is made and
+# mounted for the run where the machine allows it, on a loop
 # device with direct I/O (no second page cache under it); the header names the mount and its
 # options. The tool is run directly (not through libtool's wrapper script, which would add its
 # own start-up to every figure).
@@ -37,14 +38,17 @@ trap 'rm -rf "$DIR"' EXIT
 if [ "$(stat -f -c %T "$DIR")" != "ext2/ext3" ] || [ "${BENCH_EDIT_IMAGE:-0}" != 0 ]; then
     # an image of its own, when mkfs.ext4 and loop devices are allowed here
     IMG="$DIR.img"
-    # written whole, neither sparse nor fallocated: no figure pays for allocating blocks of the
-    # file under the image (a hole, or an unwritten extent to convert)
-    if dd if=/dev/zero of="$IMG" bs=64M count=$(((SIZE_MIB * 4 + 512) / 64)) oflag=direct \
-        status=none 2>/dev/null &&
+    # written whole, with bytes that are not zeros: neither sparse nor fallocated, so that no
+    # figure pays for allocating blocks of the file under the image (a hole, or an unwritten
+    # extent to convert), and not zeros, which a virtual disk may keep unallocated below it
+    if yes 'gguf bench image' | head -c $(((SIZE_MIB * 4 + 512) << 20)) |
+        dd of="$IMG" bs=64M iflag=fullblock oflag=direct status=none 2>/dev/null &&
         LOOP=$(losetup --direct-io=on -f --show "$IMG" 2>/dev/null); then
         # nodiscard: mkfs.ext4 would discard the device, which on a loop device punches the
-        # written file full of holes again
-        if mkfs.ext4 -q -F -E nodiscard "$LOOP" 2>/dev/null && mount "$LOOP" "$DIR" 2>/dev/null; then
+        # written file full of holes again. No lazy initialisation: the kernel would write the
+        # inode tables and the journal in the background, through the timed runs.
+        if mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$LOOP" \
+            2>/dev/null && mount "$LOOP" "$DIR" 2>/dev/null; then
             trap 'umount "$DIR"; losetup -d "$LOOP"; rm -rf "$DIR" "$IMG"' EXIT
         else
             losetup -d "$LOOP"
