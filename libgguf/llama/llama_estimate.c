@@ -66,6 +66,8 @@ static const struct arch_memory {
                            sparse-attention indexer's key cache (one head of
                            indexer.key_length, the K cache's type), and a top-k mask over the
                            cells in each layer's graph */
+    uint16_t per_layer_input; /* the width of each layer's own slice of the token's input,
+                                 computed before the first layer and read by every one */
 } archs[] = {
     KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
     KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
@@ -88,10 +90,11 @@ static const struct arch_memory {
     KV("olmoe"),      KV("exaone4"),      KV("smallthinker"), KV("minimax-m2"),
     KV("dots1"),      KV("deepseek2-ocr"), KV("laguna"),     KV("granite_swa"),
     KV("nanbeige"),   KV("mellum"),       KV("plamo3"),      KV("muse-glimmer"),
-    KV("gemma3n"),    KV("graniteswitch"), KV("cogvlm"),     KV("cohere2moe"),
+    KV("graniteswitch"), KV("cogvlm"),    KV("cohere2moe"),
     ENC("bert"),      ENC("jina-bert-v3"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
+    {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
     {.arch = "glm-dsa", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
@@ -485,6 +488,12 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                           any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0));
     if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
+    /* per-layer inputs: the selected slices, alive through every layer; below them their
+     * projection's intermediates leave a hole as large, which the layers' larger tensors fill
+     * or not, by the cache's shape: half of it is counted, so that either way the error is
+     * half the hole (the layers' peaks are within 8% of llama.cpp's) */
+    uint64_t per_layer = mul4(ovf, am->per_layer_input, hp->n_layer, T, 4);
+    in = add(ovf, in, add(ovf, per_layer, per_layer / 2));
     uint64_t attn = 0, ffn = 0;
     uint32_t indexed_before = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
@@ -517,6 +526,11 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         ffn = f > ffn ? f : ffn;
     }
     uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
+    if (per_layer != 0) {
+        /* the projection, normed and added in layer 0 beside its four altup streams */
+        uint64_t proj = add(ovf, in, add(ovf, mul(ovf, 2, per_layer), mul(ovf, 8, E)));
+        peak = proj > peak ? proj : peak;
+    }
     /* the output: the last hidden states and the logits of every token (none for encoders) */
     uint64_t out = add(ovf, decoder ? mul4(ovf, n_vocab, T, 4, 1) : 0,
                        add(ovf, mul(ovf, 2, E), T * 4));
