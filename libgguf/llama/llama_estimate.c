@@ -34,6 +34,15 @@ enum indexer_kind {
     INDEXER_FULL  /* those attention.indexer.types marks full (the others reuse its picks) */
 };
 
+/* Where ggml's allocator puts the logits: the graph's last layer keeps a tensor alive above the
+ * inputs while the last hidden states are made, so those go above it, and the logits go into
+ * the hole the freed inputs (the masks) leave below when it holds them, else above all. */
+enum out_place {
+    OUT_LOW = 0,        /* the last hidden states and logits go where the inputs were freed */
+    OUT_ABOVE_NO_FLASH, /* above the inputs without flash attention only */
+    OUT_ABOVE           /* above the inputs with flash attention or without */
+};
+
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
  * layer filter, reuse or sharing (or llama_kv_cache_dsa(_iswa) for a sparse-attention
  * indexer), or llama_memory_recurrent for every layer, and a graph of the usual shape
@@ -54,9 +63,7 @@ static const struct arch_memory {
                             state per head */
     uint8_t nextn_no_cache; /* the next-token prediction layers keep no cache (their own context
                                does) */
-    uint8_t out_above_in; /* without flash attention ggml's allocator places the logits above
-                             the inputs and the last residual: no block freed below them is
-                             large enough */
+    uint8_t out_place;    /* where the logits go (an out_place) */
     uint8_t attn_and_recr; /* a hybrid whose every layer runs attention beside its recurrent
                               block: a cache and a state in each */
     uint8_t logits;     /* no cache, yet logits for every token (a diffusion model) */
@@ -94,6 +101,8 @@ static const struct arch_memory {
     ENC("bert"),      ENC("jina-bert-v3"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
+    {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
+    {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
@@ -102,8 +111,10 @@ static const struct arch_memory {
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
-    {.arch = "nemotron_h", .kind = MEM_HYBRID, .ffn_no_cache = 1, .out_above_in = 1},
-    {.arch = "nemotron_h_moe", .kind = MEM_HYBRID, .ffn_no_cache = 1, .out_above_in = 1},
+    {.arch = "nemotron_h", .kind = MEM_HYBRID, .ffn_no_cache = 1,
+     .out_place = OUT_ABOVE_NO_FLASH},
+    {.arch = "nemotron_h_moe", .kind = MEM_HYBRID, .ffn_no_cache = 1,
+     .out_place = OUT_ABOVE_NO_FLASH},
     {.arch = "falcon-h1", .kind = MEM_HYBRID, .attn_and_recr = 1},
     REC("mamba"),     REC("mamba2"),      REC("rwkv7"),      REC("rwkv6"),
     REC("rwkv6qwen2"), REC("arwkv7"),
@@ -135,9 +146,8 @@ static const struct {
     {"jina-bert-v2", ENCODER},
     {"modern-bert", ENCODER},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
-    {"phimoe", "its compute buffer is not modelled within 10% yet"},
-    {"plamo", "its compute buffer is not modelled within 10% yet"},
-    {"deci", "its compute buffer is not modelled within 10% yet"},
+    {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
+               "logits above the inputs for some parameters and not for others"},
     {"gemma4", "its compute buffer is not modelled within 10% yet"},
     {"plamo2", "its compute buffer without flash attention is not modelled within 10% yet: ggml's "
                "allocator places the logits above the masks for some batch splits"},
@@ -532,9 +542,10 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         peak = proj > peak ? proj : peak;
     }
     /* the output: the last hidden states and the logits of every token (none for encoders) */
-    uint64_t out = add(ovf, decoder ? mul4(ovf, n_vocab, T, 4, 1) : 0,
-                       add(ovf, mul(ovf, 2, E), T * 4));
-    if (am->out_above_in && !flash)
+    uint64_t logits = decoder ? mul4(ovf, n_vocab, T, 4, 1) : 0;
+    uint64_t out = add(ovf, logits, add(ovf, mul(ovf, 2, E), T * 4));
+    int above = am->out_place == OUT_ABOVE || (am->out_place == OUT_ABOVE_NO_FLASH && !flash);
+    if (above && logits > in) /* the inputs' hole is too small for the logits */
         out = add(ovf, out, add(ovf, in, E));
     return aligned(ovf, peak > out ? peak : out);
 }
