@@ -18,10 +18,9 @@
 # On ext4 (the filesystem the rewrite figure is about): when the folder is on another one, or
 # with BENCH_EDIT_IMAGE=1, an ext4 image with mkfs.ext4's defaults (a journal, no discard: the
 # usual configuration; its tables initialised before the runs, not during them) is made and
-# mounted for the run where the machine allows it, on a loop
-# device with direct I/O (no second page cache under it); the header names the mount and its
-# options. The tool is run directly (not through libtool's wrapper script, which would add its
-# own start-up to every figure).
+# mounted for the run where the machine allows it, on a loop device with direct I/O (no second
+# page cache under it); the header names the mount and its options. The tool is run directly
+# (not through libtool's wrapper script, which would add its own start-up to every figure).
 set -eu
 top_builddir=${top_builddir:-.}
 EDIT="$top_builddir/tools/gguf-edit"
