@@ -29,7 +29,8 @@ SWA_FULL = ["off", "on"]
 UBATCH = [512, 128]
 # cells always run, whatever the sample: each part of the arithmetic where it decides the result
 # (latent cache, sliding windows unified and full, a cache per sequence, the scores without
-# flash attention, an encoder, recurrent states per sequence, a hybrid's two memories, flash
+# flash attention, encoders (K cast for flash attention, V made contiguous, a gated
+# feed-forward: nomic-bert's), recurrent states per sequence, a hybrid's two memories, flash
 # attention forced off, layers without a cache, logits above the inputs, a linear-attention
 # state, a cache and a state in every layer, a delta-attention state, layers reading earlier
 # layers' caches, a diffusion model's logits and unclamped batch, sparse-attention indexers'
@@ -44,6 +45,8 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("qwen3-wide.gguf", 1000, "q4_0", "q4_0", "on", 3, "off", "off", 512),
          ("llama.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
          ("nomic-bert.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128),
+         ("bert.gguf", 1000, "f16", "f16", "on", 2, "off", "off", 128),
+         ("bert.gguf", 4096, "f16", "f16", "off", 1, "on", "off", 128),
          ("mamba2-wide.gguf", 4096, "f16", "f16", "on", 4, "off", "off", 512),
          ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128),
          ("lfm2.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
