@@ -182,6 +182,15 @@ for f in "$M/gemma3-wide.gguf" "$LLAMA"; do
     [ -n "$want" ] && [ "$want" = "$got" ] && ok "defaults are llama-server's: $(basename "$f")" ||
         fail "defaults: $(basename "$f"): context $got, llama-server's $want"
 done
+# an encoder's graph is modelled tensor for tensor (the K cast for flash attention, V made
+# contiguous without it): bert's compute is llama.cpp's to the byte, where 10% would hide a part
+for fa in on off; do
+    want=$(mem_field compute "$M/bert.gguf" --ctx 1000 --seqs 1 --kv-unified on --flash-attn $fa \
+        --type-k f16 --type-v f16 --batch 2048 --ubatch 128 --swa-full off)
+    got=$(est_field compute "$M/bert.gguf" -c 1000 -np 1 -kvu -fa $fa -ub 128)
+    [ -n "$want" ] && [ "$want" = "$got" ] && ok "bert, flash attention $fa: compute to the byte" ||
+        fail "bert, flash attention $fa: compute $got, llama.cpp $want"
+done
 # -np N alone has a cache per sequence (llama-server's unified cache is for its automatic -np)
 want=$(mem_field context "$LLAMA" --ctx 1000 --seqs 3 --kv-unified off)
 got=$(est_field context "$LLAMA" -c 1000 -np 3)
