@@ -519,20 +519,19 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
         uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4);
         uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
-        uint64_t a;
+        /* the residual stream (an encoder's: one, and the fused QKV's block below the roped
+         * copies), Q, K and V of the batch */
+        uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope ? 2 : 1);
+        uint64_t a = add(ovf, add(ovf, mul(ovf, residual, E), q), kv);
         if (encoder) {
-            /* no cache: the residual (and the fused QKV's block below the roped copies), Q, K
-             * and V of the batch; with flash attention K cast to f16 for the kernel (V's cast
-             * comes once K is freed), without it V made contiguous beside the scores */
-            a = add(ovf, add(ovf, mul(ovf, am->qkv_rope ? 2 : 1, E), q), kv);
+            /* no cache: with flash attention K cast to f16 for the kernel (V's cast comes once
+             * K is freed), without it V made contiguous beside the scores */
             a = add(ovf, a, flash ? mul4(ovf, hk, hp->n_head_kv[il], T, 2)
                                   : add(ovf, mul4(ovf, hv, hp->n_head_kv[il], T, 4),
                                         mul4(ovf, n_kv, T, hp->n_head[il], 4)));
         } else if (flash) {
-            a = add(ovf, add(ovf, mul(ovf, am->qkv_rope ? 4 : 2, E), q), kv);
             a = add(ovf, a, mul4(ovf, hv, hp->n_head[il], T, 4)); /* the fused kernel's output */
         } else {
-            a = add(ovf, add(ovf, mul(ovf, am->qkv_rope ? 4 : 2, E), q), kv);
             /* the scores; softmax works in place */
             a = add(ovf, a, mul4(ovf, n_kv, T, hp->n_head[il], 4));
             if (mla) /* V is the latent K cache's first rows, made contiguous */
@@ -550,12 +549,11 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
             il >= hp->n_layer_dense_lead)
             ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
-        uint64_t f = add(ovf, mul(ovf, 2, E), mul4(ovf, 2, ff, T, 4));
-        if (encoder) /* the input, then gated: the gate, the up projection and their product
-                        (a fused op, not in place); else: the norm and the up projection,
-                        activated in place */
-            f = gated ? add(ovf, E, mul4(ovf, 3, ff, T, 4))
-                      : add(ovf, mul(ovf, 2, E), mul4(ovf, ff, T, 4, 1));
+        /* an encoder's: the input, then gated the gate, the up projection and their product
+         * (a fused op, not in place), else the norm and the up projection, activated in place */
+        uint64_t f = !encoder ? add(ovf, mul(ovf, 2, E), mul4(ovf, 2, ff, T, 4))
+                     : gated  ? add(ovf, E, mul4(ovf, 3, ff, T, 4))
+                              : add(ovf, mul(ovf, 2, E), mul4(ovf, ff, T, 4, 1));
         ffn = f > ffn ? f : ffn;
     }
     uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);

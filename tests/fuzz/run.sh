@@ -4,8 +4,9 @@
 # as seeds, text values and JSON with regress_json/, gguf-catalog's query output (crafted
 # cells, or SQL on a small catalog when SQLite is there) with regress_catalog/ and a few SQL
 # statements. Prints executions per second, total executions and coverage; exits non-zero on a
-# crash, leaving the crashing input in $FUZZ_DIR (copy it into tests/fuzz/regress*/ with a
-# note, fix the bug, and the replay test keeps it fixed).
+# crash, leaving the crashing input in $FUZZ_DIR, or in a /tmp/gguf-fuzz.* folder it lists
+# (copy it into tests/fuzz/regress*/ with a note, fix the bug, and the replay test keeps it
+# fixed). A folder of its own is removed when the run finds nothing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${FUZZ_SECONDS:-120}
@@ -80,6 +81,5 @@ while [ $# -gt 0 ]; do
         break
     fi
 done
-# a folder of its own goes when the run found nothing; one given in FUZZ_DIR stays
 [ $status -ne 0 ] || [ -n "${FUZZ_DIR:-}" ] || rm -rf "$dir"
 exit $status
