@@ -34,6 +34,7 @@ SIZE_MIB=${BENCH_EDIT_MIB:-2048}
 RUNS=${BENCH_RUNS:-5}
 DIR=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gguf-bench-edit.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT
+trap 'exit 130' HUP INT TERM # through the EXIT trap: an interrupted run leaves nothing
 if [ "$(stat -f -c %T "$DIR")" != "ext2/ext3" ] || [ "${BENCH_EDIT_IMAGE:-0}" != 0 ]; then
     # an image of its own, when mkfs.ext4 and loop devices are allowed here
     IMG="$DIR.img"
@@ -99,7 +100,8 @@ i=0
 while [ $i -lt "$RUNS" ]; do
     i=$((i + 1))
     best_cp=$(min "$best_cp" "$(secs cp "$M" "$DIR/copy.gguf")"); rm -f "$DIR/copy.gguf"
-    best_cps=$(min "$best_cps" "$(secs cp_sync)"); rm -f "$DIR/copy.gguf"
+    t_cps=$(secs cp_sync); rm -f "$DIR/copy.gguf"
+    best_cps=$(min "$best_cps" "$t_cps")
     cp "$M" "$DIR/old.gguf"
     best_cpsmv=$(min "$best_cpsmv" "$(secs cp_sync_mv)"); rm -f "$DIR/old.gguf"
     best_inplace=$(min "$best_inplace" "$(secs "$EDIT" set "$M" general.name "in place $i")")
@@ -107,6 +109,9 @@ while [ $i -lt "$RUNS" ]; do
     set -- $(rewrite_secs "$EDIT" set "$M" general.name "$LONG $i")
     best_durable=$(min "$best_durable" "$1")
     best_grow=$(min "$best_grow" "$2")
+    # each round's pair, on stderr: the device's speed drifts between rounds on a shared VM
+    printf 'round %s: cp + fsync %.3f s, rewrite %.3f s (until durable %.3f s)\n' \
+        "$i" "$t_cps" "$2" "$1" >&2
     "$EDIT" set "$M" general.name "generated" >/dev/null  # back to the short header
     # room, then a 100 KiB template in it, then past it; a fresh copy of the model each round
     cp "$M" "$DIR/r.gguf"

@@ -23,6 +23,7 @@ if [ ! -f "$VOCAB" ]; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' HUP INT TERM # through the EXIT trap: an interrupted run leaves nothing
 "$GEN" gemma3 "$VOCAB" "$TMP/gemma3-262k.gguf" >/dev/null
 . "$(dirname "$0")/bench_lib.sh"
 n=$("$EDIT" get "$TMP/gemma3-262k.gguf" tokenizer.ggml.tokens --json 2>/dev/null |

@@ -24,6 +24,7 @@ TYPE=${BENCH_REQUANT_TYPE:-Q4_K_M}
 THREADS=${BENCH_REQUANT_THREADS:-2}
 DIR=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gguf-bench-requant.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT
+trap 'exit 130' HUP INT TERM # through the EXIT trap: an interrupted run leaves nothing
 M="$DIR/model.gguf"
 
 have_oracle=0

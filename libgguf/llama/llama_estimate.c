@@ -56,7 +56,8 @@ enum out_place {
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
-    uint8_t qkv_rope; /* a fused QKV projection stays alive beside the roped Q and K copies */
+    uint8_t qkv_rope; /* Q and K roped into copies: beside a fused QKV projection's block (V a
+                         view of it) or, separate (nomic-bert's), above a second residual */
     uint8_t no_flash; /* llama_init_from_model turns flash attention off, whatever was asked */
     uint8_t ffn_no_cache; /* a hybrid whose feed-forward layers keep neither cache nor state */
     uint8_t linear_attn; /* a hybrid's recurrent layers are linear attention: a head x head
@@ -98,8 +99,9 @@ static const struct arch_memory {
     KV("dots1"),      KV("deepseek2-ocr"), KV("laguna"),     KV("granite_swa"),
     KV("nanbeige"),   KV("mellum"),       KV("plamo3"),      KV("muse-glimmer"),
     KV("graniteswitch"), KV("cogvlm"),    KV("cohere2moe"),
-    ENC("bert"),      ENC("jina-bert-v3"), ENC("jina-bert-v2"),
+    ENC("bert"),      ENC("jina-bert-v3"), ENC("jina-bert-v2"), ENC("eurobert"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
+    {.arch = "neo-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
@@ -138,13 +140,11 @@ static const struct {
 } unmodelled[] = {
     {"t5", "an encoder-decoder: the decoder's cache and the encoder's output"},
     {"t5encoder", ENCODER},
-    {"neo-bert", ENCODER},
-    {"eurobert", "an encoder whose compute is not modelled within 10% yet: ggml's allocator leaves "
-                 "a hole below its gated feed-forward"},
     {"gemma-embedding", ENCODER},
     {"llama-embed", "a non-causal model with a KV cache: its graph is not modelled"},
     {"nomic-bert-moe", ENCODER},
-    {"modern-bert", ENCODER},
+    {"modern-bert", "an encoder whose compute is not modelled within 10% yet: ggml's allocator "
+                    "reuses the block of a mask once the last layer of its kind has run"},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
                "logits above the inputs for some parameters and not for others"},
@@ -469,16 +469,38 @@ static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
 
 /* ---- compute ---- */
 
+/* What the first layer's tensors tell of an encoder's graph. */
+struct layer_shape {
+    int gated;     /* a gate projection beside the up one, or both in one up projection twice
+                      the feed-forward's width (split by a fused SWIGLU or GEGLU) */
+    int pre_norm;  /* the feed-forward's input normed into a tensor of its own (ffn_norm) */
+    int fused_qkv; /* Q, K and V as views of one projection (attn_qkv) */
+};
+
+static struct layer_shape layer_shape_read(const gguf_file *f, const gguf__llama_hparams *hp) {
+    struct layer_shape s = {
+        .gated = gguf_tensor_find(f, "blk.0.ffn_gate.weight") >= 0,
+        .pre_norm = gguf_tensor_find(f, "blk.0.ffn_norm.weight") >= 0,
+        .fused_qkv = gguf_tensor_find(f, "blk.0.attn_qkv.weight") >= 0,
+    };
+    int64_t up = gguf_tensor_find(f, "blk.0.ffn_up.weight");
+    if (!s.gated && up >= 0) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, (size_t)up);
+        s.gated = t.n_dims == 2 && hp->n_ff[0] != 0 && t.dims[1] == 2 * (uint64_t)hp->n_ff[0];
+    }
+    return s;
+}
+
 /* The scheduler's buffer for the worst-case batch (n_ubatch tokens, every one an output): ggml's
  * allocator frees a tensor after its last use, so the buffer is the largest set alive at once.
  * Three points of the graph hold it: a layer's attention (the residual stream, Q, K and V of
  * the batch, the scores of every head over every cell unless flash attention fuses them, and
  * the masks, alive from the first layer to the last), its feed-forward (the gate and up
- * projections, the experts' selected rows), and the output (the logits of every token).
- * gated: the feed-forward has a gate (blk.0.ffn_gate). */
+ * projections, the experts' selected rows), and the output (the logits of every token). */
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
-                              uint64_t n_vocab, const struct arch_memory *am, int mla, int gated,
-                              int *ovf) {
+                              uint64_t n_vocab, const struct arch_memory *am, int mla,
+                              const struct layer_shape *shape, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
     int has_cache = am->kind == MEM_KV || am->kind == MEM_HYBRID, flash = e->flash_attn_used;
     int decoder = am->kind != MEM_NONE || am->logits;
@@ -521,8 +543,10 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
         /* the residual stream (an encoder's: one, and the fused QKV's block below the roped
          * copies), Q, K and V of the batch */
-        uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope ? 2 : 1);
+        uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope && !shape->fused_qkv ? 2 : 1);
         uint64_t a = add(ovf, add(ovf, mul(ovf, residual, E), q), kv);
+        if (am->qkv_rope && shape->fused_qkv) /* the roped copies of Q and K beside the fused block */
+            a = add(ovf, a, add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4)));
         if (encoder) {
             /* no cache: with flash attention K cast to f16 for the kernel (V's cast comes once
              * K is freed), without it V made contiguous beside the scores */
@@ -550,10 +574,16 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             il >= hp->n_layer_dense_lead)
             ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
         /* an encoder's: the input, then gated the gate, the up projection and their product
-         * (a fused op, not in place), else the norm and the up projection, activated in place */
-        uint64_t f = !encoder ? add(ovf, mul(ovf, 2, E), mul4(ovf, 2, ff, T, 4))
-                     : gated  ? add(ovf, E, mul4(ovf, 3, ff, T, 4))
-                              : add(ovf, mul(ovf, 2, E), mul4(ovf, ff, T, 4, 1));
+         * (a fused op, not in place), else the norm and the up projection, activated in place.
+         * Gated after a norm of its own (pre-norm), what lies below the three products is the
+         * input and the norm's hole, or, when one product is larger than the attention's whole
+         * footprint (so none fits in what the attention freed), that footprint. */
+        uint64_t ff_bytes = mul4(ovf, ff, T, 4, 1), below = E;
+        if (shape->gated && shape->pre_norm)
+            below = ff_bytes > a ? a : mul(ovf, 2, E);
+        uint64_t f = !encoder        ? add(ovf, mul(ovf, 2, E), mul(ovf, 2, ff_bytes))
+                     : shape->gated ? add(ovf, below, mul(ovf, 3, ff_bytes))
+                                     : add(ovf, mul(ovf, 2, E), ff_bytes);
         ffn = f > ffn ? f : ffn;
     }
     uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
@@ -668,8 +698,8 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
     if (rc == 0) {
         int ovf = 0;
         add_memory(out, hp, am, mla, &ovf);
-        int gated = gguf_tensor_find(f, "blk.0.ffn_gate.weight") >= 0;
-        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, gated, &ovf);
+        struct layer_shape shape = layer_shape_read(f, hp);
+        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &shape, &ovf);
         out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
         if (ovf)
             rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,

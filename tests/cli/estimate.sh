@@ -41,6 +41,11 @@ model deepseek2 deepseek2 deepseek-coder
 model gpt-oss gpt-oss gpt-2
 model bert bert bert-bge
 model nomic-bert nomic-bert bert-bge
+# pre-norm encoders: neo-bert's fused QKV (the roped Q and K beside its block) and its gate and up
+# in one projection; eurobert's feed-forward four times as wide as the embeddings, where no
+# product fits in the block the attention freed
+model neo-bert neo-bert bert-bge
+model eurobert-wide eurobert llama-spm --scale 4 --set eurobert.feed_forward_length=u32:1024
 # heads of 64 (quantized caches need whole blocks) and more layers (sliding-window patterns)
 model gemma2-wide gemma2 llama-spm --layers 4 --set gemma2.attention.key_length=u32:64 \
     --set gemma2.attention.value_length=u32:64
@@ -134,8 +139,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 124 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 124 it knew"
+[ "$n_known" -ge 126 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 126 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else
@@ -183,13 +188,18 @@ for f in "$M/gemma3-wide.gguf" "$LLAMA"; do
         fail "defaults: $(basename "$f"): context $got, llama-server's $want"
 done
 # an encoder's graph is modelled tensor for tensor (the K cast for flash attention, V made
-# contiguous without it): bert's compute is llama.cpp's to the byte, where 10% would hide a part
-for fa in on off; do
-    want=$(mem_field compute "$M/bert.gguf" --ctx 1000 --seqs 1 --kv-unified on --flash-attn $fa \
-        --type-k f16 --type-v f16 --batch 2048 --ubatch 128 --swa-full off)
-    got=$(est_field compute "$M/bert.gguf" -c 1000 -np 1 -kvu -fa $fa -ub 128)
-    [ -n "$want" ] && [ "$want" = "$got" ] && ok "bert, flash attention $fa: compute to the byte" ||
-        fail "bert, flash attention $fa: compute $got, llama.cpp $want"
+# contiguous without it; neo-bert's roped copies beside its fused QKV, its feed-forward above the
+# input and its norm's hole): bert's and neo-bert's compute are llama.cpp's to the byte, where
+# 10% would hide a part
+for enc in bert neo-bert; do
+    for fa in on off; do
+        want=$(mem_field compute "$M/$enc.gguf" --ctx 1000 --seqs 1 --kv-unified on \
+            --flash-attn $fa --type-k f16 --type-v f16 --batch 2048 --ubatch 128 --swa-full off)
+        got=$(est_field compute "$M/$enc.gguf" -c 1000 -np 1 -kvu -fa $fa -ub 128)
+        [ -n "$want" ] && [ "$want" = "$got" ] &&
+            ok "$enc, flash attention $fa: compute to the byte" ||
+            fail "$enc, flash attention $fa: compute $got, llama.cpp $want"
+    done
 done
 # -np N alone has a cache per sequence (llama-server's unified cache is for its automatic -np)
 want=$(mem_field context "$LLAMA" --ctx 1000 --seqs 3 --kv-unified off)
