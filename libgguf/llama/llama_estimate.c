@@ -102,6 +102,7 @@ static const struct arch_memory {
     ENC("bert"),      ENC("jina-bert-v3"), ENC("jina-bert-v2"), ENC("eurobert"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "neo-bert", .kind = MEM_NONE, .qkv_rope = 1},
+    {.arch = "modern-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
@@ -143,8 +144,6 @@ static const struct {
     {"gemma-embedding", ENCODER},
     {"llama-embed", "a non-causal model with a KV cache: its graph is not modelled"},
     {"nomic-bert-moe", ENCODER},
-    {"modern-bert", "an encoder whose compute is not modelled within 10% yet: ggml's allocator "
-                    "reuses the block of a mask once the last layer of its kind has run"},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
                "logits above the inputs for some parameters and not for others"},
@@ -399,7 +398,6 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
     }
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
-        l->swa = hp->is_swa[il];
         if (!layer_attends(hp, am, il) || layer_ffn_only(hp, am, il) ||
             (am->nextn_no_cache && il >= hp->n_layer) || il >= hp->n_layer_kv_from_start)
             continue; /* a hybrid's recurrent layer (its state, not a cache), a feed-forward, a
@@ -461,6 +459,8 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
  * both (a hybrid's), or none (an encoder's). */
 static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
                        const struct arch_memory *am, int mla, int *ovf) {
+    for (uint32_t il = 0; il < e->n_layer; il++) /* an encoder's sliding layers too */
+        e->layer[il].swa = hp->is_swa[il];
     if (am->kind == MEM_KV || am->kind == MEM_HYBRID)
         add_kv_cache(e, hp, am, mla, ovf);
     if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
@@ -496,8 +496,8 @@ static struct layer_shape layer_shape_read(const gguf_file *f, const gguf__llama
  * allocator frees a tensor after its last use, so the buffer is the largest set alive at once.
  * Three points of the graph hold it: a layer's attention (the residual stream, Q, K and V of
  * the batch, the scores of every head over every cell unless flash attention fuses them, and
- * the masks, alive from the first layer to the last), its feed-forward (the gate and up
- * projections, the experts' selected rows), and the output (the logits of every token). */
+ * the masks, alive from the first layer to the last of their kind), its feed-forward (the gate
+ * and up projections, the experts' selected rows), and the output (the logits of every token). */
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
                               uint64_t n_vocab, const struct arch_memory *am, int mla,
                               const struct layer_shape *shape, int *ovf) {
@@ -508,18 +508,22 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
     uint64_t mask_elem = flash ? 2 : 4;
-    /* cells a layer attends to: its cache's (per stream), or the batch without a cache */
-    uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : 0;
+    /* cells a layer attends to: its cache's (per stream), or the batch without a cache (a
+     * sliding layer's too: its mask, not its cells, keeps it to the window) */
+    uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : T;
     /* inputs: token ids, positions, a mask (cells x batch) per kind of attention layer there
      * is (recurrent layers have none) */
     int any_full = 0, any_swa = 0;
+    uint32_t last_full = 0, last_swa = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
-        any_full |= !e->layer[il].swa && layer_attends(hp, am, il);
-        any_swa |= e->layer[il].swa;
+        if (!e->layer[il].swa && layer_attends(hp, am, il))
+            any_full = 1, last_full = il;
+        if (e->layer[il].swa)
+            any_swa = 1, last_swa = il;
     }
-    uint64_t in = add(ovf, 2 * T * 4,
-                      add(ovf, any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0,
-                          any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0));
+    uint64_t mask_full = any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0;
+    uint64_t mask_swa = any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0;
+    uint64_t in = add(ovf, 2 * T * 4, add(ovf, mask_full, mask_swa));
     if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
     /* per-layer inputs: the selected slices, alive through every layer; below them their
@@ -534,7 +538,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (encoder) /* the embeddings input (for a batch of embeddings: for tokens never read, so
                     never freed) and the output rows' ids */
         in = add(ovf, in, add(ovf, E, T * 4));
-    uint64_t attn = 0, ffn = 0;
+    uint64_t layers = 0; /* the layers' peak: the inputs alive then and a layer's phase */
     uint32_t indexed_before = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
@@ -545,7 +549,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
          * copies), Q, K and V of the batch */
         uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope && !shape->fused_qkv ? 2 : 1);
         uint64_t a = add(ovf, add(ovf, mul(ovf, residual, E), q), kv);
-        if (am->qkv_rope && shape->fused_qkv) /* the roped copies of Q and K beside the fused block */
+        /* the roped copies of Q and K beside the fused block */
+        if (am->qkv_rope && shape->fused_qkv)
             a = add(ovf, a, add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4)));
         if (encoder) {
             /* no cache: with flash attention K cast to f16 for the kernel (V's cast comes once
@@ -568,7 +573,15 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
          * attention's f16 masks, both add to the peak (as llama-mem shows). */
         if (am->indexer && !e->layer[il].swa)
             a = add(ovf, a, mul4(ovf, indexed_before++ || flash ? 2 : 1, n_kv, T, mask_elem));
-        attn = a > attn ? a : attn;
+        /* an encoder's mask is freed after the last layer of its kind, and its block reused
+         * (the decoders' bounds keep every mask to the end) */
+        uint64_t in_attn = in, in_ffn = in;
+        if (encoder) {
+            in_attn -= (il > last_full ? mask_full : 0) + (il > last_swa ? mask_swa : 0);
+            in_ffn -= (il >= last_full ? mask_full : 0) + (il >= last_swa ? mask_swa : 0);
+        }
+        uint64_t at_attn = add(ovf, in_attn, a);
+        layers = at_attn > layers ? at_attn : layers;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
             il >= hp->n_layer_dense_lead)
@@ -584,9 +597,10 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t f = !encoder        ? add(ovf, mul(ovf, 2, E), mul(ovf, 2, ff_bytes))
                      : shape->gated ? add(ovf, below, mul(ovf, 3, ff_bytes))
                                      : add(ovf, mul(ovf, 2, E), ff_bytes);
-        ffn = f > ffn ? f : ffn;
+        uint64_t at_ffn = add(ovf, in_ffn, f);
+        layers = at_ffn > layers ? at_ffn : layers;
     }
-    uint64_t peak = add(ovf, in, attn > ffn ? attn : ffn);
+    uint64_t peak = layers;
     if (per_layer != 0) {
         /* the projection, normed and added in layer 0 beside its four altup streams */
         uint64_t proj = add(ovf, in, add(ovf, mul(ovf, 2, per_layer), mul(ovf, 8, E)));
