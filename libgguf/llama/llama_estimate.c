@@ -100,6 +100,7 @@ static const struct arch_memory {
     KV("nanbeige"),   KV("mellum"),       KV("plamo3"),      KV("muse-glimmer"),
     KV("graniteswitch"), KV("cogvlm"),    KV("cohere2moe"),
     ENC("bert"),      ENC("jina-bert-v3"), ENC("jina-bert-v2"), ENC("eurobert"),
+    ENC("nomic-bert-moe"),
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "neo-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "modern-bert", .kind = MEM_NONE, .qkv_rope = 1},
@@ -143,7 +144,6 @@ static const struct {
     {"t5encoder", ENCODER},
     {"gemma-embedding", ENCODER},
     {"llama-embed", "a non-causal model with a KV cache: its graph is not modelled"},
-    {"nomic-bert-moe", ENCODER},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
                "logits above the inputs for some parameters and not for others"},
@@ -538,15 +538,15 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (encoder) /* the embeddings input (for a batch of embeddings: for tokens never read, so
                     never freed) and the output rows' ids */
         in = add(ovf, in, add(ovf, E, T * 4));
-    uint64_t layers = 0; /* the layers' peak: the inputs alive then and a layer's phase */
+    uint64_t peak = 0; /* the layers': the inputs alive then and a layer's phase */
     uint32_t indexed_before = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
         uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4);
         uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
-        /* the residual stream (an encoder's: one, and the fused QKV's block below the roped
-         * copies), Q, K and V of the batch */
+        /* the residual stream (an encoder's: one, nomic-bert's roped separate projections
+         * above a second), Q, K and V of the batch */
         uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope && !shape->fused_qkv ? 2 : 1);
         uint64_t a = add(ovf, add(ovf, mul(ovf, residual, E), q), kv);
         /* the roped copies of Q and K beside the fused block */
@@ -581,7 +581,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             in_ffn -= (il >= last_full ? mask_full : 0) + (il >= last_swa ? mask_swa : 0);
         }
         uint64_t at_attn = add(ovf, in_attn, a);
-        layers = at_attn > layers ? at_attn : layers;
+        peak = at_attn > peak ? at_attn : peak;
         uint64_t ff = hp->n_ff[il];
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
             il >= hp->n_layer_dense_lead)
@@ -597,10 +597,21 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t f = !encoder        ? add(ovf, mul(ovf, 2, E), mul(ovf, 2, ff_bytes))
                      : shape->gated ? add(ovf, below, mul(ovf, 3, ff_bytes))
                                      : add(ovf, mul(ovf, 2, E), ff_bytes);
+        if (encoder && hp->moe_every_n_layers > 0 && il % hp->moe_every_n_layers == 1 &&
+            hp->n_expert > 0) {
+            /* an encoder's expert layer (nomic-bert-moe's): the input, the router's logits and
+             * their sorted ids, the chosen weights, each chosen expert's activated up
+             * projection and its down projection, before they are summed. Below the input lies
+             * the residual sum's hole, or not, by where the attention's blocks were freed: half
+             * of it is counted, so that either way the error is half the hole. */
+            uint64_t used = hp->n_expert_used[il];
+            uint64_t router = mul4(ovf, 2 * (uint64_t)hp->n_expert + used, T, 4, 1);
+            f = add(ovf, add(ovf, add(ovf, E, E / 2), router),
+                    add(ovf, mul4(ovf, hp->n_ff[il], used, T, 4), mul(ovf, used, E)));
+        }
         uint64_t at_ffn = add(ovf, in_ffn, f);
-        layers = at_ffn > layers ? at_ffn : layers;
+        peak = at_ffn > peak ? at_ffn : peak;
     }
-    uint64_t peak = layers;
     if (per_layer != 0) {
         /* the projection, normed and added in layer 0 beside its four altup streams */
         uint64_t proj = add(ovf, in, add(ovf, mul(ovf, 2, per_layer), mul(ovf, 8, E)));
