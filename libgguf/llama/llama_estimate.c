@@ -586,19 +586,12 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         if (hp->n_expert > 0 && hp->n_expert_used[il] > 0 && hp->n_ff_exp[il] > 0 &&
             il >= hp->n_layer_dense_lead)
             ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
-        /* an encoder's: the input, then gated the gate, the up projection and their product
-         * (a fused op, not in place), else the norm and the up projection, activated in place.
-         * Gated after a norm of its own (pre-norm), what lies below the three products is the
-         * input and the norm's hole, or, when one product is larger than the attention's whole
-         * footprint (so none fits in what the attention freed), that footprint. */
-        uint64_t ff_bytes = mul4(ovf, ff, T, 4, 1), below = E;
-        if (shape->gated && shape->pre_norm)
-            below = ff_bytes > a ? a : mul(ovf, 2, E);
-        uint64_t f = !encoder        ? add(ovf, mul(ovf, 2, E), mul(ovf, 2, ff_bytes))
-                     : shape->gated ? add(ovf, below, mul(ovf, 3, ff_bytes))
-                                     : add(ovf, mul(ovf, 2, E), ff_bytes);
-        if (encoder && hp->moe_every_n_layers > 0 && il % hp->moe_every_n_layers == 1 &&
-            hp->n_expert > 0) {
+        uint64_t ff_bytes = mul4(ovf, ff, T, 4, 1), f;
+        int experts = encoder && hp->n_expert > 0 && hp->moe_every_n_layers > 0 &&
+                      il % hp->moe_every_n_layers == 1;
+        if (!encoder) {
+            f = add(ovf, mul(ovf, 2, E), mul(ovf, 2, ff_bytes));
+        } else if (experts) {
             /* an encoder's expert layer (nomic-bert-moe's): the input, the router's logits and
              * their sorted ids, the chosen weights, each chosen expert's activated up
              * projection and its down projection, before they are summed. Below the input lies
@@ -608,6 +601,16 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             uint64_t router = mul4(ovf, 2 * (uint64_t)hp->n_expert + used, T, 4, 1);
             f = add(ovf, add(ovf, add(ovf, E, E / 2), router),
                     add(ovf, mul4(ovf, hp->n_ff[il], used, T, 4), mul(ovf, used, E)));
+        } else if (shape->gated) {
+            /* the input, the gate, the up projection and their product (a fused op, not in
+             * place). After a norm of its own (pre-norm), what lies below the three products is
+             * the input and the norm's hole, or, when one product is larger than the
+             * attention's whole footprint (so none fits in what the attention freed), that
+             * footprint. */
+            uint64_t below = !shape->pre_norm ? E : ff_bytes > a ? a : mul(ovf, 2, E);
+            f = add(ovf, below, mul(ovf, 3, ff_bytes));
+        } else { /* the norm and the up projection, activated in place */
+            f = add(ovf, mul(ovf, 2, E), ff_bytes);
         }
         uint64_t at_ffn = add(ovf, in_ffn, f);
         peak = at_ffn > peak ? at_ffn : peak;

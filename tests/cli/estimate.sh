@@ -45,12 +45,12 @@ model nomic-bert nomic-bert bert-bge
 # in one projection; eurobert's feed-forward four times as wide as the embeddings, where no
 # product fits in the block the attention freed
 model neo-bert neo-bert bert-bge
+model eurobert-wide eurobert llama-spm --scale 4 --set eurobert.feed_forward_length=u32:1024
 # modern-bert: a sliding layer then a full one, each mask freed after its last layer
 model modern-bert modern-bert bert-bge
 # nomic-bert-moe: experts in every second layer, eight of them, two chosen
 model nomic-bert-moe-wide nomic-bert-moe bert-bge --scale 4 --layers 4 \
     --set nomic-bert-moe.expert_count=u32:8
-model eurobert-wide eurobert llama-spm --scale 4 --set eurobert.feed_forward_length=u32:1024
 # heads of 64 (quantized caches need whole blocks) and more layers (sliding-window patterns)
 model gemma2-wide gemma2 llama-spm --layers 4 --set gemma2.attention.key_length=u32:64 \
     --set gemma2.attention.value_length=u32:64
