@@ -74,6 +74,12 @@ static const struct arch_memory {
                            sparse-attention indexer's key cache (one head of
                            indexer.key_length, the K cache's type), and a top-k mask over the
                            cells in each layer's graph */
+    uint8_t cache_unread; /* create_memory's KV cache, which the graph never reads: it attends
+                             over the batch alone and gives no logits (an encoder's graph) */
+    uint8_t rel_bias; /* a relative position bias added to the scores (t5's): no flash
+                         attention, and one cache stream */
+    uint8_t cross;    /* a decoder's cross-attention over the encoder's output, as many rows as
+                         the training context when the graph is reserved (t5's) */
     uint16_t per_layer_input; /* the width of each layer's own slice of the token's input,
                                  computed before the first layer and read by every one */
 } archs[] = {
@@ -104,6 +110,10 @@ static const struct arch_memory {
     {.arch = "nomic-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "neo-bert", .kind = MEM_NONE, .qkv_rope = 1},
     {.arch = "modern-bert", .kind = MEM_NONE, .qkv_rope = 1},
+    {.arch = "llama-embed", .kind = MEM_KV, .qkv_rope = 1, .cache_unread = 1},
+    {.arch = "t5", .kind = MEM_KV, .rel_bias = 1, .cross = 1},
+    {.arch = "t5encoder", .kind = MEM_KV, .cache_unread = 1, .rel_bias = 1},
+    {.arch = "gemma-embedding", .kind = MEM_NONE, .non_causal = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
@@ -135,15 +145,10 @@ static const struct arch_memory {
 
 /* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
  * reason a refusal gives. */
-#define ENCODER "an encoder whose graph is not modelled"
 static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"t5", "an encoder-decoder: the decoder's cache and the encoder's output"},
-    {"t5encoder", ENCODER},
-    {"gemma-embedding", ENCODER},
-    {"llama-embed", "a non-causal model with a KV cache: its graph is not modelled"},
     {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
                "logits above the inputs for some parameters and not for others"},
@@ -156,7 +161,6 @@ static const struct {
     {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
-#undef ENCODER
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
@@ -288,8 +292,9 @@ static uint32_t head_v(const gguf__llama_hparams *hp, uint32_t il) {
 }
 
 /* Refuses what llama_init_from_model refuses for these parameters. */
-static int check_params(const gguf__llama_hparams *hp, const gguf_llama_estimate_params *p,
-                        int flash, int no_flash, int mla, gguf_error *err) {
+static int check_params(const gguf__llama_hparams *hp, const struct arch_memory *am,
+                        const gguf_llama_estimate_params *p, int flash, int mla,
+                        gguf_error *err) {
     static const char *const which[2] = {"K", "V"};
     uint32_t types[2] = {p->type_k, p->type_v};
     for (int kv = 0; kv < 2; kv++) {
@@ -307,8 +312,13 @@ static int check_params(const gguf__llama_hparams *hp, const gguf_llama_estimate
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "a quantized V cache (%s) needs flash attention (%s)",
                           gguf_dtype_name(p->type_v),
-                          no_flash ? "which llama.cpp turns off for this architecture"
+                          am->no_flash ? "which llama.cpp turns off for this architecture"
                                    : "-fa on or auto");
+    if (am->rel_bias && !am->cache_unread && !p->kv_unified && p->n_seq > 1)
+        return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
+                          "%s's relative position bias spans one stream of the cache: llama.cpp "
+                          "fails an assertion building its graph with a cache per sequence (%u "
+                          "sequences; -kvu keeps one cache)", hp->arch, p->n_seq);
     for (uint32_t il = 0; flash && il < hp->n_layer; il++) {
         for (int kv = 0; kv < 2; kv++) {
             uint32_t blck = gguf_dtype_block_elems(types[kv]);
@@ -475,15 +485,35 @@ struct layer_shape {
                       the feed-forward's width (split by a fused SWIGLU or GEGLU) */
     int pre_norm;  /* the feed-forward's input normed into a tensor of its own (ffn_norm) */
     int fused_qkv; /* Q, K and V as views of one projection (attn_qkv) */
+    int q_head_norm; /* Q normed per head (attn_q_norm one head wide: gemma's), into a block of
+                        its own */
 };
+
+/* The first layer's tensor NAME ("ffn_up.weight"): blk.0's, or t5's encoder's enc.blk.0's. */
+static int64_t layer0_tensor(const gguf_file *f, const char *name) {
+    char full[64];
+    snprintf(full, sizeof full, "blk.0.%s", name);
+    int64_t i = gguf_tensor_find(f, full);
+    if (i < 0) {
+        snprintf(full, sizeof full, "enc.blk.0.%s", name);
+        i = gguf_tensor_find(f, full);
+    }
+    return i;
+}
 
 static struct layer_shape layer_shape_read(const gguf_file *f, const gguf__llama_hparams *hp) {
     struct layer_shape s = {
-        .gated = gguf_tensor_find(f, "blk.0.ffn_gate.weight") >= 0,
-        .pre_norm = gguf_tensor_find(f, "blk.0.ffn_norm.weight") >= 0,
-        .fused_qkv = gguf_tensor_find(f, "blk.0.attn_qkv.weight") >= 0,
+        .gated = layer0_tensor(f, "ffn_gate.weight") >= 0,
+        .pre_norm = layer0_tensor(f, "ffn_norm.weight") >= 0,
+        .fused_qkv = layer0_tensor(f, "attn_qkv.weight") >= 0,
     };
-    int64_t up = gguf_tensor_find(f, "blk.0.ffn_up.weight");
+    int64_t q_norm = layer0_tensor(f, "attn_q_norm.weight");
+    if (q_norm >= 0) {
+        gguf_tensor_info t;
+        gguf_tensor_get(&t, f, (size_t)q_norm);
+        s.q_head_norm = t.n_dims == 1 && t.dims[0] == head_k(hp, 0);
+    }
+    int64_t up = layer0_tensor(f, "ffn_up.weight");
     if (!s.gated && up >= 0) {
         gguf_tensor_info t;
         gguf_tensor_get(&t, f, (size_t)up);
@@ -502,8 +532,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                               uint64_t n_vocab, const struct arch_memory *am, int mla,
                               const struct layer_shape *shape, int *ovf) {
     const gguf_llama_estimate_params *p = &e->params;
-    int has_cache = am->kind == MEM_KV || am->kind == MEM_HYBRID, flash = e->flash_attn_used;
-    int decoder = am->kind != MEM_NONE || am->logits;
+    int has_cache = (am->kind == MEM_KV || am->kind == MEM_HYBRID) && !am->cache_unread;
+    int flash = e->flash_attn_used, decoder = has_cache || am->kind == MEM_RECURRENT || am->logits;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
     uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1);
@@ -511,7 +541,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     /* cells a layer attends to: its cache's (per stream), or the batch without a cache (a
      * sliding layer's too: its mask, not its cells, keeps it to the window) */
     uint64_t kv_full = has_cache ? e->n_ctx_seq : T, kv_swa = has_cache ? e->n_swa_cells : T;
-    /* inputs: token ids, positions, a mask (cells x batch) per kind of attention layer there
+    /* inputs: token ids, positions (t5's relative bias has none: a bucket per cell and token
+     * instead, read by every layer), a mask (cells x batch) per kind of attention layer there
      * is (recurrent layers have none) */
     int any_full = 0, any_swa = 0;
     uint32_t last_full = 0, last_swa = 0;
@@ -523,7 +554,11 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     }
     uint64_t mask_full = any_full ? mul4(ovf, kv_full, T, mask_elem, 1) : 0;
     uint64_t mask_swa = any_swa ? mul4(ovf, kv_swa, T, mask_elem, 1) : 0;
-    uint64_t in = add(ovf, 2 * T * 4, add(ovf, mask_full, mask_swa));
+    uint64_t positions = am->rel_bias ? mul4(ovf, kv_full, T, 4, 1) : T * 4;
+    uint64_t in = add(ovf, add(ovf, T * 4, positions), add(ovf, mask_full, mask_swa));
+    if (am->cross) /* the encoder's output and its mask: the training context's rows */
+        in = add(ovf, in, add(ovf, mul4(ovf, hp->n_embd, hp->n_ctx_train, 4, 1),
+                              mul4(ovf, hp->n_ctx_train, T, mask_elem, 1)));
     if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
     /* per-layer inputs: the selected slices, alive through every layer; below them their
@@ -552,12 +587,38 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         /* the roped copies of Q and K beside the fused block */
         if (am->qkv_rope && shape->fused_qkv)
             a = add(ovf, a, add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4)));
-        if (encoder) {
+        if (am->rel_bias) {
+            /* t5's relative position bias, added to the scores, so no flash attention (ggml's
+             * kernel takes no bias). V is made contiguous first and freed; the scores go above
+             * Q and K, their sources; once those are freed, their block takes the bias gathered
+             * for every head, cell and token if it fits, and the bias is made contiguous above.
+             * At that peak only the residual is left of the footprint above. */
+            uint64_t scores = mul4(ovf, n_kv, T, hp->n_head[il], 4);
+            uint64_t qk = add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4));
+            uint64_t gathered = scores > qk ? scores : 0; /* above, when the block is too small */
+            a = add(ovf, add(ovf, E, mul4(ovf, hv, hp->n_head_kv[il], T, 4)),
+                    add(ovf, add(ovf, qk, mul(ovf, 2, scores)), gathered));
+            if (has_cache && flash) /* V's cache rows, stored untransposed, made contiguous */
+                a = add(ovf, a, mul4(ovf, row_size(p->type_v, n_kv), hv, hp->n_head_kv[il],
+                                     n_stream));
+        } else if (encoder) {
             /* no cache: with flash attention K cast to f16 for the kernel (V's cast comes once
              * K is freed), without it V made contiguous beside the scores */
-            a = add(ovf, a, flash ? mul4(ovf, hk, hp->n_head_kv[il], T, 2)
-                                  : add(ovf, mul4(ovf, hv, hp->n_head_kv[il], T, 4),
-                                        mul4(ovf, n_kv, T, hp->n_head[il], 4)));
+            uint64_t k = mul4(ovf, hk, hp->n_head_kv[il], T, 4);
+            uint64_t v = mul4(ovf, hv, hp->n_head_kv[il], T, 4);
+            uint64_t scores = mul4(ovf, n_kv, T, hp->n_head[il], 4);
+            if (flash) {
+                a = add(ovf, a, k / 2);
+            } else if (shape->q_head_norm) {
+                /* gemma's Q, normed per head into a block of its own (roped and scaled in
+                 * place there), frees its projection's block, which K, V and V's contiguous
+                 * copy take when they fit; below, the attention's norm leaves a hole */
+                uint64_t kv_side = add(ovf, k, mul(ovf, 2, v));
+                a = add(ovf, add(ovf, mul(ovf, 2, E), q),
+                        add(ovf, q > kv_side ? q : kv_side, scores));
+            } else {
+                a = add(ovf, a, add(ovf, v, scores));
+            }
         } else if (flash) {
             a = add(ovf, a, mul4(ovf, hv, hp->n_head[il], T, 4)); /* the fused kernel's output */
         } else {
@@ -587,6 +648,9 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
             il >= hp->n_layer_dense_lead)
             ff = (uint64_t)hp->n_ff_exp[il] * hp->n_expert_used[il];
         uint64_t ff_bytes = mul4(ovf, ff, T, 4, 1), f;
+        /* the block below the feed-forward's input: the normed input's; t5's two (its
+         * attention's output lands above the block where V was made contiguous) */
+        uint64_t ffn_hole = am->rel_bias ? mul(ovf, 2, E) : E;
         int experts = encoder && hp->n_expert > 0 && hp->moe_every_n_layers > 0 &&
                       il % hp->moe_every_n_layers == 1;
         if (!encoder) {
@@ -603,14 +667,24 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
                     add(ovf, mul4(ovf, hp->n_ff[il], used, T, 4), mul(ovf, used, E)));
         } else if (shape->gated) {
             /* the input, the gate, the up projection and their product (a fused op, not in
-             * place). After a norm of its own (pre-norm), what lies below the three products is
-             * the input and the norm's hole, or, when one product is larger than the
-             * attention's whole footprint (so none fits in what the attention freed), that
-             * footprint. */
-            uint64_t below = !shape->pre_norm ? E : ff_bytes > a ? a : mul(ovf, 2, E);
-            f = add(ovf, below, mul(ovf, 3, ff_bytes));
+             * place). Without a norm of its own, all three above the input. After one
+             * (pre-norm), the norm is freed with the up projection, and a product larger than
+             * the block below the input goes above; one that is not may fit there or not, by
+             * where the previous layer's output landed: half of it is counted, so that either
+             * way the error is half a product. But when one product is larger than the
+             * attention's whole footprint, none fits in what the attention freed and all
+             * three go above that footprint (t5's attention leaves nothing there: they start
+             * above the input). */
+            if (!shape->pre_norm)
+                f = add(ovf, E, mul(ovf, 3, ff_bytes));
+            else if (ff_bytes > a && !am->rel_bias)
+                f = add(ovf, a, mul(ovf, 3, ff_bytes));
+            else
+                f = add(ovf, add(ovf, ffn_hole, E),
+                        add(ovf, mul(ovf, 2, ff_bytes),
+                            ff_bytes > ffn_hole ? ff_bytes : ff_bytes / 2));
         } else { /* the norm and the up projection, activated in place */
-            f = add(ovf, mul(ovf, 2, E), ff_bytes);
+            f = add(ovf, add(ovf, ffn_hole, E), ff_bytes);
         }
         uint64_t at_ffn = add(ovf, in_ffn, f);
         peak = at_ffn > peak ? at_ffn : peak;
@@ -717,7 +791,7 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
             ep->flash_attn = GGUF_LLAMA_FLASH_ATTN_OFF;
         /* a quantized V cache turns flash attention on when it is auto; on the CPU auto is on */
         out->flash_attn_used = ep->flash_attn != GGUF_LLAMA_FLASH_ATTN_OFF;
-        rc = check_params(hp, ep, out->flash_attn_used, am->no_flash, mla, err);
+        rc = check_params(hp, am, ep, out->flash_attn_used, mla, err);
     }
     if (rc == 0)
         rc = resolve(out, hp, causal, err);

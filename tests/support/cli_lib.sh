@@ -175,6 +175,9 @@ llama_graph_opts() {
             --set "dots3note.attention.value_length_swa=u32:$((16 * gscale))" \
             --set dots3note.attention.head_count_kv=u32:1
         ;;
+    # layer 0's relative position biases, which the graphs read in every layer
+    t5encoder) echo --opt enc.blk.0.attn_rel_b.weight ;;
+    t5) echo --opt enc.blk.0.attn_rel_b.weight --opt dec.blk.0.attn_rel_b.weight ;;
     # no groups: the graph's convolution takes none
     plamo2) echo --set plamo2.ssm.group_count=u32:0 ;;
     # layers 2 and 3 read the caches of layers 0 and 1 (sliding, full): the graph needs two

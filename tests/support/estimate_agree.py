@@ -30,7 +30,10 @@ UBATCH = [512, 128]
 # cells always run, whatever the sample: each part of the arithmetic where it decides the result
 # (latent cache, sliding windows unified and full, a cache per sequence, the scores without
 # flash attention, encoders (K cast for flash attention, V made contiguous, a gated
-# feed-forward: nomic-bert's), recurrent states per sequence, a hybrid's two memories, flash
+# feed-forward: nomic-bert's; an encoder's graph beside a cache it never reads, t5's relative
+# position bias in the scores, gathered into a freed block or above, gemma's Q normed into a
+# block of its own and its batch unclamped), t5's decoder (its bias over
+# the cache, V's cache rows made contiguous, the encoder's output as an input), recurrent states per sequence, a hybrid's two memories, flash
 # attention forced off, layers without a cache, logits above the inputs, a linear-attention
 # state, a cache and a state in every layer, a delta-attention state, layers reading earlier
 # layers' caches, a diffusion model's logits and unclamped batch, sparse-attention indexers'
@@ -53,6 +56,17 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("nomic-bert-moe-wide.gguf", 1000, "f16", "f16", "off", 1, "on", "off", 128),
          ("nomic-bert-moe-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 128),
          ("eurobert-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 128),
+         ("llama-embed.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("t5encoder-gated.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 128),
+         ("t5encoder-gated.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
+         ("t5encoder-wide-ff.gguf", 4096, "q8_0", "q8_0", "on", 2, "off", "off", 128),
+         ("t5encoder-wide.gguf", 1000, "f16", "f16", "off", 1, "on", "off", 128),
+         ("gemma-embedding-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("gemma-embedding-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "on", 512),
+         ("gemma-embedding-wide.gguf", 1000, "f16", "f16", "off", 1, "on", "off", 128),
+         ("t5-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 128),
+         ("t5-wide.gguf", 4096, "q8_0", "f16", "on", 1, "on", "off", 512),
+         ("t5-wide.gguf", 16384, "f16", "f16", "off", 2, "on", "off", 512),
          ("eurobert-wide.gguf", 4096, "f16", "f16", "on", 2, "off", "off", 512),
          ("mamba2-wide.gguf", 4096, "f16", "f16", "on", 4, "off", "off", 512),
          ("rwkv7-wide.gguf", 1000, "q8_0", "q8_0", "on", 2, "on", "off", 128),
