@@ -248,8 +248,10 @@ static uint64_t vocab_size(const gguf_file *f) {
 
 /* ---- weights ---- */
 
-/* The layer of a "blk.N." tensor, or -1. */
+/* The layer of a "blk.N." tensor (t5's "enc.blk.N." and "dec.blk.N." too), or -1. */
 static long layer_of(const char *name, size_t len) {
+    if (len >= 8 && (memcmp(name, "enc.", 4) == 0 || memcmp(name, "dec.", 4) == 0))
+        name += 4, len -= 4; /* t5's encoder's and decoder's layers, counted by their index */
     if (len < 6 || memcmp(name, "blk.", 4) != 0)
         return -1;
     long il = 0;

@@ -309,6 +309,19 @@ grep -q "^  context .*(recurrent state: 2 sequences, 2 layers)$" "$TMP/out" &&
 expect_status 1 "$EDIT" estimate "$TMP/unknown.gguf"
 grep -q "architecture 'no-such-arch'" "$TMP/err" && ok "an unknown architecture is named" ||
     fail "no-such-arch: $(cat "$TMP/err")"
+# t5's layers are enc.blk.N and dec.blk.N: each index's weights are both, as show lists them
+"$EDIT" show --json "$M/t5-wide.gguf" >"$TMP/t5.json" 2>"$TMP/err" || fail "show t5: $(cat "$TMP/err")"
+"$EDIT" estimate --json "$M/t5-wide.gguf" >"$TMP/t5-est.json" 2>"$TMP/err" ||
+    fail "estimate t5: $(cat "$TMP/err")"
+python3 -c "import json, re, sys
+tensors = json.load(open(sys.argv[1]))['tensors']
+layers = json.load(open(sys.argv[2]))['layers']
+for il, layer in enumerate(layers):
+    want = sum(t['size'] for t in tensors if re.match(r'(enc|dec)\.blk\.%d\.' % il, t['name']))
+    if want == 0 or layer['weights'] != want:
+        sys.exit('layer %d: %d bytes, show lists %d' % (il, layer['weights'], want))
+" "$TMP/t5.json" "$TMP/t5-est.json" 2>"$TMP/err" && ok "t5: each layer's encoder and decoder weights" ||
+    fail "t5 layer weights: $(cat "$TMP/err")"
 # t5's bias spans one stream: llama.cpp fails an assertion with a cache per sequence
 expect_status 1 "$EDIT" estimate "$M/t5-wide.gguf" -np 2 --no-kv-unified
 grep -q "relative position bias spans one stream" "$TMP/err" &&
