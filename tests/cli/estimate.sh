@@ -49,9 +49,9 @@ model eurobert-wide eurobert llama-spm --scale 4 --set eurobert.feed_forward_len
 # modern-bert: a sliding layer then a full one, each mask freed after its last layer
 model modern-bert modern-bert bert-bge
 # encoder graphs beside a KV cache they never read: llama-embed's roped separate projections;
-# t5encoder's relative position bias (three blocks the size of the scores) and gated
-# feed-forward (flan-t5's), twice the embeddings (as wide as the block below its input) and
-# sixteen times (wider than the attention's footprint)
+# t5encoder's relative position bias (three blocks the size of the scores), its feed-forward
+# ungated (t5's) and gated (flan-t5's), twice the embeddings (as wide as the block below its
+# input) and sixteen times (wider than the attention's footprint)
 model llama-embed llama-embed llama-spm
 # shellcheck disable=SC2046 # options without spaces
 model t5encoder-wide t5encoder llama-spm --scale 4 --layers 2 $(llama_graph_opts t5encoder)
@@ -310,7 +310,8 @@ expect_status 1 "$EDIT" estimate "$TMP/unknown.gguf"
 grep -q "architecture 'no-such-arch'" "$TMP/err" && ok "an unknown architecture is named" ||
     fail "no-such-arch: $(cat "$TMP/err")"
 # t5's layers are enc.blk.N and dec.blk.N: each index's weights are both, as show lists them
-"$EDIT" show --json "$M/t5-wide.gguf" >"$TMP/t5.json" 2>"$TMP/err" || fail "show t5: $(cat "$TMP/err")"
+"$EDIT" show --json "$M/t5-wide.gguf" >"$TMP/t5.json" 2>"$TMP/err" ||
+    fail "show t5: $(cat "$TMP/err")"
 "$EDIT" estimate --json "$M/t5-wide.gguf" >"$TMP/t5-est.json" 2>"$TMP/err" ||
     fail "estimate t5: $(cat "$TMP/err")"
 python3 -c "import json, re, sys
@@ -320,8 +321,8 @@ for il, layer in enumerate(layers):
     want = sum(t['size'] for t in tensors if re.match(r'(enc|dec)\.blk\.%d\.' % il, t['name']))
     if want == 0 or layer['weights'] != want:
         sys.exit('layer %d: %d bytes, show lists %d' % (il, layer['weights'], want))
-" "$TMP/t5.json" "$TMP/t5-est.json" 2>"$TMP/err" && ok "t5: each layer's encoder and decoder weights" ||
-    fail "t5 layer weights: $(cat "$TMP/err")"
+" "$TMP/t5.json" "$TMP/t5-est.json" 2>"$TMP/err" &&
+    ok "t5: each layer's encoder and decoder weights" || fail "t5 layer weights: $(cat "$TMP/err")"
 # t5's bias spans one stream: llama.cpp fails an assertion with a cache per sequence
 expect_status 1 "$EDIT" estimate "$M/t5-wide.gguf" -np 2 --no-kv-unified
 grep -q "relative position bias spans one stream" "$TMP/err" &&

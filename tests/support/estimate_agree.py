@@ -28,19 +28,18 @@ UNIFIED = ["on", "off"]
 SWA_FULL = ["off", "on"]
 UBATCH = [512, 128]
 # cells always run, whatever the sample: each part of the arithmetic where it decides the result
-# (latent cache, sliding windows unified and full, a cache per sequence, the scores without
-# flash attention, encoders (K cast for flash attention, V made contiguous, a gated
-# feed-forward: nomic-bert's; an encoder's graph beside a cache it never reads, t5's relative
-# position bias in the scores, gathered into a freed block or above, gemma's Q normed into a
-# block of its own and its batch unclamped), t5's decoder (its bias over
-# the cache, V's cache rows made contiguous, the encoder's output as an input), recurrent states per sequence, a hybrid's two memories, flash
-# attention forced off, layers without a cache, logits above the inputs, a linear-attention
-# state, a cache and a state in every layer, a delta-attention state, layers reading earlier
-# layers' caches, a diffusion model's logits and unclamped batch, sparse-attention indexers'
-# caches and top-k masks, with and without flash attention, an indexer in some layers only,
-# and in one layer only, beside a sliding one, gemma3n's per-layer inputs beside full-size
-# sliding caches, at a layer's scores and at their projection, logits placed above the inputs
-# and in the block the masks leave)
+# (latent cache, sliding windows unified and full, a cache per sequence, the scores without flash
+# attention, encoders (K cast for flash attention, V made contiguous, a gated feed-forward:
+# nomic-bert's; an encoder's graph beside a cache it never reads, t5's relative position bias in the
+# scores, gathered into a freed block or above, gemma's Q normed into a block of its own and its
+# batch unclamped), t5's decoder (its bias over the cache, V's cache rows made contiguous, the
+# encoder's output as an input), recurrent states per sequence, a hybrid's two memories, flash
+# attention forced off, layers without a cache, logits above the inputs, a linear-attention state, a
+# cache and a state in every layer, a delta-attention state, layers reading earlier layers' caches,
+# a diffusion model's logits and unclamped batch, sparse-attention indexers' caches and top-k masks,
+# with and without flash attention, an indexer in some layers only, and in one layer only, beside a
+# sliding one, gemma3n's per-layer inputs beside full-size sliding caches, at a layer's scores and
+# at their projection, logits placed above the inputs and in the block the masks leave)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
