@@ -581,14 +581,15 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t n_kv = e->layer[il].swa ? kv_swa : kv_full;
         uint64_t hk = head_k(hp, il), hv = head_v(hp, il);
         uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4);
-        uint64_t kv = mul4(ovf, hk + hv, hp->n_head_kv[il], T, 4);
+        uint64_t k = mul4(ovf, hk, hp->n_head_kv[il], T, 4);
+        uint64_t v = mul4(ovf, hv, hp->n_head_kv[il], T, 4), kv = add(ovf, k, v);
         /* the residual stream (an encoder's: one, nomic-bert's roped separate projections
          * above a second), Q, K and V of the batch */
         uint64_t residual = (encoder ? 1 : 2) * (am->qkv_rope && !shape->fused_qkv ? 2 : 1);
         uint64_t a = add(ovf, add(ovf, mul(ovf, residual, E), q), kv);
         /* the roped copies of Q and K beside the fused block */
         if (am->qkv_rope && shape->fused_qkv)
-            a = add(ovf, a, add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4)));
+            a = add(ovf, a, add(ovf, q, k));
         if (am->rel_bias) {
             /* t5's relative position bias, added to the scores, so no flash attention (ggml's
              * kernel takes no bias). V is made contiguous first and freed; the scores go above
@@ -596,9 +597,9 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
              * for every head, cell and token if it fits, and the bias is made contiguous above.
              * At that peak only the residual is left of the footprint above. */
             uint64_t scores = mul4(ovf, n_kv, T, hp->n_head[il], 4);
-            uint64_t qk = add(ovf, q, mul4(ovf, hk, hp->n_head_kv[il], T, 4));
+            uint64_t qk = add(ovf, q, k);
             uint64_t gathered = scores > qk ? scores : 0; /* above, when the block is too small */
-            a = add(ovf, add(ovf, E, mul4(ovf, hv, hp->n_head_kv[il], T, 4)),
+            a = add(ovf, add(ovf, E, v),
                     add(ovf, add(ovf, qk, mul(ovf, 2, scores)), gathered));
             if (has_cache && flash) /* V's cache rows, stored untransposed, made contiguous */
                 a = add(ovf, a, mul4(ovf, row_size(p->type_v, n_kv), hv, hp->n_head_kv[il],
@@ -606,8 +607,6 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         } else if (encoder) {
             /* no cache: with flash attention K cast to f16 for the kernel (V's cast comes once
              * K is freed), without it V made contiguous beside the scores */
-            uint64_t k = mul4(ovf, hk, hp->n_head_kv[il], T, 4);
-            uint64_t v = mul4(ovf, hv, hp->n_head_kv[il], T, 4);
             uint64_t scores = mul4(ovf, n_kv, T, hp->n_head[il], 4);
             if (flash) {
                 a = add(ovf, a, k / 2);
