@@ -174,6 +174,9 @@ GGUF_HIDDEN int gguf__io_read_some(int fd, void *buf, size_t n, size_t *got);
  * wait, waits until they are written. No data integrity (metadata, device caches): the fsync
  * still follows. A filesystem with no use for it succeeds. */
 GGUF_HIDDEN int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait);
+/* Advice: the kernel drops fd's clean cached pages in [off, off + n) (n 0: to the end). Pages
+ * another process maps stay; a filesystem whose storage is the page cache keeps them all. */
+GGUF_HIDDEN void gguf__io_drop_cached(int fd, uint64_t off, uint64_t n);
 /* Opens path for reads from the storage: O_DIRECT (*direct set; reads then need offsets,
  * lengths and buffers aligned to GGUF__IO_DIRECT_ALIGN), else (a filesystem without it, such
  * as tmpfs, whose storage is the page cache) a plain descriptor, the file's clean cached
@@ -399,6 +402,9 @@ GGUF_HIDDEN int gguf__copier_bytes(gguf__copier *c, const void *p, uint64_t n);
  * with errno: the read failed, or a write did (gguf__copier_write_failed). */
 GGUF_HIDDEN int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_t n,
                                   uint64_t tag);
+/* Ranges read from now on are dropped from the page cache once in the buffer: for a copy
+ * that replaces its source. */
+GGUF_HIDDEN void gguf__copier_drop_read(gguf__copier *c);
 /* Writes everything queued (fd's position is then gguf__copier_pos). */
 GGUF_HIDDEN int gguf__copier_flush(gguf__copier *c);
 /* After a flush: n bytes were put in the output another way (a clone), fd's position moved. */

@@ -5,7 +5,15 @@
  * their write show as a difference. The writeback of each window of WINDOW bytes written is
  * started at once, and the one LAG windows behind waited for: the storage writes while the
  * copy goes on (the overlap that makes a copy and its fsync cost about the larger of the two,
- * not their sum), the dirty pages stay bounded, and the final fsync finds little left.
+ * not their sum), the dirty pages stay bounded, and the final fsync finds little left. Starting
+ * a window's writeback allocates its blocks and builds its requests on the copy's thread:
+ * windows of 32 MiB keep that work and the device's queue even (64 MiB windows, with as many
+ * bytes in flight, made a 2 GiB rewrite on ext4 a quarter slower).
+ *
+ * A copy that replaces its source (an edit's rewrite) drops the source's pages from the cache
+ * once they are in the buffer: the kernel would otherwise free them all at once when the
+ * replaced file goes, after the rename, in the edit's time (a tenth of a second per 2 GiB),
+ * and the output's new pages take the memory they free.
  *
  * One thread, and a buffer of BUF_BYTES that stays in the CPU's cache from the read through
  * the checksums to the write: a copy costs the two copies in the kernel (page cache to buffer,
@@ -22,8 +30,8 @@
 
 #define BUF_BYTES ((size_t)256 << 10)
 #define BUF_PIECES 64
-#define WINDOW ((uint64_t)64 << 20)
-#define LAG 4
+#define WINDOW ((uint64_t)32 << 20)
+#define LAG 8
 
 struct gguf__copier {
     int fd;
@@ -37,6 +45,7 @@ struct gguf__copier {
     uint64_t kicked;      /* writeback started below this offset */
     uint64_t waited;      /* writeback waited for below this offset */
     int werr;             /* the errno of the first failed write or writeback, or 0 */
+    bool drop_read;       /* the source's pages dropped from the cache once read */
     uint64_t (*sum)(const uint8_t *p, size_t n);
 };
 
@@ -134,6 +143,8 @@ int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_t n, uint64_
         uint8_t *at = c->buf + c->len;
         if (gguf__io_pread(in, at, k, off) != 0)
             return -1;
+        if (c->drop_read)
+            gguf__io_drop_cached(in, off, k);
         gguf__piece *p = &c->pieces[c->n_pieces++];
         *p = (gguf__piece){.src = tag, .dst = c->at + c->len, .n = k, .read_sum = c->sum(at, k)};
         gguf__io_corrupt_buffer(at, k);
@@ -148,6 +159,10 @@ int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_t n, uint64_
 
 int gguf__copier_flush(gguf__copier *c) {
     return drain(c);
+}
+
+void gguf__copier_drop_read(gguf__copier *c) {
+    c->drop_read = true;
 }
 
 void gguf__copier_skip(gguf__copier *c, uint64_t n) {

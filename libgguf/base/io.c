@@ -243,6 +243,10 @@ int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait) {
     return rc;
 }
 
+void gguf__io_drop_cached(int fd, uint64_t off, uint64_t n) {
+    (void)posix_fadvise(fd, (off_t)off, (off_t)n, POSIX_FADV_DONTNEED);
+}
+
 /* Can fd (O_DIRECT) read an aligned block? A device whose blocks are larger refuses. */
 static bool direct_reads(int fd) {
     uint8_t *mem = gguf__malloc(2 * GGUF__IO_DIRECT_ALIGN);
@@ -270,7 +274,7 @@ int gguf__io_open_direct(const char *path, bool *direct) {
         fd = open(path, O_RDONLY | O_CLOEXEC);
         /* its clean pages dropped where the filesystem keeps them apart from the storage */
         if (fd >= 0)
-            (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+            gguf__io_drop_cached(fd, 0, 0);
     }
     return fd;
 }

@@ -294,7 +294,7 @@ int gguf__save(const gguf_file *f, const char *path, const gguf_write_options *o
     gguf__test_pause("temp-created");
     bool swapped = opt != NULL && opt->endian >= 0 && (opt->endian == GGUF_ENDIAN_BIG) != f->big;
     bool verify = opt != NULL && opt->verify && !swapped;
-    gguf__write_ctl ctl = {.padding = padding};
+    gguf__write_ctl ctl = {.padding = padding, .replaces_source = expect != NULL};
     copy_log log = {0};
     if (verify) {
         ctl.piece = log_piece;

@@ -568,6 +568,8 @@ typedef struct fd_job {
 static int produce(gguf__copier *c, void *ctx) {
     fd_job *j = ctx;
     j->o->cp = c;
+    if (j->o->ctl != NULL && j->o->ctl->replaces_source)
+        gguf__copier_drop_read(c);
     return out_all(j->o, j->f, j->p, j->err);
 }
 

@@ -31,6 +31,8 @@ typedef struct gguf__write_ctl {
                                  checksums: base/copy.c) or cloned (.cloned), or NULL; src is
                                  the offset in f's source */
     void *piece_user;
+    bool replaces_source;     /* in: the output replaces the source file: the source's pages
+                                 are dropped from the cache as they are copied */
     uint32_t header_crc;      /* out: crc32 of the header region written, [0, data offset) */
     uint64_t data_offset;     /* out: the output's data offset */
     bool all_copied;          /* out: every source byte went through `piece` */

@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#define TMPFS_MAGIC 0x01021994
 
 static gguf_file *open_src(const char *rel) {
     gguf_file *f;
@@ -562,6 +566,100 @@ START_TEST(built_files_read_back) {
 }
 END_TEST
 
+/* ---- the page cache of a replaced file ---- */
+
+/* Fills a tensor with bytes that depend on their offset. */
+static int fill_pattern(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                        gguf_error *err) {
+    (void)user, (void)tensor, (void)err;
+    for (size_t i = 0; i < len; i++)
+        ((uint8_t *)buf)[i] = (uint8_t)((offset + i) * 2654435761u >> 24);
+    return 0;
+}
+
+/* Pages of fd's file held in the page cache, in percent of its pages. */
+static int percent_cached(int fd) {
+    struct stat st;
+    ck_assert(fstat(fd, &st) == 0);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pages = (size_t)((st.st_size + page - 1) / page);
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    ck_assert(map != MAP_FAILED);
+    unsigned char *in = malloc(pages);
+    ck_assert(in != NULL && mincore(map, (size_t)st.st_size, in) == 0);
+    size_t n = 0;
+    for (size_t i = 0; i < pages; i++)
+        n += in[i] & 1;
+    free(in);
+    munmap(map, (size_t)st.st_size);
+    return (int)(n * 100 / pages);
+}
+
+/* Reads the whole file, so that its pages are in the cache. */
+static void read_whole(const char *path) {
+    size_t len;
+    free(tu_read_file(path, &len));
+}
+
+/* A rewrite replaces the file it copies: the old file's pages, read once by the copy, are
+ * dropped as it goes instead of all at once when the replaced file is freed after the rename
+ * (in the edit's time). A save to another file leaves its source's pages in the cache. The
+ * copy is larger than the proof's read-back of every range (64 MiB), which would read the
+ * source again: 80 MiB, of which the proof reads a sample. */
+START_TEST(a_rewrite_drops_the_replaced_files_pages) {
+    strcpy(dir, "/tmp/gguf-edit-XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(model, sizeof model, "%s/m.gguf", dir);
+    char other[160];
+    snprintf(other, sizeof other, "%s/other.gguf", dir);
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
+    uint64_t dims[2] = {65536, 320}; /* 80 MiB of f32 */
+    ck_assert(gguf_tensor_add(f, "w", GGUF_DTYPE_F32, dims, 2, NULL) == 0);
+    gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+    opt.fill = fill_pattern;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, model, &opt, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+
+    struct statfs fs;
+    ck_assert(statfs(dir, &fs) == 0);
+    if (fs.f_type == TMPFS_MAGIC) {
+        tu_skip("tmpfs keeps a file's pages as its storage: there is no cache to drop");
+        teardown_model();
+        return;
+    }
+    ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
+    int old = open(model, O_RDONLY); /* the replaced file, kept to be looked at */
+    ck_assert(old >= 0);
+    read_whole(model);
+    int before = percent_cached(old);
+    ck_assert_int_ge(before, 90);
+
+    gguf_write_options o = GGUF_WRITE_OPTIONS_INIT;
+    o.verify = 1;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, other, &o, &err) == 0, "%s", err.message);
+    ck_assert_int_ge(percent_cached(old), 90);
+
+    const char *name = "a name long enough to grow the header past its padding";
+    ck_assert(gguf_kv_set_str(f, "general.name", name, strlen(name), NULL) == 0);
+    gguf_update_result res;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_update(f, model, NULL, &res, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(res.in_place, 0);
+    /* the header, and the blocks the proof read again (the first, the last, a sample) */
+    int after = percent_cached(old);
+    ck_assert_msg(after <= 15, "%d%% of the replaced file's pages still cached (%d%% before)",
+                  after, before);
+    close(old);
+    gguf_file_free(f);
+    teardown_model();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("edit");
     TCase *tc = tcase_create("edit");
@@ -582,6 +680,7 @@ int main(void) {
     tcase_add_test(tc, update_in_place_when_the_header_fits);
     tcase_add_test(tc, update_refuses_read_only_and_changed_files);
     tcase_add_test(tc, built_files_read_back);
+    tcase_add_test(tc, a_rewrite_drops_the_replaced_files_pages);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
