@@ -15,6 +15,9 @@
 #include <string.h>
 
 #define LLAMA_MAX_SEQ 256 /* llama.cpp refuses more sequences */
+/* chameleon's image tokens, whose logits its graph sets to -FLT_MAX: ids 4 to 8195, one f32
+ * each (a constant of its graph, not of the file) */
+#define CHAMELEON_IMG_ROW ((uint64_t)8192 * 4)
 #define CTX_PAD 256       /* llama_context pads n_ctx (and n_ctx_seq) to this */
 #define BUF_ALIGN 32      /* the CPU buffer's alignment of each tensor */
 
@@ -80,6 +83,10 @@ static const struct arch_memory {
                          attention, and one cache stream */
     uint8_t cross;    /* a decoder's cross-attention over the encoder's output, as many rows as
                          the training context when the graph is reserved (t5's) */
+    uint8_t logits_copy; /* the logits copied whole once more, above the first (chameleon's:
+                            ggml_set_1d writes its image tokens' suppressed logits into a copy,
+                            not in place), beside a row of those tokens allocated with the
+                            inputs: the first logits go above the inputs */
     uint16_t per_layer_input; /* the width of each layer's own slice of the token's input,
                                  computed before the first layer and read by every one */
 } archs[] = {
@@ -115,6 +122,7 @@ static const struct arch_memory {
     {.arch = "t5encoder", .kind = MEM_KV, .cache_unread = 1, .rel_bias = 1},
     {.arch = "gemma-embedding", .kind = MEM_NONE, .non_causal = 1},
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
+    {.arch = "chameleon", .kind = MEM_KV, .out_place = OUT_ABOVE, .logits_copy = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
@@ -149,7 +157,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"chameleon", "its compute buffer is not modelled within 10% yet"},
     {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
                "logits above the inputs for some parameters and not for others"},
     {"gemma4", "its compute buffer is not modelled within 10% yet"},
@@ -701,6 +708,8 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     int above = am->out_place == OUT_ABOVE || (am->out_place == OUT_ABOVE_NO_FLASH && !flash);
     if (above && logits > in) /* the inputs' hole is too small for the logits */
         out = add(ovf, out, add(ovf, in, E));
+    if (am->logits_copy) /* and the image tokens' row: 8192 f32, 32 KiB */
+        out = add(ovf, out, add(ovf, logits, CHAMELEON_IMG_ROW));
     return aligned(ovf, peak > out ? peak : out);
 }
 

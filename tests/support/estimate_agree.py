@@ -39,7 +39,8 @@ UBATCH = [512, 128]
 # a diffusion model's logits and unclamped batch, sparse-attention indexers' caches and top-k masks,
 # with and without flash attention, an indexer in some layers only, and in one layer only, beside a
 # sliding one, gemma3n's per-layer inputs beside full-size sliding caches, at a layer's scores and
-# at their projection, logits placed above the inputs and in the block the masks leave)
+# at their projection, logits placed above the inputs and in the block the masks leave, chameleon's
+# logits copied once more)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -83,6 +84,7 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("gemma3n-shared.gguf", 16384, "f16", "f16", "on", 1, "on", "on", 512),
          ("plamo-long.gguf", 16384, "f16", "f16", "on", 2, "on", "off", 128),
          ("plamo-long.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("chameleon-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 128),
          ("dream-wide.gguf", 0, "q8_0", "q8_0", "on", 2, "off", "off", 512),
          ("deepseek32-wide.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek32-wide.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128),
