@@ -1,8 +1,8 @@
 /* The copy engine: one output file written in order through one buffer, which the caller
- * fills with bytes, zeros, or ranges read from other files. Each range is checksummed as it is
- * read and again once it is written from the same buffer; both checksums go to an observer
- * (the commit layer's proof), so that bytes that changed in memory between their read and
- * their write show as a difference. The writeback of each window of WINDOW bytes written is
+ * fills with bytes, zeros, or ranges read from other files. With an observer (the commit
+ * layer's proof), each range is checksummed as it is read and again once it is written from
+ * the same buffer, and both checksums go to it, so that bytes that changed in memory between
+ * their read and their write show as a difference. The writeback of each window of WINDOW bytes written is
  * started at once, and the one LAG windows behind waited for: the storage writes while the
  * copy goes on (the overlap that makes a copy and its fsync cost about the larger of the two,
  * not their sum), the dirty pages stay bounded, and the final fsync finds little left. Starting
@@ -94,11 +94,10 @@ static int drain(gguf__copier *c) {
         return 0;
     if (gguf__io_write(c->fd, c->buf, c->len) != 0)
         return failed(c, errno);
-    for (size_t i = 0; i < c->n_pieces; i++) {
+    for (size_t i = 0; c->piece != NULL && i < c->n_pieces; i++) {
         gguf__piece *p = &c->pieces[i];
         p->written_sum = c->sum(c->buf + (p->dst - c->at), (size_t)p->n);
-        if (c->piece != NULL)
-            c->piece(c->user, p);
+        c->piece(c->user, p);
     }
     c->at += c->len;
     c->len = 0;
@@ -146,7 +145,9 @@ int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_t n, uint64_
         if (c->drop_read)
             gguf__io_drop_cached(in, off, k);
         gguf__piece *p = &c->pieces[c->n_pieces++];
-        *p = (gguf__piece){.src = tag, .dst = c->at + c->len, .n = k, .read_sum = c->sum(at, k)};
+        /* checksums only for an observer: a copy no proof follows (split, merge) skips them */
+        *p = (gguf__piece){.src = tag, .dst = c->at + c->len, .n = k,
+                           .read_sum = c->piece != NULL ? c->sum(at, k) : 0};
         gguf__io_corrupt_buffer(at, k);
         gguf__io_corrupt_offset(&p->src);
         c->len += k;
