@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-
-#define TMPFS_MAGIC 0x01021994
 
 static gguf_file *open_src(const char *rel) {
     gguf_file *f;
@@ -612,6 +611,13 @@ START_TEST(a_rewrite_drops_the_replaced_files_pages) {
     snprintf(model, sizeof model, "%s/m.gguf", dir);
     char other[160];
     snprintf(other, sizeof other, "%s/other.gguf", dir);
+    struct statfs fs;
+    ck_assert(statfs(dir, &fs) == 0);
+    if (fs.f_type == TMPFS_MAGIC) {
+        tu_skip("tmpfs keeps a file's pages as its storage: there is no cache to drop");
+        teardown_model();
+        return;
+    }
     gguf_file *f;
     ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
     ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
@@ -624,13 +630,6 @@ START_TEST(a_rewrite_drops_the_replaced_files_pages) {
     ck_assert_msg(gguf_file_save(f, model, &opt, &err) == 0, "%s", err.message);
     gguf_file_free(f);
 
-    struct statfs fs;
-    ck_assert(statfs(dir, &fs) == 0);
-    if (fs.f_type == TMPFS_MAGIC) {
-        tu_skip("tmpfs keeps a file's pages as its storage: there is no cache to drop");
-        teardown_model();
-        return;
-    }
     ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
     int old = open(model, O_RDONLY); /* the replaced file, kept to be looked at */
     ck_assert(old >= 0);
