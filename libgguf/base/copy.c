@@ -2,13 +2,13 @@
  * fills with bytes, zeros, or ranges read from other files. With an observer (the commit
  * layer's proof), each range is checksummed as it is read and again once it is written from
  * the same buffer, and both checksums go to it, so that bytes that changed in memory between
- * their read and their write show as a difference. The writeback of each window of WINDOW bytes written is
- * started at once, and the one LAG windows behind waited for: the storage writes while the
- * copy goes on (the overlap that makes a copy and its fsync cost about the larger of the two,
- * not their sum), the dirty pages stay bounded, and the final fsync finds little left. Starting
- * a window's writeback allocates its blocks and builds its requests on the copy's thread:
- * windows of 32 MiB keep that work and the device's queue even (64 MiB windows, with as many
- * bytes in flight, made a 2 GiB rewrite on ext4 a quarter slower).
+ * their read and their write show as a difference. The writeback of each window of WINDOW
+ * bytes written is started at once, and the one LAG windows behind waited for: the storage
+ * writes while the copy goes on (the overlap that makes a copy and its fsync cost about the
+ * larger of the two, not their sum), the dirty pages stay bounded, and the final fsync finds
+ * little left. Starting a window's writeback allocates its blocks and builds its requests on
+ * the copy's thread: windows of 32 MiB keep that work and the device's queue even (64 MiB
+ * windows, with as many bytes in flight, made a 2 GiB rewrite on ext4 a quarter slower).
  *
  * A copy that replaces its source (an edit's rewrite) drops the source's pages from the cache
  * once they are in the buffer: the kernel would otherwise free them all at once when the
