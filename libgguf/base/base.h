@@ -177,6 +177,25 @@ GGUF_HIDDEN int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait);
 /* Advice: the kernel drops fd's clean cached pages in [off, off + n) (n 0: to the end). Pages
  * another process maps stay; a filesystem whose storage is the page cache keeps them all. */
 GGUF_HIDDEN void gguf__io_drop_cached(int fd, uint64_t off, uint64_t n);
+/* Direct writes in flight: fd (a regular file) switched to O_DIRECT, and up to `slots` writes
+ * that bypass the page cache (the device reads the caller's buffer), each from a buffer, a
+ * length and an offset aligned to GGUF__IO_DIRECT_ALIGN. NULL where the file, its filesystem
+ * or the kernel cannot (not an error: write through the page cache); a device whose blocks
+ * are larger than that alignment refuses the first write with EINVAL. */
+typedef struct gguf__aio gguf__aio;
+GGUF_HIDDEN gguf__aio *gguf__io_aio_open(int fd, unsigned slots);
+/* Starts writing n bytes of buf at off through slot (free: never started, or waited for);
+ * buf stays the device's until gguf__io_aio_wait(slot). 0, or -1 with errno. */
+GGUF_HIDDEN int gguf__io_aio_write(gguf__aio *a, unsigned slot, void *buf, size_t n,
+                                   uint64_t off);
+/* Waits until slot's write has ended: 0 when it wrote every byte, else -1 with errno. */
+GGUF_HIDDEN int gguf__io_aio_wait(gguf__aio *a, unsigned slot);
+/* Waits for every write still in flight, then puts fd back as it was. NULL: nothing. */
+GGUF_HIDDEN void gguf__io_aio_close(gguf__aio *a);
+/* Allocates fd's blocks for [off, off + n), the file grown to reach it (fallocate): writes
+ * there then only fill blocks. Not a failure point in the testing build: a caller that cannot
+ * allocate ahead writes through the page cache instead. */
+GGUF_HIDDEN int gguf__io_preallocate(int fd, uint64_t off, uint64_t n);
 /* Opens path for reads from the storage: O_DIRECT (*direct set; reads then need offsets,
  * lengths and buffers aligned to GGUF__IO_DIRECT_ALIGN), else (a filesystem without it, such
  * as tmpfs, whose storage is the page cache) a plain descriptor, the file's clean cached
@@ -405,6 +424,9 @@ GGUF_HIDDEN int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_
 /* Ranges read from now on are dropped from the page cache once in the buffer: for a copy
  * that replaces its source. */
 GGUF_HIDDEN void gguf__copier_drop_read(gguf__copier *c);
+/* The output is a new file that nobody reads while it is written: once the copy is large, its
+ * bytes may go to the storage directly, past the page cache (base/copy.c says when). */
+GGUF_HIDDEN void gguf__copier_direct(gguf__copier *c);
 /* Writes everything queued (fd's position is then gguf__copier_pos). */
 GGUF_HIDDEN int gguf__copier_flush(gguf__copier *c);
 /* After a flush: n bytes were put in the output another way (a clone), fd's position moved. */

@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +70,8 @@ void gguf_testing_die_at_io(long n) {
 }
 
 /* Records the call (op: w write, W pwrite, r pread, c copy, f fsync or fdatasync, D directory
- * sync, n rename, u unlink, i block insertion, k clone, t truncate, b writeback) and says
- * whether it is
- * the one to fail. */
+ * sync, n rename, u unlink, i block insertion, k clone, t truncate, b writeback, x a direct
+ * write started, y its end) and says whether it is the one to fail. */
 /* Calls come from more than one thread (a save compares while it copies): one at a time here. */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -245,6 +247,138 @@ int gguf__io_writeback(int fd, uint64_t off, uint64_t n, bool wait) {
 
 void gguf__io_drop_cached(int fd, uint64_t off, uint64_t n) {
     (void)posix_fadvise(fd, (off_t)off, (off_t)n, POSIX_FADV_DONTNEED);
+}
+
+/* ---- direct writes in flight (Linux AIO on an O_DIRECT descriptor) ---- */
+
+struct gguf__aio {
+    int fd;
+    int flags;              /* fd's status flags before O_DIRECT */
+    aio_context_t ctx;
+    unsigned slots;
+    struct iocb *cb;        /* one per slot */
+    bool *busy;             /* submitted, its end not yet collected */
+    long *res;              /* what the write returned (bytes, or -errno), once it ended */
+    size_t *flip;           /* the testing build: the byte flipped in the slot's buffer + 1 */
+};
+
+static void aio_free(gguf__aio *a) {
+    gguf__free(a->cb);
+    gguf__free(a->busy);
+    gguf__free(a->res);
+    gguf__free(a->flip);
+    gguf__free(a);
+}
+
+gguf__aio *gguf__io_aio_open(int fd, unsigned slots) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) /* (O_DIRECT on a pipe means packets) */
+        return NULL;
+    gguf__aio *a = gguf__malloc(sizeof *a);
+    if (a == NULL)
+        return NULL;
+    *a = (gguf__aio){.fd = fd, .slots = slots, .cb = gguf__calloc(slots, sizeof *a->cb),
+                     .busy = gguf__calloc(slots, sizeof *a->busy),
+                     .res = gguf__calloc(slots, sizeof *a->res),
+                     .flip = gguf__calloc(slots, sizeof *a->flip)};
+    if (a->cb == NULL || a->busy == NULL || a->res == NULL || a->flip == NULL ||
+        syscall(SYS_io_setup, slots, &a->ctx) != 0) {
+        aio_free(a);
+        return NULL;
+    }
+    a->flags = fcntl(fd, F_GETFL);
+    if (a->flags < 0 || fcntl(fd, F_SETFL, a->flags | O_DIRECT) != 0) {
+        syscall(SYS_io_destroy, a->ctx);
+        aio_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+int gguf__io_aio_write(gguf__aio *a, unsigned slot, void *buf, size_t n, uint64_t off) {
+    if (fault('x'))
+        return -1;
+    if (corrupt('w', n)) { /* the storage gets other bytes than the buffer holds */
+        ((uint8_t *)buf)[n / 2] ^= 0x10;
+        a->flip[slot] = n / 2 + 1;
+    }
+    struct iocb *cb = &a->cb[slot];
+    *cb = (struct iocb){.aio_fildes = (uint32_t)a->fd, .aio_lio_opcode = IOCB_CMD_PWRITE,
+                        .aio_buf = (uint64_t)(uintptr_t)buf, .aio_nbytes = n,
+                        .aio_offset = (int64_t)off};
+    long r;
+    do
+        r = syscall(SYS_io_submit, a->ctx, 1L, &cb);
+    while (r < 0 && errno == EINTR);
+    if (r != 1) {
+        if (r >= 0)
+            errno = EAGAIN;
+        return -1;
+    }
+    a->busy[slot] = true;
+    return 0;
+}
+
+/* Collects ended writes until slot's has ended (any, for slot == slots): 0, or -1 with errno
+ * when the wait itself failed. */
+static int aio_collect(gguf__aio *a, unsigned slot) {
+    while (slot < a->slots ? a->busy[slot] : true) {
+        struct io_event ev[16];
+        long k = syscall(SYS_io_getevents, a->ctx, 1L, 16L, ev, NULL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return -1;
+        }
+        for (long i = 0; i < k; i++) {
+            unsigned s = (unsigned)((struct iocb *)(uintptr_t)ev[i].obj - a->cb);
+            a->busy[s] = false;
+            a->res[s] = (long)ev[i].res;
+        }
+        if (slot == a->slots)
+            return 0;
+    }
+    return 0;
+}
+
+int gguf__io_aio_wait(gguf__aio *a, unsigned slot) {
+    if (a->busy[slot] && aio_collect(a, slot) != 0)
+        return -1;
+    uint8_t *buf = (uint8_t *)(uintptr_t)a->cb[slot].aio_buf;
+    if (a->flip[slot] != 0) {
+        buf[a->flip[slot] - 1] ^= 0x10;
+        a->flip[slot] = 0;
+    }
+    if (fault('y'))
+        return -1;
+    long r = a->res[slot];
+    if (r < 0) {
+        errno = (int)-r;
+        return -1;
+    }
+    if ((uint64_t)r != a->cb[slot].aio_nbytes) {
+        errno = EIO; /* a short direct write: the disk is full, or the device refused */
+        return -1;
+    }
+    count(0, (uint64_t)r);
+    return 0;
+}
+
+void gguf__io_aio_close(gguf__aio *a) {
+    if (a == NULL)
+        return;
+    for (unsigned s = 0; s < a->slots; s++)
+        if (a->busy[s])
+            (void)aio_collect(a, s);
+    syscall(SYS_io_destroy, a->ctx); /* waits for any write still in flight */
+    (void)fcntl(a->fd, F_SETFL, a->flags);
+    aio_free(a);
+}
+
+int gguf__io_preallocate(int fd, uint64_t off, uint64_t n) {
+    return fallocate(fd, 0, (off_t)off, (off_t)n);
 }
 
 /* Can fd (O_DIRECT) read an aligned block? A device whose blocks are larger refuses. */

@@ -570,6 +570,7 @@ static int produce(gguf__copier *c, void *ctx) {
     j->o->cp = c;
     if (j->o->ctl != NULL && j->o->ctl->replaces_source)
         gguf__copier_drop_read(c);
+    gguf__copier_direct(c);
     return out_all(j->o, j->f, j->p, j->err);
 }
 

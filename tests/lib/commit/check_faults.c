@@ -12,7 +12,10 @@
  *    write, which is not read back: see corrupt_sweep);
  *  - the order of the calls: the file is fsync'd before the rename and its folder after it, the
  *    journal is fsync'd and in place before the file is touched, the file fsync'd after the
- *    in-place write.
+ *    in-place write;
+ *  - all of the above again for a rewrite whose copy writes directly, past the page cache
+ *    (base/copy.c; from its first byte here, on a model of a few buffers), which must also
+ *    write the bytes a rewrite through the page cache writes.
  * A source file truncated by another process while we copy it gives an error, not SIGBUS. */
 #define _GNU_SOURCE
 #include "tests/support/testutil.h"
@@ -34,6 +37,8 @@ void gguf_testing_fail_io_after(long n, int errnum);
 void gguf_testing_corrupt_io_after(long n, int kind);
 void gguf_testing_die_at_io(long n);
 const char *gguf_testing_io_trace(void);
+void gguf_testing_direct_writes_after(uint64_t n);
+#define DIRECT_AFTER_DEFAULT ((uint64_t)64 << 20)
 
 static char dir[64], model[128];
 static uint8_t *old_bytes, *new_bytes;
@@ -95,14 +100,46 @@ static char state(void) {
     return s;
 }
 
+/* The model of the direct-write cases: tensors across several of the copy engine's buffers
+ * (256 KiB), one of them not a whole number of blocks, with bytes that differ everywhere. */
+static int direct_model;
+static int fill_pattern(void *user, size_t tensor, uint64_t offset, void *buf, size_t len,
+                        gguf_error *err) {
+    (void)user, (void)err;
+    for (size_t i = 0; i < len; i++)
+        ((uint8_t *)buf)[i] = (uint8_t)((offset + i + tensor * 977) * 2654435761u >> 24);
+    return 0;
+}
+
+static void write_direct_model(const char *path) {
+    gguf_file *f;
+    ck_assert(gguf_file_new(&f, 3, GGUF_ENDIAN_LITTLE, NULL) == 0);
+    ck_assert(gguf_kv_set_str(f, "general.architecture", "test", 4, NULL) == 0);
+    uint64_t a[2] = {1024, 300}, b[1] = {1001}, c[2] = {512, 129};
+    ck_assert(gguf_tensor_add(f, "a", GGUF_DTYPE_F32, a, 2, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "b", GGUF_DTYPE_F32, b, 1, NULL) == 0);
+    ck_assert(gguf_tensor_add(f, "c", GGUF_DTYPE_F32, c, 2, NULL) == 0);
+    gguf_write_options opt = GGUF_WRITE_OPTIONS_INIT;
+    opt.fill = fill_pattern;
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_file_save(f, path, &opt, &err) == 0, "%s", err.message);
+    gguf_file_free(f);
+}
+
 /* A fresh folder holding the old model (padded: with 1 KiB of room reserved in its header),
  * and the old and new bytes of an edit to value. */
 static void setup_model(const char *value, int padded) {
     strcpy(dir, "/tmp/gguf-faults-XXXXXX");
     ck_assert(mkdtemp(dir) != NULL);
     snprintf(model, sizeof model, "%s/m.gguf", dir);
-    old_bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &old_len);
-    ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
+    if (direct_model) {
+        write_direct_model(model);
+        old_bytes = tu_read_file(model, &old_len);
+    } else {
+        old_bytes = tu_read_file(tu_src("golden/hand/le_v3_two_tensors.gguf"), &old_len);
+        ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
+    }
     if (padded) {
         gguf_file *f;
         ck_assert(gguf_file_open(&f, model, 0, NULL) == 0);
@@ -619,6 +656,102 @@ START_TEST(source_truncated_while_copying) {
 }
 END_TEST
 
+/* ---- direct writes ---- */
+
+static void direct_off(void) {
+    direct_model = 0;
+    gguf_testing_direct_writes_after(DIRECT_AFTER_DEFAULT);
+}
+
+/* Rewrites whose copy writes past the page cache from its first byte, on a model of several
+ * buffers. Returns 0 where the folder's filesystem takes no direct writes. */
+static int direct_on(void) {
+    direct_model = 1;
+    gguf_testing_direct_writes_after(0);
+    setup(LONG_VALUE);
+    char t[1024];
+    trace_of(LONG_VALUE, t, sizeof t);
+    teardown();
+    if (strchr(t, 'x') == NULL) {
+        direct_off();
+        return 0;
+    }
+    return 1;
+}
+#define NO_DIRECT "the folder's filesystem takes no direct writes (O_DIRECT with Linux AIO)"
+
+/* The same bytes as a rewrite through the page cache, in the order: direct writes (x) each
+ * ended (y) before the fsync, the blocks allocated ahead cut off (t), the rest of the trace
+ * as a rewrite's. */
+START_TEST(direct_rewrite_writes_what_a_cached_one_writes) {
+    if (!direct_on())
+        tu_skip(NO_DIRECT);
+    setup(LONG_VALUE); /* new_bytes: with direct writes */
+    char t[1024];
+    trace_of(LONG_VALUE, t, sizeof t);
+    assert_matches(t, "^w+x[wxyb]*y[wb]*t?fnD$", "direct rewrite");
+    long x = 0, y = 0;
+    for (const char *p = t; *p; p++) {
+        x += *p == 'x';
+        y += *p == 'y';
+    }
+    ck_assert_msg(x >= 3 && x == y, "%ld direct writes, %ld ended: %s", x, y, t);
+    gguf_testing_direct_writes_after(UINT64_MAX);
+    ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
+    gguf_error err;
+    gguf_testing_fail_io_after(0, 0); /* starts a trace */
+    ck_assert(edit(LONG_VALUE, NULL, 0, &err) == 0);
+    ck_assert_msg(strchr(edit_trace, 'x') == NULL, "direct writes when none were allowed");
+    size_t len;
+    uint8_t *cached = tu_read_file(model, &len);
+    ck_assert_int_eq(len, new_len);
+    ck_assert_msg(memcmp(cached, new_bytes, len) == 0, "direct and cached rewrites differ");
+    free(cached);
+    teardown();
+    direct_off();
+}
+END_TEST
+
+START_TEST(direct_rewrite_survives_every_io_fault) {
+    if (!direct_on())
+        tu_skip(NO_DIRECT);
+    fail_sweep(LONG_VALUE, EIO);
+    fail_sweep(LONG_VALUE, ENOSPC);
+    direct_off();
+}
+END_TEST
+
+START_TEST(direct_rewrite_proofs_catch_corrupted_bytes) {
+    if (!direct_on())
+        tu_skip(NO_DIRECT);
+    setup(LONG_VALUE);
+    /* a direct write whose bytes differ from its buffer's: the read-back (each write in turn;
+     * the sweep fails if one is neither caught nor harmless) */
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'w'), 0);
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'r'), 0);
+    /* a buffer changed between its read and its write, a range cut at a block boundary among
+     * them: the two checksums */
+    caught_message[0] = '\0';
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'b'), 0);
+    ck_assert_msg(strstr(caught_message, "changed in memory") != NULL, "caught as: %s",
+                  caught_message);
+    teardown();
+    direct_off();
+}
+END_TEST
+
+START_TEST(direct_rewrite_crashes_leave_the_old_or_the_new_file) {
+    if (!direct_on())
+        tu_skip(NO_DIRECT);
+    int olds, news;
+    setup(LONG_VALUE);
+    crash_sweep(LONG_VALUE, &olds, &news);
+    ck_assert_msg(olds > 0 && news > 0, "rewrite: %d old, %d new", olds, news);
+    teardown();
+    direct_off();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("faults");
     TCase *tc = tcase_create("faults");
@@ -633,6 +766,13 @@ int main(void) {
     tcase_add_test(tc, a_crash_during_recover_is_recovered);
     tcase_add_test(tc, source_truncated_while_copying);
     suite_add_tcase(s, tc);
+    TCase *direct = tcase_create("direct");
+    tcase_set_timeout(direct, 300);
+    tcase_add_test(direct, direct_rewrite_writes_what_a_cached_one_writes);
+    tcase_add_test(direct, direct_rewrite_survives_every_io_fault);
+    tcase_add_test(direct, direct_rewrite_proofs_catch_corrupted_bytes);
+    tcase_add_test(direct, direct_rewrite_crashes_leave_the_old_or_the_new_file);
+    suite_add_tcase(s, direct);
     /* its own case: bench/bench_edit.sh runs it alone (CK_RUN_CASE=io) for its figures */
     TCase *io = tcase_create("io");
     tcase_set_timeout(io, 300);
