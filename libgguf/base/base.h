@@ -190,6 +190,9 @@ GGUF_HIDDEN int gguf__io_aio_write(gguf__aio *a, unsigned slot, void *buf, size_
                                    uint64_t off);
 /* Waits until slot's write has ended: 0 when it wrote every byte, else -1 with errno. */
 GGUF_HIDDEN int gguf__io_aio_wait(gguf__aio *a, unsigned slot);
+/* Switches fd's O_DIRECT off (for writes through the page cache at offsets not aligned) or
+ * on again, once every write in flight has ended (their results kept for gguf__io_aio_wait). */
+GGUF_HIDDEN int gguf__io_aio_direct(gguf__aio *a, bool on);
 /* Waits for every write still in flight, then puts fd back as it was. NULL: nothing. */
 GGUF_HIDDEN void gguf__io_aio_close(gguf__aio *a);
 /* Allocates fd's blocks for [off, off + n), the file grown to reach it (fallocate): writes

@@ -31,9 +31,12 @@
  * copy with its checksums took 0.7 times a cp and fsync. The file's blocks are allocated
  * ahead of the writes (ext4 runs a write that grows the file one at a time), in steps that
  * double up to AHEAD_MAX, and the file is cut back to its end afterwards. A range's checksum
- * as written is taken once its write has ended, from the buffer the device read. Anything
- * that cannot go direct (a file or filesystem without it, a failed allocation, a flush ending
- * off a block boundary) goes through the page cache as before, from that point on. */
+ * as written is taken once its write has ended, from the buffer the device read. What cannot
+ * go direct (a file or filesystem without it, a failed allocation) goes through the page
+ * cache as before, from that point on; so does a flush's last part block (before a clone, or
+ * at the end), and the next full buffer goes direct again, its head up to a block boundary
+ * through the page cache. The AIO context lives as long as the copy: setting one up and
+ * tearing it down costs tens of milliseconds (the kernel waits out an RCU grace period). */
 #define _GNU_SOURCE
 #include "base/base.h"
 
@@ -90,8 +93,9 @@ struct gguf__copier {
     /* direct writes */
     bool may_direct;      /* asked for (gguf__copier_direct) and not found impossible */
     uint64_t start;       /* the output offset the run began at */
-    gguf__aio *aio;       /* direct writes on, or NULL */
-    slot *ring;           /* SLOTS, allocated on first use; buf is ring[next].buf while on */
+    gguf__aio *aio;       /* the AIO context, once direct writes began */
+    bool on;              /* direct writes on: buf is ring[next].buf */
+    slot *ring;           /* SLOTS, allocated on first use */
     uint8_t *ring_mem;
     unsigned next, oldest, in_flight;
     uint64_t size0;       /* the file's size when direct writes began */
@@ -229,8 +233,7 @@ static bool allocate_to(gguf__copier *c, uint64_t end) {
 /* Turns direct writes on, where the file allows: the queued bytes up to the next block
  * boundary go through the page cache first, the rest to the ring's first buffer. */
 static void direct_start(gguf__copier *c) {
-    bool first = c->ring == NULL;
-    if (first) {
+    if (c->ring == NULL) {
         c->ring_mem = gguf__malloc(SLOTS * BUF_BYTES + ALIGN);
         c->ring = gguf__calloc(SLOTS, sizeof *c->ring);
         if (c->ring_mem == NULL || c->ring == NULL) {
@@ -257,15 +260,20 @@ static void direct_start(gguf__copier *c) {
         c->at += k;
         c->len -= k;
     }
-    struct stat st;
-    if (fstat(c->fd, &st) != 0 || (c->aio = gguf__io_aio_open(c->fd, SLOTS)) == NULL) {
+    if (c->aio == NULL) {
+        struct stat st;
+        if (fstat(c->fd, &st) != 0 || (c->aio = gguf__io_aio_open(c->fd, SLOTS)) == NULL) {
+            c->may_direct = false;
+            return;
+        }
+        c->size0 = (uint64_t)st.st_size;
+        c->ahead = AHEAD_FIRST;
+    } else if (gguf__io_aio_direct(c->aio, true) != 0) {
         c->may_direct = false;
         return;
     }
-    if (first) /* (later, the size may be what this copy allocated ahead) */
-        c->size0 = (uint64_t)st.st_size;
     c->alloc_end = c->alloc_end > c->at ? c->alloc_end : c->at;
-    c->ahead = AHEAD_FIRST;
+    c->on = true;
     c->next = c->oldest = c->in_flight = 0;
     c->direct_wrote = false;
     memcpy(c->ring[0].buf, c->buf, c->len);
@@ -277,9 +285,8 @@ static void direct_start(gguf__copier *c) {
 static void direct_stop(gguf__copier *c) {
     while (c->in_flight > 0)
         retire(c);
-    gguf__io_aio_close(c->aio);
-    c->aio = NULL;
-    if (lseek(c->fd, (off_t)c->at, SEEK_SET) < 0)
+    c->on = false;
+    if (gguf__io_aio_direct(c->aio, false) != 0 || lseek(c->fd, (off_t)c->at, SEEK_SET) < 0)
         (void)failed(c, errno);
     memcpy(c->own_buf, c->buf, c->len);
     c->buf = c->own_buf;
@@ -332,16 +339,16 @@ static int drain(gguf__copier *c, bool all) {
     }
     if (c->len == 0)
         return 0;
-    if (c->aio == NULL && c->may_direct && !all && c->len == BUF_BYTES &&
+    if (!c->on && c->may_direct && !all && c->len == BUF_BYTES &&
         c->at - c->start >= direct_after)
         direct_start(c);
-    if (c->aio != NULL && c->may_direct && c->werr == 0 && drain_direct(c) != 0)
+    if (c->on && c->may_direct && drain_direct(c) != 0)
         return -1;
-    if (c->aio != NULL && (all || !c->may_direct || c->n_pieces == BUF_PIECES))
+    if (c->on && (all || !c->may_direct || c->n_pieces == BUF_PIECES))
         direct_stop(c);
     if (c->werr != 0)
         return failed(c, c->werr);
-    if (c->aio != NULL || c->len == 0)
+    if (c->on || c->len == 0)
         return 0;
     return drain_cached(c);
 }
@@ -428,8 +435,9 @@ int gguf__copier_run(int *write_errno, int fd, uint64_t pos, gguf__piece_fn piec
     int rc = produce(&c, ctx);
     if (rc == 0)
         (void)drain(&c, true); /* a failure is in c.werr */
-    if (c.aio != NULL) /* after a failure: the device may still be reading the buffers */
+    if (c.on) /* after a failure: the device may still be reading the buffers */
         direct_stop(&c);
+    gguf__io_aio_close(c.aio);
     /* blocks allocated ahead of the end given back */
     uint64_t end = c.at > c.size0 ? c.at : c.size0;
     if (rc == 0 && c.werr == 0 && c.alloc_end > end && gguf__io_truncate(fd, end) != 0)

@@ -366,6 +366,13 @@ int gguf__io_aio_wait(gguf__aio *a, unsigned slot) {
     return 0;
 }
 
+int gguf__io_aio_direct(gguf__aio *a, bool on) {
+    for (unsigned s = 0; s < a->slots; s++)
+        if (a->busy[s] && aio_collect(a, s) != 0)
+            return -1;
+    return fcntl(a->fd, F_SETFL, on ? a->flags | O_DIRECT : a->flags);
+}
+
 void gguf__io_aio_close(gguf__aio *a) {
     if (a == NULL)
         return;
