@@ -427,9 +427,10 @@ GGUF_HIDDEN int gguf__copier_copy(gguf__copier *c, int in, uint64_t off, uint64_
 /* Ranges read from now on are dropped from the page cache once in the buffer: for a copy
  * that replaces its source. */
 GGUF_HIDDEN void gguf__copier_drop_read(gguf__copier *c);
-/* The output is a new file that nobody reads while it is written: once the copy is large, its
- * bytes may go to the storage directly, past the page cache (base/copy.c says when). */
-GGUF_HIDDEN void gguf__copier_direct(gguf__copier *c);
+/* The output is a new file that nobody reads while it is written, of about `size` bytes: when
+ * that is large, its bytes may go to the storage directly, past the page cache (base/copy.c
+ * says when). */
+GGUF_HIDDEN void gguf__copier_direct(gguf__copier *c, uint64_t size);
 /* Writes everything queued (fd's position is then gguf__copier_pos). */
 GGUF_HIDDEN int gguf__copier_flush(gguf__copier *c);
 /* After a flush: n bytes were put in the output another way (a clone), fd's position moved. */

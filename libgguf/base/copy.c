@@ -22,9 +22,9 @@
  * crosses between the cores' caches, and each hand-over wakes a thread), and more wall time
  * on a machine whose cores are busy.
  *
- * Direct writes. Once a copy into a new file (gguf__copier_direct) has written DIRECT_AFTER
- * bytes, full buffers go to the storage directly, past the page cache: up to SLOTS of them in
- * flight at once (Linux AIO on O_DIRECT), each refilled once its write has ended. The device
+ * Direct writes. In a copy into a new file of DIRECT_MIN bytes or more (gguf__copier_direct),
+ * full buffers go to the storage directly, past the page cache: up to SLOTS of them in flight
+ * at once (Linux AIO on O_DIRECT), each refilled once its write has ended. The device
  * reads the buffer itself, so the second copy (buffer to page cache) and the page cache's own
  * work for the new file (allocating pages, delayed allocation of blocks, building the
  * writeback) are gone: on ext4 that was more than half of a rewrite's CPU time, and a 2 GiB
@@ -36,7 +36,9 @@
  * cache as before, from that point on; so does a flush's last part block (before a clone, or
  * at the end), and the next full buffer goes direct again, its head up to a block boundary
  * through the page cache. The AIO context lives as long as the copy: setting one up and
- * tearing it down costs tens of milliseconds (the kernel waits out an RCU grace period). */
+ * tearing it down costs about 30 ms (the kernel waits out RCU grace periods), which a copy
+ * under DIRECT_MIN does not win back: on ext4, a rewrite of 128 MiB took 30 ms longer direct,
+ * one of 256 MiB as long either way, one of 512 MiB a quarter less. */
 #define _GNU_SOURCE
 #include "base/base.h"
 
@@ -51,20 +53,21 @@
 #define WINDOW ((uint64_t)32 << 20)
 #define LAG 8
 #define SLOTS 32
-#define DIRECT_AFTER ((uint64_t)64 << 20)
+#define DIRECT_MIN ((uint64_t)512 << 20)
 #define AHEAD_FIRST ((uint64_t)64 << 20)
 #define AHEAD_MAX ((uint64_t)1 << 30)
 #define ALIGN GGUF__IO_DIRECT_ALIGN
 
 #ifdef GGUF_ALLOC_FAULTS
-/* The testing build: direct writes from byte n of the copy on, so that small files sweep them. */
-static uint64_t direct_after = DIRECT_AFTER;
-GGUF_API void gguf_testing_direct_writes_after(uint64_t n);
-void gguf_testing_direct_writes_after(uint64_t n) {
-    direct_after = n;
+/* The testing build: direct writes for outputs of n bytes or more, so that small files sweep
+ * them. */
+static uint64_t direct_min = DIRECT_MIN;
+GGUF_API void gguf_testing_direct_writes_from(uint64_t n);
+void gguf_testing_direct_writes_from(uint64_t n) {
+    direct_min = n;
 }
 #else
-#define direct_after DIRECT_AFTER
+#define direct_min DIRECT_MIN
 #endif
 
 /* A buffer of the ring, written directly: its bytes, where they go, the ranges in it. */
@@ -92,7 +95,6 @@ struct gguf__copier {
     uint64_t (*sum)(const uint8_t *p, size_t n);
     /* direct writes */
     bool may_direct;      /* asked for (gguf__copier_direct) and not found impossible */
-    uint64_t start;       /* the output offset the run began at */
     gguf__aio *aio;       /* the AIO context, once direct writes began */
     bool on;              /* direct writes on: buf is ring[next].buf */
     slot *ring;           /* SLOTS, allocated on first use */
@@ -339,8 +341,7 @@ static int drain(gguf__copier *c, bool all) {
     }
     if (c->len == 0)
         return 0;
-    if (!c->on && c->may_direct && !all && c->len == BUF_BYTES &&
-        c->at - c->start >= direct_after)
+    if (!c->on && c->may_direct && !all && c->len == BUF_BYTES)
         direct_start(c);
     if (c->on && c->may_direct && drain_direct(c) != 0)
         return -1;
@@ -403,8 +404,8 @@ void gguf__copier_drop_read(gguf__copier *c) {
     c->drop_read = true;
 }
 
-void gguf__copier_direct(gguf__copier *c) {
-    c->may_direct = true;
+void gguf__copier_direct(gguf__copier *c, uint64_t size) {
+    c->may_direct = size >= direct_min;
 }
 
 void gguf__copier_skip(gguf__copier *c, uint64_t n) {
@@ -422,7 +423,7 @@ bool gguf__copier_write_failed(const gguf__copier *c) {
 int gguf__copier_run(int *write_errno, int fd, uint64_t pos, gguf__piece_fn piece, void *user,
                      gguf__copier_fn produce, void *ctx) {
     gguf__copier c = {.fd = fd, .piece = piece, .user = user, .at = pos, .kicked = pos,
-                      .waited = pos, .sum = sum_zlib, .start = pos};
+                      .waited = pos, .sum = sum_zlib};
 #if defined(__x86_64__) && defined(__GNUC__)
     if (__builtin_cpu_supports("sse4.2"))
         c.sum = sum_crc32c;

@@ -570,7 +570,11 @@ static int produce(gguf__copier *c, void *ctx) {
     j->o->cp = c;
     if (j->o->ctl != NULL && j->o->ctl->replaces_source)
         gguf__copier_drop_read(c);
-    gguf__copier_direct(c);
+    /* the output's size: the header region, then the data (as out_all lays it out) */
+    const gguf_file *f = j->f;
+    uint64_t data = j->p->packed ? j->p->data_len
+                                 : (f->size > f->data_offset ? f->size - f->data_offset : 0);
+    gguf__copier_direct(c, j->p->data_offset + data);
     return out_all(j->o, j->f, j->p, j->err);
 }
 

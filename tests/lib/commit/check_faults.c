@@ -14,7 +14,7 @@
  *    journal is fsync'd and in place before the file is touched, the file fsync'd after the
  *    in-place write;
  *  - all of the above again for a rewrite whose copy writes directly, past the page cache
- *    (base/copy.c; from its first byte here, on a model of a few buffers), which must also
+ *    (base/copy.c; for any size here, on a model of a few buffers), which must also
  *    write the bytes a rewrite through the page cache writes.
  * A source file truncated by another process while we copy it gives an error, not SIGBUS. */
 #define _GNU_SOURCE
@@ -37,8 +37,8 @@ void gguf_testing_fail_io_after(long n, int errnum);
 void gguf_testing_corrupt_io_after(long n, int kind);
 void gguf_testing_die_at_io(long n);
 const char *gguf_testing_io_trace(void);
-void gguf_testing_direct_writes_after(uint64_t n);
-#define DIRECT_AFTER_DEFAULT ((uint64_t)64 << 20)
+void gguf_testing_direct_writes_from(uint64_t n);
+#define DIRECT_MIN_DEFAULT ((uint64_t)512 << 20)
 
 static char dir[64], model[128];
 static uint8_t *old_bytes, *new_bytes;
@@ -666,14 +666,14 @@ END_TEST
 
 static void direct_off(void) {
     direct_model = 0;
-    gguf_testing_direct_writes_after(DIRECT_AFTER_DEFAULT);
+    gguf_testing_direct_writes_from(DIRECT_MIN_DEFAULT);
 }
 
-/* Rewrites whose copy writes past the page cache from its first byte, on a model of several
+/* Rewrites whose copy writes past the page cache whatever its size, on a model of several
  * buffers. Returns 0 where the folder's filesystem takes no direct writes. */
 static int direct_on(void) {
     direct_model = 1;
-    gguf_testing_direct_writes_after(0);
+    gguf_testing_direct_writes_from(0);
     setup(LONG_VALUE);
     char t[1024];
     trace_of(LONG_VALUE, t, sizeof t);
@@ -704,7 +704,7 @@ START_TEST(direct_rewrite_writes_what_a_cached_one_writes) {
         y += *p == 'y';
     }
     ck_assert_msg(x >= 3 && x == y, "%ld direct writes, %ld ended: %s", x, y, t);
-    gguf_testing_direct_writes_after(UINT64_MAX);
+    gguf_testing_direct_writes_from(UINT64_MAX);
     ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
     gguf_error err;
     gguf_testing_fail_io_after(0, 0); /* starts a trace */
