@@ -342,6 +342,14 @@ static int corrupt_sweep(const char *value, char kind) {
     return caught;
 }
 
+/* Corrupts each call of the kind in turn (corrupt_sweep): at least one is caught, the first
+ * with a message holding `as`. */
+static void assert_caught_as(char kind, const char *as) {
+    caught_message[0] = '\0';
+    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, kind), 0);
+    ck_assert_msg(strstr(caught_message, as) != NULL, "caught as: %s", caught_message);
+}
+
 START_TEST(proofs_catch_corrupted_bytes) {
     setup(LONG_VALUE);
     /* a rewrite: a corrupted header write or a corrupted read of the copy is caught by the
@@ -349,15 +357,9 @@ START_TEST(proofs_catch_corrupted_bytes) {
     ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'w'), 0);
     ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'r'), 0);
     /* the copy engine's buffer changed between the read and the write: the two checksums */
-    caught_message[0] = '\0';
-    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'b'), 0);
-    ck_assert_msg(strstr(caught_message, "changed in memory") != NULL, "caught as: %s",
-                  caught_message);
+    assert_caught_as('b', "changed in memory");
     /* bytes copied from elsewhere than the tensor's own: the log of copied ranges */
-    caught_message[0] = '\0';
-    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'p'), 0);
-    ck_assert_msg(strstr(caught_message, "was not copied from its byte") != NULL,
-                  "caught as: %s", caught_message);
+    assert_caught_as('p', "was not copied from its byte");
     teardown();
     setup(SHORT_VALUE);
     /* in place: a corrupted journal write is harmless (the edit writes from memory; a journal
@@ -739,10 +741,7 @@ START_TEST(direct_rewrite_proofs_catch_corrupted_bytes) {
     ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'r'), 0);
     /* a buffer changed between its read and its write, a range cut at a block boundary among
      * them: the two checksums */
-    caught_message[0] = '\0';
-    ck_assert_int_gt(corrupt_sweep(LONG_VALUE, 'b'), 0);
-    ck_assert_msg(strstr(caught_message, "changed in memory") != NULL, "caught as: %s",
-                  caught_message);
+    assert_caught_as('b', "changed in memory");
     teardown();
     direct_off();
 }
