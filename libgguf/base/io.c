@@ -319,10 +319,10 @@ int gguf__io_aio_write(gguf__aio *a, unsigned slot, void *buf, size_t n, uint64_
     return 0;
 }
 
-/* Collects ended writes until slot's has ended (any, for slot == slots): 0, or -1 with errno
- * when the wait itself failed. */
+/* Collects ended writes until slot's has ended: 0, or -1 with errno when the wait itself
+ * failed. */
 static int aio_collect(gguf__aio *a, unsigned slot) {
-    while (slot < a->slots ? a->busy[slot] : true) {
+    while (a->busy[slot]) {
         struct io_event ev[16];
         long k = syscall(SYS_io_getevents, a->ctx, 1L, 16L, ev, NULL);
         if (k < 0 && errno == EINTR)
@@ -337,8 +337,6 @@ static int aio_collect(gguf__aio *a, unsigned slot) {
             a->busy[s] = false;
             a->res[s] = (long)ev[i].res;
         }
-        if (slot == a->slots)
-            return 0;
     }
     return 0;
 }
