@@ -107,6 +107,20 @@ static void count(uint64_t r, uint64_t w) {
     pthread_mutex_unlock(&hook_lock);
 }
 
+/* Allocations ahead of direct writes fail with this errno (0: they do not), so that tests
+ * can make a copy fall back to the page cache. */
+static int preallocate_errno;
+GGUF_API void gguf_testing_fail_preallocate(int errnum);
+void gguf_testing_fail_preallocate(int errnum) {
+    preallocate_errno = errnum;
+}
+
+static bool preallocate_fails(void) {
+    if (preallocate_errno != 0)
+        errno = preallocate_errno;
+    return preallocate_errno != 0;
+}
+
 /* Should this read or write of n bytes be corrupted? */
 static bool corrupt(char kind, size_t n) {
     pthread_mutex_lock(&hook_lock);
@@ -115,6 +129,9 @@ static bool corrupt(char kind, size_t n) {
     return yes;
 }
 #else
+static bool preallocate_fails(void) {
+    return false;
+}
 static bool fault(char op) {
     (void)op;
     return false;
@@ -383,6 +400,8 @@ void gguf__io_aio_close(gguf__aio *a) {
 }
 
 int gguf__io_preallocate(int fd, uint64_t off, uint64_t n) {
+    if (preallocate_fails())
+        return -1;
     return fallocate(fd, 0, (off_t)off, (off_t)n);
 }
 

@@ -15,7 +15,8 @@
  *    in-place write;
  *  - all of the above again for a rewrite whose copy writes directly, past the page cache
  *    (base/copy.c; for any size here, on a model of a few buffers), which must also
- *    write the bytes a rewrite through the page cache writes.
+ *    write the bytes a rewrite through the page cache writes, and fall back to the page cache
+ *    where it cannot go direct.
  * A source file truncated by another process while we copy it gives an error, not SIGBUS. */
 #define _GNU_SOURCE
 #include "tests/support/testutil.h"
@@ -38,6 +39,7 @@ void gguf_testing_corrupt_io_after(long n, int kind);
 void gguf_testing_die_at_io(long n);
 const char *gguf_testing_io_trace(void);
 void gguf_testing_direct_writes_from(uint64_t n);
+void gguf_testing_fail_preallocate(int errnum);
 #define DIRECT_MIN_DEFAULT ((uint64_t)512 << 20)
 
 static char dir[64], model[128];
@@ -722,6 +724,47 @@ START_TEST(direct_rewrite_writes_what_a_cached_one_writes) {
 }
 END_TEST
 
+/* The edit's bytes and trace with one hook armed: 0 and the new file, or the error. */
+static int direct_edit_with(arm_fn arm, long n) {
+    ck_assert_int_eq(tu_write_file(model, old_bytes, old_len), 0);
+    gguf_error err;
+    gguf_testing_fail_io_after(0, 0); /* starts a trace */
+    int rc = edit(LONG_VALUE, arm, n, &err);
+    ck_assert_msg(rc != 0 || state() == 'n', "the edit succeeded but the file is not the new one");
+    ck_assert_msg(rc == 0 || state() == 'o', "the edit failed (%s) and the file changed",
+                  err.message);
+    ck_assert_int_eq(count_entries(), 1);
+    return rc;
+}
+
+/* What cannot go direct goes through the page cache, never as an error: blocks that cannot be
+ * allocated ahead, a first direct write refused with EINVAL (a device whose blocks are larger
+ * than the alignment). EINVAL from a later direct write is an error. */
+START_TEST(direct_rewrite_falls_back_where_it_cannot_go_direct) {
+    if (!direct_on())
+        tu_skip(NO_DIRECT);
+    setup(LONG_VALUE);
+    gguf_testing_fail_preallocate(ENOSPC);
+    ck_assert_int_eq(direct_edit_with(NULL, 0), 0);
+    gguf_testing_fail_preallocate(0);
+    ck_assert_msg(strchr(edit_trace, 'x') == NULL, "direct writes without allocated blocks: %s",
+                  edit_trace);
+    /* the I/O call numbers of the first and second direct writes, counted from where the
+     * hook is armed (a failure that never comes) */
+    fail_errnum = EINVAL;
+    ck_assert_int_eq(direct_edit_with(arm_fail, 1000000), 0);
+    const char *x1 = strchr(edit_trace, 'x');
+    ck_assert(x1 != NULL && strchr(x1 + 1, 'x') != NULL);
+    long first = x1 - edit_trace + 1, second = strchr(x1 + 1, 'x') - edit_trace + 1;
+    ck_assert_int_eq(direct_edit_with(arm_fail, first), 0);
+    ck_assert_msg(strchr(edit_trace + first, 'x') == NULL,
+                  "direct writes after the first was refused: %s", edit_trace);
+    ck_assert_int_ne(direct_edit_with(arm_fail, second), 0);
+    teardown();
+    direct_off();
+}
+END_TEST
+
 START_TEST(direct_rewrite_survives_every_io_fault) {
     if (!direct_on())
         tu_skip(NO_DIRECT);
@@ -776,6 +819,7 @@ int main(void) {
     TCase *direct = tcase_create("direct");
     tcase_set_timeout(direct, 300);
     tcase_add_test(direct, direct_rewrite_writes_what_a_cached_one_writes);
+    tcase_add_test(direct, direct_rewrite_falls_back_where_it_cannot_go_direct);
     tcase_add_test(direct, direct_rewrite_survives_every_io_fault);
     tcase_add_test(direct, direct_rewrite_proofs_catch_corrupted_bytes);
     tcase_add_test(direct, direct_rewrite_crashes_leave_the_old_or_the_new_file);
