@@ -223,6 +223,29 @@ typedef struct gguf__llama_kv_token {
  * hyperparameters are out of range), or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparams *hp);
 
+/* ---- compute graphs (llama_graph.c) ---- */
+
+/* What llama_context reserves its compute buffer for: the largest batch, every token an
+ * output, over the KV cache as these parameters make it. */
+typedef struct gguf__llama_graph_params {
+    int64_t n_tokens; /* the batch */
+    int64_t n_kv;     /* the cells each layer attends to, per stream */
+    int64_t n_stream; /* caches: 1 when unified, else one per sequence */
+    int64_t n_vocab;
+    int flash;        /* flash attention */
+    int k_rot, v_rot; /* the cache's K, V rotated by a Hadamard matrix (quantized; see
+                         llama_estimate.c) */
+} gguf__llama_graph_params;
+
+/* 1 when llama_graph.c models the graph of architecture arch. */
+GGUF_HIDDEN int gguf__llama_graph_known(const char *arch);
+
+/* The compute buffer ggml-alloc lays out for the graph llama.cpp builds for hp's model (f's
+ * tensors tell which optional ones it has) and the parameters p. Returns 0 and sets *bytes, 1
+ * when the architecture's graph is not modelled, or GGUF_ENOMEM. */
+GGUF_HIDDEN int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp,
+                                          const gguf_file *f, const gguf__llama_graph_params *p);
+
 /* ---- tokenizer (llama_vocab.c) ---- */
 
 enum gguf__llama_vocab_kind {

@@ -89,6 +89,8 @@ static const struct arch_memory {
                             inputs: the first logits go above the inputs */
     uint16_t per_layer_input; /* the width of each layer's own slice of the token's input,
                                  computed before the first layer and read by every one */
+    uint8_t graph; /* the compute buffer from llama_graph.c's model of the graph and of
+                      ggml-alloc's placement, where no closed form follows the placement */
 } archs[] = {
     KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
     KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
@@ -124,6 +126,7 @@ static const struct arch_memory {
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "chameleon", .kind = MEM_KV, .out_place = OUT_ABOVE, .logits_copy = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
+    {.arch = "phimoe", .kind = MEM_KV, .graph = 1},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
@@ -157,8 +160,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"phimoe", "its compute buffer is not modelled within 10% yet: ggml's allocator places the "
-               "logits above the inputs for some parameters and not for others"},
     {"gemma4", "its compute buffer is not modelled within 10% yet"},
     {"plamo2", "its compute buffer without flash attention is not modelled within 10% yet: ggml's "
                "allocator places the logits above the masks for some batch splits"},
@@ -488,6 +489,28 @@ static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
 
 /* ---- compute ---- */
 
+/* llama.cpp rotates a quantized cache by a Hadamard matrix (K: Q and K before K is stored; V:
+ * V before it is stored, and the attention's output) when every layer the cache keeps has one
+ * head size for it and layer 0's is a multiple of 64; a latent cache's V is never rotated. For
+ * the full-attention layers' cache; kv: 0 for K, 1 for V. */
+static int cache_rotated(const gguf_llama_estimate *e, const gguf__llama_hparams *hp, int mla,
+                         int kv) {
+    uint32_t type = kv == 0 ? e->params.type_k : e->params.type_v;
+    uint32_t head0 = kv == 0 ? head_k(hp, 0) : head_v(hp, 0);
+    if ((kv == 1 && mla) || gguf_dtype_block_elems(type) <= 1 || head0 % 64 != 0)
+        return 0;
+    uint32_t head = 0;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        if (e->layer[il].cells == 0 || e->layer[il].swa)
+            continue;
+        uint32_t h = kv == 0 ? head_k(hp, il) : head_v(hp, il);
+        if (head != 0 && h != head)
+            return 0;
+        head = h;
+    }
+    return head != 0;
+}
+
 /* What the first layer's tensors tell of an encoder's graph. */
 struct layer_shape {
     int gated;     /* a gate projection beside the up one, or both in one up projection twice
@@ -713,6 +736,28 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     return aligned(ovf, peak > out ? peak : out);
 }
 
+/* The compute buffer from llama_graph.c's model of the graph llama.cpp reserves. */
+static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
+                         const gguf__llama_hparams *hp, const gguf_file *f, int mla,
+                         gguf_error *err) {
+    const gguf_llama_estimate_params *p = &e->params;
+    gguf__llama_graph_params gp = {
+        .n_tokens = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx,
+        .n_kv = e->n_ctx_seq,
+        .n_stream = p->kv_unified ? 1 : p->n_seq,
+        .n_vocab = (int64_t)vocab_size(f),
+        .flash = e->flash_attn_used,
+        .k_rot = cache_rotated(e, hp, mla, 0),
+        .v_rot = cache_rotated(e, hp, mla, 1),
+    };
+    int rc = gguf__llama_graph_compute(bytes, hp, f, &gp);
+    if (rc == GGUF_ENOMEM)
+        return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
+                          "out of memory modelling %s's compute graph", hp->arch);
+    return rc == 0 ? 0 : gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
+                                    "%s's compute graph is not modelled", hp->arch);
+}
+
 /* Refuses a model whose memory this file does not know, or whose hyperparameters it cannot
  * use; am gets its architecture's row. */
 static int memory_known(const struct arch_memory **am, const gguf__llama_hparams *hp,
@@ -811,7 +856,10 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
         int ovf = 0;
         add_memory(out, hp, am, mla, &ovf);
         struct layer_shape shape = layer_shape_read(f, hp);
-        out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &shape, &ovf);
+        if (am->graph)
+            rc = graph_compute(&out->compute, out, hp, f, mla, err);
+        else
+            out->compute = compute_bytes(out, hp, vocab_size(f), am, mla, &shape, &ovf);
         out->total = add(&ovf, out->weights, add(&ovf, out->context, out->compute));
         if (ovf)
             rc = gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,

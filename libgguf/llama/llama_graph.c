@@ -1,0 +1,758 @@
+/* The compute buffer as ggml-alloc lays it out: a model of the graph llama.cpp builds to reserve
+ * it (each tensor's type, shape and strides, its sources, which are views, inputs and outputs,
+ * in the order ggml_build_forward_expand visits them) and a replay of ggml-alloc's placement of
+ * that graph (ggml_gallocr over ggml_dyn_tallocr: inputs first, best fit among the free blocks
+ * below the top, the top otherwise, in-place reuse of a parent used once, each tensor freed
+ * after its last reader). The buffer is the highest address reached.
+ *
+ * For the architectures whose buffer depends on which free block a tensor lands in, a closed
+ * form cannot follow (llama_estimate.c has closed forms for the others): whether the final
+ * hidden states, and so the logits, go above the masks or into the block they leave turns on
+ * the sizes and order of every tensor freed before. Written from ggml.c, ggml-alloc.c,
+ * llama-graph.cpp and llama-kv-cache.cpp; tests/cli/estimate.sh compares the result with
+ * llama.cpp's. */
+#include "llama.h"
+#include "base/base.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TENSOR_ALIGN 32 /* the CPU buffer's alignment of each tensor */
+#define NO_TENSOR (-1)
+#define MAX_SRC 4
+
+/* What the allocator needs to know of an op. */
+enum node_kind {
+    LEAF = 0, /* GGML_OP_NONE: an input, a weight, a cache */
+    NODE,     /* an op writing a tensor of its own */
+    INPLACE,  /* an op ggml_op_can_inplace names: may write over a parent used once */
+    VIEW      /* a view, reshape, permute, transpose or set_rows: another tensor's bytes */
+};
+
+enum tensor_flags {
+    T_INPUT = 1 << 0,    /* ggml_set_input: allocated before the first node */
+    T_OUTPUT = 1 << 1,   /* ggml_set_output: never freed, never written over */
+    T_EXTERNAL = 1 << 2  /* bytes of another buffer (a weight, the KV cache) */
+};
+
+typedef struct gtensor {
+    int64_t ne[4];
+    uint64_t nb[4];
+    uint32_t type; /* a gguf dtype */
+    uint8_t kind;  /* a node_kind */
+    uint8_t flags; /* tensor_flags */
+    uint8_t visited;
+    uint8_t allocated; /* placed by the allocator and not yet freed */
+    int32_t src[MAX_SRC];
+    int32_t view_src; /* the tensor whose bytes a view is, NO_TENSOR */
+    uint64_t view_offs;
+    int32_t n_children, n_views;
+    uint64_t addr;
+} gtensor;
+
+typedef struct free_block {
+    uint64_t offset, size;
+} free_block;
+
+typedef struct graph {
+    gtensor *t;
+    size_t n, cap;
+    int32_t *nodes, *leafs; /* the graph's order */
+    size_t n_nodes, n_leafs, cap_nodes, cap_leafs;
+    int32_t *stack; /* the walk's */
+    size_t cap_stack;
+    free_block *free; /* sorted by offset; the last one is the top, without end */
+    size_t n_free, cap_free;
+    uint64_t max_size;
+    int oom;
+} graph;
+
+/* ---- tensors ---- */
+
+static uint64_t type_size(uint32_t type) {
+    return gguf_dtype_block_bytes(type);
+}
+
+static uint64_t nbytes(const gtensor *t) {
+    uint32_t blck = gguf_dtype_block_elems(t->type);
+    uint64_t n = blck == 1 ? type_size(t->type) : (uint64_t)t->ne[0] * t->nb[0] / blck;
+    for (int i = blck == 1 ? 0 : 1; i < 4; i++)
+        n += (uint64_t)(t->ne[i] - 1) * t->nb[i];
+    return n;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 256;
+    while (n < need)
+        n *= 2;
+    void *q = gguf__realloc(*p, n * elem);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* A new tensor, contiguous; NO_TENSOR (and g->oom) when memory runs out. */
+static int32_t tensor(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2,
+                      int64_t ne3, uint8_t kind) {
+    if (g->oom || grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t) != 0) {
+        g->oom = 1;
+        return NO_TENSOR;
+    }
+    gtensor *t = &g->t[g->n];
+    memset(t, 0, sizeof *t);
+    t->ne[0] = ne0, t->ne[1] = ne1, t->ne[2] = ne2, t->ne[3] = ne3;
+    t->type = type;
+    t->kind = kind;
+    t->nb[0] = type_size(type);
+    t->nb[1] = t->nb[0] * (uint64_t)(ne0 / gguf_dtype_block_elems(type));
+    t->nb[2] = t->nb[1] * (uint64_t)ne1;
+    t->nb[3] = t->nb[2] * (uint64_t)ne2;
+    for (int i = 0; i < MAX_SRC; i++)
+        t->src[i] = NO_TENSOR;
+    t->view_src = NO_TENSOR;
+    return (int32_t)g->n++;
+}
+
+static gtensor *T(graph *g, int32_t i) {
+    return &g->t[i];
+}
+
+static int32_t input(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2,
+                     int64_t ne3) {
+    int32_t r = tensor(g, type, ne0, ne1, ne2, ne3, LEAF);
+    if (r != NO_TENSOR)
+        T(g, r)->flags = T_INPUT;
+    return r;
+}
+
+/* A weight or a cache: its shape counts, its bytes are elsewhere. */
+static int32_t external(graph *g, int64_t ne0, int64_t ne1, int64_t ne2) {
+    int32_t r = tensor(g, GGUF_DTYPE_F32, ne0, ne1, ne2, 1, LEAF);
+    if (r != NO_TENSOR)
+        T(g, r)->flags = T_EXTERNAL;
+    return r;
+}
+
+/* An op's result, its sources a, b, c (NO_TENSOR: none). */
+static int32_t op(graph *g, uint8_t kind, uint32_t type, const int64_t ne[4], int32_t a,
+                  int32_t b, int32_t c) {
+    int32_t r = tensor(g, type, ne[0], ne[1], ne[2], ne[3], kind);
+    if (r == NO_TENSOR || a == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    T(g, r)->src[0] = a, T(g, r)->src[1] = b, T(g, r)->src[2] = c;
+    return r;
+}
+
+/* A result shaped as a (ggml_dup_tensor), of a's type. */
+static int32_t same(graph *g, uint8_t kind, int32_t a, int32_t b, int32_t c) {
+    if (a == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    int64_t ne[4];
+    memcpy(ne, T(g, a)->ne, sizeof ne);
+    return op(g, kind, T(g, a)->type, ne, a, b, c);
+}
+
+/* A view of a's bytes from offs, with shape ne and strides nb (nb[0] a's). */
+static int32_t view(graph *g, int32_t a, const int64_t ne[4], const uint64_t nb[4],
+                    uint64_t offs) {
+    int32_t r = op(g, VIEW, a == NO_TENSOR ? 0 : T(g, a)->type, ne, a, NO_TENSOR, NO_TENSOR);
+    if (r == NO_TENSOR)
+        return r;
+    gtensor *t = T(g, r), *s = T(g, a);
+    memcpy(t->nb, nb, sizeof t->nb);
+    t->nb[0] = s->nb[0];
+    t->view_src = s->view_src != NO_TENSOR ? s->view_src : a;
+    t->view_offs = s->view_offs + offs;
+    t->flags = T(g, t->view_src)->flags & T_EXTERNAL;
+    return r;
+}
+
+static int32_t reshape(graph *g, int32_t a, int64_t ne0, int64_t ne1, int64_t ne2,
+                       int64_t ne3) {
+    if (a == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    int32_t shape = tensor(g, T(g, a)->type, ne0, ne1, ne2, ne3, VIEW);
+    if (shape == NO_TENSOR)
+        return NO_TENSOR;
+    int64_t ne[4] = {ne0, ne1, ne2, ne3};
+    uint64_t nb[4];
+    memcpy(nb, T(g, shape)->nb, sizeof nb);
+    g->n--; /* the shape only gave the strides */
+    return view(g, a, ne, nb, 0);
+}
+
+static int32_t permute(graph *g, int32_t a, int p0, int p1, int p2, int p3) {
+    if (a == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    const gtensor *s = T(g, a);
+    int64_t ne[4];
+    uint64_t nb[4];
+    int p[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < 4; i++)
+        ne[p[i]] = s->ne[i], nb[p[i]] = s->nb[i];
+    int32_t r = view(g, a, ne, nb, 0);
+    if (r != NO_TENSOR)
+        T(g, r)->nb[0] = nb[0];
+    return r;
+}
+
+static int32_t mul_mat(graph *g, int32_t a, int32_t b) {
+    if (a == NO_TENSOR || b == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    int64_t ne[4] = {T(g, a)->ne[1], T(g, b)->ne[1], T(g, b)->ne[2], T(g, b)->ne[3]};
+    return op(g, NODE, GGUF_DTYPE_F32, ne, a, b, NO_TENSOR);
+}
+
+static int32_t contiguous(graph *g, int32_t a, int64_t ne0, int64_t ne1) {
+    int64_t ne[4] = {ne0, ne1, 1, 1};
+    return op(g, NODE, a == NO_TENSOR ? 0 : T(g, a)->type, ne, a, NO_TENSOR, NO_TENSOR);
+}
+
+static int64_t nelements(graph *g, int32_t a) {
+    const gtensor *t = T(g, a);
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+/* ---- the order: ggml_build_forward_expand ---- */
+
+static int push(int32_t **list, size_t *n, size_t *cap, int32_t i) {
+    if (grow((void **)list, cap, *n + 1, sizeof **list) != 0)
+        return -1;
+    (*list)[(*n)++] = i;
+    return 0;
+}
+
+/* Appends the tensors `root` reads, then root, each once: sources in order, depth first (a
+ * walk with a stack of its own, for graphs as deep as their layers). Leaves (ops NONE) go to
+ * their own list, which the allocator places first. */
+static void expand(graph *g, int32_t root) {
+    if (root == NO_TENSOR || g->oom) {
+        g->oom = 1;
+        return;
+    }
+    size_t depth = 0;
+    if (T(g, root)->visited || push(&g->stack, &depth, &g->cap_stack, root) != 0)
+        return;
+    T(g, root)->visited = 1;
+    while (depth > 0 && !g->oom) {
+        int32_t i = g->stack[depth - 1];
+        gtensor *t = T(g, i);
+        int32_t next = NO_TENSOR;
+        for (int s = 0; s < MAX_SRC && next == NO_TENSOR; s++) {
+            if (t->src[s] != NO_TENSOR && !T(g, t->src[s])->visited)
+                next = t->src[s];
+        }
+        if (next != NO_TENSOR) {
+            T(g, next)->visited = 1;
+            g->oom |= push(&g->stack, &depth, &g->cap_stack, next) != 0;
+            continue;
+        }
+        depth--;
+        if (t->kind == LEAF)
+            g->oom |= push(&g->leafs, &g->n_leafs, &g->cap_leafs, i) != 0;
+        else
+            g->oom |= push(&g->nodes, &g->n_nodes, &g->cap_nodes, i) != 0;
+    }
+}
+
+/* ---- placement: ggml_dyn_tallocr ---- */
+
+static uint64_t align(uint64_t n) {
+    return (n + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
+}
+
+static void remove_block(graph *g, size_t i) {
+    memmove(&g->free[i], &g->free[i + 1], (g->n_free - i - 1) * sizeof *g->free);
+    g->n_free--;
+}
+
+/* The best fit among the free blocks below the top (the smallest that holds size; of equal
+ * ones the highest), else the top. */
+static uint64_t place(graph *g, uint64_t size) {
+    size = align(size);
+    size_t best = g->n_free - 1;
+    uint64_t best_size = UINT64_MAX;
+    for (size_t i = 0; i + 1 < g->n_free; i++) {
+        if (g->free[i].size >= size && g->free[i].size <= best_size)
+            best = i, best_size = g->free[i].size;
+    }
+    free_block *b = &g->free[best];
+    uint64_t addr = b->offset;
+    b->offset += size;
+    b->size -= size;
+    if (b->size == 0)
+        remove_block(g, best);
+    if (addr + size > g->max_size)
+        g->max_size = addr + size;
+    return addr;
+}
+
+/* Returns [addr, addr + size) to the free blocks, merged with its neighbours. */
+static void release(graph *g, uint64_t addr, uint64_t size) {
+    size = align(size);
+    for (size_t i = 0; i < g->n_free; i++) {
+        free_block *b = &g->free[i];
+        if (b->offset + b->size == addr) {
+            b->size += size;
+            if (i + 1 < g->n_free && b->offset + b->size == g->free[i + 1].offset) {
+                b->size += g->free[i + 1].size;
+                remove_block(g, i + 1);
+            }
+            return;
+        }
+        if (addr + size == b->offset) {
+            b->offset = addr;
+            b->size += size;
+            if (i > 0 && g->free[i - 1].offset + g->free[i - 1].size == b->offset) {
+                g->free[i - 1].size += b->size;
+                remove_block(g, i);
+            }
+            return;
+        }
+    }
+    if (grow((void **)&g->free, &g->cap_free, g->n_free + 1, sizeof *g->free) != 0) {
+        g->oom = 1;
+        return;
+    }
+    size_t at = 0;
+    while (at < g->n_free && g->free[at].offset < addr)
+        at++;
+    memmove(&g->free[at + 1], &g->free[at], (g->n_free - at) * sizeof *g->free);
+    g->free[at] = (free_block){addr, size};
+    g->n_free++;
+}
+
+/* ---- placement: ggml_gallocr ---- */
+
+static int same_layout(const gtensor *a, const gtensor *b) {
+    if (a->type != b->type)
+        return 0;
+    for (int i = 0; i < 4; i++) {
+        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Places tensor i unless it is placed, a view or external: over a parent that only it reads
+ * (an in-place op of the same layout; what the parent has beyond it freed), else in a free
+ * block. */
+static void allocate(graph *g, int32_t i) {
+    gtensor *t = T(g, i);
+    if (t->allocated || t->kind == VIEW || (t->flags & T_EXTERNAL))
+        return;
+    t->allocated = 1;
+    if (t->kind == INPLACE) {
+        for (int s = 0; s < MAX_SRC; s++) {
+            if (t->src[s] == NO_TENSOR)
+                continue;
+            gtensor *p = T(g, t->src[s]);
+            /* views are never placed, so never written over */
+            if (!p->allocated || (p->flags & T_OUTPUT) || !same_layout(t, p) ||
+                p->n_children != 1 || p->n_views != 0)
+                continue;
+            t->addr = p->addr;
+            p->allocated = 0;
+            uint64_t have = align(nbytes(p)), need = align(nbytes(t));
+            if (have > need)
+                release(g, p->addr + need, have - need);
+            return;
+        }
+    }
+    t->addr = place(g, nbytes(t));
+}
+
+static void free_tensor(graph *g, gtensor *t) {
+    if (t->flags & T_OUTPUT)
+        return;
+    release(g, t->addr, nbytes(t));
+    t->allocated = 0;
+}
+
+/* Replays ggml_gallocr_alloc_graph_impl over g: returns the buffer's size. */
+static uint64_t allocate_graph(graph *g) {
+    if (grow((void **)&g->free, &g->cap_free, 1, sizeof *g->free) != 0) {
+        g->oom = 1;
+        return 0;
+    }
+    g->free[0] = (free_block){0, UINT64_MAX / 2};
+    g->n_free = 1;
+    for (size_t i = 0; i < g->n_leafs; i++)
+        allocate(g, g->leafs[i]);
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        gtensor *t = T(g, g->nodes[i]);
+        if (t->kind == VIEW)
+            T(g, t->view_src)->n_views++;
+        if (t->flags & T_INPUT)
+            allocate(g, g->nodes[i]);
+        for (int s = 0; s < MAX_SRC; s++) {
+            if (t->src[s] == NO_TENSOR)
+                continue;
+            T(g, t->src[s])->n_children++;
+            if (T(g, t->src[s])->flags & T_INPUT)
+                allocate(g, t->src[s]);
+        }
+    }
+    for (size_t i = 0; i < g->n_nodes && !g->oom; i++) {
+        int32_t n = g->nodes[i];
+        for (int s = 0; s < MAX_SRC; s++) {
+            if (T(g, n)->src[s] != NO_TENSOR)
+                allocate(g, T(g, n)->src[s]);
+        }
+        allocate(g, n);
+        for (int s = 0; s < MAX_SRC; s++) {
+            if (T(g, n)->src[s] == NO_TENSOR)
+                continue;
+            gtensor *p = T(g, T(g, n)->src[s]);
+            if (--p->n_children != 0 || p->n_views != 0)
+                continue;
+            if (p->kind == VIEW) {
+                gtensor *v = T(g, p->view_src);
+                if (--v->n_views == 0 && v->n_children == 0 && v->allocated)
+                    free_tensor(g, v);
+            } else if (p->allocated) {
+                free_tensor(g, p);
+            }
+        }
+    }
+    return g->max_size;
+}
+
+/* ---- llama.cpp's graph ---- */
+
+/* What a graph is built for: llama_context's reserve of the largest batch. */
+struct build {
+    graph *g;
+    const gguf__llama_hparams *hp;
+    const gguf_file *f;
+    const gguf__llama_graph_params *p;
+    int64_t T;                   /* the batch's tokens, all of them outputs */
+    int32_t pos, k_idxs, v_idxs, mask, k_rot, v_rot, out_ids;
+};
+
+/* Layer il's tensor NAME ("attn_q.bias"), as an external of shape ne0 x ne1 x ne2, or
+ * NO_TENSOR when the file has none. */
+static int32_t weight(struct build *b, int il, const char *name, int64_t ne0, int64_t ne1,
+                      int64_t ne2) {
+    char full[96];
+    if (il >= 0)
+        snprintf(full, sizeof full, "blk.%d.%s", il, name);
+    else
+        snprintf(full, sizeof full, "%s", name);
+    return gguf_tensor_find(b->f, full) >= 0 ? external(b->g, ne0, ne1, ne2) : NO_TENSOR;
+}
+
+/* x + bias, when there is a bias */
+static int32_t add_bias(struct build *b, int32_t x, int32_t bias) {
+    return bias == NO_TENSOR ? x : same(b->g, INPLACE, x, bias, NO_TENSOR);
+}
+
+/* build_norm with LLM_NORM_RMS: normed, scaled by w, shifted by the bias when there is one. */
+static int32_t rms_norm(struct build *b, int32_t x, int il, const char *name) {
+    char w[64], bias[64];
+    snprintf(w, sizeof w, "%s.weight", name);
+    snprintf(bias, sizeof bias, "%s.bias", name);
+    int64_t E = b->hp->n_embd;
+    x = same(b->g, INPLACE, x, NO_TENSOR, NO_TENSOR);
+    int32_t mw = weight(b, il, w, E, 1, 1);
+    if (mw != NO_TENSOR)
+        x = same(b->g, INPLACE, x, mw, NO_TENSOR);
+    return add_bias(b, x, weight(b, il, bias, E, 1, 1));
+}
+
+/* llama_mul_mat_hadamard: x rotated by rot, n values at a time. */
+static int32_t hadamard(struct build *b, int32_t x, int32_t rot) {
+    graph *g = b->g;
+    if (x == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    int64_t n = T(g, rot)->ne[0], ne[4];
+    memcpy(ne, T(g, x)->ne, sizeof ne);
+    const gtensor *t = T(g, x);
+    int contig = t->nb[1] == t->nb[0] * (uint64_t)t->ne[0] &&
+                 t->nb[2] == t->nb[1] * (uint64_t)t->ne[1] &&
+                 t->nb[3] == t->nb[2] * (uint64_t)t->ne[2];
+    int64_t rows = nelements(g, x) / n;
+    int32_t r = contig ? reshape(g, x, n, rows, 1, 1) : contiguous(g, x, n, rows);
+    r = mul_mat(g, rot, r);
+    return reshape(g, r, ne[0], ne[1], ne[2], ne[3]);
+}
+
+/* build_attn over the KV cache (llm_graph_input_attn_kv): Q, K and V rotated when the cache
+ * is, expanded in that order with the cache's stores, then build_attn_mha, the output's
+ * rotation back and the output projection. q, k, v: [head, heads, tokens]. */
+static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t v) {
+    graph *g = b->g;
+    const gguf__llama_graph_params *p = b->p;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t hk = hp->n_embd_head_k, hv = hp->n_embd_head_v, hkv = hp->n_head_kv[il];
+    int64_t ns = p->n_stream, n_kv = p->n_kv, cells = p->n_kv;
+    if (b->k_rot != NO_TENSOR)
+        q = hadamard(b, q, b->k_rot), k = hadamard(b, k, b->k_rot);
+    if (b->v_rot != NO_TENSOR)
+        v = hadamard(b, v, b->v_rot);
+    expand(g, q);
+    expand(g, v);
+    expand(g, k);
+    if (g->oom)
+        return NO_TENSOR;
+    /* the stores: set_rows into the cache, a view of it */
+    int32_t cache_k = external(g, hk * hkv, cells, ns), cache_v = external(g, hv * hkv, cells, ns);
+    int64_t ne2[4] = {hk * hkv, b->T, 1, 1};
+    uint64_t nb2[4] = {0, T(g, k)->nb[2], T(g, k)->nb[2] * b->T, T(g, k)->nb[2] * b->T};
+    int32_t k2 = view(g, k, ne2, nb2, 0);
+    int32_t store_k = view(g, cache_k, T(g, cache_k)->ne, T(g, cache_k)->nb, 0);
+    if (store_k == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, store_k)->src[0] = k2, T(g, store_k)->src[1] = b->k_idxs, T(g, store_k)->src[2] = cache_k;
+    expand(g, store_k);
+    int32_t v2;
+    if (p->flash) {
+        int64_t nev[4] = {hv * hkv, b->T, 1, 1};
+        uint64_t nbv[4] = {0, T(g, v)->nb[2], T(g, v)->nb[2] * b->T, T(g, v)->nb[2] * b->T};
+        v2 = view(g, v, nev, nbv, 0);
+    } else {
+        /* V stored transposed: one element per row */
+        const gtensor *t = T(g, v);
+        v2 = t->nb[2] == t->nb[0] * (uint64_t)(hv * hkv) ? reshape(g, v, hv * hkv, b->T, 1, 1)
+                                                          : contiguous(g, v, hv * hkv, b->T);
+        v2 = reshape(g, v2, 1, hv * hkv * b->T, 1, 1);
+    }
+    int32_t store_v = view(g, cache_v, T(g, cache_v)->ne, T(g, cache_v)->nb, 0);
+    if (store_v == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, store_v)->src[0] = v2, T(g, store_v)->src[1] = b->v_idxs, T(g, store_v)->src[2] = cache_v;
+    expand(g, store_v);
+    /* build_attn_mha */
+    const gtensor *qt = T(g, q);
+    int64_t neq[4] = {qt->ne[0], qt->ne[1], qt->ne[2] / ns, ns};
+    uint64_t nbq[4] = {0, qt->nb[1], qt->nb[2], qt->nb[3] / (uint64_t)ns};
+    q = permute(g, view(g, q, neq, nbq, 0), 0, 2, 1, 3);
+    int64_t nek[4] = {hk, hkv, n_kv, ns};
+    uint64_t nbk[4] = {0, T(g, cache_k)->nb[0] * hk, T(g, cache_k)->nb[1], T(g, cache_k)->nb[2]};
+    k = permute(g, view(g, cache_k, nek, nbk, 0), 0, 2, 1, 3);
+    int32_t cur;
+    if (p->flash) {
+        int64_t nev[4] = {hv, hkv, n_kv, ns};
+        uint64_t nbv[4] = {0, T(g, cache_v)->nb[0] * hv, T(g, cache_v)->nb[1],
+                           T(g, cache_v)->nb[2]};
+        v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        int64_t ne[4] = {T(g, v)->ne[0], T(g, q)->ne[2], T(g, q)->ne[1], T(g, q)->ne[3]};
+        cur = op(g, NODE, GGUF_DTYPE_F32, ne, q, k, v);
+        if (cur != NO_TENSOR)
+            T(g, cur)->src[3] = b->mask;
+        cur = reshape(g, cur, ne[0] * ne[1], ne[2] * ne[3], 1, 1);
+    } else {
+        int64_t nev[4] = {n_kv, hkv, hv, ns};
+        uint64_t nbv[4] = {0, T(g, cache_v)->nb[0] * cells * hv, T(g, cache_v)->nb[0] * cells,
+                           T(g, cache_v)->nb[2]};
+        v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        int32_t kq = mul_mat(g, k, q);
+        kq = same(g, INPLACE, kq, b->mask, NO_TENSOR); /* soft_max_ext */
+        int32_t kqv = mul_mat(g, v, kq);
+        kqv = permute(g, kqv, 0, 2, 1, 3);
+        if (kqv == NO_TENSOR)
+            return NO_TENSOR;
+        cur = contiguous(g, kqv, T(g, kqv)->ne[0] * T(g, kqv)->ne[1],
+                         T(g, kqv)->ne[2] * T(g, kqv)->ne[3]);
+    }
+    expand(g, cur);
+    if (b->v_rot != NO_TENSOR)
+        cur = hadamard(b, cur, b->v_rot);
+    int64_t E = hp->n_embd;
+    cur = mul_mat(g, external(g, T(g, cur)->ne[0], E, 1), cur);
+    return add_bias(b, cur, weight(b, il, "attn_output.bias", E, 1, 1));
+}
+
+/* build_moe_ffn with softmax gating, weights normalized, SiLU-gated experts. */
+static int32_t moe(struct build *b, int il, int32_t cur) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, n_exp = hp->n_expert, used = hp->n_expert_used[il];
+    int64_t ff = hp->n_ff_exp[il] ? hp->n_ff_exp[il] : hp->n_ff[il], T_ = b->T;
+    int32_t logits = mul_mat(g, external(g, E, n_exp, 1), cur);
+    int32_t probs = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR); /* soft_max */
+    int64_t ne_ids[4] = {n_exp, T_, 1, 1};
+    int32_t sorted = op(g, NODE, GGUF_DTYPE_I32, ne_ids, probs, NO_TENSOR, NO_TENSOR);
+    int64_t ne_top[4] = {used, T_, 1, 1};
+    uint64_t nb_top[4] = {0, sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[1],
+                          sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[2],
+                          sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[3]};
+    int32_t selected = view(g, sorted, ne_top, nb_top, 0);
+    int32_t probs3 = reshape(g, probs, 1, n_exp, T_, 1);
+    int64_t ne_w[4] = {1, used, T_, 1};
+    int32_t w = op(g, NODE, GGUF_DTYPE_F32, ne_w, probs3, selected, NO_TENSOR); /* get_rows */
+    w = reshape(g, w, used, T_, 1, 1);
+    int64_t ne_sum[4] = {1, T_, 1, 1};
+    int32_t sum = op(g, NODE, GGUF_DTYPE_F32, ne_sum, w, NO_TENSOR, NO_TENSOR);
+    sum = same(g, INPLACE, sum, NO_TENSOR, NO_TENSOR); /* clamp */
+    w = same(g, INPLACE, w, sum, NO_TENSOR);             /* div */
+    w = reshape(g, w, 1, used, T_, 1);
+    expand(g, w);
+    cur = reshape(g, cur, E, 1, T_, 1);
+    int64_t ne_ff[4] = {ff, used, T_, 1};
+    int32_t up = op(g, NODE, GGUF_DTYPE_F32, ne_ff, external(g, E, ff, n_exp), cur, selected);
+    int32_t gate = op(g, NODE, GGUF_DTYPE_F32, ne_ff, external(g, E, ff, n_exp), cur, selected);
+    int32_t act = same(g, NODE, gate, up, NO_TENSOR); /* swiglu */
+    int64_t ne_out[4] = {E, used, T_, 1};
+    int32_t experts = op(g, NODE, GGUF_DTYPE_F32, ne_out, external(g, ff, E, n_exp), act,
+                         selected);
+    experts = same(g, INPLACE, experts, w, NO_TENSOR);
+    expand(g, experts);
+    if (g->oom)
+        return NO_TENSOR;
+    int32_t out = NO_TENSOR;
+    for (int64_t i = 0; i < used; i++) {
+        int64_t ne[4] = {E, T_, 1, 1};
+        uint64_t nb[4] = {0, T(g, experts)->nb[2], T(g, experts)->nb[2] * T_,
+                          T(g, experts)->nb[2] * T_};
+        int32_t one = view(g, experts, ne, nb, (uint64_t)i * T(g, experts)->nb[1]);
+        expand(g, one);
+        if (out == NO_TENSOR) {
+            out = one;
+        } else {
+            out = op(g, INPLACE, GGUF_DTYPE_F32, ne, out, one, NO_TENSOR);
+            expand(g, out);
+        }
+    }
+    return used == 1 ? contiguous(g, out, E, T_) : out;
+}
+
+/* Q, K and V of layer il from x: one fused projection (views of it) or three, each with its
+ * bias when there is one; [head, heads, tokens]. */
+static void qkv(struct build *b, int il, int32_t x, int32_t *q, int32_t *k, int32_t *v) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, hd = hp->n_embd_head_k, h = hp->n_head[il], hkv = hp->n_head_kv[il];
+    int64_t nq = hd * h, nkv = hd * hkv;
+    int32_t w = weight(b, il, "attn_qkv.weight", E, nq + 2 * nkv, 1);
+    if (w != NO_TENSOR) {
+        int32_t all = add_bias(b, mul_mat(g, w, x), weight(b, il, "attn_qkv.bias", nq + 2 * nkv,
+                                                              1, 1));
+        if (all == NO_TENSOR)
+            return;
+        uint64_t row = T(g, all)->nb[1], el = T(g, all)->nb[0];
+        int64_t neq[4] = {hd, h, b->T, 1}, nek[4] = {hd, hkv, b->T, 1};
+        uint64_t nb[4] = {0, el * hd, row, row * b->T};
+        *q = view(g, all, neq, nb, 0);
+        *k = view(g, all, nek, nb, el * nq);
+        *v = view(g, all, nek, nb, el * (nq + nkv));
+        return;
+    }
+    *q = add_bias(b, mul_mat(g, external(g, E, nq, 1), x),
+                  weight(b, il, "attn_q.bias", nq, 1, 1));
+    *k = add_bias(b, mul_mat(g, external(g, E, nkv, 1), x),
+                  weight(b, il, "attn_k.bias", nkv, 1, 1));
+    *v = add_bias(b, mul_mat(g, external(g, E, nkv, 1), x),
+                  weight(b, il, "attn_v.bias", nkv, 1, 1));
+    *q = reshape(g, *q, hd, h, b->T, 1);
+    *k = reshape(g, *k, hd, hkv, b->T, 1);
+    *v = reshape(g, *v, hd, hkv, b->T, 1);
+}
+
+/* phi3's graph (phimoe's): norms with biases, roped Q and K, Q scaled, experts; returns the
+ * logits. */
+static int32_t build_phi3(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd;
+    for (uint32_t il = 0; il < hp->n_layer && !g->oom; il++) {
+        int32_t residual = x, q = NO_TENSOR, k = NO_TENSOR, v = NO_TENSOR;
+        int32_t h = rms_norm(b, x, (int)il, "attn_norm");
+        qkv(b, (int)il, h, &q, &k, &v);
+        if (g->oom)
+            break;
+        q = same(g, INPLACE, q, b->pos, NO_TENSOR); /* rope */
+        k = same(g, INPLACE, k, b->pos, NO_TENSOR);
+        q = same(g, INPLACE, q, NO_TENSOR, NO_TENSOR); /* scale */
+        int32_t cur = attention(b, (int)il, q, k, v);
+        if (il == hp->n_layer - 1) { /* only the outputs' rows on */
+            int64_t ne[4] = {E, b->T, 1, 1};
+            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
+            residual = op(g, NODE, GGUF_DTYPE_F32, ne, residual, b->out_ids, NO_TENSOR);
+        }
+        cur = same(g, INPLACE, cur, residual, NO_TENSOR);
+        residual = cur;
+        cur = rms_norm(b, cur, (int)il, "ffn_norm");
+        cur = moe(b, (int)il, cur);
+        x = same(g, INPLACE, residual, cur, NO_TENSOR);
+    }
+    x = rms_norm(b, x, -1, "output_norm");
+    if (x != NO_TENSOR)
+        T(g, x)->flags |= T_OUTPUT;
+    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
+}
+
+/* The architectures with a graph here, and their builders. */
+static const struct {
+    const char *arch;
+    int32_t (*build)(struct build *b, int32_t x);
+} builders[] = {
+    {"phimoe", build_phi3},
+};
+
+int gguf__llama_graph_known(const char *arch) {
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+        if (strcmp(builders[i].arch, arch) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* llama_kv_cache::build_input_k_rot's size: the largest power of two from 64 that divides the
+ * head. */
+static int64_t rot_size(int64_t head) {
+    int64_t n = 64;
+    while (head % (n * 2) == 0)
+        n *= 2;
+    return n;
+}
+
+int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, const gguf_file *f,
+                              const gguf__llama_graph_params *p) {
+    size_t which = 0;
+    while (which < sizeof builders / sizeof builders[0] && strcmp(builders[which].arch, hp->arch))
+        which++;
+    if (which == sizeof builders / sizeof builders[0])
+        return 1;
+    graph g;
+    memset(&g, 0, sizeof g);
+    struct build b = {.g = &g, .hp = hp, .f = f, .p = p, .T = p->n_tokens};
+    int64_t E = hp->n_embd, T_ = b.T, ns = p->n_stream;
+    /* build_inp_embd: the token ids' rows, and the input for a batch of embeddings, which a
+     * batch of tokens never reads (both in the graph, the ids' first) */
+    int32_t tokens = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
+    int32_t embd = input(&g, GGUF_DTYPE_F32, E, T_, 1, 1);
+    int64_t ne_x[4] = {E, T_, 1, 1};
+    int32_t x = op(&g, NODE, GGUF_DTYPE_F32, ne_x, external(&g, E, (int64_t)p->n_vocab, 1),
+                   tokens, NO_TENSOR);
+    expand(&g, x);
+    expand(&g, embd);
+    b.pos = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
+    int64_t v_rows = p->flash ? T_ : T_ * hp->n_embd_head_v * hp->n_head_kv[0];
+    b.k_idxs = input(&g, GGUF_DTYPE_I64, T_, 1, 1, 1);
+    b.v_idxs = input(&g, GGUF_DTYPE_I64, v_rows, 1, 1, 1);
+    b.mask = input(&g, p->flash ? GGUF_DTYPE_F16 : GGUF_DTYPE_F32, p->n_kv, T_ / ns, 1, ns);
+    int64_t nk = rot_size(hp->n_embd_head_k);
+    b.k_rot = p->k_rot ? input(&g, GGUF_DTYPE_F32, nk, nk, 1, 1) : NO_TENSOR;
+    b.v_rot = p->v_rot ? input(&g, GGUF_DTYPE_F32, 64, 64, 1, 1) : NO_TENSOR;
+    b.out_ids = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
+    int32_t logits = builders[which].build(&b, x);
+    if (logits != NO_TENSOR)
+        T(&g, logits)->flags |= T_OUTPUT;
+    expand(&g, logits);
+    uint64_t size = g.oom ? 0 : allocate_graph(&g);
+    int rc = g.oom ? GGUF_ENOMEM : 0;
+    gguf__free(g.t);
+    gguf__free(g.nodes);
+    gguf__free(g.leafs);
+    gguf__free(g.stack);
+    gguf__free(g.free);
+    if (rc == 0)
+        *bytes = size;
+    return rc;
+}
