@@ -229,12 +229,16 @@ GGUF_HIDDEN int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__
  * output, over the KV cache as these parameters make it. */
 typedef struct gguf__llama_graph_params {
     int64_t n_tokens; /* the batch */
-    int64_t n_kv;     /* the cells each layer attends to, per stream */
+    int64_t n_kv;     /* the cells a full-attention layer attends to, per stream */
+    int64_t n_kv_swa; /* a sliding layer's, 0 without sliding layers */
     int64_t n_stream; /* caches: 1 when unified, else one per sequence */
     int64_t n_vocab;
     int flash;        /* flash attention */
-    int k_rot, v_rot; /* the cache's K, V rotated by a Hadamard matrix (quantized; see
-                         llama_estimate.c) */
+    /* per cache ([0] full attention's, [1] the sliding layers'): K rotated by a Hadamard
+     * matrix (quantized; see llama_estimate.c), given as the head size its rotation divides
+     * (0: not rotated), and V rotated */
+    int64_t k_rot_head[2];
+    int v_rot[2];
 } gguf__llama_graph_params;
 
 /* 1 when llama_graph.c models the graph of architecture arch. */

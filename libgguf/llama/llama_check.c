@@ -1070,12 +1070,16 @@ typedef struct plan_ctx {
 static void plan_rows(plan_ctx *p, const gguf__llama_tensor *rows, int64_t nl, int64_t l) {
     lc *c = p->c;
     for (const gguf__llama_tensor *t = rows; t->name != NULL; t++) {
-        if (t->if_present != NULL)
-            continue; /* the plan takes the alternative without the optional tensor */
         int64_t n = (t->flags & GGUF__LT_ALL_LAYERS) ? nl : (t->flags & GGUF__LT_LAYER) ? l : 1;
         for (int64_t i = 0; i < n; i++) {
             int64_t layer = (t->flags & (GGUF__LT_LAYER | GGUF__LT_ALL_LAYERS)) ? i : -1;
             if (holds(c, t->when, layer) != 1)
+                continue;
+            /* a tensor created beside another only when the file has that one (the plan
+             * takes the alternative without it, and with it once the file has it) */
+            if (t->if_present != NULL && !present(c, t->if_present, layer))
+                continue;
+            if (t->if_absent != NULL && present(c, t->if_absent, layer))
                 continue;
             int64_t dims[4];
             int nd = 0;

@@ -127,6 +127,7 @@ static const struct arch_memory {
     {.arch = "chameleon", .kind = MEM_KV, .out_place = OUT_ABOVE, .logits_copy = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "phimoe", .kind = MEM_KV, .graph = 1},
+    {.arch = "gemma4", .kind = MEM_KV, .graph = 1},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
@@ -160,7 +161,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"gemma4", "its compute buffer is not modelled within 10% yet"},
     {"plamo2", "its compute buffer without flash attention is not modelled within 10% yet: ggml's "
                "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
@@ -491,24 +491,25 @@ static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
 
 /* llama.cpp rotates a quantized cache by a Hadamard matrix (K: Q and K before K is stored; V:
  * V before it is stored, and the attention's output) when every layer the cache keeps has one
- * head size for it and layer 0's is a multiple of 64; a latent cache's V is never rotated. For
- * the full-attention layers' cache; kv: 0 for K, 1 for V. */
-static int cache_rotated(const gguf_llama_estimate *e, const gguf__llama_hparams *hp, int mla,
-                         int kv) {
+ * head size for it and layer 0's is a multiple of 64; a latent cache's V is never rotated.
+ * Returns that head size, or 0 when the cache is not rotated; kv: 0 for K, 1 for V; swa: the
+ * sliding layers' cache, else the full-attention layers'. */
+static uint32_t cache_rotated(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
+                              int mla, int kv, int swa) {
     uint32_t type = kv == 0 ? e->params.type_k : e->params.type_v;
     uint32_t head0 = kv == 0 ? head_k(hp, 0) : head_v(hp, 0);
     if ((kv == 1 && mla) || gguf_dtype_block_elems(type) <= 1 || head0 % 64 != 0)
         return 0;
     uint32_t head = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
-        if (e->layer[il].cells == 0 || e->layer[il].swa)
+        if (e->layer[il].cells == 0 || e->layer[il].swa != swa)
             continue;
         uint32_t h = kv == 0 ? head_k(hp, il) : head_v(hp, il);
         if (head != 0 && h != head)
             return 0;
         head = h;
     }
-    return head != 0;
+    return head;
 }
 
 /* What the first layer's tensors tell of an encoder's graph. */
@@ -744,11 +745,12 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
     gguf__llama_graph_params gp = {
         .n_tokens = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx,
         .n_kv = e->n_ctx_seq,
+        .n_kv_swa = e->n_swa_cells,
         .n_stream = p->kv_unified ? 1 : p->n_seq,
         .n_vocab = (int64_t)vocab_size(f),
         .flash = e->flash_attn_used,
-        .k_rot = cache_rotated(e, hp, mla, 0),
-        .v_rot = cache_rotated(e, hp, mla, 1),
+        .k_rot_head = {cache_rotated(e, hp, mla, 0, 0), cache_rotated(e, hp, mla, 0, 1)},
+        .v_rot = {cache_rotated(e, hp, mla, 1, 0) != 0, cache_rotated(e, hp, mla, 1, 1) != 0},
     };
     int rc = gguf__llama_graph_compute(bytes, hp, f, &gp);
     if (rc == GGUF_ENOMEM)

@@ -431,8 +431,21 @@ struct build {
     const gguf_file *f;
     const gguf__llama_graph_params *p;
     int64_t T;                   /* the batch's tokens, all of them outputs */
-    int32_t pos, k_idxs, v_idxs, mask, k_rot, v_rot, out_ids;
+    int64_t v_max;               /* the widest layer's V (a transposed V cache's row) */
+    int32_t pos, out_ids;
+    struct kv_in {               /* a cache's inputs: [0] full attention's, [1] sliding */
+        int32_t k_idxs, v_idxs, mask, k_rot, v_rot;
+        int64_t n_kv;
+    } kv[2];
 };
+
+static int64_t head_k(const gguf__llama_hparams *hp, int il) {
+    return hp->is_swa[il] ? hp->n_embd_head_k_swa : hp->n_embd_head_k;
+}
+
+static int64_t head_v(const gguf__llama_hparams *hp, int il) {
+    return hp->is_swa[il] ? hp->n_embd_head_v_swa : hp->n_embd_head_v;
+}
 
 /* Layer il's tensor NAME ("attn_q.bias"), as an external of shape ne0 x ne1 x ne2, or
  * NO_TENSOR when the file has none. */
@@ -481,107 +494,145 @@ static int32_t hadamard(struct build *b, int32_t x, int32_t rot) {
     return reshape(g, r, ne[0], ne[1], ne[2], ne[3]);
 }
 
-/* build_attn over the KV cache (llm_graph_input_attn_kv): Q, K and V rotated when the cache
- * is, expanded in that order with the cache's stores, then build_attn_mha, the output's
- * rotation back and the output projection. q, k, v: [head, heads, tokens]. */
-static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t v) {
+/* A store into the cache (set_rows, a view of the cache): its sources x, the rows' ids and the
+ * cache. */
+static int32_t store(graph *g, int32_t cache, int32_t x, int32_t ids) {
+    int32_t r = view(g, cache, T(g, cache)->ne, T(g, cache)->nb, 0);
+    if (r != NO_TENSOR)
+        T(g, r)->src[0] = x, T(g, r)->src[1] = ids, T(g, r)->src[2] = cache;
+    return r;
+}
+
+/* build_attn over the KV cache of layer il: Q, K and V rotated when the cache is, expanded
+ * (Q, V, K with one cache; Q, K, V with a sliding one beside: llm_graph_input_attn_kv_iswa's
+ * order) with the cache's stores, then build_attn_mha, the output's rotation back and the
+ * output projection. q, k, v: [head, heads, tokens]; k and v NO_TENSOR for a layer reading
+ * another's cache. */
+static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t v, int iswa) {
     graph *g = b->g;
     const gguf__llama_graph_params *p = b->p;
     const gguf__llama_hparams *hp = b->hp;
-    int64_t hk = hp->n_embd_head_k, hv = hp->n_embd_head_v, hkv = hp->n_head_kv[il];
-    int64_t ns = p->n_stream, n_kv = p->n_kv, cells = p->n_kv;
-    if (b->k_rot != NO_TENSOR)
-        q = hadamard(b, q, b->k_rot), k = hadamard(b, k, b->k_rot);
-    if (b->v_rot != NO_TENSOR)
-        v = hadamard(b, v, b->v_rot);
+    const struct kv_in *in = &b->kv[hp->is_swa[il] ? 1 : 0];
+    int64_t hk = head_k(hp, il), hv = head_v(hp, il), hkv = hp->n_head_kv[il];
+    int64_t ns = p->n_stream, n_kv = in->n_kv, cells = in->n_kv;
+    int64_t v_row = p->flash ? hv * hkv : b->v_max;
+    if (in->k_rot != NO_TENSOR) {
+        q = hadamard(b, q, in->k_rot);
+        if (k != NO_TENSOR)
+            k = hadamard(b, k, in->k_rot);
+    }
+    if (in->v_rot != NO_TENSOR && v != NO_TENSOR)
+        v = hadamard(b, v, in->v_rot);
     expand(g, q);
-    expand(g, v);
-    expand(g, k);
+    if (k != NO_TENSOR)
+        expand(g, iswa ? k : v), expand(g, iswa ? v : k);
     if (g->oom)
         return NO_TENSOR;
-    /* the stores: set_rows into the cache, a view of it */
-    int32_t cache_k = external(g, hk * hkv, cells, ns), cache_v = external(g, hv * hkv, cells, ns);
-    int64_t ne2[4] = {hk * hkv, b->T, 1, 1};
-    uint64_t nb2[4] = {0, T(g, k)->nb[2], T(g, k)->nb[2] * b->T, T(g, k)->nb[2] * b->T};
-    int32_t k2 = view(g, k, ne2, nb2, 0);
-    int32_t store_k = view(g, cache_k, T(g, cache_k)->ne, T(g, cache_k)->nb, 0);
-    if (store_k == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, store_k)->src[0] = k2, T(g, store_k)->src[1] = b->k_idxs, T(g, store_k)->src[2] = cache_k;
-    expand(g, store_k);
-    int32_t v2;
-    if (p->flash) {
-        int64_t nev[4] = {hv * hkv, b->T, 1, 1};
-        uint64_t nbv[4] = {0, T(g, v)->nb[2], T(g, v)->nb[2] * b->T, T(g, v)->nb[2] * b->T};
-        v2 = view(g, v, nev, nbv, 0);
-    } else {
-        /* V stored transposed: one element per row */
+    int32_t cache_k = external(g, hk * hkv, cells, ns), cache_v = external(g, v_row, cells, ns);
+    if (k != NO_TENSOR) {
+        /* the stores: K's rows; V's rows, or with V transposed one element a row (its row
+         * padded to the widest layer's) */
+        int64_t ne2[4] = {hk * hkv, b->T, 1, 1};
+        uint64_t row = T(g, k)->nb[2];
+        uint64_t nb2[4] = {0, row, row * b->T, row * b->T};
+        expand(g, store(g, cache_k, view(g, k, ne2, nb2, 0), in->k_idxs));
+        int32_t v2;
         const gtensor *t = T(g, v);
-        v2 = t->nb[2] == t->nb[0] * (uint64_t)(hv * hkv) ? reshape(g, v, hv * hkv, b->T, 1, 1)
-                                                          : contiguous(g, v, hv * hkv, b->T);
-        v2 = reshape(g, v2, 1, hv * hkv * b->T, 1, 1);
+        if (p->flash) {
+            int64_t nev[4] = {hv * hkv, b->T, 1, 1};
+            uint64_t nbv[4] = {0, t->nb[2], t->nb[2] * b->T, t->nb[2] * b->T};
+            v2 = view(g, v, nev, nbv, 0);
+        } else {
+            v2 = t->nb[2] == t->nb[0] * (uint64_t)(hv * hkv) ? reshape(g, v, hv * hkv, b->T, 1, 1)
+                                                              : contiguous(g, v, hv * hkv, b->T);
+            if (hv * hkv < b->v_max)
+                v2 = contiguous(g, v2, b->v_max, b->T); /* ggml_pad */
+            v2 = reshape(g, v2, 1, nelements(g, v2), 1, 1);
+        }
+        expand(g, store(g, cache_v, v2, in->v_idxs));
     }
-    int32_t store_v = view(g, cache_v, T(g, cache_v)->ne, T(g, cache_v)->nb, 0);
-    if (store_v == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, store_v)->src[0] = v2, T(g, store_v)->src[1] = b->v_idxs, T(g, store_v)->src[2] = cache_v;
-    expand(g, store_v);
     /* build_attn_mha */
+    if (g->oom)
+        return NO_TENSOR;
     const gtensor *qt = T(g, q);
     int64_t neq[4] = {qt->ne[0], qt->ne[1], qt->ne[2] / ns, ns};
     uint64_t nbq[4] = {0, qt->nb[1], qt->nb[2], qt->nb[3] / (uint64_t)ns};
     q = permute(g, view(g, q, neq, nbq, 0), 0, 2, 1, 3);
     int64_t nek[4] = {hk, hkv, n_kv, ns};
-    uint64_t nbk[4] = {0, T(g, cache_k)->nb[0] * hk, T(g, cache_k)->nb[1], T(g, cache_k)->nb[2]};
+    uint64_t el_k = T(g, cache_k)->nb[0], el_v = T(g, cache_v)->nb[0];
+    uint64_t nbk[4] = {0, el_k * hk, T(g, cache_k)->nb[1], T(g, cache_k)->nb[2]};
     k = permute(g, view(g, cache_k, nek, nbk, 0), 0, 2, 1, 3);
     int32_t cur;
     if (p->flash) {
         int64_t nev[4] = {hv, hkv, n_kv, ns};
-        uint64_t nbv[4] = {0, T(g, cache_v)->nb[0] * hv, T(g, cache_v)->nb[1],
-                           T(g, cache_v)->nb[2]};
+        uint64_t nbv[4] = {0, el_v * hv, T(g, cache_v)->nb[1], T(g, cache_v)->nb[2]};
         v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        if (g->oom)
+            return NO_TENSOR;
         int64_t ne[4] = {T(g, v)->ne[0], T(g, q)->ne[2], T(g, q)->ne[1], T(g, q)->ne[3]};
         cur = op(g, NODE, GGUF_DTYPE_F32, ne, q, k, v);
         if (cur != NO_TENSOR)
-            T(g, cur)->src[3] = b->mask;
+            T(g, cur)->src[3] = in->mask;
         cur = reshape(g, cur, ne[0] * ne[1], ne[2] * ne[3], 1, 1);
     } else {
         int64_t nev[4] = {n_kv, hkv, hv, ns};
-        uint64_t nbv[4] = {0, T(g, cache_v)->nb[0] * cells * hv, T(g, cache_v)->nb[0] * cells,
-                           T(g, cache_v)->nb[2]};
+        uint64_t nbv[4] = {0, el_v * cells * hv, el_v * cells, T(g, cache_v)->nb[2]};
         v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
         int32_t kq = mul_mat(g, k, q);
-        kq = same(g, INPLACE, kq, b->mask, NO_TENSOR); /* soft_max_ext */
-        int32_t kqv = mul_mat(g, v, kq);
-        kqv = permute(g, kqv, 0, 2, 1, 3);
+        kq = same(g, INPLACE, kq, in->mask, NO_TENSOR); /* soft_max_ext */
+        int32_t kqv = permute(g, mul_mat(g, v, kq), 0, 2, 1, 3);
         if (kqv == NO_TENSOR)
             return NO_TENSOR;
         cur = contiguous(g, kqv, T(g, kqv)->ne[0] * T(g, kqv)->ne[1],
                          T(g, kqv)->ne[2] * T(g, kqv)->ne[3]);
     }
     expand(g, cur);
-    if (b->v_rot != NO_TENSOR)
-        cur = hadamard(b, cur, b->v_rot);
+    if (in->v_rot != NO_TENSOR)
+        cur = hadamard(b, cur, in->v_rot);
+    if (cur == NO_TENSOR)
+        return NO_TENSOR;
     int64_t E = hp->n_embd;
     cur = mul_mat(g, external(g, T(g, cur)->ne[0], E, 1), cur);
     return add_bias(b, cur, weight(b, il, "attn_output.bias", E, 1, 1));
 }
 
-/* build_moe_ffn with softmax gating, weights normalized, SiLU-gated experts. */
-static int32_t moe(struct build *b, int il, int32_t cur) {
+/* build_lora_mm_id: the chosen experts' product, times each expert's scale (exps_s) when the
+ * model has one. ne: the product's shape. */
+static int32_t experts_mm(struct build *b, int il, const char *name, const int64_t ne[4],
+                          int64_t in, int32_t x, int32_t selected) {
+    graph *g = b->g;
+    char full[64];
+    snprintf(full, sizeof full, "%s.weight", name);
+    int64_t n_exp = b->hp->n_expert, T_ = b->T;
+    int32_t r = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, in, ne[0], n_exp), x, selected);
+    snprintf(full, sizeof full, "%s.scale", name);
+    int32_t scale = weight(b, il, full, n_exp, 1, 1);
+    if (scale == NO_TENSOR)
+        return r;
+    int64_t ne_rep[4] = {1, n_exp, T_, 1}, ne_s[4] = {1, ne[1], T_, 1};
+    int32_t s = op(g, NODE, GGUF_DTYPE_F32, ne_rep, reshape(g, scale, 1, n_exp, 1, 1),
+                   NO_TENSOR, NO_TENSOR); /* repeat_4d */
+    s = op(g, NODE, GGUF_DTYPE_F32, ne_s, s, selected, NO_TENSOR); /* get_rows */
+    return same(g, INPLACE, r, s, NO_TENSOR);
+}
+
+/* build_moe_ffn with softmax gating over logits (NO_TENSOR: the router's, from x), the
+ * chosen experts' weights normalized, gated experts (a GLU op over the gate and up
+ * products, or over the halves of one fused product), the down products weighted and summed. */
+static int32_t moe(struct build *b, int il, int32_t x, int32_t logits) {
     graph *g = b->g;
     const gguf__llama_hparams *hp = b->hp;
     int64_t E = hp->n_embd, n_exp = hp->n_expert, used = hp->n_expert_used[il];
     int64_t ff = hp->n_ff_exp[il] ? hp->n_ff_exp[il] : hp->n_ff[il], T_ = b->T;
-    int32_t logits = mul_mat(g, external(g, E, n_exp, 1), cur);
+    if (logits == NO_TENSOR)
+        logits = mul_mat(g, external(g, E, n_exp, 1), x);
     int32_t probs = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR); /* soft_max */
     int64_t ne_ids[4] = {n_exp, T_, 1, 1};
     int32_t sorted = op(g, NODE, GGUF_DTYPE_I32, ne_ids, probs, NO_TENSOR, NO_TENSOR);
+    if (sorted == NO_TENSOR)
+        return NO_TENSOR;
     int64_t ne_top[4] = {used, T_, 1, 1};
-    uint64_t nb_top[4] = {0, sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[1],
-                          sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[2],
-                          sorted == NO_TENSOR ? 0 : T(g, sorted)->nb[3]};
-    int32_t selected = view(g, sorted, ne_top, nb_top, 0);
+    int32_t selected = view(g, sorted, ne_top, T(g, sorted)->nb, 0); /* argsort_top_k */
     int32_t probs3 = reshape(g, probs, 1, n_exp, T_, 1);
     int64_t ne_w[4] = {1, used, T_, 1};
     int32_t w = op(g, NODE, GGUF_DTYPE_F32, ne_w, probs3, selected, NO_TENSOR); /* get_rows */
@@ -592,14 +643,26 @@ static int32_t moe(struct build *b, int il, int32_t cur) {
     w = same(g, INPLACE, w, sum, NO_TENSOR);             /* div */
     w = reshape(g, w, 1, used, T_, 1);
     expand(g, w);
-    cur = reshape(g, cur, E, 1, T_, 1);
-    int64_t ne_ff[4] = {ff, used, T_, 1};
-    int32_t up = op(g, NODE, GGUF_DTYPE_F32, ne_ff, external(g, E, ff, n_exp), cur, selected);
-    int32_t gate = op(g, NODE, GGUF_DTYPE_F32, ne_ff, external(g, E, ff, n_exp), cur, selected);
-    int32_t act = same(g, NODE, gate, up, NO_TENSOR); /* swiglu */
+    x = reshape(g, x, E, 1, T_, 1);
+    int32_t up, gate;
+    char fused[48];
+    snprintf(fused, sizeof fused, "ffn_gate_up_exps.weight");
+    if (weight(b, il, fused, 1, 1, 1) != NO_TENSOR) {
+        int64_t ne2[4] = {2 * ff, used, T_, 1};
+        int32_t both = experts_mm(b, il, "ffn_gate_up_exps", ne2, E, x, selected);
+        if (both == NO_TENSOR)
+            return NO_TENSOR;
+        int64_t ne[4] = {ff, used, T_, 1};
+        gate = view(g, both, ne, T(g, both)->nb, 0);
+        up = view(g, both, ne, T(g, both)->nb, (uint64_t)ff * T(g, both)->nb[0]);
+    } else {
+        int64_t ne[4] = {ff, used, T_, 1};
+        up = experts_mm(b, il, "ffn_up_exps", ne, E, x, selected);
+        gate = experts_mm(b, il, "ffn_gate_exps", ne, E, x, selected);
+    }
+    int32_t act = same(g, NODE, gate, up, NO_TENSOR); /* swiglu, geglu */
     int64_t ne_out[4] = {E, used, T_, 1};
-    int32_t experts = op(g, NODE, GGUF_DTYPE_F32, ne_out, external(g, ff, E, n_exp), act,
-                         selected);
+    int32_t experts = experts_mm(b, il, "ffn_down_exps", ne_out, ff, act, selected);
     experts = same(g, INPLACE, experts, w, NO_TENSOR);
     expand(g, experts);
     if (g->oom)
@@ -668,7 +731,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         q = same(g, INPLACE, q, b->pos, NO_TENSOR); /* rope */
         k = same(g, INPLACE, k, b->pos, NO_TENSOR);
         q = same(g, INPLACE, q, NO_TENSOR, NO_TENSOR); /* scale */
-        int32_t cur = attention(b, (int)il, q, k, v);
+        int32_t cur = attention(b, (int)il, q, k, v, 0);
         if (il == hp->n_layer - 1) { /* only the outputs' rows on */
             int64_t ne[4] = {E, b->T, 1, 1};
             cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
@@ -677,7 +740,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         cur = same(g, INPLACE, cur, residual, NO_TENSOR);
         residual = cur;
         cur = rms_norm(b, cur, (int)il, "ffn_norm");
-        cur = moe(b, (int)il, cur);
+        cur = moe(b, (int)il, cur, NO_TENSOR);
         x = same(g, INPLACE, residual, cur, NO_TENSOR);
     }
     x = rms_norm(b, x, -1, "output_norm");
@@ -687,12 +750,138 @@ static int32_t build_phi3(struct build *b, int32_t x) {
     return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
 }
 
+/* An unsigned key of the architecture ("embedding_length_per_layer_input"), or 0. */
+static int64_t arch_u64(const struct build *b, const char *suffix) {
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s", b->hp->arch, suffix);
+    int64_t i = gguf_kv_find(b->f, key);
+    uint64_t v = 0;
+    if (i < 0 || gguf_value_get_u64(&v, gguf_kv_value(b->f, (size_t)i), NULL) != 0)
+        return 0;
+    return v > INT32_MAX ? 0 : (int64_t)v;
+}
+
+/* x normed (RMS) and scaled by layer il's weight NAME when there is one. */
+static int32_t norm_w(struct build *b, int32_t x, int il, const char *name, int64_t width) {
+    int32_t w = weight(b, il, name, width, 1, 1);
+    x = same(b->g, INPLACE, x, NO_TENSOR, NO_TENSOR);
+    return w == NO_TENSOR ? x : same(b->g, INPLACE, x, w, NO_TENSOR);
+}
+
+/* build_ffn with a gate beside the up projection, activated by a fused GLU op (GEGLU,
+ * SWIGLU: not in place), and the down projection. */
+static int32_t ffn_gated(struct build *b, int32_t x, int64_t ff) {
+    graph *g = b->g;
+    int64_t E = b->hp->n_embd;
+    int32_t up = mul_mat(g, external(g, E, ff, 1), x);
+    int32_t gate = mul_mat(g, external(g, E, ff, 1), x);
+    int32_t act = same(g, NODE, gate, up, NO_TENSOR);
+    return mul_mat(g, external(g, ff, E, 1), act);
+}
+
+/* gemma4's graph: embeddings scaled; per-layer inputs (their own token rows, and a projection
+ * of the embeddings, normed, added, made contiguous per layer) when the model has them; Q, K
+ * normed per head and roped, V normed; layers past the cache-keeping ones read earlier
+ * layers' caches; norms after the attention and the feed-forward; the final hidden states and
+ * their outputs' rows both outputs; the logits soft-capped in place. */
+static int32_t build_gemma4(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, T_ = b->T, L = hp->n_layer;
+    x = same(g, INPLACE, x, NO_TENSOR, NO_TENSOR); /* scaled by sqrt(E) */
+    int64_t per = arch_u64(b, "embedding_length_per_layer_input");
+    int32_t per_layer = NO_TENSOR;
+    if (gguf_tensor_find(b->f, "per_layer_token_embd.weight") >= 0 && per > 0) {
+        int32_t tokens = input(g, GGUF_DTYPE_I32, T_, 1, 1, 1);
+        int64_t ne[4] = {per * L, T_, 1, 1};
+        int32_t rows = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, per * L, b->p->n_vocab, 1),
+                          tokens, NO_TENSOR);
+        rows = same(g, INPLACE, reshape(g, rows, per, L, T_, 1), NO_TENSOR, NO_TENSOR);
+        expand(g, rows);
+        int32_t proj = same(g, INPLACE, mul_mat(g, external(g, E, per * L, 1), x), NO_TENSOR,
+                            NO_TENSOR);
+        proj = norm_w(b, reshape(g, proj, per, L, T_, 1), -1, "per_layer_proj_norm.weight", per);
+        proj = same(g, INPLACE, same(g, INPLACE, proj, rows, NO_TENSOR), NO_TENSOR, NO_TENSOR);
+        proj = permute(g, proj, 0, 2, 1, 3);
+        if (proj == NO_TENSOR)
+            return NO_TENSOR;
+        int64_t nec[4] = {per, T_, L, 1};
+        per_layer = op(g, NODE, GGUF_DTYPE_F32, nec, proj, NO_TENSOR, NO_TENSOR); /* cont */
+    }
+    for (int il = 0; il < (int)L && !g->oom; il++) {
+        int64_t hd = head_k(hp, il), h = hp->n_head[il], hkv = hp->n_head_kv[il];
+        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
+        int32_t q = reshape(g, mul_mat(g, external(g, E, hd * h, 1), cur), hd, h, T_, 1);
+        q = same(g, INPLACE, norm_w(b, q, il, "attn_q_norm.weight", hd), b->pos, NO_TENSOR);
+        int32_t k = NO_TENSOR, v = NO_TENSOR;
+        if ((uint32_t)il < hp->n_layer_kv_from_start) {
+            int32_t kp = mul_mat(g, external(g, E, hd * hkv, 1), cur);
+            int32_t vp = weight(b, il, "attn_v.weight", E, hd * hkv, 1) != NO_TENSOR
+                             ? mul_mat(g, external(g, E, hd * hkv, 1), cur)
+                             : kp; /* without a V projection V is K's */
+            k = norm_w(b, reshape(g, kp, hd, hkv, T_, 1), il, "attn_k_norm.weight", hd);
+            v = same(g, INPLACE, reshape(g, vp, hd, hkv, T_, 1), NO_TENSOR, NO_TENSOR);
+            k = same(g, INPLACE, k, b->pos, NO_TENSOR);
+        }
+        cur = attention(b, il, q, k, v, 1);
+        cur = norm_w(b, cur, il, "post_attention_norm.weight", E);
+        int32_t attn_out = same(g, INPLACE, cur, x, NO_TENSOR);
+        cur = norm_w(b, attn_out, il, "ffn_norm.weight", E);
+        cur = ffn_gated(b, cur, hp->n_ff[il]);
+        if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR) {
+            /* a dense feed-forward beside the experts, each normed after; the router reads
+             * the attention's output normed, scaled and weighted per channel */
+            cur = norm_w(b, cur, il, "post_ffw_norm_1.weight", E);
+            int32_t in = norm_w(b, attn_out, il, "pre_ffw_norm_2.weight", E);
+            int32_t r = same(g, INPLACE, attn_out, NO_TENSOR, NO_TENSOR);
+            r = same(g, INPLACE, same(g, INPLACE, r, NO_TENSOR, NO_TENSOR),
+                     external(g, E, 1, 1), NO_TENSOR);
+            r = mul_mat(g, external(g, E, hp->n_expert, 1), r);
+            int32_t ex = norm_w(b, moe(b, il, in, r), il, "post_ffw_norm_2.weight", E);
+            cur = same(g, INPLACE, cur, ex, NO_TENSOR);
+        }
+        cur = norm_w(b, cur, il, "post_ffw_norm.weight", E);
+        cur = same(g, INPLACE, cur, attn_out, NO_TENSOR);
+        if (per_layer != NO_TENSOR) {
+            int32_t pe_in = cur;
+            int32_t gate = mul_mat(g, external(g, E, per, 1), cur);
+            gate = same(g, INPLACE, gate, NO_TENSOR, NO_TENSOR); /* gelu */
+            int64_t ne[4] = {per, T_, 1, 1};
+            uint64_t nb[4] = {0, T(g, per_layer)->nb[1], T(g, per_layer)->nb[2],
+                              T(g, per_layer)->nb[2]};
+            int32_t mine = view(g, per_layer, ne, nb, (uint64_t)il * T(g, per_layer)->nb[2]);
+            cur = same(g, INPLACE, gate, mine, NO_TENSOR);
+            cur = mul_mat(g, external(g, per, E, 1), cur);
+            cur = norm_w(b, cur, il, "post_norm.weight", E);
+            cur = same(g, INPLACE, pe_in, cur, NO_TENSOR);
+        }
+        int32_t scale = weight(b, il, "layer_output_scale.weight", 1, 1, 1);
+        if (scale != NO_TENSOR)
+            cur = same(g, INPLACE, cur, scale, NO_TENSOR);
+        x = cur;
+    }
+    x = norm_w(b, x, -1, "output_norm.weight", E);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
+    int64_t ne[4] = {E, T_, 1, 1};
+    x = op(g, NODE, GGUF_DTYPE_F32, ne, x, b->out_ids, NO_TENSOR);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT;
+    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    for (int i = 0; i < 3; i++) /* soft-capped: scaled, tanh, scaled back, each in place */
+        logits = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR);
+    return logits;
+}
+
 /* The architectures with a graph here, and their builders. */
 static const struct {
     const char *arch;
     int32_t (*build)(struct build *b, int32_t x);
 } builders[] = {
     {"phimoe", build_phi3},
+    {"gemma4", build_gemma4},
 };
 
 int gguf__llama_graph_known(const char *arch) {
@@ -704,7 +893,7 @@ int gguf__llama_graph_known(const char *arch) {
 }
 
 /* llama_kv_cache::build_input_k_rot's size: the largest power of two from 64 that divides the
- * head. */
+ * head (not 0). */
 static int64_t rot_size(int64_t head) {
     int64_t n = 64;
     while (head % (n * 2) == 0)
@@ -733,13 +922,25 @@ int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, co
     expand(&g, x);
     expand(&g, embd);
     b.pos = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
-    int64_t v_rows = p->flash ? T_ : T_ * hp->n_embd_head_v * hp->n_head_kv[0];
-    b.k_idxs = input(&g, GGUF_DTYPE_I64, T_, 1, 1, 1);
-    b.v_idxs = input(&g, GGUF_DTYPE_I64, v_rows, 1, 1, 1);
-    b.mask = input(&g, p->flash ? GGUF_DTYPE_F16 : GGUF_DTYPE_F32, p->n_kv, T_ / ns, 1, ns);
-    int64_t nk = rot_size(hp->n_embd_head_k);
-    b.k_rot = p->k_rot ? input(&g, GGUF_DTYPE_F32, nk, nk, 1, 1) : NO_TENSOR;
-    b.v_rot = p->v_rot ? input(&g, GGUF_DTYPE_F32, 64, 64, 1, 1) : NO_TENSOR;
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        int64_t w = (int64_t)hp->n_head_kv[il] * head_v(hp, (int)il);
+        b.v_max = w > b.v_max ? w : b.v_max;
+    }
+    /* a cache's inputs: the rows K and V go to (V's one per element when stored transposed),
+     * the mask, the rotations; a sliding cache's as well when some layers slide */
+    for (int c = 0; c < 2; c++) {
+        struct kv_in *in = &b.kv[c];
+        in->n_kv = c == 0 ? p->n_kv : p->n_kv_swa;
+        in->k_idxs = in->v_idxs = in->mask = in->k_rot = in->v_rot = NO_TENSOR;
+        if (c == 1 && p->n_kv_swa == 0)
+            continue;
+        in->k_idxs = input(&g, GGUF_DTYPE_I64, T_, 1, 1, 1);
+        in->v_idxs = input(&g, GGUF_DTYPE_I64, p->flash ? T_ : T_ * b.v_max, 1, 1, 1);
+        in->mask = input(&g, p->flash ? GGUF_DTYPE_F16 : GGUF_DTYPE_F32, in->n_kv, T_ / ns, 1, ns);
+        int64_t nk = p->k_rot_head[c] ? rot_size(p->k_rot_head[c]) : 0;
+        in->k_rot = nk ? input(&g, GGUF_DTYPE_F32, nk, nk, 1, 1) : NO_TENSOR;
+        in->v_rot = p->v_rot[c] ? input(&g, GGUF_DTYPE_F32, 64, 64, 1, 1) : NO_TENSOR;
+    }
     b.out_ids = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
     int32_t logits = builders[which].build(&b, x);
     if (logits != NO_TENSOR)

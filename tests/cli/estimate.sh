@@ -149,6 +149,27 @@ done
 # shellcheck disable=SC2086 # options without spaces
 model phimoe-bias phimoe llama-spm --scale 4 --layers 3 $phimoe_bias \
     --set phimoe.expert_used_count=u32:1
+# gemma4, its placement replayed too: sliding and full layers with heads of their own sizes,
+# the last two reading the first two's caches, per-layer inputs; and with experts beside the
+# dense feed-forward (their own router: split and fused gate and up products, one used), without
+# per-layer inputs
+# shellcheck disable=SC2046 # options without spaces
+model gemma4-wide gemma4 llama-spm --scale 4 $(llama_graph_opts gemma4)
+g4_moe="--set gemma4.expert_count=u32:4 --set gemma4.expert_feed_forward_length=u32:96"
+g4_fused="--drop per_layer_token_embd.weight --drop per_layer_model_proj.weight"
+g4_fused="$g4_fused --drop per_layer_proj_norm.weight --set gemma4.embedding_length_per_layer_input=u32:0"
+for l in 0 1 2 3; do
+    g4_moe="$g4_moe --opt blk.$l.ffn_gate_inp.weight"
+    g4_fused="$g4_fused --opt blk.$l.ffn_gate_up_exps.weight --drop blk.$l.ffn_gate_exps.weight"
+    g4_fused="$g4_fused --drop blk.$l.ffn_up_exps.weight --drop blk.$l.inp_gate.weight"
+    g4_fused="$g4_fused --drop blk.$l.proj.weight --drop blk.$l.post_norm.weight"
+done
+# shellcheck disable=SC2046,SC2086 # options without spaces
+model gemma4-moe gemma4 llama-spm --scale 4 $(llama_graph_opts gemma4) $g4_moe \
+    --set gemma4.expert_used_count=u32:2
+# shellcheck disable=SC2046,SC2086
+model gemma4-moe-fused gemma4 llama-spm --scale 4 $(llama_graph_opts gemma4) $g4_moe $g4_fused \
+    --set gemma4.expert_used_count=u32:1
 # a long training context, for --fit
 model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
@@ -181,8 +202,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 134 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 134 it knew"
+[ "$n_known" -ge 135 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 135 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else

@@ -42,7 +42,7 @@ UBATCH = [512, 128]
 # at their projection, logits placed above the inputs and in the block the masks leave, chameleon's
 # logits copied once more, and a graph whose placement is replayed: phimoe's, with its final hidden
 # states above the mask or in its block, by flash attention and by the rotations of quantized K and
-# V caches)
+# V caches, and gemma4's, with sliding and shared caches, per-layer inputs and experts)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -97,12 +97,16 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("phimoe-wide.gguf", 16384, "f16", "f16", "on", 1, "on", "off", 512),
          ("phimoe-wide.gguf", 16384, "q8_0", "q8_0", "on", 2, "on", "off", 128),
          ("phimoe-wide.gguf", 4096, "q8_0", "f16", "off", 1, "on", "off", 512),
-         ("phimoe-bias.gguf", 4096, "q4_0", "q4_0", "on", 2, "off", "off", 128)]
+         ("phimoe-bias.gguf", 4096, "q4_0", "q4_0", "on", 2, "off", "off", 128),
+         ("gemma4-wide.gguf", 16384, "q8_0", "f16", "on", 1, "on", "off", 512),
+         ("gemma4-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 128),
+         ("gemma4-moe.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "on", 512),
+         ("gemma4-moe-fused.gguf", 1000, "f16", "f16", "off", 1, "on", "off", 512)]
 
 
 # models whose compute comes from the replay of ggml-alloc's placement of a modelled graph
 # (libgguf/llama/llama_graph.c): equal to llama.cpp's, not within 10%
-REPLAYED = ("phimoe",)
+REPLAYED = ("phimoe", "gemma4")
 
 
 def replayed(model):

@@ -848,10 +848,19 @@ int main(int argc, char **argv) {
         *eq = *colon = '\0';
         rc = set_text(f, arch, buf, eq + 1, colon + 1, &err);
     }
+    /* the plan again after each pass that added tensors: tensors the plan requires once
+     * another is present (gemma4's experts beside its router) join the next */
     static plan p;
-    if (rc == 0)
-        rc = gguf__llama_plan(f, on_plan, &p, &err);
+    size_t added = 1;
+    for (int pass = 0; rc == 0 && added > 0 && pass < 4; pass++) {
+    for (size_t i = 0; i < p.n; i++)
+        free(p.names[i]);
+    p.n = 0;
+    added = 0;
+    rc = gguf__llama_plan(f, on_plan, &p, &err);
     for (size_t i = 0; rc == 0 && i < p.n; i++) {
+        if (gguf_tensor_find(f, p.names[i]) >= 0)
+            continue;
         /* separate attention weights, even where llama.cpp lets them all be absent (phi3) */
         int want = p.required[i] || strstr(p.names[i], ".attn_q.weight") != NULL ||
                    strstr(p.names[i], ".attn_k.weight") != NULL ||
@@ -878,6 +887,8 @@ int main(int argc, char **argv) {
         int t = nd >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
                                                                                   : GGUF_DTYPE_F32;
         rc = gguf_tensor_add(f, p.names[i], (uint32_t)t, dims, (uint32_t)nd, &err);
+        added++;
+    }
     }
     for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--extra") == 0) {
