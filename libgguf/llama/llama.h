@@ -228,7 +228,9 @@ GGUF_HIDDEN int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__
 /* What llama_context reserves its compute buffer for: the largest batch, every token an
  * output, over the KV cache as these parameters make it. */
 typedef struct gguf__llama_graph_params {
-    int64_t n_tokens; /* the batch */
+    int64_t n_tokens; /* the batch: a multiple of n_seqs */
+    int64_t n_seqs;   /* its sequences (every one llama.cpp decodes in parallel), of equal
+                         length; also the recurrent states' rows */
     int64_t n_kv;     /* the cells a full-attention layer attends to, per stream */
     int64_t n_kv_swa; /* a sliding layer's, 0 without sliding layers */
     int64_t n_stream; /* caches: 1 when unified, else one per sequence */

@@ -128,6 +128,7 @@ static const struct arch_memory {
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "phimoe", .kind = MEM_KV, .graph = 1},
     {.arch = "gemma4", .kind = MEM_KV, .graph = 1},
+    {.arch = "plamo2", .kind = MEM_HYBRID, .graph = 1},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
@@ -161,8 +162,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"plamo2", "its compute buffer without flash attention is not modelled within 10% yet: ggml's "
-               "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
                     "allocator places the logits above the masks"},
     {"minimax-m3", "its block-sparse attention's indexer cache and graph are not modelled"},
@@ -743,7 +742,8 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
                          gguf_error *err) {
     const gguf_llama_estimate_params *p = &e->params;
     gguf__llama_graph_params gp = {
-        .n_tokens = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx,
+        .n_tokens = pad(p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx, p->n_seq),
+        .n_seqs = p->n_seq,
         .n_kv = e->n_ctx_seq,
         .n_kv_swa = e->n_swa_cells,
         .n_stream = p->kv_unified ? 1 : p->n_seq,

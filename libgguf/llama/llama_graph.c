@@ -19,7 +19,7 @@
 
 #define TENSOR_ALIGN 32 /* the CPU buffer's alignment of each tensor */
 #define NO_TENSOR (-1)
-#define MAX_SRC 4
+#define MAX_SRC 8 /* ssm_scan reads seven */
 
 /* What the allocator needs to know of an op. */
 enum node_kind {
@@ -74,6 +74,10 @@ static uint64_t type_size(uint32_t type) {
 }
 
 static uint64_t nbytes(const gtensor *t) {
+    for (int i = 0; i < 4; i++) {
+        if (t->ne[i] <= 0)
+            return 0;
+    }
     uint32_t blck = gguf_dtype_block_elems(t->type);
     uint64_t n = blck == 1 ? type_size(t->type) : (uint64_t)t->ne[0] * t->nb[0] / blck;
     for (int i = blck == 1 ? 0 : 1; i < 4; i++)
@@ -433,6 +437,7 @@ struct build {
     int64_t T;                   /* the batch's tokens, all of them outputs */
     int64_t v_max;               /* the widest layer's V (a transposed V cache's row) */
     int32_t pos, out_ids;
+    int32_t rs_main, rs_extra; /* the recurrent states' rows: the batch's sequences', others' */
     struct kv_in {               /* a cache's inputs: [0] full attention's, [1] sliding */
         int32_t k_idxs, v_idxs, mask, k_rot, v_rot;
         int64_t n_kv;
@@ -875,6 +880,193 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
     return logits;
 }
 
+/* ---- recurrent layers ---- */
+
+/* ggml_cpy or ggml_scale_inplace into an external tensor: a view of it, read from x. */
+static int32_t into(graph *g, int32_t dst, int32_t x) {
+    int32_t r = view(g, dst, T(g, dst)->ne, T(g, dst)->nb, 0);
+    if (r != NO_TENSOR)
+        T(g, r)->src[0] = x, T(g, r)->src[1] = x == dst ? NO_TENSOR : dst;
+    return r;
+}
+
+/* build_rs: a layer's recurrent state (an external of state_size x the cache's rows): the
+ * zeroed row cleared in place, the batch's sequences' rows read (by rows(), else get_rows),
+ * the other rows copied; returns the rows read. */
+static int32_t recurrent_rows(struct build *b, int64_t state_size, int32_t (*rows)(struct build *,
+                              int32_t states, void *), void *user) {
+    graph *g = b->g;
+    int64_t size = b->p->n_seqs;
+    int32_t states = reshape(g, external(g, state_size, size, 1), state_size, size, 1, 1);
+    int64_t ne1[4] = {state_size, 1, 1, 1};
+    int32_t zero = view(g, states, ne1, T(g, states)->nb, 0);
+    expand(g, into(g, zero, zero));
+    int32_t out = rows ? rows(b, states, user)
+                       : op(g, NODE, GGUF_DTYPE_F32, (int64_t[4]){state_size, b->p->n_seqs, 1, 1},
+                            states, b->rs_main, NO_TENSOR);
+    expand(g, out);
+    int64_t ne0[4] = {state_size, 0, 1, 1};
+    int32_t extra = op(g, NODE, GGUF_DTYPE_F32, ne0, states, b->rs_extra, NO_TENSOR);
+    expand(g, into(g, view(g, external(g, state_size, 0, 1), ne0, T(g, states)->nb, 0), extra));
+    return out;
+}
+
+/* plamo2's mamba layer's scan: the states' rows, read by ggml_ssm_scan with x, dt, A, B and C,
+ * which writes y and the last states in one tensor. */
+struct scan_in {
+    int32_t x, dt, A, B, C;
+    int64_t d_state, head_dim, n_heads;
+};
+
+static int32_t scan_rows(struct build *b, int32_t states, void *user) {
+    graph *g = b->g;
+    const struct scan_in *in = user;
+    int32_t s = reshape(g, states, in->d_state, in->head_dim, in->n_heads, b->p->n_seqs);
+    if (s == NO_TENSOR || in->x == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    int64_t n = nelements(g, in->x) + in->d_state * in->head_dim * in->n_heads * b->p->n_seqs;
+    int64_t ne[4] = {n, 1, 1, 1};
+    int32_t r = op(g, NODE, GGUF_DTYPE_F32, ne, s, in->x, in->dt);
+    if (r != NO_TENSOR) {
+        gtensor *t = T(g, r);
+        t->src[3] = in->A, t->src[4] = in->B, t->src[5] = in->C, t->src[6] = b->rs_main;
+    }
+    return r;
+}
+
+/* plamo2's mamba layer on x (normed): the convolution over the last d_conv-1 inputs and the
+ * batch, the selective scan, gated by z, projected out. */
+static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, d_conv = hp->ssm_d_conv, d_inner = hp->ssm_d_inner;
+    int64_t d_state = hp->ssm_d_state, n_heads = hp->ssm_dt_rank;
+    int64_t head_dim = n_heads ? d_inner / n_heads : 0, ns = b->p->n_seqs, nt = b->T / ns;
+    int64_t dt_dim = E / 16 > 64 ? E / 16 : 64;
+    (void)il;
+    int32_t conv = recurrent_rows(b, (d_conv - 1) * d_inner, NULL, NULL);
+    conv = reshape(g, conv, d_conv - 1, d_inner, ns, 1);
+    x = reshape(g, x, E, nt, ns, 1);
+    int32_t zx = permute(g, mul_mat(g, external(g, E, 2 * d_inner, 1), x), 0, 2, 1, 3);
+    int64_t ne_zx[4] = {head_dim * 2, n_heads, nt, ns};
+    zx = op(g, NODE, GGUF_DTYPE_F32, ne_zx, zx, NO_TENSOR, NO_TENSOR); /* cont_4d */
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t ne_h[4] = {head_dim, n_heads, nt, ns};
+    uint64_t el = T(g, zx)->nb[0];
+    int32_t xs = view(g, zx, ne_h, T(g, zx)->nb, head_dim * el);
+    int64_t ne_x[4] = {head_dim * n_heads, nt, ns, 1};
+    xs = op(g, NODE, GGUF_DTYPE_F32, ne_x, xs, NO_TENSOR, NO_TENSOR); /* cont_3d */
+    int32_t z = view(g, zx, ne_h, T(g, zx)->nb, 0);
+    int32_t xt = permute(g, xs, 1, 0, 2, 3);
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t ne_cx[4] = {T(g, conv)->ne[0] + T(g, xt)->ne[0], d_inner, ns, 1};
+    int32_t conv_x = op(g, NODE, GGUF_DTYPE_F32, ne_cx, conv, xt, NO_TENSOR); /* concat */
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t ne_last[4] = {d_conv - 1, d_inner, ns, 1};
+    int32_t last = view(g, conv_x, ne_last, T(g, conv_x)->nb, nt * T(g, conv_x)->nb[0]);
+    expand(g, into(g, external(g, (d_conv - 1) * d_inner * ns, 1, 1), last));
+    int64_t ne_c[4] = {d_inner, nt, ns, 1};
+    xs = op(g, NODE, GGUF_DTYPE_F32, ne_c, conv_x, external(g, d_conv, d_inner, 1), NO_TENSOR);
+    xs = same(g, INPLACE, xs, NO_TENSOR, NO_TENSOR); /* silu */
+    int32_t bcdt = mul_mat(g, external(g, d_inner, 2 * d_state + dt_dim, 1), xs);
+    if (g->oom)
+        return NO_TENSOR;
+    const uint64_t *nb = T(g, bcdt)->nb;
+    int64_t ne_bc[4] = {d_state, nt, ns, 1}, ne_dt[4] = {dt_dim, nt, ns, 1};
+    int32_t B = view(g, bcdt, ne_bc, nb, 0);
+    int32_t C = view(g, bcdt, ne_bc, nb, d_state * el);
+    int32_t dt = view(g, bcdt, ne_dt, nb, 2 * d_state * el);
+    B = norm_w(b, B, il, "ssm_b_norm", d_state);
+    C = norm_w(b, C, il, "ssm_c_norm", d_state);
+    dt = norm_w(b, dt, il, "ssm_dt_norm", dt_dim);
+    dt = same(g, INPLACE, mul_mat(g, external(g, dt_dim, n_heads, 1), dt),
+              external(g, n_heads, 1, 1), NO_TENSOR);
+    int32_t A = reshape(g, external(g, n_heads, 1, 1), 1, n_heads, 1, 1);
+    if (g->oom)
+        return NO_TENSOR;
+    uint64_t nbx[4] = {el, head_dim * el, head_dim * n_heads * el, head_dim * n_heads * nt * el};
+    xs = view(g, xs, ne_h, nbx, 0);
+    int64_t ne_b4[4] = {d_state, 1, nt, ns};
+    uint64_t nbb[4] = {el, d_state * el, T(g, B)->nb[1], T(g, B)->nb[2]};
+    B = view(g, B, ne_b4, nbb, 0);
+    uint64_t nbc[4] = {el, d_state * el, T(g, C)->nb[1], T(g, C)->nb[2]};
+    C = view(g, C, ne_b4, nbc, 0);
+    struct scan_in in = {xs, dt, A, B, C, d_state, head_dim, n_heads};
+    int32_t y = recurrent_rows(b, d_state * d_inner, scan_rows, &in);
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t n_last = n_heads * head_dim * d_state * ns, ne_l[4] = {n_last, 1, 1, 1};
+    int32_t states_out = view(g, y, ne_l, T(g, y)->nb, n_heads * head_dim * nt * ns * el);
+    expand(g, into(g, external(g, n_last, 1, 1), states_out));
+    y = view(g, y, ne_h, nbx, 0);
+    int32_t D = reshape(g, external(g, n_heads, 1, 1), 1, n_heads, 1, 1);
+    y = same(g, INPLACE, y, same(g, INPLACE, xs, D, NO_TENSOR), NO_TENSOR);
+    int32_t zc = same(g, NODE, z, NO_TENSOR, NO_TENSOR); /* cont */
+    y = same(g, NODE, zc, y, NO_TENSOR);                  /* swiglu */
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t ne_y[4] = {head_dim * n_heads, nt, ns, 1};
+    uint64_t nby[4] = {el, T(g, y)->nb[2], T(g, y)->nb[3], T(g, y)->nb[3]};
+    y = view(g, y, ne_y, nby, 0);
+    int32_t out = mul_mat(g, external(g, d_inner, E, 1), y);
+    return reshape(g, out, E, nt * ns, 1, 1);
+}
+
+/* plamo2's graph: mamba layers and attention layers (a fused Q, K, V projection, Q and K
+ * normed per head), each with norms before and after its mixer and its feed-forward (SwiGLU over
+ * one projection's halves). */
+static int32_t build_plamo2(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, T_ = b->T;
+    for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
+        int32_t residual = x;
+        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
+        if (hp->is_recr[il]) {
+            cur = plamo2_mamba(b, il, cur);
+        } else {
+            int64_t hk = head_k(hp, il), hv = head_v(hp, il), h = hp->n_head[il];
+            int64_t hkv = hp->n_head_kv[il];
+            int32_t all = mul_mat(g, external(g, E, hk * h + (hk + hv) * hkv, 1), cur);
+            if (g->oom)
+                break;
+            uint64_t el = T(g, all)->nb[0], row = T(g, all)->nb[1];
+            int64_t neq[4] = {hk, h, T_, 1}, nek[4] = {hk, hkv, T_, 1}, nev[4] = {hv, hkv, T_, 1};
+            uint64_t nbq[4] = {el, hk * el, row, row * T_}, nbv[4] = {el, hv * el, row, row * T_};
+            int32_t q = view(g, all, neq, nbq, 0);
+            int32_t k = view(g, all, nek, nbq, hk * h * el);
+            int32_t v = view(g, all, nev, nbv, (hk * h + hk * hkv) * el);
+            q = same(g, INPLACE, norm_w(b, q, il, "attn_q_norm.weight", hk), b->pos, NO_TENSOR);
+            k = same(g, INPLACE, norm_w(b, k, il, "attn_k_norm.weight", hk), b->pos, NO_TENSOR);
+            cur = attention(b, il, q, k, v, 0);
+        }
+        cur = norm_w(b, cur, il, "post_attention_norm", E);
+        cur = same(g, INPLACE, cur, residual, NO_TENSOR);
+        residual = cur;
+        cur = norm_w(b, cur, il, "ffn_norm.weight", E);
+        int64_t ff = hp->n_ff[il];
+        int32_t up = mul_mat(g, external(g, E, 2 * ff, 1), cur);
+        int64_t ne_ff[4] = {ff, T_, 1, 1};
+        cur = op(g, NODE, GGUF_DTYPE_F32, ne_ff, up, NO_TENSOR, NO_TENSOR); /* swiglu */
+        cur = mul_mat(g, external(g, ff, E, 1), cur);
+        cur = norm_w(b, cur, il, "post_ffw_norm", E);
+        if (il == (int)hp->n_layer - 1) {
+            int64_t ne[4] = {E, T_, 1, 1};
+            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
+            residual = op(g, NODE, GGUF_DTYPE_F32, ne, residual, b->out_ids, NO_TENSOR);
+        }
+        x = same(g, INPLACE, cur, residual, NO_TENSOR);
+    }
+    x = norm_w(b, x, -1, "output_norm.weight", E);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT;
+    return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+}
+
 /* The architectures with a graph here, and their builders. */
 static const struct {
     const char *arch;
@@ -882,6 +1074,7 @@ static const struct {
 } builders[] = {
     {"phimoe", build_phi3},
     {"gemma4", build_gemma4},
+    {"plamo2", build_plamo2},
 };
 
 int gguf__llama_graph_known(const char *arch) {
@@ -922,6 +1115,16 @@ int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, co
     expand(&g, x);
     expand(&g, embd);
     b.pos = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
+    /* build_rs_inp: which state rows each sequence reads (the batch's sequences first) */
+    b.rs_main = b.rs_extra = NO_TENSOR;
+    for (uint32_t il = 0; il < hp->n_layer && b.rs_main == NO_TENSOR; il++) {
+        if (!hp->is_recr[il])
+            continue;
+        int32_t copy = input(&g, GGUF_DTYPE_I32, p->n_seqs, 1, 1, 1);
+        int64_t ne_main[4] = {p->n_seqs, 1, 1, 1}, ne_extra[4] = {0, 1, 1, 1};
+        b.rs_main = view(&g, copy, ne_main, T(&g, copy)->nb, 0);
+        b.rs_extra = view(&g, copy, ne_extra, T(&g, copy)->nb, (uint64_t)p->n_seqs * 4);
+    }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         int64_t w = (int64_t)hp->n_head_kv[il] * head_v(hp, (int)il);
         b.v_max = w > b.v_max ? w : b.v_max;
