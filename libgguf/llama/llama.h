@@ -236,6 +236,7 @@ typedef struct gguf__llama_graph_params {
     int64_t n_stream; /* caches: 1 when unified, else one per sequence */
     int64_t n_vocab;
     int flash;        /* flash attention */
+    uint32_t type_k, type_v; /* the cache's types (gguf dtypes) */
     /* per cache ([0] full attention's, [1] the sliding layers'): K rotated by a Hadamard
      * matrix (quantized; see llama_estimate.c), given as the head size its rotation divides
      * (0: not rotated), and V rotated */

@@ -129,6 +129,7 @@ static const struct arch_memory {
     {.arch = "phimoe", .kind = MEM_KV, .graph = 1},
     {.arch = "gemma4", .kind = MEM_KV, .graph = 1},
     {.arch = "plamo2", .kind = MEM_HYBRID, .graph = 1},
+    {.arch = "bailingmoe3", .kind = MEM_HYBRID, .graph = 1},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
     {.arch = "gemma3n", .kind = MEM_KV, .per_layer_input = 256}, /* n_embd_altup, a constant */
     {.arch = "hy_v3", .kind = MEM_KV, .nextn_no_cache = 1},
@@ -162,8 +163,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
-                    "allocator places the logits above the masks"},
     {"minimax-m3", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
@@ -749,6 +748,8 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
         .n_stream = p->kv_unified ? 1 : p->n_seq,
         .n_vocab = (int64_t)vocab_size(f),
         .flash = e->flash_attn_used,
+        .type_k = p->type_k,
+        .type_v = p->type_v,
         .k_rot_head = {cache_rotated(e, hp, mla, 0, 0), cache_rotated(e, hp, mla, 0, 1)},
         .v_rot = {cache_rotated(e, hp, mla, 1, 0) != 0, cache_rotated(e, hp, mla, 1, 1) != 0},
     };

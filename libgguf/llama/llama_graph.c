@@ -133,12 +133,16 @@ static int32_t input(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t 
     return r;
 }
 
-/* A weight or a cache: its shape counts, its bytes are elsewhere. */
-static int32_t external(graph *g, int64_t ne0, int64_t ne1, int64_t ne2) {
-    int32_t r = tensor(g, GGUF_DTYPE_F32, ne0, ne1, ne2, 1, LEAF);
+/* A weight or a cache: its shape counts (and for a cache its type), its bytes are elsewhere. */
+static int32_t external_typed(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t ne2) {
+    int32_t r = tensor(g, type, ne0, ne1, ne2, 1, LEAF);
     if (r != NO_TENSOR)
         T(g, r)->flags = T_EXTERNAL;
     return r;
+}
+
+static int32_t external(graph *g, int64_t ne0, int64_t ne1, int64_t ne2) {
+    return external_typed(g, GGUF_DTYPE_F32, ne0, ne1, ne2);
 }
 
 /* An op's result, its sources a, b, c (NO_TENSOR: none). */
@@ -508,32 +512,45 @@ static int32_t store(graph *g, int32_t cache, int32_t x, int32_t ids) {
     return r;
 }
 
-/* build_attn over the KV cache of layer il: Q, K and V rotated when the cache is, expanded
- * (Q, V, K with one cache; Q, K, V with a sliding one beside: llm_graph_input_attn_kv_iswa's
- * order) with the cache's stores, then build_attn_mha, the output's rotation back and the
- * output projection. q, k, v: [head, heads, tokens]; k and v NO_TENSOR for a layer reading
- * another's cache. */
-static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t v, int iswa) {
+/* Which of llama.cpp's attention inputs a layer's build_attn reads. */
+enum attn_kind {
+    ATTN_KV = 0, /* llm_graph_input_attn_kv: Q, V, K expanded in that order */
+    ATTN_KV_ISWA, /* llm_graph_input_attn_kv_iswa: Q, K, V */
+    ATTN_K       /* llm_graph_input_attn_k: a K cache alone (a latent one), V a view of K's
+                    first rows, nothing rotated */
+};
+
+/* build_attn over the KV cache of layer il: Q, K and V rotated when the cache is, expanded with
+ * the cache's stores, then build_attn_mha (V's latent rows projected out by v_mla when given),
+ * and the output's rotation back; returns the attention's output, before the output projection.
+ * q, k, v: [head, heads, tokens]; k and v NO_TENSOR for a layer reading another's cache. */
+static int32_t attention_core(struct build *b, int il, int32_t q, int32_t k, int32_t v,
+                              int kind, int32_t v_mla) {
     graph *g = b->g;
     const gguf__llama_graph_params *p = b->p;
     const gguf__llama_hparams *hp = b->hp;
     const struct kv_in *in = &b->kv[hp->is_swa[il] ? 1 : 0];
-    int64_t hk = head_k(hp, il), hv = head_v(hp, il), hkv = hp->n_head_kv[il];
+    int k_only = kind == ATTN_K;
+    int64_t hk = k_only && k != NO_TENSOR ? T(g, k)->ne[0] : head_k(hp, il);
+    int64_t hv = k_only && v != NO_TENSOR ? T(g, v)->ne[0] : head_v(hp, il);
+    int64_t hkv = k_only ? 1 : hp->n_head_kv[il];
     int64_t ns = p->n_stream, n_kv = in->n_kv, cells = in->n_kv;
     int64_t v_row = p->flash ? hv * hkv : b->v_max;
-    if (in->k_rot != NO_TENSOR) {
-        q = hadamard(b, q, in->k_rot);
+    int32_t k_rot = k_only ? NO_TENSOR : in->k_rot, v_rot = k_only ? NO_TENSOR : in->v_rot;
+    if (k_rot != NO_TENSOR) {
+        q = hadamard(b, q, k_rot);
         if (k != NO_TENSOR)
-            k = hadamard(b, k, in->k_rot);
+            k = hadamard(b, k, k_rot);
     }
-    if (in->v_rot != NO_TENSOR && v != NO_TENSOR)
-        v = hadamard(b, v, in->v_rot);
+    if (v_rot != NO_TENSOR && v != NO_TENSOR)
+        v = hadamard(b, v, v_rot);
     expand(g, q);
     if (k != NO_TENSOR)
-        expand(g, iswa ? k : v), expand(g, iswa ? v : k);
+        expand(g, kind == ATTN_KV_ISWA ? k : v), expand(g, kind == ATTN_KV_ISWA ? v : k);
     if (g->oom)
         return NO_TENSOR;
-    int32_t cache_k = external(g, hk * hkv, cells, ns), cache_v = external(g, v_row, cells, ns);
+    int32_t cache_k = external_typed(g, p->type_k, hk * hkv, cells, ns);
+    int32_t cache_v = k_only ? NO_TENSOR : external_typed(g, p->type_v, v_row, cells, ns);
     if (k != NO_TENSOR) {
         /* the stores: K's rows; V's rows, or with V transposed one element a row (its row
          * padded to the widest layer's) */
@@ -541,6 +558,8 @@ static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t 
         uint64_t row = T(g, k)->nb[2];
         uint64_t nb2[4] = {0, row, row * b->T, row * b->T};
         expand(g, store(g, cache_k, view(g, k, ne2, nb2, 0), in->k_idxs));
+    }
+    if (k != NO_TENSOR && !k_only) {
         int32_t v2;
         const gtensor *t = T(g, v);
         if (p->flash) {
@@ -564,39 +583,77 @@ static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t 
     uint64_t nbq[4] = {0, qt->nb[1], qt->nb[2], qt->nb[3] / (uint64_t)ns};
     q = permute(g, view(g, q, neq, nbq, 0), 0, 2, 1, 3);
     int64_t nek[4] = {hk, hkv, n_kv, ns};
-    uint64_t el_k = T(g, cache_k)->nb[0], el_v = T(g, cache_v)->nb[0];
+    uint64_t el_k = T(g, cache_k)->nb[0];
     uint64_t nbk[4] = {0, el_k * hk, T(g, cache_k)->nb[1], T(g, cache_k)->nb[2]};
-    k = permute(g, view(g, cache_k, nek, nbk, 0), 0, 2, 1, 3);
+    int32_t kview = view(g, cache_k, nek, nbk, 0);
+    k = permute(g, kview, 0, 2, 1, 3);
+    if (k_only && kview != NO_TENSOR) { /* V: the first hv of each K row */
+        int64_t nev[4] = {hv, hkv, n_kv, ns};
+        v = permute(g, view(g, kview, nev, T(g, kview)->nb, 0), 0, 2, 1, 3);
+    }
+    uint64_t el_v = k_only ? 0 : T(g, cache_v)->nb[0];
     int32_t cur;
     if (p->flash) {
-        int64_t nev[4] = {hv, hkv, n_kv, ns};
-        uint64_t nbv[4] = {0, el_v * hv, T(g, cache_v)->nb[1], T(g, cache_v)->nb[2]};
-        v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        if (!k_only) {
+            int64_t nev[4] = {hv, hkv, n_kv, ns};
+            uint64_t nbv[4] = {0, el_v * hv, T(g, cache_v)->nb[1], T(g, cache_v)->nb[2]};
+            v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        }
         if (g->oom)
             return NO_TENSOR;
         int64_t ne[4] = {T(g, v)->ne[0], T(g, q)->ne[2], T(g, q)->ne[1], T(g, q)->ne[3]};
         cur = op(g, NODE, GGUF_DTYPE_F32, ne, q, k, v);
         if (cur != NO_TENSOR)
             T(g, cur)->src[3] = in->mask;
-        cur = reshape(g, cur, ne[0] * ne[1], ne[2] * ne[3], 1, 1);
+        if (v_mla != NO_TENSOR) { /* the latent V's rows projected to V's own */
+            cur = permute(g, mul_mat(g, v_mla, permute(g, cur, 0, 2, 1, 3)), 0, 2, 1, 3);
+            if (cur == NO_TENSOR)
+                return NO_TENSOR;
+            int64_t nec[4];
+            memcpy(nec, T(g, cur)->ne, sizeof nec);
+            cur = op(g, NODE, GGUF_DTYPE_F32, nec, cur, NO_TENSOR, NO_TENSOR); /* cont */
+        }
+        if (cur == NO_TENSOR)
+            return NO_TENSOR;
+        const int64_t *n = T(g, cur)->ne;
+        cur = reshape(g, cur, n[0] * n[1], n[2] * n[3], 1, 1);
     } else {
-        int64_t nev[4] = {n_kv, hkv, hv, ns};
-        uint64_t nbv[4] = {0, el_v * cells * hv, el_v * cells, T(g, cache_v)->nb[2]};
-        v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        if (!k_only) {
+            int64_t nev[4] = {n_kv, hkv, hv, ns};
+            uint64_t nbv[4] = {0, el_v * cells * hv, el_v * cells, T(g, cache_v)->nb[2]};
+            v = permute(g, view(g, cache_v, nev, nbv, 0), 0, 2, 1, 3);
+        } else if (v != NO_TENSOR) { /* not stored transposed: made so */
+            v = permute(g, v, 1, 0, 2, 3);
+            if (v == NO_TENSOR)
+                return NO_TENSOR;
+            int64_t nec[4];
+            memcpy(nec, T(g, v)->ne, sizeof nec);
+            v = op(g, NODE, T(g, v)->type, nec, v, NO_TENSOR, NO_TENSOR); /* cont */
+        }
         int32_t kq = mul_mat(g, k, q);
         kq = same(g, INPLACE, kq, in->mask, NO_TENSOR); /* soft_max_ext */
-        int32_t kqv = permute(g, mul_mat(g, v, kq), 0, 2, 1, 3);
+        int32_t kqv = mul_mat(g, v, kq);
+        if (v_mla != NO_TENSOR)
+            kqv = mul_mat(g, v_mla, kqv);
+        kqv = permute(g, kqv, 0, 2, 1, 3);
         if (kqv == NO_TENSOR)
             return NO_TENSOR;
         cur = contiguous(g, kqv, T(g, kqv)->ne[0] * T(g, kqv)->ne[1],
                          T(g, kqv)->ne[2] * T(g, kqv)->ne[3]);
     }
     expand(g, cur);
-    if (in->v_rot != NO_TENSOR)
-        cur = hadamard(b, cur, in->v_rot);
+    if (v_rot != NO_TENSOR)
+        cur = hadamard(b, cur, v_rot);
+    return cur;
+}
+
+/* attention_core with the output projection (and its bias when there is one). */
+static int32_t attention(struct build *b, int il, int32_t q, int32_t k, int32_t v, int kind) {
+    graph *g = b->g;
+    int32_t cur = attention_core(b, il, q, k, v, kind, NO_TENSOR);
     if (cur == NO_TENSOR)
-        return NO_TENSOR;
-    int64_t E = hp->n_embd;
+        return g->oom = 1, NO_TENSOR;
+    int64_t E = b->hp->n_embd;
     cur = mul_mat(g, external(g, T(g, cur)->ne[0], E, 1), cur);
     return add_bias(b, cur, weight(b, il, "attn_output.bias", E, 1, 1));
 }
@@ -621,19 +678,39 @@ static int32_t experts_mm(struct build *b, int il, const char *name, const int64
     return same(g, INPLACE, r, s, NO_TENSOR);
 }
 
-/* build_moe_ffn with softmax gating over logits (NO_TENSOR: the router's, from x), the
- * chosen experts' weights normalized, gated experts (a GLU op over the gate and up
+/* How an architecture's build_moe_ffn chooses and weighs its experts. */
+struct moe_opts {
+    int32_t logits; /* the router's logits, NO_TENSOR: the layer's ffn_gate_inp over x */
+    int biased;     /* experts chosen by probabilities plus exp_probs_b */
+    int norm;       /* the chosen experts' weights normalized to sum 1 */
+};
+
+/* The architecture's expert_weights_norm (0 when absent). */
+static int weights_norm(const struct build *b) {
+    char key[160];
+    snprintf(key, sizeof key, "%s.expert_weights_norm", b->hp->arch);
+    int64_t i = gguf_kv_find(b->f, key);
+    uint8_t v = 0;
+    return i >= 0 && gguf_value_get_bool_byte(&v, gguf_kv_value(b->f, (size_t)i), NULL) == 0 &&
+           v;
+}
+
+/* build_moe_ffn: the router's probabilities (softmax or sigmoid, both in place), the experts
+ * chosen, their weights (normalized or not), gated experts (a GLU op over the gate and up
  * products, or over the halves of one fused product), the down products weighted and summed. */
-static int32_t moe(struct build *b, int il, int32_t x, int32_t logits) {
+static int32_t moe(struct build *b, int il, int32_t x, struct moe_opts o) {
     graph *g = b->g;
     const gguf__llama_hparams *hp = b->hp;
     int64_t E = hp->n_embd, n_exp = hp->n_expert, used = hp->n_expert_used[il];
     int64_t ff = hp->n_ff_exp[il] ? hp->n_ff_exp[il] : hp->n_ff[il], T_ = b->T;
+    int32_t logits = o.logits;
     if (logits == NO_TENSOR)
         logits = mul_mat(g, external(g, E, n_exp, 1), x);
-    int32_t probs = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR); /* soft_max */
+    int32_t probs = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR); /* soft_max, sigmoid */
+    int32_t chooser = o.biased ? same(g, INPLACE, probs, external(g, n_exp, 1, 1), NO_TENSOR)
+                               : probs;
     int64_t ne_ids[4] = {n_exp, T_, 1, 1};
-    int32_t sorted = op(g, NODE, GGUF_DTYPE_I32, ne_ids, probs, NO_TENSOR, NO_TENSOR);
+    int32_t sorted = op(g, NODE, GGUF_DTYPE_I32, ne_ids, chooser, NO_TENSOR, NO_TENSOR);
     if (sorted == NO_TENSOR)
         return NO_TENSOR;
     int64_t ne_top[4] = {used, T_, 1, 1};
@@ -641,12 +718,14 @@ static int32_t moe(struct build *b, int il, int32_t x, int32_t logits) {
     int32_t probs3 = reshape(g, probs, 1, n_exp, T_, 1);
     int64_t ne_w[4] = {1, used, T_, 1};
     int32_t w = op(g, NODE, GGUF_DTYPE_F32, ne_w, probs3, selected, NO_TENSOR); /* get_rows */
-    w = reshape(g, w, used, T_, 1, 1);
-    int64_t ne_sum[4] = {1, T_, 1, 1};
-    int32_t sum = op(g, NODE, GGUF_DTYPE_F32, ne_sum, w, NO_TENSOR, NO_TENSOR);
-    sum = same(g, INPLACE, sum, NO_TENSOR, NO_TENSOR); /* clamp */
-    w = same(g, INPLACE, w, sum, NO_TENSOR);             /* div */
-    w = reshape(g, w, 1, used, T_, 1);
+    if (o.norm) {
+        w = reshape(g, w, used, T_, 1, 1);
+        int64_t ne_sum[4] = {1, T_, 1, 1};
+        int32_t sum = op(g, NODE, GGUF_DTYPE_F32, ne_sum, w, NO_TENSOR, NO_TENSOR);
+        sum = same(g, INPLACE, sum, NO_TENSOR, NO_TENSOR); /* clamp */
+        w = same(g, INPLACE, w, sum, NO_TENSOR);             /* div */
+        w = reshape(g, w, 1, used, T_, 1);
+    }
     expand(g, w);
     x = reshape(g, x, E, 1, T_, 1);
     int32_t up, gate;
@@ -736,7 +815,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         q = same(g, INPLACE, q, b->pos, NO_TENSOR); /* rope */
         k = same(g, INPLACE, k, b->pos, NO_TENSOR);
         q = same(g, INPLACE, q, NO_TENSOR, NO_TENSOR); /* scale */
-        int32_t cur = attention(b, (int)il, q, k, v, 0);
+        int32_t cur = attention(b, (int)il, q, k, v, ATTN_KV);
         if (il == hp->n_layer - 1) { /* only the outputs' rows on */
             int64_t ne[4] = {E, b->T, 1, 1};
             cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
@@ -745,7 +824,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         cur = same(g, INPLACE, cur, residual, NO_TENSOR);
         residual = cur;
         cur = rms_norm(b, cur, (int)il, "ffn_norm");
-        cur = moe(b, (int)il, cur, NO_TENSOR);
+        cur = moe(b, (int)il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
         x = same(g, INPLACE, residual, cur, NO_TENSOR);
     }
     x = rms_norm(b, x, -1, "output_norm");
@@ -828,7 +907,7 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
             v = same(g, INPLACE, reshape(g, vp, hd, hkv, T_, 1), NO_TENSOR, NO_TENSOR);
             k = same(g, INPLACE, k, b->pos, NO_TENSOR);
         }
-        cur = attention(b, il, q, k, v, 1);
+        cur = attention(b, il, q, k, v, ATTN_KV_ISWA);
         cur = norm_w(b, cur, il, "post_attention_norm.weight", E);
         int32_t attn_out = same(g, INPLACE, cur, x, NO_TENSOR);
         cur = norm_w(b, attn_out, il, "ffn_norm.weight", E);
@@ -842,7 +921,8 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
             r = same(g, INPLACE, same(g, INPLACE, r, NO_TENSOR, NO_TENSOR),
                      external(g, E, 1, 1), NO_TENSOR);
             r = mul_mat(g, external(g, E, hp->n_expert, 1), r);
-            int32_t ex = norm_w(b, moe(b, il, in, r), il, "post_ffw_norm_2.weight", E);
+            int32_t ex = norm_w(b, moe(b, il, in, (struct moe_opts){r, 0, 1}), il,
+                                "post_ffw_norm_2.weight", E);
             cur = same(g, INPLACE, cur, ex, NO_TENSOR);
         }
         cur = norm_w(b, cur, il, "post_ffw_norm.weight", E);
@@ -1041,7 +1121,7 @@ static int32_t build_plamo2(struct build *b, int32_t x) {
             int32_t v = view(g, all, nev, nbv, (hk * h + hk * hkv) * el);
             q = same(g, INPLACE, norm_w(b, q, il, "attn_q_norm.weight", hk), b->pos, NO_TENSOR);
             k = same(g, INPLACE, norm_w(b, k, il, "attn_k_norm.weight", hk), b->pos, NO_TENSOR);
-            cur = attention(b, il, q, k, v, 0);
+            cur = attention(b, il, q, k, v, ATTN_KV);
         }
         cur = norm_w(b, cur, il, "post_attention_norm", E);
         cur = same(g, INPLACE, cur, residual, NO_TENSOR);
@@ -1067,6 +1147,170 @@ static int32_t build_plamo2(struct build *b, int32_t x) {
     return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
 }
 
+/* A dimension of layer il's tensor NAME as the file has it, or 0. */
+static int64_t tensor_dim(const struct build *b, int il, const char *name, int d) {
+    char full[96];
+    snprintf(full, sizeof full, "blk.%d.%s", il, name);
+    int64_t i = gguf_tensor_find(b->f, full);
+    if (i < 0)
+        return 0;
+    gguf_tensor_info t;
+    gguf_tensor_get(&t, b->f, (size_t)i);
+    return d < (int)t.n_dims && t.dims[d] <= INT32_MAX ? (int64_t)t.dims[d] : 0;
+}
+
+/* bailingmoe3's short convolution of Q, K or V (which: 0, 1, 2) in a delta-attention layer:
+ * the projection's rows after the last d_conv-1 inputs (this one's third of the state's
+ * rows), the newest kept, convolved and activated; [head, heads, tokens per sequence,
+ * sequences]. */
+static int32_t kda_conv(struct build *b, int il, int32_t conv_all, int which, int32_t x,
+                        int64_t head_dim) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, n_head = hp->n_head[il], d_inner = head_dim * n_head;
+    int64_t d_conv = hp->ssm_d_conv, ns = b->p->n_seqs, nt = b->T / ns;
+    int64_t part = (d_conv - 1) * d_inner;
+    if (conv_all == NO_TENSOR)
+        return g->oom = 1, NO_TENSOR;
+    uint64_t el = T(g, conv_all)->nb[0];
+    int64_t ne_s[4] = {d_conv - 1, d_inner, ns, 1};
+    uint64_t nb_s[4] = {el, (d_conv - 1) * el, 3 * part * el, 3 * part * el * ns};
+    int32_t state = view(g, conv_all, ne_s, nb_s, which * part * el);
+    int32_t xp = reshape(g, mul_mat(g, external(g, E, d_inner, 1), x), d_inner, nt, ns, 1);
+    int32_t xt = permute(g, xp, 1, 0, 2, 3);
+    if (g->oom)
+        return NO_TENSOR;
+    int64_t ne_cx[4] = {d_conv - 1 + nt, d_inner, ns, 1};
+    int32_t conv_x = op(g, NODE, GGUF_DTYPE_F32, ne_cx, state, xt, NO_TENSOR); /* concat */
+    if (conv_x == NO_TENSOR)
+        return NO_TENSOR;
+    int32_t snap = view(g, conv_x, ne_s, T(g, conv_x)->nb, nt * T(g, conv_x)->nb[0]);
+    expand(g, into(g, external(g, d_conv - 1, d_inner, ns), snap));
+    int32_t w = reshape(g, external(g, d_conv, 1, d_inner), d_conv, d_inner, 1, 1);
+    int64_t ne_c[4] = {d_inner, nt, ns, 1};
+    int32_t out = op(g, NODE, GGUF_DTYPE_F32, ne_c, conv_x, w, NO_TENSOR); /* ssm_conv */
+    out = same(g, INPLACE, reshape(g, out, d_inner, b->T, 1, 1), NO_TENSOR, NO_TENSOR); /* silu */
+    return reshape(g, out, head_dim, n_head, nt, ns);
+}
+
+/* bailingmoe3's graph: delta-attention layers (Q, K, V short convolutions, a gated delta net
+ * over the state, normed and gated output) and latent-attention layers over a K cache alone
+ * (Q through a low-rank projection, V's latent rows projected per head, a sigmoid gate per
+ * head); dense feed-forward in the leading layers, then experts chosen by sigmoid plus a bias
+ * beside a shared one. */
+static int32_t build_bailingmoe3(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, T_ = b->T, ns = b->p->n_seqs, nt = T_ / ns;
+    int64_t hd = hp->kda_head_dim, n_rot = arch_u64(b, "rope.dimension_count");
+    int64_t qk = hp->n_embd_head_k_mla, vh = hp->n_embd_head_v_mla, lora = hp->n_lora_kv;
+    int64_t nope = qk - n_rot;
+    for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
+        int64_t n_head = hp->n_head[il], d_inner = hd * n_head;
+        int32_t inp_sa = x;
+        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
+        if (hp->is_recr[il]) {
+            int64_t d_conv = hp->ssm_d_conv;
+            int32_t conv = recurrent_rows(b, 3 * (d_conv - 1) * d_inner, NULL, NULL);
+            int32_t q = kda_conv(b, il, conv, 0, cur, hd);
+            int32_t k = kda_conv(b, il, conv, 1, cur, hd);
+            int32_t v = kda_conv(b, il, conv, 2, cur, hd);
+            int32_t gate = same(g, INPLACE, mul_mat(g, external(g, E, d_inner, 1), cur),
+                                external(g, d_inner, 1, 1), NO_TENSOR);
+            gate = reshape(g, gate, hd, n_head, T_, 1);
+            int32_t a = reshape(g, external(g, 1, n_head, 1), 1, n_head, 1, 1);
+            gate = same(g, INPLACE, same(g, INPLACE, same(g, INPLACE, gate, a, NO_TENSOR),
+                                         NO_TENSOR, NO_TENSOR),
+                        NO_TENSOR, NO_TENSOR); /* mul, sigmoid, scale */
+            gate = reshape(g, gate, hd, n_head, nt, ns);
+            int32_t beta = mul_mat(g, external(g, E, n_head, 1), cur);
+            beta = same(g, INPLACE, reshape(g, beta, 1, n_head, nt, ns), NO_TENSOR, NO_TENSOR);
+            q = same(g, NODE, q, NO_TENSOR, NO_TENSOR); /* l2_norm */
+            k = same(g, NODE, k, NO_TENSOR, NO_TENSOR);
+            int32_t state = recurrent_rows(b, hd * hd * n_head, NULL, NULL);
+            state = reshape(g, state, hd, hd, n_head, ns);
+            int64_t ne_gdn[4] = {hd * n_head, T_ + hd * ns, 1, 1};
+            int32_t gdn = op(g, NODE, GGUF_DTYPE_F32, ne_gdn, q, k, v); /* gated_delta_net */
+            if (g->oom)
+                break;
+            gtensor *t = T(g, gdn);
+            t->src[3] = gate, t->src[4] = beta, t->src[5] = state;
+            uint64_t el = t->nb[0];
+            int64_t ne_st[4] = {hd, hd, n_head, ns}, ne_o[4] = {hd, n_head, nt, ns};
+            uint64_t nb_st[4] = {el, hd * el, hd * hd * el, hd * hd * n_head * el};
+            uint64_t nb_o[4] = {el, hd * el, hd * n_head * el, hd * n_head * nt * el};
+            int32_t next = view(g, gdn, ne_st, nb_st, (uint64_t)(hd * n_head * T_) * el);
+            expand(g, into(g, external(g, hd * hd * n_head, ns, 1), next));
+            int32_t out = view(g, gdn, ne_o, nb_o, 0);
+            out = same(g, NODE, out, NO_TENSOR, NO_TENSOR); /* cont */
+            int32_t og = reshape(g, mul_mat(g, external(g, E, d_inner, 1), cur), hd, n_head, T_, 1);
+            out = norm_w(b, reshape(g, out, hd, n_head, T_, 1), il, "ssm_norm.weight", hd);
+            out = same(g, INPLACE, out, same(g, INPLACE, og, NO_TENSOR, NO_TENSOR), NO_TENSOR);
+            out = contiguous(g, out, d_inner, T_);
+            cur = mul_mat(g, external(g, d_inner, E, 1), out);
+        } else {
+            int32_t attn_in = cur, q_all;
+            if (weight(b, il, "attn_q_a.weight", 1, 1, 1) != NO_TENSOR) {
+                int64_t ql = tensor_dim(b, il, "attn_q_a.weight", 1);
+                q_all = mul_mat(g, external(g, E, ql, 1), cur);
+                q_all = norm_w(b, q_all, il, "attn_q_a_norm.weight", ql);
+                q_all = mul_mat(g, external(g, ql, qk * n_head, 1), q_all);
+            } else {
+                q_all = mul_mat(g, external(g, E, qk * n_head, 1), cur);
+            }
+            int32_t kv_all = mul_mat(g, external(g, E, lora + n_rot, 1), cur);
+            if (g->oom)
+                break;
+            uint64_t el = T(g, q_all)->nb[0];
+            int64_t ne_qn[4] = {nope, n_head, T_, 1}, ne_qp[4] = {n_rot, n_head, T_, 1};
+            uint64_t nb_q[4] = {el, qk * el, qk * n_head * el, qk * n_head * T_ * el};
+            int32_t q_nope = view(g, q_all, ne_qn, nb_q, 0);
+            int32_t q_pe = view(g, q_all, ne_qp, nb_q, nope * el);
+            int64_t ne_kv[4] = {lora, T_, 1, 1}, ne_kp[4] = {n_rot, 1, T_, 1};
+            uint64_t row = (lora + n_rot) * el;
+            uint64_t nb_kv[4] = {el, row, row * T_, row * T_}, nb_kp[4] = {el, row, row, row * T_};
+            int32_t kv = view(g, kv_all, ne_kv, nb_kv, 0);
+            int32_t k_pe = view(g, kv_all, ne_kp, nb_kp, lora * el);
+            q_pe = same(g, INPLACE, q_pe, b->pos, NO_TENSOR); /* rope */
+            k_pe = same(g, INPLACE, k_pe, b->pos, NO_TENSOR);
+            kv = norm_w(b, kv, il, "attn_kv_a_norm.weight", lora);
+            q_nope = permute(g, q_nope, 0, 2, 1, 3);
+            q_nope = permute(g, mul_mat(g, external(g, nope, lora, n_head), q_nope), 0, 2, 1, 3);
+            if (g->oom)
+                break;
+            int64_t ne_q[4] = {lora + n_rot, n_head, T_, 1}, ne_k[4] = {lora + n_rot, 1, T_, 1};
+            int32_t q = op(g, NODE, GGUF_DTYPE_F32, ne_q, q_nope, q_pe, NO_TENSOR); /* concat */
+            kv = reshape(g, kv, lora, 1, T_, 1);
+            int32_t k = op(g, NODE, GGUF_DTYPE_F32, ne_k, kv, k_pe, NO_TENSOR);
+            cur = attention_core(b, il, q, k, kv, ATTN_K, external(g, lora, vh, n_head));
+            int32_t gate = mul_mat(g, external(g, E, n_head, 1), attn_in);
+            gate = same(g, INPLACE, reshape(g, gate, 1, n_head, T_, 1), NO_TENSOR, NO_TENSOR);
+            cur = same(g, INPLACE, reshape(g, cur, vh, n_head, T_, 1), gate, NO_TENSOR);
+            cur = mul_mat(g, external(g, vh * n_head, E, 1), contiguous(g, cur, vh * n_head, T_));
+        }
+        int32_t ffn_inp = same(g, INPLACE, cur, inp_sa, NO_TENSOR);
+        cur = norm_w(b, ffn_inp, il, "ffn_norm.weight", E);
+        if ((uint32_t)il < hp->n_layer_dense_lead) {
+            cur = ffn_gated(b, cur, hp->n_ff[il]);
+        } else {
+            int32_t ex = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 1, weights_norm(b)});
+            int32_t sh = ffn_gated(b, cur, tensor_dim(b, il, "ffn_up_shexp.weight", 1));
+            cur = same(g, INPLACE, ex, sh, NO_TENSOR);
+        }
+        x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
+    }
+    x = norm_w(b, x, -1, "output_norm.weight", E);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
+    int64_t ne[4] = {E, T_, 1, 1};
+    x = op(g, NODE, GGUF_DTYPE_F32, ne, x, b->out_ids, NO_TENSOR);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT;
+    return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+}
+
 /* The architectures with a graph here, and their builders. */
 static const struct {
     const char *arch;
@@ -1075,6 +1319,7 @@ static const struct {
     {"phimoe", build_phi3},
     {"gemma4", build_gemma4},
     {"plamo2", build_plamo2},
+    {"bailingmoe3", build_bailingmoe3},
 };
 
 int gguf__llama_graph_known(const char *arch) {

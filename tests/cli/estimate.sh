@@ -174,6 +174,18 @@ model gemma4-moe-fused gemma4 llama-spm --scale 4 $(llama_graph_opts gemma4) $g4
 # last inputs and the batch, the selective scan) between attention layers with a fused projection
 model plamo2-wide plamo2 llama-spm --scale 4 --layers 4 --set plamo2.ssm.group_count=u32:0 \
     --set "plamo2.attention.head_count_kv=u32:[0,2,0,2]"
+# bailingmoe3, its placement replayed: delta-attention layers (short convolutions of Q, K and V,
+# a gated delta net over the state) and latent attention over a K cache alone, experts beside a
+# shared one; heads wide enough for quantized caches, and a second with wider delta heads, two
+# dense leading layers and the experts' weights normalized
+# shellcheck disable=SC2046 # options without spaces
+model bailingmoe3-wide bailingmoe3 llama-spm --scale 4 --layers 3 $(llama_graph_opts bailingmoe3 4) \
+    --set "bailingmoe3.attention.head_count_kv=u32:[0,1,0]"
+# shellcheck disable=SC2046
+model bailingmoe3-norm bailingmoe3 llama-spm --scale 4 --layers 4 $(llama_graph_opts bailingmoe3 4) \
+    --set "bailingmoe3.attention.head_count_kv=u32:[0,0,1,1]" \
+    --set bailingmoe3.expert_weights_norm=bool:true --set bailingmoe3.kda.head_dim=u32:32 \
+    --set bailingmoe3.leading_dense_block_count=u32:2
 # a long training context, for --fit
 model llama-long llama llama-spm --layers 4 --set llama.context_length=u32:131072
 LLAMA="$CORPUS/models/tiny-llama-e256-Q4_K_M.gguf"
@@ -206,8 +218,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 136 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 136 it knew"
+[ "$n_known" -ge 137 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 137 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else

@@ -42,8 +42,9 @@ UBATCH = [512, 128]
 # at their projection, logits placed above the inputs and in the block the masks leave, chameleon's
 # logits copied once more, and a graph whose placement is replayed: phimoe's, with its final hidden
 # states above the mask or in its block, by flash attention and by the rotations of quantized K and
-# V caches, gemma4's, with sliding and shared caches, per-layer inputs and experts, and plamo2's
-# mamba layers' states and scans)
+# V caches, gemma4's, with sliding and shared caches, per-layer inputs and experts, plamo2's
+# mamba layers' states and scans, and bailingmoe3's delta attention and latent attention over a
+# K cache alone)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -104,12 +105,15 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("gemma4-moe.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "on", 512),
          ("gemma4-moe-fused.gguf", 1000, "f16", "f16", "off", 1, "on", "off", 512),
          ("plamo2-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 128),
-         ("plamo2-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "off", 512)]
+         ("plamo2-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "off", 512),
+         ("bailingmoe3-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
+         ("bailingmoe3-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "off", 128),
+         ("bailingmoe3-norm.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 512)]
 
 
 # models whose compute comes from the replay of ggml-alloc's placement of a modelled graph
 # (libgguf/llama/llama_graph.c): equal to llama.cpp's, not within 10%
-REPLAYED = ("phimoe", "gemma4", "plamo2")
+REPLAYED = ("phimoe", "gemma4", "plamo2", "bailingmoe3")
 
 
 def replayed(model):
