@@ -19,6 +19,9 @@
  * each (a constant of its graph, not of the file) */
 #define CHAMELEON_IMG_ROW ((uint64_t)8192 * 4)
 #define CTX_PAD 256       /* llama_context pads n_ctx (and n_ctx_seq) to this */
+/* block-sparse attention's axis of positions: at least this many, padded to this (while
+ * reserving, the cache empty, this many) */
+#define POS_PAD 256
 #define BUF_ALIGN 32      /* the CPU buffer's alignment of each tensor */
 
 /* How an architecture keeps its context, as create_memory builds it. */
@@ -34,7 +37,8 @@ enum memory_kind {
 enum indexer_kind {
     INDEXER_NONE = 0,
     INDEXER_ALL,  /* every layer that runs */
-    INDEXER_FULL  /* those attention.indexer.types marks full (the others reuse its picks) */
+    INDEXER_FULL, /* those attention.indexer.types marks full (the others reuse its picks) */
+    INDEXER_SPARSE /* those past the leading dense ones (block-sparse attention's) */
 };
 
 /* Where ggml's allocator puts the logits: the graph's last layer keeps a tensor alive above the
@@ -77,6 +81,13 @@ static const struct arch_memory {
                            sparse-attention indexer's key cache (one head of
                            indexer.key_length, the K cache's type), and a top-k mask over the
                            cells in each layer's graph */
+    uint8_t block_sparse; /* the indexer picks blocks of positions for each token and key head
+                             (minimax-m3's graph): instead of a top-k mask over the cells, each
+                             stream's block picks spread over its cells, twice, beside the mask
+                             in f32 */
+    uint8_t indexer_kv; /* the indexer's cache is a whole llama_kv_cache of one head: beside
+                           its keys, values as wide as the model's heads (stored transposed, and
+                           as wide as the widest, without flash attention) */
     uint8_t cache_unread; /* create_memory's KV cache, which the graph never reads: it attends
                              over the batch alone and gives no logits (an encoder's graph) */
     uint8_t rel_bias; /* a relative position bias added to the scores (t5's): no flash
@@ -130,6 +141,8 @@ static const struct arch_memory {
     {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
     {.arch = "glm-dsa", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
     {.arch = "dots3note", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
+    {.arch = "minimax-m3", .kind = MEM_KV, .indexer = INDEXER_SPARSE, .indexer_kv = 1,
+     .block_sparse = 1},
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
@@ -164,7 +177,6 @@ static const struct {
                "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
                     "allocator places the logits above the masks"},
-    {"minimax-m3", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
@@ -323,6 +335,10 @@ static int check_params(const gguf__llama_hparams *hp, const struct arch_memory 
                           gguf_dtype_name(p->type_v),
                           am->no_flash ? "which llama.cpp turns off for this architecture"
                                    : "-fa on or auto");
+    if (am->block_sparse && hp->indexer_block_size == 0)
+        return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                          "%s.attention.indexer.block_size is absent or 0: llama.cpp fails an "
+                          "assertion loading the model", hp->arch);
     if (am->rel_bias && !am->cache_unread && !p->kv_unified && p->n_seq > 1)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "%s's relative position bias spans one stream of the cache: llama.cpp "
@@ -410,10 +426,11 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
     }
     e->n_swa_cells = any_swa ? cells_swa : 0;
     /* without flash attention V is stored transposed, every layer as wide as the widest */
-    uint64_t v_max = 0;
+    uint64_t v_max = 0, v_head_max = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t w = (uint64_t)head_v(hp, il) * hp->n_head_kv[il];
         v_max = w > v_max ? w : v_max;
+        v_head_max = head_v(hp, il) > v_head_max ? head_v(hp, il) : v_head_max;
     }
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
@@ -428,10 +445,17 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
         l->k = aligned(ovf, mul(ovf, row_size(p->type_k, k), n));
         l->v = mla ? 0 : aligned(ovf, mul(ovf, row_size(p->type_v, v), n));
         int indexed = am->indexer == INDEXER_ALL ||
-                      (am->indexer == INDEXER_FULL && hp->is_indexer_full[il]);
+                      (am->indexer == INDEXER_FULL && hp->is_indexer_full[il]) ||
+                      (am->indexer == INDEXER_SPARSE && il >= hp->n_layer_dense_lead);
         if (indexed) /* the indexer's keys: a cache of their own, K only */
             l->k = add(ovf, l->k,
                        aligned(ovf, mul(ovf, row_size(p->type_k, hp->indexer_head_size), n)));
+        if (indexed && am->indexer_kv) /* and its one head's values */
+            l->v = add(ovf, l->v,
+                       aligned(ovf, mul(ovf, row_size(p->type_v, e->flash_attn_used
+                                                                     ? head_v(hp, il)
+                                                                     : v_head_max),
+                                        n)));
         e->context = add(ovf, e->context, add(ovf, l->k, l->v));
     }
 }
@@ -568,8 +592,21 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (am->cross) /* the encoder's output and its mask: the training context's rows */
         in = add(ovf, in, add(ovf, mul4(ovf, hp->n_embd, hp->n_ctx_train, 4, 1),
                               mul4(ovf, hp->n_ctx_train, T, mask_elem, 1)));
-    if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
+    int top_k_mask = am->indexer && !am->block_sparse;
+    if (top_k_mask) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
+    /* block-sparse attention, which the graph runs with flash attention and, for several
+     * sequences, a cache per sequence (else it attends densely, as any other): its inputs are,
+     * over the axis of positions (POS_PAD while reserving, padded to whole blocks), a mask and
+     * the local blocks' bias per token and the positions' cells per stream, and each stream's
+     * cells' blocks */
+    int block_sparse = am->block_sparse && flash && (p->n_seq == 1 || !p->kv_unified);
+    uint32_t sparse_before = 0;
+    if (block_sparse) {
+        uint64_t blk = hp->indexer_block_size, n_ps = pad(POS_PAD, blk), n_blk = n_ps / blk;
+        in = add(ovf, in, add(ovf, mul4(ovf, add(ovf, n_ps, n_blk), T, 4, 1),
+                              mul4(ovf, add(ovf, n_ps, kv_full), n_stream, 4, 1)));
+    }
     /* per-layer inputs: the selected slices, alive through every layer; below them their
      * projection's intermediates leave a hole as large, which the layers' larger tensors fill
      * or not, by the cache's shape: half of it is counted, so that either way the error is
@@ -640,8 +677,18 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
          * flash attention, in the first indexed layer ggml's allocator puts the refilled mask
          * (f32) where the indexer's f32 scores were; from the second on, and with flash
          * attention's f16 masks, both add to the peak (as llama-mem shows). */
-        if (am->indexer && !e->layer[il].swa)
+        if (top_k_mask && !e->layer[il].swa)
             a = add(ovf, a, mul4(ovf, indexed_before++ || flash ? 2 : 1, n_kv, T, mask_elem));
+        /* block-sparse layers, one stream at a time: the picks spread over the stream's cells,
+         * per token and key head (f32), gathered and then made contiguous transposed; the mask
+         * cast to f32 for all streams once, after the first stream's picks are freed, and alive
+         * to the last sparse layer */
+        if (block_sparse && il >= hp->n_layer_dense_lead) {
+            uint64_t picks = mul4(ovf, T / n_stream, hp->n_head_kv[il], n_kv, 4);
+            a = add(ovf, a, mul(ovf, 2, picks));
+            if (sparse_before++ > 0 || n_stream > 1)
+                a = add(ovf, a, mul4(ovf, n_kv, T, 4, 1));
+        }
         /* an encoder's mask is freed after the last layer of its kind, and its block reused
          * (the decoders' bounds keep every mask to the end) */
         uint64_t in_attn = in, in_ffn = in;

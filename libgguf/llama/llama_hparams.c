@@ -413,6 +413,7 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->n_embd_head_v_mla, &r, "attention.value_length_mla");
 
     get_u32(&hp->indexer_head_size, &r, "attention.indexer.key_length");
+    get_u32(&hp->indexer_block_size, &r, "attention.indexer.block_size");
 
     read_array(hp->compress_ratio, &r, "attention.compress_ratios");
 
