@@ -85,6 +85,11 @@ static const struct arch_memory {
                              (minimax-m3's graph): instead of a top-k mask over the cells, each
                              stream's block picks spread over its cells, twice, beside the mask
                              in f32 */
+    uint8_t pooled_blocks; /* the indexer scores blocks of attention.compress_ratios cells by
+                              their pooled keys (qwen4exp's graph, in the attention layers with
+                              a ratio): instead of a top-k mask over the cells, the blocks' keys
+                              gathered, their scores per query head, or the scores' sum spread
+                              over the cells (f32), each beside a copy */
     uint8_t indexer_kv; /* the indexer's cache is a whole llama_kv_cache of one head: beside
                            its keys, values as wide as the model's heads (stored transposed, and
                            as wide as the widest, without flash attention) */
@@ -151,6 +156,8 @@ static const struct arch_memory {
     {.arch = "nemotron_h_moe", .kind = MEM_HYBRID, .ffn_no_cache = 1,
      .out_place = OUT_ABOVE_NO_FLASH},
     {.arch = "falcon-h1", .kind = MEM_HYBRID, .attn_and_recr = 1},
+    {.arch = "qwen4exp", .kind = MEM_HYBRID, .nextn_no_cache = 1, .indexer = INDEXER_ALL,
+     .indexer_kv = 1, .pooled_blocks = 1},
     REC("mamba"),     REC("mamba2"),      REC("rwkv7"),      REC("rwkv6"),
     REC("rwkv6qwen2"), REC("arwkv7"),
     HYB("lfm2"),      HYB("lfm2moe"),     HYB("qwen3next"),  HYB("qwen35"),
@@ -177,7 +184,6 @@ static const struct {
                "allocator places the logits above the masks for some batch splits"},
     {"bailingmoe3", "its compute buffer is not modelled within 10% yet: for long contexts ggml's "
                     "allocator places the logits above the masks"},
-    {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
 
@@ -493,6 +499,9 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
         if (!hp->is_recr[il] || layer_ffn_only(hp, am, il))
             continue; /* a hybrid's attention layer, or a feed-forward */
         l->r = aligned(ovf, mul4(ovf, n_r, rows, 4, 1));
+        /* qwen4exp's n-gram embeddings: their convolution's history, a tensor of its own */
+        if (hp->ple_conv_state != 0 && il == hp->ple_layer)
+            l->r = add(ovf, l->r, aligned(ovf, mul4(ovf, hp->ple_conv_state, rows, 4, 1)));
         l->s = aligned(ovf, mul4(ovf, n_s, rows, 4, 1));
         e->context = add(ovf, e->context, add(ovf, l->r, l->s));
     }
@@ -592,7 +601,7 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (am->cross) /* the encoder's output and its mask: the training context's rows */
         in = add(ovf, in, add(ovf, mul4(ovf, hp->n_embd, hp->n_ctx_train, 4, 1),
                               mul4(ovf, hp->n_ctx_train, T, mask_elem, 1)));
-    int top_k_mask = am->indexer && !am->block_sparse;
+    int top_k_mask = am->indexer && !am->block_sparse && !am->pooled_blocks;
     if (top_k_mask) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
     /* block-sparse attention, which the graph runs with flash attention and, for several
@@ -606,6 +615,20 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
         uint64_t blk = hp->indexer_block_size, n_ps = pad(POS_PAD, blk), n_blk = n_ps / blk;
         in = add(ovf, in, add(ovf, mul4(ovf, add(ovf, n_ps, n_blk), T, 4, 1),
                               mul4(ovf, add(ovf, n_ps, kv_full), n_stream, 4, 1)));
+    }
+    /* the pooled blocks' inputs, one set per ratio: each block's bias per token (f32), and per
+     * stream each cell's block, each block's cells and four positions */
+    for (uint32_t il = 0; am->pooled_blocks && il < hp->n_layer; il++) {
+        uint64_t r = hp->compress_ratio[il];
+        int seen = 0;
+        for (uint32_t j = 0; j < il; j++)
+            seen |= !hp->is_recr[j] && hp->compress_ratio[j] == r;
+        if (hp->is_recr[il] || r == 0 || seen)
+            continue;
+        uint64_t n_blocks = (kv_full + r - 1) / r;
+        in = add(ovf, in, add(ovf, mul4(ovf, n_blocks, T, 4, 1),
+                              mul4(ovf, add(ovf, kv_full, mul(ovf, add(ovf, r, 4), n_blocks)),
+                                   n_stream, 4, 1)));
     }
     /* per-layer inputs: the selected slices, alive through every layer; below them their
      * projection's intermediates leave a hole as large, which the layers' larger tensors fill
@@ -679,11 +702,26 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
          * attention's f16 masks, both add to the peak (as llama-mem shows). */
         if (top_k_mask && !e->layer[il].swa)
             a = add(ovf, a, mul4(ovf, indexed_before++ || flash ? 2 : 1, n_kv, T, mask_elem));
+        /* the pooled blocks, three steps in turn: the blocks' keys gathered (f32) and summed a
+         * slice at a time; the pooled keys normed and roped (the norm's block left free below)
+         * and scored per query head, rectified into a copy; the scores' sum spread over the
+         * cells, made contiguous, and the mask added (in f32) */
+        if (am->pooled_blocks && layer_attends(hp, am, il) && il < hp->n_layer &&
+            hp->compress_ratio[il] > 0) {
+            uint64_t r = hp->compress_ratio[il], n_blocks = (n_kv + r - 1) / r;
+            uint64_t pooled = mul4(ovf, hp->indexer_head_size, n_blocks, n_stream, 4);
+            uint64_t gathered = add(ovf, mul(ovf, r, pooled), mul(ovf, 2, pooled));
+            uint64_t scored = mul(ovf, 2, add(ovf, mul4(ovf, n_blocks, hp->indexer_n_head, T, 4),
+                                              pooled));
+            uint64_t spread = mul4(ovf, 2, n_kv, T, 4);
+            uint64_t step = gathered > scored ? gathered : scored;
+            a = add(ovf, a, step > spread ? step : spread);
+        }
         /* block-sparse layers, one stream at a time: the picks spread over the stream's cells,
          * per token and key head (f32), gathered and then made contiguous transposed; the mask
          * cast to f32 for all streams once, after the first stream's picks are freed, and alive
          * to the last sparse layer */
-        if (block_sparse && il >= hp->n_layer_dense_lead) {
+        if (block_sparse && il >= hp->n_layer_dense_lead && il < hp->n_layer) {
             uint64_t picks = mul4(ovf, T / n_stream, hp->n_head_kv[il], n_kv, 4);
             a = add(ovf, a, mul(ovf, 2, picks));
             if (sparse_before++ > 0 || n_stream > 1)

@@ -38,10 +38,10 @@ UBATCH = [512, 128]
 # cache and a state in every layer, a delta-attention state, layers reading earlier layers' caches,
 # a diffusion model's logits and unclamped batch, sparse-attention indexers' caches and top-k masks,
 # with and without flash attention, an indexer in some layers only, and in one layer only, beside a
-# sliding one, block-sparse attention's picks per stream beside the mask's f32 copy, gemma3n's
-# per-layer inputs beside full-size sliding caches, at a layer's scores and at their projection,
-# logits placed above the inputs and in the block the masks leave, chameleon's logits copied once
-# more)
+# sliding one, block-sparse attention's picks per stream beside the mask's f32 copy, pooled
+# blocks' scores and gathered keys per stream, gemma3n's per-layer inputs beside full-size sliding
+# caches, at a layer's scores and at their projection, logits placed above the inputs and in the
+# block the masks leave, chameleon's logits copied once more)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -94,7 +94,9 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("dots3note-long.gguf", 0, "f16", "f16", "off", 1, "on", "off", 512),
          ("dots3note-long.gguf", 0, "f16", "f16", "on", 2, "off", "on", 128),
          ("minimax-m3-long.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
-         ("minimax-m3-long.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128)]
+         ("minimax-m3-long.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128),
+         ("qwen4exp-long.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("qwen4exp-long.gguf", 0, "q8_0", "q8_0", "on", 4, "off", "off", 128)]
 
 
 def has_swa(edit, model):
