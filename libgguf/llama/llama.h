@@ -192,8 +192,15 @@ typedef struct gguf__llama_hparams {
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
     uint32_t kda_head_dim;      /* kimi's delta-attention heads: kda.head_dim */
     uint32_t indexer_head_size; /* a sparse-attention indexer's keys: indexer.key_length */
+    uint32_t indexer_block_size; /* block-sparse attention's blocks of positions:
+                                    indexer.block_size */
+    uint32_t indexer_n_head;     /* the indexer's query heads: indexer.head_count */
     /* attention.indexer.types (glm-dsa, dots3note) */
     uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS];
+    /* qwen4exp's n-gram embeddings: the values of their convolution's history (0: none),
+       kept in the recurrent state of the layer ple.layers names */
+    uint64_t ple_conv_state;
+    uint32_t ple_layer;
     /* deepseek4's attention.compress_ratios: each layer's key/value compression (0: none) */
     uint32_t compress_ratio[GGUF__LLAMA_MAX_LAYERS];
 } gguf__llama_hparams;

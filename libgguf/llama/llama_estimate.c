@@ -19,6 +19,9 @@
  * each (a constant of its graph, not of the file) */
 #define CHAMELEON_IMG_ROW ((uint64_t)8192 * 4)
 #define CTX_PAD 256       /* llama_context pads n_ctx (and n_ctx_seq) to this */
+/* block-sparse attention's axis of positions: at least this many, padded to this (while
+ * reserving, the cache empty, this many) */
+#define POS_PAD 256
 #define BUF_ALIGN 32      /* the CPU buffer's alignment of each tensor */
 
 /* How an architecture keeps its context, as create_memory builds it. */
@@ -34,7 +37,8 @@ enum memory_kind {
 enum indexer_kind {
     INDEXER_NONE = 0,
     INDEXER_ALL,  /* every layer that runs */
-    INDEXER_FULL  /* those attention.indexer.types marks full (the others reuse its picks) */
+    INDEXER_FULL, /* those attention.indexer.types marks full (the others reuse its picks) */
+    INDEXER_SPARSE /* those past the leading dense ones (block-sparse attention's) */
 };
 
 /* Where ggml's allocator puts the logits: the graph's last layer keeps a tensor alive above the
@@ -77,6 +81,18 @@ static const struct arch_memory {
                            sparse-attention indexer's key cache (one head of
                            indexer.key_length, the K cache's type), and a top-k mask over the
                            cells in each layer's graph */
+    uint8_t block_sparse; /* the indexer picks blocks of positions for each token and key head
+                             (minimax-m3's graph): instead of a top-k mask over the cells, each
+                             stream's block picks spread over its cells, twice, beside the mask
+                             in f32 */
+    uint8_t pooled_blocks; /* the indexer scores blocks of attention.compress_ratios cells by
+                              their pooled keys (qwen4exp's graph, in the attention layers with
+                              a ratio): instead of a top-k mask over the cells, the blocks' keys
+                              gathered, their scores per query head, or the scores' sum spread
+                              over the cells (f32), each beside a copy */
+    uint8_t indexer_kv; /* the indexer's cache is a whole llama_kv_cache of one head: beside
+                           its keys, values as wide as the model's heads (stored transposed, and
+                           as wide as the widest, without flash attention) */
     uint8_t cache_unread; /* create_memory's KV cache, which the graph never reads: it attends
                              over the batch alone and gives no logits (an encoder's graph) */
     uint8_t rel_bias; /* a relative position bias added to the scores (t5's): no flash
@@ -136,6 +152,8 @@ static const struct arch_memory {
     {.arch = "deepseek32", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_ALL},
     {.arch = "glm-dsa", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
     {.arch = "dots3note", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
+    {.arch = "minimax-m3", .kind = MEM_KV, .indexer = INDEXER_SPARSE, .indexer_kv = 1,
+     .block_sparse = 1},
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
@@ -144,6 +162,8 @@ static const struct arch_memory {
     {.arch = "nemotron_h_moe", .kind = MEM_HYBRID, .ffn_no_cache = 1,
      .out_place = OUT_ABOVE_NO_FLASH},
     {.arch = "falcon-h1", .kind = MEM_HYBRID, .attn_and_recr = 1},
+    {.arch = "qwen4exp", .kind = MEM_HYBRID, .nextn_no_cache = 1, .indexer = INDEXER_ALL,
+     .indexer_kv = 1, .pooled_blocks = 1},
     REC("mamba"),     REC("mamba2"),      REC("rwkv7"),      REC("rwkv6"),
     REC("rwkv6qwen2"), REC("arwkv7"),
     HYB("lfm2"),      HYB("lfm2moe"),     HYB("qwen3next"),  HYB("qwen35"),
@@ -163,8 +183,6 @@ static const struct {
     const char *arch;
     const char *why;
 } unmodelled[] = {
-    {"minimax-m3", "its block-sparse attention's indexer cache and graph are not modelled"},
-    {"qwen4exp", "its block-sparse attention's indexer cache and graph are not modelled"},
     {"deepseek4", "its compressed and sliding-window caches are not modelled"},
 };
 
@@ -322,6 +340,10 @@ static int check_params(const gguf__llama_hparams *hp, const struct arch_memory 
                           gguf_dtype_name(p->type_v),
                           am->no_flash ? "which llama.cpp turns off for this architecture"
                                    : "-fa on or auto");
+    if (am->block_sparse && hp->indexer_block_size == 0)
+        return gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
+                          "%s.attention.indexer.block_size is absent or 0: llama.cpp fails an "
+                          "assertion loading the model", hp->arch);
     if (am->rel_bias && !am->cache_unread && !p->kv_unified && p->n_seq > 1)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                           "%s's relative position bias spans one stream of the cache: llama.cpp "
@@ -409,10 +431,11 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
     }
     e->n_swa_cells = any_swa ? cells_swa : 0;
     /* without flash attention V is stored transposed, every layer as wide as the widest */
-    uint64_t v_max = 0;
+    uint64_t v_max = 0, v_head_max = 0;
     for (uint32_t il = 0; il < e->n_layer; il++) {
         uint64_t w = (uint64_t)head_v(hp, il) * hp->n_head_kv[il];
         v_max = w > v_max ? w : v_max;
+        v_head_max = head_v(hp, il) > v_head_max ? head_v(hp, il) : v_head_max;
     }
     for (uint32_t il = 0; il < e->n_layer; il++) {
         gguf_llama_estimate_layer *l = &e->layer[il];
@@ -427,10 +450,17 @@ static void add_kv_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
         l->k = aligned(ovf, mul(ovf, row_size(p->type_k, k), n));
         l->v = mla ? 0 : aligned(ovf, mul(ovf, row_size(p->type_v, v), n));
         int indexed = am->indexer == INDEXER_ALL ||
-                      (am->indexer == INDEXER_FULL && hp->is_indexer_full[il]);
+                      (am->indexer == INDEXER_FULL && hp->is_indexer_full[il]) ||
+                      (am->indexer == INDEXER_SPARSE && il >= hp->n_layer_dense_lead);
         if (indexed) /* the indexer's keys: a cache of their own, K only */
             l->k = add(ovf, l->k,
                        aligned(ovf, mul(ovf, row_size(p->type_k, hp->indexer_head_size), n)));
+        if (indexed && am->indexer_kv) /* and its one head's values */
+            l->v = add(ovf, l->v,
+                       aligned(ovf, mul(ovf, row_size(p->type_v, e->flash_attn_used
+                                                                     ? head_v(hp, il)
+                                                                     : v_head_max),
+                                        n)));
         e->context = add(ovf, e->context, add(ovf, l->k, l->v));
     }
 }
@@ -468,6 +498,9 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
         if (!hp->is_recr[il] || layer_ffn_only(hp, am, il))
             continue; /* a hybrid's attention layer, or a feed-forward */
         l->r = aligned(ovf, mul4(ovf, n_r, rows, 4, 1));
+        /* qwen4exp's n-gram embeddings: their convolution's history, a tensor of its own */
+        if (hp->ple_conv_state != 0 && il == hp->ple_layer)
+            l->r = add(ovf, l->r, aligned(ovf, mul4(ovf, hp->ple_conv_state, rows, 4, 1)));
         l->s = aligned(ovf, mul4(ovf, n_s, rows, 4, 1));
         e->context = add(ovf, e->context, add(ovf, l->r, l->s));
     }
@@ -590,8 +623,35 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
     if (am->cross) /* the encoder's output and its mask: the training context's rows */
         in = add(ovf, in, add(ovf, mul4(ovf, hp->n_embd, hp->n_ctx_train, 4, 1),
                               mul4(ovf, hp->n_ctx_train, T, mask_elem, 1)));
-    if (am->indexer) /* the indexer's own mask, f16 for its fused kernel */
+    int top_k_mask = am->indexer && !am->block_sparse && !am->pooled_blocks;
+    if (top_k_mask) /* the indexer's own mask, f16 for its fused kernel */
         in = add(ovf, in, mul4(ovf, kv_full, T, 2, 1));
+    /* block-sparse attention, which the graph runs with flash attention and, for several
+     * sequences, a cache per sequence (else it attends densely, as any other): its inputs are,
+     * over the axis of positions (POS_PAD while reserving, padded to whole blocks), a mask and
+     * the local blocks' bias per token and the positions' cells per stream, and each stream's
+     * cells' blocks */
+    int block_sparse = am->block_sparse && flash && (p->n_seq == 1 || !p->kv_unified);
+    uint32_t sparse_before = 0;
+    if (block_sparse) {
+        uint64_t blk = hp->indexer_block_size, n_ps = pad(POS_PAD, blk), n_blk = n_ps / blk;
+        in = add(ovf, in, add(ovf, mul4(ovf, add(ovf, n_ps, n_blk), T, 4, 1),
+                              mul4(ovf, add(ovf, n_ps, kv_full), n_stream, 4, 1)));
+    }
+    /* the pooled blocks' inputs, one set per ratio: each block's bias per token (f32), and per
+     * stream each cell's block, each block's cells and four positions */
+    for (uint32_t il = 0; am->pooled_blocks && il < hp->n_layer; il++) {
+        uint64_t r = hp->compress_ratio[il];
+        int seen = 0;
+        for (uint32_t j = 0; j < il; j++)
+            seen |= !hp->is_recr[j] && hp->compress_ratio[j] == r;
+        if (hp->is_recr[il] || r == 0 || seen)
+            continue;
+        uint64_t n_blocks = (kv_full + r - 1) / r;
+        in = add(ovf, in, add(ovf, mul4(ovf, n_blocks, T, 4, 1),
+                              mul4(ovf, add(ovf, kv_full, mul(ovf, add(ovf, r, 4), n_blocks)),
+                                   n_stream, 4, 1)));
+    }
     /* per-layer inputs: the selected slices, alive through every layer; below them their
      * projection's intermediates leave a hole as large, which the layers' larger tensors fill
      * or not, by the cache's shape: half of it is counted, so that either way the error is
@@ -662,8 +722,33 @@ static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hp
          * flash attention, in the first indexed layer ggml's allocator puts the refilled mask
          * (f32) where the indexer's f32 scores were; from the second on, and with flash
          * attention's f16 masks, both add to the peak (as llama-mem shows). */
-        if (am->indexer && !e->layer[il].swa)
+        if (top_k_mask && !e->layer[il].swa)
             a = add(ovf, a, mul4(ovf, indexed_before++ || flash ? 2 : 1, n_kv, T, mask_elem));
+        /* the pooled blocks, three steps in turn: the blocks' keys gathered (f32) and summed a
+         * slice at a time; the pooled keys normed and roped (the norm's block left free below)
+         * and scored per query head, rectified into a copy; the scores' sum spread over the
+         * cells, made contiguous, and the mask added (in f32) */
+        if (am->pooled_blocks && layer_attends(hp, am, il) && il < hp->n_layer &&
+            hp->compress_ratio[il] > 0) {
+            uint64_t r = hp->compress_ratio[il], n_blocks = (n_kv + r - 1) / r;
+            uint64_t pooled = mul4(ovf, hp->indexer_head_size, n_blocks, n_stream, 4);
+            uint64_t gathered = add(ovf, mul(ovf, r, pooled), mul(ovf, 2, pooled));
+            uint64_t scored = mul(ovf, 2, add(ovf, mul4(ovf, n_blocks, hp->indexer_n_head, T, 4),
+                                              pooled));
+            uint64_t spread = mul4(ovf, 2, n_kv, T, 4);
+            uint64_t step = gathered > scored ? gathered : scored;
+            a = add(ovf, a, step > spread ? step : spread);
+        }
+        /* block-sparse layers, one stream at a time: the picks spread over the stream's cells,
+         * per token and key head (f32), gathered and then made contiguous transposed; the mask
+         * cast to f32 for all streams once, after the first stream's picks are freed, and alive
+         * to the last sparse layer */
+        if (block_sparse && il >= hp->n_layer_dense_lead && il < hp->n_layer) {
+            uint64_t picks = mul4(ovf, T / n_stream, hp->n_head_kv[il], n_kv, 4);
+            a = add(ovf, a, mul(ovf, 2, picks));
+            if (sparse_before++ > 0 || n_stream > 1)
+                a = add(ovf, a, mul4(ovf, n_kv, T, 4, 1));
+        }
         /* an encoder's mask is freed after the last layer of its kind, and its block reused
          * (the decoders' bounds keep every mask to the end) */
         uint64_t in_attn = in, in_ffn = in;

@@ -277,6 +277,29 @@ static void read_indexer_types(gguf__llama_hparams *hp, const reader *r) {
         hp->is_indexer_full[il] = types[il] != 0;
 }
 
+/* qwen4exp's n-gram embeddings (PLE) in the one layer ple.layers names: their depthwise
+ * convolution, dilated by ple.ngram_size, keeps (ple.conv_kernel-1)*ple.ngram_size past inputs
+ * of every hyper-connection stream (hyper_connection.count of the embedding), when there are
+ * heads ((ple.ngram_size-1)*ple.heads_per_ngram) and a kernel (saturated at UINT64_MAX). */
+static void read_ple(gguf__llama_hparams *hp, const reader *r) {
+    char key[160];
+    const gguf_value *v = arch_value(r, "ple.layers", key, sizeof key);
+    if (v == NULL || gguf_value_type(v) != GGUF_VTYPE_ARRAY || gguf_value_count(v) != 1)
+        return;
+    uint32_t layer[GGUF__LLAMA_MAX_LAYERS] = {0};
+    read_array(layer, r, "ple.layers");
+    uint32_t ngram = 0, per_ngram = 0, kernel = 0, hc = 0;
+    get_u32(&ngram, r, "ple.ngram_size");
+    get_u32(&per_ngram, r, "ple.heads_per_ngram");
+    get_u32(&kernel, r, "ple.conv_kernel");
+    get_u32(&hc, r, "hyper_connection.count");
+    if (ngram < 2 || per_ngram == 0 || kernel == 0)
+        return;
+    uint64_t taps = (uint64_t)(kernel - 1) * ngram, width = (uint64_t)hc * hp->n_embd;
+    hp->ple_layer = layer[0];
+    hp->ple_conv_state = width != 0 && taps > UINT64_MAX / width ? UINT64_MAX : taps * width;
+}
+
 static void read_recurrent(gguf__llama_hparams *hp, const reader *r, const layer_kinds *k) {
     int rule = k ? k->recr : RECR_NONE;
     hp->is_recurrent_model = rule == RECR_ALL;
@@ -413,13 +436,18 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->n_embd_head_v_mla, &r, "attention.value_length_mla");
 
     get_u32(&hp->indexer_head_size, &r, "attention.indexer.key_length");
+    get_u32(&hp->indexer_block_size, &r, "attention.indexer.block_size");
+    get_u32(&hp->indexer_n_head, &r, "attention.indexer.head_count");
 
     read_array(hp->compress_ratio, &r, "attention.compress_ratios");
+    if (strcmp(hp->arch, "qwen4exp") == 0) /* get_key_or_arr: a scalar is every layer's */
+        get_per_layer(hp->compress_ratio, &r, "attention.compress_ratios", hp->n_layer_all);
 
     const layer_kinds *k = kinds_find(hp->arch);
     read_swa(hp, &r, k);
     read_recurrent(hp, &r, k);
     read_indexer_types(hp, &r);
+    read_ple(hp, &r);
     extra_layers(hp, &r);
     read_kv_reuse(hp, &r);
 }

@@ -127,6 +127,21 @@ model deepseek32-wide deepseek32 deepseek-coder $(llama_graph_opts deepseek32) \
     --set deepseek32.context_length=u32:65536
 # shellcheck disable=SC2046
 model glm-dsa glm-dsa llama-spm $(llama_graph_opts glm-dsa) --set glm-dsa.context_length=u32:16384
+# qwen4exp's indexer scores blocks of compress_ratios cells by their pooled keys: its cache (one
+# head, keys and values) beside the attention's in every attention layer, and in the graph the
+# blocks' keys gathered (which decide the peak at a ubatch of 128 with four sequences), their
+# scores per query head (at a ubatch of 512) and the scores spread over the cells; two ratios, two
+# sets of inputs
+model qwen4exp-long qwen4exp gpt-2 --scale 4 --layers 4 \
+    --set "qwen4exp.attention.compress_ratios=u32:[0,4,0,16]" \
+    --set qwen4exp.attention.indexer.head_count=u32:4 \
+    --set qwen4exp.attention.indexer.key_length=u32:128 --set qwen4exp.context_length=u32:65536
+# minimax-m3's block-sparse attention: past its leading dense layer, an indexer cache of one
+# head (keys and values), and in the graph, per stream, the picked blocks spread over the cells,
+# which outweigh the logits at the training context (65536); two sparse layers, the second
+# beside the mask's f32 copy
+model minimax-m3-long minimax-m3 llama-spm --scale 4 --layers 3 \
+    --set minimax-m3.attention.indexer.key_length=u32:64 --set minimax-m3.context_length=u32:65536
 # dots3note: a sliding layer, then the one indexed layer
 # shellcheck disable=SC2046
 model dots3note-long dots3note llama-spm $(llama_graph_opts dots3note) \
@@ -218,8 +233,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 137 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 137 it knew"
+[ "$n_known" -ge 139 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 139 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else
@@ -316,6 +331,26 @@ for train in 16384 1048576; do
         ok "glm-dsa without indexer types, training context $train: context $got as llama.cpp's" ||
         fail "glm-dsa without indexer types, training context $train: context $got, llama.cpp $want"
 done
+
+# qwen4exp's n-gram embeddings (PLE) keep their convolution's history beside the recurrent state
+# of their layer: (conv_kernel-1)*ngram_size inputs of every hyper-connection stream, f32, per
+# sequence, here 3*2*2*64*4*2 = 6144 bytes more than the same model without them (llama.cpp's
+# difference, measured with the PLE tensors, which make_llama_model cannot plan: their layer and
+# rows are not in its tables, and llama-mem refuses the model without them)
+"$GEN" qwen4exp "$VOCAB/ggml-vocab-gpt-2.gguf" "$TMP/qwen4exp-ple.gguf" \
+    --set "qwen4exp.ple.layers=u32:[0]" --set qwen4exp.ple.ngram_size=u32:2 \
+    --set qwen4exp.ple.heads_per_ngram=u32:1 --set qwen4exp.ple.conv_kernel=u32:4 \
+    --set qwen4exp.ple.eos_token_id=u32:50256 \
+    --set qwen4exp.embedding_length_per_layer_input=u32:64 \
+    --set "qwen4exp.ple.layer_multipliers=u64:[1,2]" --set "qwen4exp.ple.head_offsets=u64:[0]" \
+    --set "qwen4exp.ple.head_vocab_sizes=u64:[100]" 2>"$TMP/gen.err" ||
+    fail "make_llama_model qwen4exp with PLE keys: $(head -c 200 "$TMP/gen.err")"
+want=$(mem_field context "$A/qwen4exp.gguf" --ctx 4096 --seqs 2 --kv-unified off --flash-attn on \
+    --type-k f16 --type-v f16 --batch 2048 --ubatch 512 --swa-full off)
+got=$(est_field context "$TMP/qwen4exp-ple.gguf" -c 4096 -np 2 --no-kv-unified -fa on)
+[ -n "$want" ] && [ "$((want + 6144))" = "$got" ] &&
+    ok "qwen4exp's n-gram embeddings: their convolution's history in the context" ||
+    fail "qwen4exp with n-gram embeddings: context $got, llama.cpp's without them $want + 6144"
 
 # --fit: the context found fits, 256 more do not; it stops at the training context
 LONG="$M/llama-long.gguf"

@@ -38,13 +38,14 @@ UBATCH = [512, 128]
 # cache and a state in every layer, a delta-attention state, layers reading earlier layers' caches,
 # a diffusion model's logits and unclamped batch, sparse-attention indexers' caches and top-k masks,
 # with and without flash attention, an indexer in some layers only, and in one layer only, beside a
-# sliding one, gemma3n's per-layer inputs beside full-size sliding caches, at a layer's scores and
-# at their projection, logits placed above the inputs and in the block the masks leave, chameleon's
-# logits copied once more, and a graph whose placement is replayed: phimoe's, with its final hidden
-# states above the mask or in its block, by flash attention and by the rotations of quantized K and
-# V caches, gemma4's, with sliding and shared caches, per-layer inputs and experts, plamo2's
-# mamba layers' states and scans, and bailingmoe3's delta attention and latent attention over a
-# K cache alone)
+# sliding one, block-sparse attention's picks per stream beside the mask's f32 copy, pooled
+# blocks' scores and gathered keys per stream, gemma3n's per-layer inputs beside full-size sliding
+# caches, at a layer's scores and at their projection, logits placed above the inputs and in the
+# block the masks leave, chameleon's logits copied once more, and a graph whose placement is
+# replayed: phimoe's, with its final hidden states above the mask or in its block, by flash
+# attention and by the rotations of quantized K and V caches, gemma4's, with sliding and shared
+# caches, per-layer inputs and experts, plamo2's mamba layers' states and scans, and bailingmoe3's
+# delta attention and latent attention over a K cache alone)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -96,6 +97,10 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("glm-dsa.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512),
          ("dots3note-long.gguf", 0, "f16", "f16", "off", 1, "on", "off", 512),
          ("dots3note-long.gguf", 0, "f16", "f16", "on", 2, "off", "on", 128),
+         ("minimax-m3-long.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("minimax-m3-long.gguf", 16384, "q8_0", "q8_0", "on", 2, "off", "off", 128),
+         ("qwen4exp-long.gguf", 0, "f16", "f16", "on", 1, "on", "off", 512),
+         ("qwen4exp-long.gguf", 0, "q8_0", "q8_0", "on", 4, "off", "off", 128),
          ("phimoe-wide.gguf", 16384, "f16", "f16", "on", 1, "on", "off", 512),
          ("phimoe-wide.gguf", 16384, "q8_0", "q8_0", "on", 2, "on", "off", 128),
          ("phimoe-wide.gguf", 4096, "q8_0", "f16", "off", 1, "on", "off", 512),
