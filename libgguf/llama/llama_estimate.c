@@ -60,6 +60,8 @@ enum out_place {
 #define HYB(name) {.arch = name, .kind = MEM_HYBRID}
 /* diffusion models: no cache, attention over the whole batch, logits for every token */
 #define DIFF(name) {.arch = name, .kind = MEM_NONE, .logits = 1, .non_causal = 1}
+/* a KV cache, and a compute buffer from llama_graph.c's replay */
+#define GRAPH(name) {.arch = name, .kind = MEM_KV, .graph = 1}
 static const struct arch_memory {
     const char *arch;
     uint8_t kind;
@@ -106,12 +108,12 @@ static const struct arch_memory {
     uint16_t per_layer_input; /* the width of each layer's own slice of the token's input,
                                  computed before the first layer and read by every one */
     uint8_t graph; /* the compute buffer from llama_graph.c's model of the graph and of
-                      ggml-alloc's placement, where no closed form follows the placement */
+                      ggml-alloc's placement: exact, and the only way where no closed form
+                      follows the placement */
 } archs[] = {
-    KV("llama"),      KV("falcon"),       KV("gpt2"),        KV("gptneox"),
-    KV("mpt"),        KV("baichuan"),     KV("starcoder"),   KV("refact"),
-    KV("bloom"),      KV("stablelm"),     KV("qwen"),        KV("qwen2"),
-    KV("qwen2moe"),   KV("qwen2vl"),      KV("qwen3"),       KV("qwen3moe"),
+    KV("falcon"),     KV("gpt2"),         KV("gptneox"),     KV("mpt"),
+    KV("baichuan"),   KV("starcoder"),    KV("refact"),      KV("bloom"),
+    KV("stablelm"),   KV("qwen"),         KV("qwen2moe"),    KV("qwen2vl"),
     KV("phi2"),       KV("phi3"),         KV("codeshell"),   KV("orion"),
     KV("internlm2"),  KV("minicpm"),      KV("gemma"),       KV("gemma2"),
     KV("gemma3"),     KV("starcoder2"),   KV("xverse"),      KV("command-r"),
@@ -142,8 +144,8 @@ static const struct arch_memory {
     {.arch = "grok", .kind = MEM_KV, .no_flash = 1},
     {.arch = "chameleon", .kind = MEM_KV, .out_place = OUT_ABOVE, .logits_copy = 1},
     {.arch = "plamo", .kind = MEM_KV, .out_place = OUT_ABOVE},
-    {.arch = "phimoe", .kind = MEM_KV, .graph = 1},
-    {.arch = "gemma4", .kind = MEM_KV, .graph = 1},
+    GRAPH("llama"),   GRAPH("qwen2"),     GRAPH("qwen3"),    GRAPH("qwen3moe"),
+    GRAPH("phimoe"),  GRAPH("gemma4"),
     {.arch = "plamo2", .kind = MEM_HYBRID, .graph = 1},
     {.arch = "bailingmoe3", .kind = MEM_HYBRID, .graph = 1},
     {.arch = "deci", .kind = MEM_KV, .out_place = OUT_ABOVE},
@@ -176,6 +178,7 @@ static const struct arch_memory {
 #undef REC
 #undef HYB
 #undef DIFF
+#undef GRAPH
 
 /* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
  * reason a refusal gives. */

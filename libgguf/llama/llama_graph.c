@@ -1311,11 +1311,56 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
     return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
 }
 
+/* llama's graph (qwen2's, qwen3's, qwen3moe's): RMS norms, Q and K roped (normed per head
+ * first when the model has those norms: qwen3's), a SiLU-gated feed-forward or experts
+ * (softmax, weights normalized); the final hidden states an output, the logits biased when
+ * the model has an output bias (qwen2's). */
+static int32_t build_llama(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd, T_ = b->T;
+    for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
+        int32_t inp_sa = x, q = NO_TENSOR, k = NO_TENSOR, v = NO_TENSOR;
+        qkv(b, il, norm_w(b, x, il, "attn_norm.weight", E), &q, &k, &v);
+        if (g->oom)
+            break;
+        if (weight(b, il, "attn_q_norm.weight", 1, 1, 1) != NO_TENSOR) {
+            q = norm_w(b, q, il, "attn_q_norm.weight", hp->n_embd_head_k);
+            k = norm_w(b, k, il, "attn_k_norm.weight", hp->n_embd_head_k);
+        }
+        q = same(g, INPLACE, q, b->pos, NO_TENSOR); /* rope */
+        k = same(g, INPLACE, k, b->pos, NO_TENSOR);
+        int32_t cur = attention(b, il, q, k, v, ATTN_KV);
+        if (il == (int)hp->n_layer - 1) { /* only the outputs' rows on */
+            int64_t ne[4] = {E, T_, 1, 1};
+            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
+            inp_sa = op(g, NODE, GGUF_DTYPE_F32, ne, inp_sa, b->out_ids, NO_TENSOR);
+        }
+        int32_t ffn_inp = same(g, INPLACE, cur, inp_sa, NO_TENSOR);
+        cur = norm_w(b, ffn_inp, il, "ffn_norm.weight", E);
+        if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR)
+            cur = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
+        else
+            cur = ffn_gated(b, cur, hp->n_ff[il]);
+        x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
+    }
+    x = norm_w(b, x, -1, "output_norm.weight", E);
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    T(g, x)->flags |= T_OUTPUT;
+    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
+}
+
 /* The architectures with a graph here, and their builders. */
 static const struct {
     const char *arch;
     int32_t (*build)(struct build *b, int32_t x);
 } builders[] = {
+    {"llama", build_llama},
+    {"qwen2", build_llama},
+    {"qwen3", build_llama},
+    {"qwen3moe", build_llama},
     {"phimoe", build_phi3},
     {"gemma4", build_gemma4},
     {"plamo2", build_plamo2},
