@@ -238,6 +238,7 @@ typedef struct gguf__llama_graph_params {
     int64_t n_tokens; /* the batch: a multiple of n_seqs */
     int64_t n_seqs;   /* its sequences (every one llama.cpp decodes in parallel), of equal
                          length; also the recurrent states' rows */
+    int64_t n_outputs; /* its outputs: the batch before it is made a multiple of n_seqs */
     int64_t n_kv;     /* the cells a full-attention layer attends to, per stream */
     int64_t n_kv_swa; /* a sliding layer's, 0 without sliding layers */
     int64_t n_stream; /* caches: 1 when unified, else one per sequence */
@@ -256,7 +257,8 @@ GGUF_HIDDEN int gguf__llama_graph_known(const char *arch);
 
 /* The compute buffer ggml-alloc lays out for the graph llama.cpp builds for hp's model (f's
  * tensors tell which optional ones it has) and the parameters p. Returns 0 and sets *bytes, 1
- * when the architecture's graph is not modelled, or GGUF_ENOMEM. */
+ * when the architecture's graph is not modelled, GGUF_ELIMIT when a shape passes 2^48 elements
+ * or the experts llama.cpp's limit, or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp,
                                           const gguf_file *f, const gguf__llama_graph_params *p);
 

@@ -831,6 +831,7 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
     gguf__llama_graph_params gp = {
         .n_tokens = pad(p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx, p->n_seq),
         .n_seqs = p->n_seq,
+        .n_outputs = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx,
         .n_kv = e->n_ctx_seq,
         .n_kv_swa = e->n_swa_cells,
         .n_stream = p->kv_unified ? 1 : p->n_seq,
@@ -845,6 +846,11 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
     if (rc == GGUF_ENOMEM)
         return gguf__fail(err, GGUF_ENOMEM, GGUF_ERROR_NO_OFFSET,
                           "out of memory modelling %s's compute graph", hp->arch);
+    if (rc == GGUF_ELIMIT)
+        return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
+                          "the hyperparameters of %s give a tensor past 2^48 elements, or more "
+                          "experts than llama.cpp takes: sizes near 2^64 bytes are refused, "
+                          "never wrapped", hp->arch);
     return rc == 0 ? 0 : gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                                     "%s's compute graph is not modelled", hp->arch);
 }

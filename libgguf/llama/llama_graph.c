@@ -20,6 +20,7 @@
 #define TENSOR_ALIGN 32 /* the CPU buffer's alignment of each tensor */
 #define NO_TENSOR (-1)
 #define MAX_SRC 8 /* ssm_scan reads seven */
+#define MAX_EXPERTS 1024 /* LLAMA_MAX_EXPERTS */
 
 /* What the allocator needs to know of an op. */
 enum node_kind {
@@ -64,10 +65,30 @@ typedef struct graph {
     free_block *free; /* sorted by offset; the last one is the top, without end */
     size_t n_free, cap_free;
     uint64_t max_size;
-    int oom;
+    int oom; /* memory ran out */
+    int ovf; /* a shape from the file passed PROD_MAX elements */
 } graph;
 
 /* ---- tensors ---- */
+
+/* Beyond this many elements a shape is refused rather than wrapped: no real model comes near,
+ * and every product of shapes stays far from 64 bits. */
+#define PROD_MAX ((uint64_t)1 << 48)
+
+/* a * b for a shape or an element count from the file's hyperparameters (g->ovf past
+ * PROD_MAX) */
+static int64_t prod(graph *g, int64_t a, int64_t b) {
+    uint64_t r;
+    if (a < 0 || b < 0 || !gguf__mul_u64(&r, (uint64_t)a, (uint64_t)b) || r > PROD_MAX) {
+        g->ovf = 1;
+        return 0;
+    }
+    return (int64_t)r;
+}
+
+static int64_t prod3(graph *g, int64_t a, int64_t b, int64_t c) {
+    return prod(g, prod(g, a, b), c);
+}
 
 static uint64_t type_size(uint32_t type) {
     return gguf_dtype_block_bytes(type);
@@ -111,10 +132,12 @@ static int32_t tensor(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t
     t->ne[0] = ne0, t->ne[1] = ne1, t->ne[2] = ne2, t->ne[3] = ne3;
     t->type = type;
     t->kind = kind;
+    /* the strides, checked: the largest is the tensor's size */
     t->nb[0] = type_size(type);
-    t->nb[1] = t->nb[0] * (uint64_t)(ne0 / gguf_dtype_block_elems(type));
-    t->nb[2] = t->nb[1] * (uint64_t)ne1;
-    t->nb[3] = t->nb[2] * (uint64_t)ne2;
+    t->nb[1] = (uint64_t)prod(g, (int64_t)t->nb[0], ne0 / gguf_dtype_block_elems(type));
+    t->nb[2] = (uint64_t)prod(g, (int64_t)t->nb[1], ne1);
+    t->nb[3] = (uint64_t)prod(g, (int64_t)t->nb[2], ne2);
+    (void)prod(g, (int64_t)t->nb[3], ne3);
     for (int i = 0; i < MAX_SRC; i++)
         t->src[i] = NO_TENSOR;
     t->view_src = NO_TENSOR;
@@ -473,17 +496,28 @@ static int32_t add_bias(struct build *b, int32_t x, int32_t bias) {
     return bias == NO_TENSOR ? x : same(b->g, INPLACE, x, bias, NO_TENSOR);
 }
 
-/* build_norm with LLM_NORM_RMS: normed, scaled by w, shifted by the bias when there is one. */
-static int32_t rms_norm(struct build *b, int32_t x, int il, const char *name) {
+/* The rows of x for the batch's outputs (get_rows with the output ids): [x's width, outputs]. */
+static int32_t output_rows(struct build *b, int32_t x) {
+    if (x == NO_TENSOR)
+        return b->g->oom = 1, NO_TENSOR;
+    int64_t ne[4] = {T(b->g, x)->ne[0], b->p->n_outputs, 1, 1};
+    return op(b->g, NODE, GGUF_DTYPE_F32, ne, x, b->out_ids, NO_TENSOR);
+}
+
+/* build_norm with LLM_NORM_RMS: x normed, scaled by layer il's (-1: the model's) norm NAME
+ * ("NAME.weight", or NAME itself: plamo2 names some so) and shifted by "NAME.bias", each when
+ * the model has it. */
+static int32_t norm(struct build *b, int32_t x, int il, const char *name, int64_t width) {
     char w[64], bias[64];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bias, sizeof bias, "%s.bias", name);
-    int64_t E = b->hp->n_embd;
+    int32_t mw = weight(b, il, w, width, 1, 1);
+    if (mw == NO_TENSOR)
+        mw = weight(b, il, name, width, 1, 1);
     x = same(b->g, INPLACE, x, NO_TENSOR, NO_TENSOR);
-    int32_t mw = weight(b, il, w, E, 1, 1);
     if (mw != NO_TENSOR)
         x = same(b->g, INPLACE, x, mw, NO_TENSOR);
-    return add_bias(b, x, weight(b, il, bias, E, 1, 1));
+    return add_bias(b, x, weight(b, il, bias, width, 1, 1));
 }
 
 /* llama_mul_mat_hadamard: x rotated by rot, n values at a time. */
@@ -535,7 +569,8 @@ static int32_t attention_core(struct build *b, int il, int32_t q, int32_t k, int
     int64_t hv = k_only && v != NO_TENSOR ? T(g, v)->ne[0] : head_v(hp, il);
     int64_t hkv = k_only ? 1 : hp->n_head_kv[il];
     int64_t ns = p->n_stream, n_kv = in->n_kv, cells = in->n_kv;
-    int64_t v_row = p->flash ? hv * hkv : b->v_max;
+    int64_t kw = prod(g, hk, hkv), vw = prod(g, hv, hkv);
+    int64_t v_row = p->flash ? vw : b->v_max;
     int32_t k_rot = k_only ? NO_TENSOR : in->k_rot, v_rot = k_only ? NO_TENSOR : in->v_rot;
     if (k_rot != NO_TENSOR) {
         q = hadamard(b, q, k_rot);
@@ -549,12 +584,12 @@ static int32_t attention_core(struct build *b, int il, int32_t q, int32_t k, int
         expand(g, kind == ATTN_KV_ISWA ? k : v), expand(g, kind == ATTN_KV_ISWA ? v : k);
     if (g->oom)
         return NO_TENSOR;
-    int32_t cache_k = external_typed(g, p->type_k, hk * hkv, cells, ns);
+    int32_t cache_k = external_typed(g, p->type_k, kw, cells, ns);
     int32_t cache_v = k_only ? NO_TENSOR : external_typed(g, p->type_v, v_row, cells, ns);
     if (k != NO_TENSOR) {
         /* the stores: K's rows; V's rows, or with V transposed one element a row (its row
          * padded to the widest layer's) */
-        int64_t ne2[4] = {hk * hkv, b->T, 1, 1};
+        int64_t ne2[4] = {kw, b->T, 1, 1};
         uint64_t row = T(g, k)->nb[2];
         uint64_t nb2[4] = {0, row, row * b->T, row * b->T};
         expand(g, store(g, cache_k, view(g, k, ne2, nb2, 0), in->k_idxs));
@@ -563,13 +598,13 @@ static int32_t attention_core(struct build *b, int il, int32_t q, int32_t k, int
         int32_t v2;
         const gtensor *t = T(g, v);
         if (p->flash) {
-            int64_t nev[4] = {hv * hkv, b->T, 1, 1};
+            int64_t nev[4] = {vw, b->T, 1, 1};
             uint64_t nbv[4] = {0, t->nb[2], t->nb[2] * b->T, t->nb[2] * b->T};
             v2 = view(g, v, nev, nbv, 0);
         } else {
-            v2 = t->nb[2] == t->nb[0] * (uint64_t)(hv * hkv) ? reshape(g, v, hv * hkv, b->T, 1, 1)
-                                                              : contiguous(g, v, hv * hkv, b->T);
-            if (hv * hkv < b->v_max)
+            v2 = t->nb[2] == t->nb[0] * (uint64_t)vw ? reshape(g, v, vw, b->T, 1, 1)
+                                                     : contiguous(g, v, vw, b->T);
+            if (vw < b->v_max)
                 v2 = contiguous(g, v2, b->v_max, b->T); /* ggml_pad */
             v2 = reshape(g, v2, 1, nelements(g, v2), 1, 1);
         }
@@ -732,7 +767,7 @@ static int32_t moe(struct build *b, int il, int32_t x, struct moe_opts o) {
     char fused[48];
     snprintf(fused, sizeof fused, "ffn_gate_up_exps.weight");
     if (weight(b, il, fused, 1, 1, 1) != NO_TENSOR) {
-        int64_t ne2[4] = {2 * ff, used, T_, 1};
+        int64_t ne2[4] = {prod(g, 2, ff), used, T_, 1};
         int32_t both = experts_mm(b, il, "ffn_gate_up_exps", ne2, E, x, selected);
         if (both == NO_TENSOR)
             return NO_TENSOR;
@@ -774,7 +809,7 @@ static void qkv(struct build *b, int il, int32_t x, int32_t *q, int32_t *k, int3
     graph *g = b->g;
     const gguf__llama_hparams *hp = b->hp;
     int64_t E = hp->n_embd, hd = hp->n_embd_head_k, h = hp->n_head[il], hkv = hp->n_head_kv[il];
-    int64_t nq = hd * h, nkv = hd * hkv;
+    int64_t nq = prod(g, hd, h), nkv = prod(g, hd, hkv);
     int32_t w = weight(b, il, "attn_qkv.weight", E, nq + 2 * nkv, 1);
     if (w != NO_TENSOR) {
         int32_t all = add_bias(b, mul_mat(g, w, x), weight(b, il, "attn_qkv.bias", nq + 2 * nkv,
@@ -808,7 +843,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
     int64_t E = hp->n_embd;
     for (uint32_t il = 0; il < hp->n_layer && !g->oom; il++) {
         int32_t residual = x, q = NO_TENSOR, k = NO_TENSOR, v = NO_TENSOR;
-        int32_t h = rms_norm(b, x, (int)il, "attn_norm");
+        int32_t h = norm(b, x, (int)il, "attn_norm", E);
         qkv(b, (int)il, h, &q, &k, &v);
         if (g->oom)
             break;
@@ -817,17 +852,16 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         q = same(g, INPLACE, q, NO_TENSOR, NO_TENSOR); /* scale */
         int32_t cur = attention(b, (int)il, q, k, v, ATTN_KV);
         if (il == hp->n_layer - 1) { /* only the outputs' rows on */
-            int64_t ne[4] = {E, b->T, 1, 1};
-            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
-            residual = op(g, NODE, GGUF_DTYPE_F32, ne, residual, b->out_ids, NO_TENSOR);
+            cur = output_rows(b, cur);
+            residual = output_rows(b, residual);
         }
         cur = same(g, INPLACE, cur, residual, NO_TENSOR);
         residual = cur;
-        cur = rms_norm(b, cur, (int)il, "ffn_norm");
+        cur = norm(b, cur, (int)il, "ffn_norm", E);
         cur = moe(b, (int)il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
         x = same(g, INPLACE, residual, cur, NO_TENSOR);
     }
-    x = rms_norm(b, x, -1, "output_norm");
+    x = norm(b, x, -1, "output_norm", E);
     if (x != NO_TENSOR)
         T(g, x)->flags |= T_OUTPUT;
     int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
@@ -843,13 +877,6 @@ static int64_t arch_u64(const struct build *b, const char *suffix) {
     if (i < 0 || gguf_value_get_u64(&v, gguf_kv_value(b->f, (size_t)i), NULL) != 0)
         return 0;
     return v > INT32_MAX ? 0 : (int64_t)v;
-}
-
-/* x normed (RMS) and scaled by layer il's weight NAME when there is one. */
-static int32_t norm_w(struct build *b, int32_t x, int il, const char *name, int64_t width) {
-    int32_t w = weight(b, il, name, width, 1, 1);
-    x = same(b->g, INPLACE, x, NO_TENSOR, NO_TENSOR);
-    return w == NO_TENSOR ? x : same(b->g, INPLACE, x, w, NO_TENSOR);
 }
 
 /* build_ffn with a gate beside the up projection, activated by a fused GLU op (GEGLU,
@@ -877,14 +904,14 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
     int32_t per_layer = NO_TENSOR;
     if (gguf_tensor_find(b->f, "per_layer_token_embd.weight") >= 0 && per > 0) {
         int32_t tokens = input(g, GGUF_DTYPE_I32, T_, 1, 1, 1);
-        int64_t ne[4] = {per * L, T_, 1, 1};
-        int32_t rows = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, per * L, b->p->n_vocab, 1),
+        int64_t ne[4] = {prod(g, per, L), T_, 1, 1};
+        int32_t rows = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, prod(g, per, L), b->p->n_vocab, 1),
                           tokens, NO_TENSOR);
         rows = same(g, INPLACE, reshape(g, rows, per, L, T_, 1), NO_TENSOR, NO_TENSOR);
         expand(g, rows);
-        int32_t proj = same(g, INPLACE, mul_mat(g, external(g, E, per * L, 1), x), NO_TENSOR,
+        int32_t proj = same(g, INPLACE, mul_mat(g, external(g, E, prod(g, per, L), 1), x), NO_TENSOR,
                             NO_TENSOR);
-        proj = norm_w(b, reshape(g, proj, per, L, T_, 1), -1, "per_layer_proj_norm.weight", per);
+        proj = norm(b, reshape(g, proj, per, L, T_, 1), -1, "per_layer_proj_norm", per);
         proj = same(g, INPLACE, same(g, INPLACE, proj, rows, NO_TENSOR), NO_TENSOR, NO_TENSOR);
         proj = permute(g, proj, 0, 2, 1, 3);
         if (proj == NO_TENSOR)
@@ -894,38 +921,38 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
     }
     for (int il = 0; il < (int)L && !g->oom; il++) {
         int64_t hd = head_k(hp, il), h = hp->n_head[il], hkv = hp->n_head_kv[il];
-        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
-        int32_t q = reshape(g, mul_mat(g, external(g, E, hd * h, 1), cur), hd, h, T_, 1);
-        q = same(g, INPLACE, norm_w(b, q, il, "attn_q_norm.weight", hd), b->pos, NO_TENSOR);
+        int32_t cur = norm(b, x, il, "attn_norm", E);
+        int32_t q = reshape(g, mul_mat(g, external(g, E, prod(g, hd, h), 1), cur), hd, h, T_, 1);
+        q = same(g, INPLACE, norm(b, q, il, "attn_q_norm", hd), b->pos, NO_TENSOR);
         int32_t k = NO_TENSOR, v = NO_TENSOR;
         if ((uint32_t)il < hp->n_layer_kv_from_start) {
-            int32_t kp = mul_mat(g, external(g, E, hd * hkv, 1), cur);
-            int32_t vp = weight(b, il, "attn_v.weight", E, hd * hkv, 1) != NO_TENSOR
-                             ? mul_mat(g, external(g, E, hd * hkv, 1), cur)
+            int32_t kp = mul_mat(g, external(g, E, prod(g, hd, hkv), 1), cur);
+            int32_t vp = weight(b, il, "attn_v.weight", E, prod(g, hd, hkv), 1) != NO_TENSOR
+                             ? mul_mat(g, external(g, E, prod(g, hd, hkv), 1), cur)
                              : kp; /* without a V projection V is K's */
-            k = norm_w(b, reshape(g, kp, hd, hkv, T_, 1), il, "attn_k_norm.weight", hd);
+            k = norm(b, reshape(g, kp, hd, hkv, T_, 1), il, "attn_k_norm", hd);
             v = same(g, INPLACE, reshape(g, vp, hd, hkv, T_, 1), NO_TENSOR, NO_TENSOR);
             k = same(g, INPLACE, k, b->pos, NO_TENSOR);
         }
         cur = attention(b, il, q, k, v, ATTN_KV_ISWA);
-        cur = norm_w(b, cur, il, "post_attention_norm.weight", E);
+        cur = norm(b, cur, il, "post_attention_norm", E);
         int32_t attn_out = same(g, INPLACE, cur, x, NO_TENSOR);
-        cur = norm_w(b, attn_out, il, "ffn_norm.weight", E);
+        cur = norm(b, attn_out, il, "ffn_norm", E);
         cur = ffn_gated(b, cur, hp->n_ff[il]);
         if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR) {
             /* a dense feed-forward beside the experts, each normed after; the router reads
              * the attention's output normed, scaled and weighted per channel */
-            cur = norm_w(b, cur, il, "post_ffw_norm_1.weight", E);
-            int32_t in = norm_w(b, attn_out, il, "pre_ffw_norm_2.weight", E);
+            cur = norm(b, cur, il, "post_ffw_norm_1", E);
+            int32_t in = norm(b, attn_out, il, "pre_ffw_norm_2", E);
             int32_t r = same(g, INPLACE, attn_out, NO_TENSOR, NO_TENSOR);
             r = same(g, INPLACE, same(g, INPLACE, r, NO_TENSOR, NO_TENSOR),
                      external(g, E, 1, 1), NO_TENSOR);
             r = mul_mat(g, external(g, E, hp->n_expert, 1), r);
-            int32_t ex = norm_w(b, moe(b, il, in, (struct moe_opts){r, 0, 1}), il,
-                                "post_ffw_norm_2.weight", E);
+            int32_t ex = norm(b, moe(b, il, in, (struct moe_opts){r, 0, 1}), il,
+                              "post_ffw_norm_2", E);
             cur = same(g, INPLACE, cur, ex, NO_TENSOR);
         }
-        cur = norm_w(b, cur, il, "post_ffw_norm.weight", E);
+        cur = norm(b, cur, il, "post_ffw_norm", E);
         cur = same(g, INPLACE, cur, attn_out, NO_TENSOR);
         if (per_layer != NO_TENSOR) {
             int32_t pe_in = cur;
@@ -937,7 +964,7 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
             int32_t mine = view(g, per_layer, ne, nb, (uint64_t)il * T(g, per_layer)->nb[2]);
             cur = same(g, INPLACE, gate, mine, NO_TENSOR);
             cur = mul_mat(g, external(g, per, E, 1), cur);
-            cur = norm_w(b, cur, il, "post_norm.weight", E);
+            cur = norm(b, cur, il, "post_norm", E);
             cur = same(g, INPLACE, pe_in, cur, NO_TENSOR);
         }
         int32_t scale = weight(b, il, "layer_output_scale.weight", 1, 1, 1);
@@ -945,12 +972,11 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
             cur = same(g, INPLACE, cur, scale, NO_TENSOR);
         x = cur;
     }
-    x = norm_w(b, x, -1, "output_norm.weight", E);
+    x = norm(b, x, -1, "output_norm", E);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
-    int64_t ne[4] = {E, T_, 1, 1};
-    x = op(g, NODE, GGUF_DTYPE_F32, ne, x, b->out_ids, NO_TENSOR);
+    x = output_rows(b, x);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT;
@@ -1004,7 +1030,8 @@ static int32_t scan_rows(struct build *b, int32_t states, void *user) {
     int32_t s = reshape(g, states, in->d_state, in->head_dim, in->n_heads, b->p->n_seqs);
     if (s == NO_TENSOR || in->x == NO_TENSOR)
         return g->oom = 1, NO_TENSOR;
-    int64_t n = nelements(g, in->x) + in->d_state * in->head_dim * in->n_heads * b->p->n_seqs;
+    int64_t n = nelements(g, in->x) +
+                prod(g, prod3(g, in->d_state, in->head_dim, in->n_heads), b->p->n_seqs);
     int64_t ne[4] = {n, 1, 1, 1};
     int32_t r = op(g, NODE, GGUF_DTYPE_F32, ne, s, in->x, in->dt);
     if (r != NO_TENSOR) {
@@ -1024,18 +1051,18 @@ static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
     int64_t head_dim = n_heads ? d_inner / n_heads : 0, ns = b->p->n_seqs, nt = b->T / ns;
     int64_t dt_dim = E / 16 > 64 ? E / 16 : 64;
     (void)il;
-    int32_t conv = recurrent_rows(b, (d_conv - 1) * d_inner, NULL, NULL);
+    int32_t conv = recurrent_rows(b, prod(g, d_conv - 1, d_inner), NULL, NULL);
     conv = reshape(g, conv, d_conv - 1, d_inner, ns, 1);
     x = reshape(g, x, E, nt, ns, 1);
-    int32_t zx = permute(g, mul_mat(g, external(g, E, 2 * d_inner, 1), x), 0, 2, 1, 3);
-    int64_t ne_zx[4] = {head_dim * 2, n_heads, nt, ns};
+    int32_t zx = permute(g, mul_mat(g, external(g, E, prod(g, 2, d_inner), 1), x), 0, 2, 1, 3);
+    int64_t ne_zx[4] = {prod(g, head_dim, 2), n_heads, nt, ns};
     zx = op(g, NODE, GGUF_DTYPE_F32, ne_zx, zx, NO_TENSOR, NO_TENSOR); /* cont_4d */
     if (g->oom)
         return NO_TENSOR;
     int64_t ne_h[4] = {head_dim, n_heads, nt, ns};
     uint64_t el = T(g, zx)->nb[0];
     int32_t xs = view(g, zx, ne_h, T(g, zx)->nb, head_dim * el);
-    int64_t ne_x[4] = {head_dim * n_heads, nt, ns, 1};
+    int64_t ne_x[4] = {prod(g, head_dim, n_heads), nt, ns, 1};
     xs = op(g, NODE, GGUF_DTYPE_F32, ne_x, xs, NO_TENSOR, NO_TENSOR); /* cont_3d */
     int32_t z = view(g, zx, ne_h, T(g, zx)->nb, 0);
     int32_t xt = permute(g, xs, 1, 0, 2, 3);
@@ -1047,11 +1074,11 @@ static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
         return NO_TENSOR;
     int64_t ne_last[4] = {d_conv - 1, d_inner, ns, 1};
     int32_t last = view(g, conv_x, ne_last, T(g, conv_x)->nb, nt * T(g, conv_x)->nb[0]);
-    expand(g, into(g, external(g, (d_conv - 1) * d_inner * ns, 1, 1), last));
+    expand(g, into(g, external(g, prod3(g, d_conv - 1, d_inner, ns), 1, 1), last));
     int64_t ne_c[4] = {d_inner, nt, ns, 1};
     xs = op(g, NODE, GGUF_DTYPE_F32, ne_c, conv_x, external(g, d_conv, d_inner, 1), NO_TENSOR);
     xs = same(g, INPLACE, xs, NO_TENSOR, NO_TENSOR); /* silu */
-    int32_t bcdt = mul_mat(g, external(g, d_inner, 2 * d_state + dt_dim, 1), xs);
+    int32_t bcdt = mul_mat(g, external(g, d_inner, prod(g, 2, d_state) + dt_dim, 1), xs);
     if (g->oom)
         return NO_TENSOR;
     const uint64_t *nb = T(g, bcdt)->nb;
@@ -1059,15 +1086,16 @@ static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
     int32_t B = view(g, bcdt, ne_bc, nb, 0);
     int32_t C = view(g, bcdt, ne_bc, nb, d_state * el);
     int32_t dt = view(g, bcdt, ne_dt, nb, 2 * d_state * el);
-    B = norm_w(b, B, il, "ssm_b_norm", d_state);
-    C = norm_w(b, C, il, "ssm_c_norm", d_state);
-    dt = norm_w(b, dt, il, "ssm_dt_norm", dt_dim);
+    B = norm(b, B, il, "ssm_b_norm", d_state);
+    C = norm(b, C, il, "ssm_c_norm", d_state);
+    dt = norm(b, dt, il, "ssm_dt_norm", dt_dim);
     dt = same(g, INPLACE, mul_mat(g, external(g, dt_dim, n_heads, 1), dt),
               external(g, n_heads, 1, 1), NO_TENSOR);
     int32_t A = reshape(g, external(g, n_heads, 1, 1), 1, n_heads, 1, 1);
     if (g->oom)
         return NO_TENSOR;
-    uint64_t nbx[4] = {el, head_dim * el, head_dim * n_heads * el, head_dim * n_heads * nt * el};
+    uint64_t nbx[4] = {el, head_dim * el, prod(g, head_dim, n_heads) * el,
+                       prod3(g, head_dim, n_heads, nt) * el};
     xs = view(g, xs, ne_h, nbx, 0);
     int64_t ne_b4[4] = {d_state, 1, nt, ns};
     uint64_t nbb[4] = {el, d_state * el, T(g, B)->nb[1], T(g, B)->nb[2]};
@@ -1075,11 +1103,11 @@ static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
     uint64_t nbc[4] = {el, d_state * el, T(g, C)->nb[1], T(g, C)->nb[2]};
     C = view(g, C, ne_b4, nbc, 0);
     struct scan_in in = {xs, dt, A, B, C, d_state, head_dim, n_heads};
-    int32_t y = recurrent_rows(b, d_state * d_inner, scan_rows, &in);
+    int32_t y = recurrent_rows(b, prod(g, d_state, d_inner), scan_rows, &in);
     if (g->oom)
         return NO_TENSOR;
-    int64_t n_last = n_heads * head_dim * d_state * ns, ne_l[4] = {n_last, 1, 1, 1};
-    int32_t states_out = view(g, y, ne_l, T(g, y)->nb, n_heads * head_dim * nt * ns * el);
+    int64_t n_last = prod(g, prod3(g, n_heads, head_dim, d_state), ns), ne_l[4] = {n_last, 1, 1, 1};
+    int32_t states_out = view(g, y, ne_l, T(g, y)->nb, prod3(g, n_heads, head_dim, nt) * ns * el);
     expand(g, into(g, external(g, n_last, 1, 1), states_out));
     y = view(g, y, ne_h, nbx, 0);
     int32_t D = reshape(g, external(g, n_heads, 1, 1), 1, n_heads, 1, 1);
@@ -1088,11 +1116,11 @@ static int32_t plamo2_mamba(struct build *b, int il, int32_t x) {
     y = same(g, NODE, zc, y, NO_TENSOR);                  /* swiglu */
     if (g->oom)
         return NO_TENSOR;
-    int64_t ne_y[4] = {head_dim * n_heads, nt, ns, 1};
+    int64_t ne_y[4] = {prod(g, head_dim, n_heads), nt, ns, 1};
     uint64_t nby[4] = {el, T(g, y)->nb[2], T(g, y)->nb[3], T(g, y)->nb[3]};
     y = view(g, y, ne_y, nby, 0);
     int32_t out = mul_mat(g, external(g, d_inner, E, 1), y);
-    return reshape(g, out, E, nt * ns, 1, 1);
+    return reshape(g, out, E, prod(g, nt, ns), 1, 1);
 }
 
 /* plamo2's graph: mamba layers and attention layers (a fused Q, K, V projection, Q and K
@@ -1104,43 +1132,43 @@ static int32_t build_plamo2(struct build *b, int32_t x) {
     int64_t E = hp->n_embd, T_ = b->T;
     for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
         int32_t residual = x;
-        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
+        int32_t cur = norm(b, x, il, "attn_norm", E);
         if (hp->is_recr[il]) {
             cur = plamo2_mamba(b, il, cur);
         } else {
             int64_t hk = head_k(hp, il), hv = head_v(hp, il), h = hp->n_head[il];
             int64_t hkv = hp->n_head_kv[il];
-            int32_t all = mul_mat(g, external(g, E, hk * h + (hk + hv) * hkv, 1), cur);
+            int64_t nq = prod(g, hk, h), nk = prod(g, hk, hkv), nv = prod(g, hv, hkv);
+            int32_t all = mul_mat(g, external(g, E, nq + nk + nv, 1), cur);
             if (g->oom)
                 break;
             uint64_t el = T(g, all)->nb[0], row = T(g, all)->nb[1];
             int64_t neq[4] = {hk, h, T_, 1}, nek[4] = {hk, hkv, T_, 1}, nev[4] = {hv, hkv, T_, 1};
             uint64_t nbq[4] = {el, hk * el, row, row * T_}, nbv[4] = {el, hv * el, row, row * T_};
             int32_t q = view(g, all, neq, nbq, 0);
-            int32_t k = view(g, all, nek, nbq, hk * h * el);
-            int32_t v = view(g, all, nev, nbv, (hk * h + hk * hkv) * el);
-            q = same(g, INPLACE, norm_w(b, q, il, "attn_q_norm.weight", hk), b->pos, NO_TENSOR);
-            k = same(g, INPLACE, norm_w(b, k, il, "attn_k_norm.weight", hk), b->pos, NO_TENSOR);
+            int32_t k = view(g, all, nek, nbq, nq * el);
+            int32_t v = view(g, all, nev, nbv, (nq + nk) * el);
+            q = same(g, INPLACE, norm(b, q, il, "attn_q_norm", hk), b->pos, NO_TENSOR);
+            k = same(g, INPLACE, norm(b, k, il, "attn_k_norm", hk), b->pos, NO_TENSOR);
             cur = attention(b, il, q, k, v, ATTN_KV);
         }
-        cur = norm_w(b, cur, il, "post_attention_norm", E);
+        cur = norm(b, cur, il, "post_attention_norm", E);
         cur = same(g, INPLACE, cur, residual, NO_TENSOR);
         residual = cur;
-        cur = norm_w(b, cur, il, "ffn_norm.weight", E);
+        cur = norm(b, cur, il, "ffn_norm", E);
         int64_t ff = hp->n_ff[il];
-        int32_t up = mul_mat(g, external(g, E, 2 * ff, 1), cur);
+        int32_t up = mul_mat(g, external(g, E, prod(g, 2, ff), 1), cur);
         int64_t ne_ff[4] = {ff, T_, 1, 1};
         cur = op(g, NODE, GGUF_DTYPE_F32, ne_ff, up, NO_TENSOR, NO_TENSOR); /* swiglu */
         cur = mul_mat(g, external(g, ff, E, 1), cur);
-        cur = norm_w(b, cur, il, "post_ffw_norm", E);
+        cur = norm(b, cur, il, "post_ffw_norm", E);
         if (il == (int)hp->n_layer - 1) {
-            int64_t ne[4] = {E, T_, 1, 1};
-            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
-            residual = op(g, NODE, GGUF_DTYPE_F32, ne, residual, b->out_ids, NO_TENSOR);
+            cur = output_rows(b, cur);
+            residual = output_rows(b, residual);
         }
         x = same(g, INPLACE, cur, residual, NO_TENSOR);
     }
-    x = norm_w(b, x, -1, "output_norm.weight", E);
+    x = norm(b, x, -1, "output_norm", E);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT;
@@ -1167,15 +1195,15 @@ static int32_t kda_conv(struct build *b, int il, int32_t conv_all, int which, in
                         int64_t head_dim) {
     graph *g = b->g;
     const gguf__llama_hparams *hp = b->hp;
-    int64_t E = hp->n_embd, n_head = hp->n_head[il], d_inner = head_dim * n_head;
+    int64_t E = hp->n_embd, n_head = hp->n_head[il], d_inner = prod(g, head_dim, n_head);
     int64_t d_conv = hp->ssm_d_conv, ns = b->p->n_seqs, nt = b->T / ns;
-    int64_t part = (d_conv - 1) * d_inner;
+    int64_t part = prod(g, d_conv - 1, d_inner);
     if (conv_all == NO_TENSOR)
         return g->oom = 1, NO_TENSOR;
     uint64_t el = T(g, conv_all)->nb[0];
     int64_t ne_s[4] = {d_conv - 1, d_inner, ns, 1};
-    uint64_t nb_s[4] = {el, (d_conv - 1) * el, 3 * part * el, 3 * part * el * ns};
-    int32_t state = view(g, conv_all, ne_s, nb_s, which * part * el);
+    uint64_t nb_s[4] = {el, (d_conv - 1) * el, 3 * el * part, 3 * el * part * ns};
+    int32_t state = view(g, conv_all, ne_s, nb_s, (uint64_t)which * el * part);
     int32_t xp = reshape(g, mul_mat(g, external(g, E, d_inner, 1), x), d_inner, nt, ns, 1);
     int32_t xt = permute(g, xp, 1, 0, 2, 3);
     if (g->oom)
@@ -1206,12 +1234,12 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
     int64_t qk = hp->n_embd_head_k_mla, vh = hp->n_embd_head_v_mla, lora = hp->n_lora_kv;
     int64_t nope = qk - n_rot;
     for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
-        int64_t n_head = hp->n_head[il], d_inner = hd * n_head;
+        int64_t n_head = hp->n_head[il], d_inner = prod(g, hd, n_head);
         int32_t inp_sa = x;
-        int32_t cur = norm_w(b, x, il, "attn_norm.weight", E);
+        int32_t cur = norm(b, x, il, "attn_norm", E);
         if (hp->is_recr[il]) {
             int64_t d_conv = hp->ssm_d_conv;
-            int32_t conv = recurrent_rows(b, 3 * (d_conv - 1) * d_inner, NULL, NULL);
+            int32_t conv = recurrent_rows(b, prod3(g, 3, d_conv - 1, d_inner), NULL, NULL);
             int32_t q = kda_conv(b, il, conv, 0, cur, hd);
             int32_t k = kda_conv(b, il, conv, 1, cur, hd);
             int32_t v = kda_conv(b, il, conv, 2, cur, hd);
@@ -1227,9 +1255,10 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             beta = same(g, INPLACE, reshape(g, beta, 1, n_head, nt, ns), NO_TENSOR, NO_TENSOR);
             q = same(g, NODE, q, NO_TENSOR, NO_TENSOR); /* l2_norm */
             k = same(g, NODE, k, NO_TENSOR, NO_TENSOR);
-            int32_t state = recurrent_rows(b, hd * hd * n_head, NULL, NULL);
+            int64_t n_state = prod(g, hd, d_inner);
+            int32_t state = recurrent_rows(b, n_state, NULL, NULL);
             state = reshape(g, state, hd, hd, n_head, ns);
-            int64_t ne_gdn[4] = {hd * n_head, T_ + hd * ns, 1, 1};
+            int64_t ne_gdn[4] = {d_inner, T_ + prod(g, hd, ns), 1, 1};
             int32_t gdn = op(g, NODE, GGUF_DTYPE_F32, ne_gdn, q, k, v); /* gated_delta_net */
             if (g->oom)
                 break;
@@ -1237,14 +1266,14 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             t->src[3] = gate, t->src[4] = beta, t->src[5] = state;
             uint64_t el = t->nb[0];
             int64_t ne_st[4] = {hd, hd, n_head, ns}, ne_o[4] = {hd, n_head, nt, ns};
-            uint64_t nb_st[4] = {el, hd * el, hd * hd * el, hd * hd * n_head * el};
-            uint64_t nb_o[4] = {el, hd * el, hd * n_head * el, hd * n_head * nt * el};
-            int32_t next = view(g, gdn, ne_st, nb_st, (uint64_t)(hd * n_head * T_) * el);
-            expand(g, into(g, external(g, hd * hd * n_head, ns, 1), next));
+            uint64_t nb_st[4] = {el, hd * el, prod(g, hd, hd) * el, n_state * el};
+            uint64_t nb_o[4] = {el, hd * el, d_inner * el, prod(g, d_inner, nt) * el};
+            int32_t next = view(g, gdn, ne_st, nb_st, prod(g, d_inner, T_) * el);
+            expand(g, into(g, external(g, n_state, ns, 1), next));
             int32_t out = view(g, gdn, ne_o, nb_o, 0);
             out = same(g, NODE, out, NO_TENSOR, NO_TENSOR); /* cont */
             int32_t og = reshape(g, mul_mat(g, external(g, E, d_inner, 1), cur), hd, n_head, T_, 1);
-            out = norm_w(b, reshape(g, out, hd, n_head, T_, 1), il, "ssm_norm.weight", hd);
+            out = norm(b, reshape(g, out, hd, n_head, T_, 1), il, "ssm_norm", hd);
             out = same(g, INPLACE, out, same(g, INPLACE, og, NO_TENSOR, NO_TENSOR), NO_TENSOR);
             out = contiguous(g, out, d_inner, T_);
             cur = mul_mat(g, external(g, d_inner, E, 1), out);
@@ -1253,17 +1282,18 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             if (weight(b, il, "attn_q_a.weight", 1, 1, 1) != NO_TENSOR) {
                 int64_t ql = tensor_dim(b, il, "attn_q_a.weight", 1);
                 q_all = mul_mat(g, external(g, E, ql, 1), cur);
-                q_all = norm_w(b, q_all, il, "attn_q_a_norm.weight", ql);
-                q_all = mul_mat(g, external(g, ql, qk * n_head, 1), q_all);
+                q_all = norm(b, q_all, il, "attn_q_a_norm", ql);
+                q_all = mul_mat(g, external(g, ql, prod(g, qk, n_head), 1), q_all);
             } else {
-                q_all = mul_mat(g, external(g, E, qk * n_head, 1), cur);
+                q_all = mul_mat(g, external(g, E, prod(g, qk, n_head), 1), cur);
             }
             int32_t kv_all = mul_mat(g, external(g, E, lora + n_rot, 1), cur);
             if (g->oom)
                 break;
             uint64_t el = T(g, q_all)->nb[0];
             int64_t ne_qn[4] = {nope, n_head, T_, 1}, ne_qp[4] = {n_rot, n_head, T_, 1};
-            uint64_t nb_q[4] = {el, qk * el, qk * n_head * el, qk * n_head * T_ * el};
+            uint64_t nb_q[4] = {el, qk * el, prod(g, qk, n_head) * el,
+                                prod3(g, qk, n_head, T_) * el};
             int32_t q_nope = view(g, q_all, ne_qn, nb_q, 0);
             int32_t q_pe = view(g, q_all, ne_qp, nb_q, nope * el);
             int64_t ne_kv[4] = {lora, T_, 1, 1}, ne_kp[4] = {n_rot, 1, T_, 1};
@@ -1273,7 +1303,7 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             int32_t k_pe = view(g, kv_all, ne_kp, nb_kp, lora * el);
             q_pe = same(g, INPLACE, q_pe, b->pos, NO_TENSOR); /* rope */
             k_pe = same(g, INPLACE, k_pe, b->pos, NO_TENSOR);
-            kv = norm_w(b, kv, il, "attn_kv_a_norm.weight", lora);
+            kv = norm(b, kv, il, "attn_kv_a_norm", lora);
             q_nope = permute(g, q_nope, 0, 2, 1, 3);
             q_nope = permute(g, mul_mat(g, external(g, nope, lora, n_head), q_nope), 0, 2, 1, 3);
             if (g->oom)
@@ -1286,10 +1316,11 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             int32_t gate = mul_mat(g, external(g, E, n_head, 1), attn_in);
             gate = same(g, INPLACE, reshape(g, gate, 1, n_head, T_, 1), NO_TENSOR, NO_TENSOR);
             cur = same(g, INPLACE, reshape(g, cur, vh, n_head, T_, 1), gate, NO_TENSOR);
-            cur = mul_mat(g, external(g, vh * n_head, E, 1), contiguous(g, cur, vh * n_head, T_));
+            int64_t vw = prod(g, vh, n_head);
+            cur = mul_mat(g, external(g, vw, E, 1), contiguous(g, cur, vw, T_));
         }
         int32_t ffn_inp = same(g, INPLACE, cur, inp_sa, NO_TENSOR);
-        cur = norm_w(b, ffn_inp, il, "ffn_norm.weight", E);
+        cur = norm(b, ffn_inp, il, "ffn_norm", E);
         if ((uint32_t)il < hp->n_layer_dense_lead) {
             cur = ffn_gated(b, cur, hp->n_ff[il]);
         } else {
@@ -1299,12 +1330,11 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
         }
         x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
     }
-    x = norm_w(b, x, -1, "output_norm.weight", E);
+    x = norm(b, x, -1, "output_norm", E);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
-    int64_t ne[4] = {E, T_, 1, 1};
-    x = op(g, NODE, GGUF_DTYPE_F32, ne, x, b->out_ids, NO_TENSOR);
+    x = output_rows(b, x);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT;
@@ -1318,33 +1348,32 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
 static int32_t build_llama(struct build *b, int32_t x) {
     graph *g = b->g;
     const gguf__llama_hparams *hp = b->hp;
-    int64_t E = hp->n_embd, T_ = b->T;
+    int64_t E = hp->n_embd;
     for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
         int32_t inp_sa = x, q = NO_TENSOR, k = NO_TENSOR, v = NO_TENSOR;
-        qkv(b, il, norm_w(b, x, il, "attn_norm.weight", E), &q, &k, &v);
+        qkv(b, il, norm(b, x, il, "attn_norm", E), &q, &k, &v);
         if (g->oom)
             break;
         if (weight(b, il, "attn_q_norm.weight", 1, 1, 1) != NO_TENSOR) {
-            q = norm_w(b, q, il, "attn_q_norm.weight", hp->n_embd_head_k);
-            k = norm_w(b, k, il, "attn_k_norm.weight", hp->n_embd_head_k);
+            q = norm(b, q, il, "attn_q_norm", hp->n_embd_head_k);
+            k = norm(b, k, il, "attn_k_norm", hp->n_embd_head_k);
         }
         q = same(g, INPLACE, q, b->pos, NO_TENSOR); /* rope */
         k = same(g, INPLACE, k, b->pos, NO_TENSOR);
         int32_t cur = attention(b, il, q, k, v, ATTN_KV);
         if (il == (int)hp->n_layer - 1) { /* only the outputs' rows on */
-            int64_t ne[4] = {E, T_, 1, 1};
-            cur = op(g, NODE, GGUF_DTYPE_F32, ne, cur, b->out_ids, NO_TENSOR);
-            inp_sa = op(g, NODE, GGUF_DTYPE_F32, ne, inp_sa, b->out_ids, NO_TENSOR);
+            cur = output_rows(b, cur);
+            inp_sa = output_rows(b, inp_sa);
         }
         int32_t ffn_inp = same(g, INPLACE, cur, inp_sa, NO_TENSOR);
-        cur = norm_w(b, ffn_inp, il, "ffn_norm.weight", E);
+        cur = norm(b, ffn_inp, il, "ffn_norm", E);
         if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR)
             cur = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
         else
             cur = ffn_gated(b, cur, hp->n_ff[il]);
         x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
     }
-    x = norm_w(b, x, -1, "output_norm.weight", E);
+    x = norm(b, x, -1, "output_norm", E);
     if (x == NO_TENSOR)
         return NO_TENSOR;
     T(g, x)->flags |= T_OUTPUT;
@@ -1391,6 +1420,12 @@ int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, co
         which++;
     if (which == sizeof builders / sizeof builders[0])
         return 1;
+    /* llama.cpp takes at most LLAMA_MAX_EXPERTS experts: more would be a graph of billions
+     * of views here */
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (hp->n_expert > MAX_EXPERTS || hp->n_expert_used[il] > MAX_EXPERTS)
+            return GGUF_ELIMIT;
+    }
     graph g;
     memset(&g, 0, sizeof g);
     struct build b = {.g = &g, .hp = hp, .f = f, .p = p, .T = p->n_tokens};
@@ -1416,7 +1451,7 @@ int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, co
         b.rs_extra = view(&g, copy, ne_extra, T(&g, copy)->nb, (uint64_t)p->n_seqs * 4);
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        int64_t w = (int64_t)hp->n_head_kv[il] * head_v(hp, (int)il);
+        int64_t w = prod(&g, hp->n_head_kv[il], head_v(hp, (int)il));
         b.v_max = w > b.v_max ? w : b.v_max;
     }
     /* a cache's inputs: the rows K and V go to (V's one per element when stored transposed),
@@ -1428,19 +1463,20 @@ int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp, co
         if (c == 1 && p->n_kv_swa == 0)
             continue;
         in->k_idxs = input(&g, GGUF_DTYPE_I64, T_, 1, 1, 1);
-        in->v_idxs = input(&g, GGUF_DTYPE_I64, p->flash ? T_ : T_ * b.v_max, 1, 1, 1);
+        in->v_idxs = input(&g, GGUF_DTYPE_I64, p->flash ? T_ : prod(&g, T_, b.v_max), 1, 1, 1);
         in->mask = input(&g, p->flash ? GGUF_DTYPE_F16 : GGUF_DTYPE_F32, in->n_kv, T_ / ns, 1, ns);
         int64_t nk = p->k_rot_head[c] ? rot_size(p->k_rot_head[c]) : 0;
         in->k_rot = nk ? input(&g, GGUF_DTYPE_F32, nk, nk, 1, 1) : NO_TENSOR;
         in->v_rot = p->v_rot[c] ? input(&g, GGUF_DTYPE_F32, 64, 64, 1, 1) : NO_TENSOR;
     }
-    b.out_ids = input(&g, GGUF_DTYPE_I32, T_, 1, 1, 1);
-    int32_t logits = builders[which].build(&b, x);
+    b.out_ids = input(&g, GGUF_DTYPE_I32, p->n_outputs, 1, 1, 1);
+    int32_t logits = g.ovf ? NO_TENSOR : builders[which].build(&b, x);
     if (logits != NO_TENSOR)
         T(&g, logits)->flags |= T_OUTPUT;
-    expand(&g, logits);
-    uint64_t size = g.oom ? 0 : allocate_graph(&g);
-    int rc = g.oom ? GGUF_ENOMEM : 0;
+    if (!g.ovf)
+        expand(&g, logits);
+    uint64_t size = g.oom || g.ovf ? 0 : allocate_graph(&g);
+    int rc = g.ovf ? GGUF_ELIMIT : g.oom ? GGUF_ENOMEM : 0;
     gguf__free(g.t);
     gguf__free(g.nodes);
     gguf__free(g.leafs);
