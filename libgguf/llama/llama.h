@@ -192,6 +192,8 @@ typedef struct gguf__llama_hparams {
     uint32_t shortconv_l_cache; /* lfm2's short convolutions: shortconv.l_cache */
     uint32_t kda_head_dim;      /* kimi's delta-attention heads: kda.head_dim */
     uint32_t indexer_head_size; /* a sparse-attention indexer's keys: indexer.key_length */
+    uint32_t indexer_top_k;     /* the cells it picks per token: indexer.top_k */
+    uint32_t hc_count;          /* hyper_connection.count: streams of the residual (deepseek4) */
     /* attention.indexer.types (glm-dsa, dots3note) */
     uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS];
     /* deepseek4's attention.compress_ratios: each layer's key/value compression (0: none) */
