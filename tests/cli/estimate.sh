@@ -131,6 +131,15 @@ model glm-dsa glm-dsa llama-spm $(llama_graph_opts glm-dsa) --set glm-dsa.contex
 # shellcheck disable=SC2046
 model dots3note-long dots3note llama-spm $(llama_graph_opts dots3note) \
     --set dots3note.context_length=u32:65536
+# deepseek4: every layer's keys in a sliding-window cache kept per sequence even when unified,
+# two layers compressing 4 to 1 (with the indexer's keys and picks) and one 128 to 1, their
+# compressor states; sixteen heads of 64 (quantized caches apply), the indexer's 512 picks
+# shellcheck disable=SC2046
+model deepseek4-long deepseek4 deepseek-coder --scale 4 $(llama_graph_opts deepseek4 4) \
+    --set deepseek4.block_count=u32:4 --set "deepseek4.attention.compress_ratios=u32:[4,128,4,0]" \
+    --set deepseek4.attention.head_count=u32:16 --set deepseek4.attention.key_length=u32:64 \
+    --set deepseek4.attention.value_length=u32:64 --set deepseek4.attention.sliding_window=u32:128 \
+    --set deepseek4.attention.indexer.top_k=u32:512 --set deepseek4.context_length=u32:65536
 # a training context of 65536: at -c 0 the masks' freed block holds the logits, at 16384 it
 # does not (plamo's last layer keeps a tensor above the inputs)
 model plamo-long plamo llama-spm --scale 4 --set plamo.context_length=u32:65536
@@ -169,8 +178,8 @@ for a in $(cat "$TMP/full"); do
         fail "$a: neither estimated nor refused with a reason: $(head -c 300 "$TMP/err")"
     fi
 done
-[ "$n_known" -ge 133 ] && ok "estimate knows $n_known architectures" ||
-    fail "estimate knows $n_known architectures, fewer than the 133 it knew"
+[ "$n_known" -ge 134 ] && ok "estimate knows $n_known architectures" ||
+    fail "estimate knows $n_known architectures, fewer than the 134 it knew"
 if [ "${GGUF_ESTIMATE_ALL:-0}" != 0 ]; then
     cat "$TMP/known" >"$TMP/drawn"
 else

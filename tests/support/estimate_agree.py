@@ -40,7 +40,9 @@ UBATCH = [512, 128]
 # with and without flash attention, an indexer in some layers only, and in one layer only, beside a
 # sliding one, gemma3n's per-layer inputs beside full-size sliding caches, at a layer's scores and
 # at their projection, logits placed above the inputs and in the block the masks leave, chameleon's
-# logits copied once more)
+# logits copied once more, deepseek4's caches kept per sequence even when unified, its compressed
+# keys and compressor states, its indexer's refilled masks with flash attention over a quantized
+# cache, and without flash attention at its training context)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -91,7 +93,9 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek32-wide.gguf", 4096, "f16", "f16", "off", 4, "on", "off", 512),
          ("glm-dsa.gguf", 4096, "f16", "f16", "on", 2, "on", "off", 512),
          ("dots3note-long.gguf", 0, "f16", "f16", "off", 1, "on", "off", 512),
-         ("dots3note-long.gguf", 0, "f16", "f16", "on", 2, "off", "on", 128)]
+         ("dots3note-long.gguf", 0, "f16", "f16", "on", 2, "off", "on", 128),
+         ("deepseek4-long.gguf", 4096, "q8_0", "q8_0", "on", 4, "on", "off", 512),
+         ("deepseek4-long.gguf", 0, "f16", "f16", "off", 2, "off", "on", 128)]
 
 
 def has_swa(edit, model):
