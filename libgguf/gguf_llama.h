@@ -102,8 +102,9 @@ GGUF_API const char *gguf_llama_arch_name(size_t i);
  *  - context: the KV cache, per layer: K and V rows of the layer's head count and head sizes
  *    in the cache types, for the context padded as llama.cpp pads it (to 256, per sequence
  *    unless unified), sliding-window layers in a cache of their window (unless swa_full), the
- *    latent cache of multi-head latent attention (K only); or the recurrent state of every
- *    sequence (mamba2, rwkv7: r and s rows in f32, per layer);
+ *    latent cache of multi-head latent attention (K only), deepseek4's compressed caches;
+ *    or the recurrent state of every sequence (mamba2, rwkv7: r and s rows in f32, per
+ *    layer);
  *  - compute: the scheduler's buffer for the largest batch (a model of ggml's allocator over
  *    the layer graph: within 10% of llama.cpp's);
  *  - total: their sum.
@@ -147,9 +148,10 @@ GGUF_API int gguf_llama_estimate_defaults(gguf_llama_estimate_params *p, gguf_er
 typedef struct gguf_llama_estimate_layer {
     uint64_t weights; /* its blk.N.* tensors */
     uint64_t k, v;    /* its KV cache (V 0 with a latent cache; K includes a sparse-attention
-                         indexer's key cache) */
+                         indexer's key cache, and deepseek4's compressed keys) */
     uint64_t r, s;    /* its recurrent state for every sequence (mamba's conv and ssm
-                         states, rwkv's token shift and wkv states), 0 for attention */
+                         states, rwkv's token shift and wkv states; deepseek4's compressor
+                         states in s), 0 for attention */
     uint32_t cells;   /* KV cells per stream, 0 when the layer keeps no cache */
     int swa;          /* 1: a sliding-window layer */
 } gguf_llama_estimate_layer;

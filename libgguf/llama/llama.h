@@ -195,6 +195,8 @@ typedef struct gguf__llama_hparams {
     uint32_t indexer_block_size; /* block-sparse attention's blocks of positions:
                                     indexer.block_size */
     uint32_t indexer_n_head;     /* the indexer's query heads: indexer.head_count */
+    uint32_t indexer_top_k;     /* the cells it picks per token: indexer.top_k */
+    uint32_t hc_count;          /* hyper_connection.count: streams of the residual (deepseek4) */
     /* attention.indexer.types (glm-dsa, dots3note) */
     uint8_t is_indexer_full[GGUF__LLAMA_MAX_LAYERS];
     /* qwen4exp's n-gram embeddings: the values of their convolution's history (0: none),

@@ -5,8 +5,8 @@
  * scheduler's compute buffer for the largest batch (a model of the tensors ggml's allocator
  * keeps alive at once in the layer graph, its three peaks: attention, feed-forward, output).
  * Written from llama.cpp's llama-context.cpp, llama-model.cpp, llama-kv-cache*.cpp,
- * llama-memory-recurrent.cpp, llama-hparams.cpp and llama-graph.cpp; the tests compare every
- * part with llama.cpp's own memory breakdown. */
+ * llama-memory-recurrent.cpp, llama-hparams.cpp, llama-graph.cpp and models/deepseek4.cpp;
+ * the tests compare every part with llama.cpp's own memory breakdown. */
 #include "llama.h"
 #include "base/base.h"
 
@@ -29,8 +29,10 @@ enum memory_kind {
     MEM_NONE = 0, /* encoders: no cache (res = nullptr) */
     MEM_KV,       /* llama_kv_cache, or llama_kv_cache_iswa when some layers slide */
     MEM_RECURRENT, /* llama_memory_recurrent: a state per sequence in every layer */
-    MEM_HYBRID     /* llama_memory_hybrid: a KV cache for the attention layers, a recurrent
+    MEM_HYBRID,    /* llama_memory_hybrid: a KV cache for the attention layers, a recurrent
                       state for the others */
+    MEM_DSV4       /* llama_kv_cache_dsv4: every layer's keys in a sliding-window cache, the
+                      compressing layers' compressed keys and compressor states beside it */
 };
 
 /* Which layers keep a sparse-attention indexer's key cache. */
@@ -52,8 +54,9 @@ enum out_place {
 
 /* The architectures whose memory and graph this file knows: llama_kv_cache(_iswa) without a
  * layer filter, reuse or sharing (or llama_kv_cache_dsa(_iswa) for a sparse-attention
- * indexer), or llama_memory_recurrent for every layer, and a graph of the usual shape
- * (tests/cli/estimate.sh checks each against llama.cpp). */
+ * indexer), or llama_memory_recurrent for every layer, and a graph of the usual shape; or
+ * deepseek4's llama_kv_cache_dsv4 and its own graph (tests/cli/estimate.sh checks each against
+ * llama.cpp). */
 #define KV(name) {.arch = name, .kind = MEM_KV}
 #define ENC(name) {.arch = name, .kind = MEM_NONE}
 #define REC(name) {.arch = name, .kind = MEM_RECURRENT}
@@ -156,6 +159,7 @@ static const struct arch_memory {
     {.arch = "dots3note", .kind = MEM_KV, .nextn_no_cache = 1, .indexer = INDEXER_FULL},
     {.arch = "minimax-m3", .kind = MEM_KV, .indexer = INDEXER_SPARSE, .indexer_kv = 1,
      .block_sparse = 1},
+    {.arch = "deepseek4", .kind = MEM_DSV4},
     {.arch = "mimo2", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "step35", .kind = MEM_KV, .nextn_no_cache = 1},
     {.arch = "minimax-01", .kind = MEM_HYBRID, .linear_attn = 1},
@@ -180,14 +184,6 @@ static const struct arch_memory {
 #undef DIFF
 #undef GRAPH
 
-/* Architectures llama.cpp runs whose memory or graph this file does not model yet, with the
- * reason a refusal gives. */
-static const struct {
-    const char *arch;
-    const char *why;
-} unmodelled[] = {
-    {"deepseek4", "its compressed and sliding-window caches are not modelled"},
-};
 
 static const struct arch_memory *arch_memory_find(const char *arch) {
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
@@ -331,11 +327,12 @@ static int check_params(const gguf__llama_hparams *hp, const struct arch_memory 
             return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
                               "%s cache type %u is not a tensor type", which[kv], types[kv]);
     }
-    if (mla && p->type_k != p->type_v)
+    if ((mla || am->kind == MEM_DSV4) && p->type_k != p->type_v)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
-                          "a model with latent attention (MLA) takes one cache type for K and V, "
-                          "not %s and %s", gguf_dtype_name(p->type_k),
-                          gguf_dtype_name(p->type_v));
+                          "%s takes one cache type for K and V, not %s and %s",
+                          mla ? "a model with latent attention (MLA)"
+                              : "a model whose caches keep keys only",
+                          gguf_dtype_name(p->type_k), gguf_dtype_name(p->type_v));
     int v_quant = gguf_dtype_block_elems(p->type_v) > 1;
     if (v_quant && !flash)
         return gguf__fail(err, GGUF_EINVAL, GGUF_ERROR_NO_OFFSET,
@@ -509,6 +506,81 @@ static void add_recurrent_state(gguf_llama_estimate *e, const gguf__llama_hparam
     }
 }
 
+/* deepseek4's compression: a layer's ratio of 4 (CSA, with a lightning indexer) or 128 (HCA)
+ * tokens to one compressed row; 0 keeps only the sliding window. */
+#define DSV4_CSA 4
+#define DSV4_HCA 128
+/* rows of a CSA layer's compressor state: two blocks of 4 tokens (its blocks overlap) */
+#define DSV4_CSA_STATE (2 * DSV4_CSA)
+
+/* One deepseek4 layer's memory, apart: the sliding-window keys, the compressed keys (and the
+ * indexer's), the compressor states. */
+struct dsv4_layer {
+    uint64_t window, compressed, state;
+};
+
+/* Cells of a compressed cache per stream: a row per `ratio` cells of the context (one at
+ * least), padded to 256. */
+static uint64_t dsv4_cells(uint64_t n_ctx_seq, uint64_t ratio) {
+    uint64_t rows = (n_ctx_seq + ratio - 1) / ratio;
+    return pad(rows > 0 ? rows : 1, CTX_PAD);
+}
+
+/* llama_kv_cache_dsv4 for layer il: every cache of it keeps a stream per sequence whether or
+ * not the cache is unified, and stores keys only (the one key/value head serves as both).
+ * The sliding-window cache holds every layer, the next-token prediction ones too, over the
+ * window plus a batch (not per sequence) unless swa_full; a CSA layer adds its compressed keys
+ * and its indexer's (one head of indexer.key_length) over a quarter of the cells, an HCA layer
+ * its compressed keys over a 128th, all of the K cache's type. The compressor states (a kv and
+ * a score tensor each, f32, in the layers that run) hold the tokens of a block not yet
+ * compressed: CSA's and its indexer's 8 rows twice their head wide, HCA's 128 rows one head
+ * wide (every state's head is layer 0's). */
+static struct dsv4_layer dsv4_layer_memory(const gguf__llama_hparams *hp,
+                                           const gguf_llama_estimate_params *p, uint64_t n_ctx_seq,
+                                           uint64_t window_cells, uint32_t il, int *ovf) {
+    struct dsv4_layer m = {0, 0, 0};
+    uint64_t n_seq = p->n_seq, ratio = hp->compress_ratio[il];
+    uint64_t key = row_size(p->type_k, (uint64_t)head_k(hp, il) * hp->n_head_kv[il]);
+    m.window = aligned(ovf, mul4(ovf, key, window_cells, n_seq, 1));
+    if (ratio != DSV4_CSA && ratio != DSV4_HCA)
+        return m;
+    uint64_t cells = dsv4_cells(n_ctx_seq, ratio);
+    m.compressed = aligned(ovf, mul4(ovf, key, cells, n_seq, 1));
+    if (ratio == DSV4_CSA)
+        m.compressed = add(ovf, m.compressed,
+                           aligned(ovf, mul4(ovf, row_size(p->type_k, hp->indexer_head_size),
+                                             cells, n_seq, 1)));
+    if (il >= hp->n_layer)
+        return m;
+    uint64_t head = head_k(hp, 0), f32 = 4;
+    uint64_t one = ratio == DSV4_CSA
+                       ? add(ovf, aligned(ovf, mul4(ovf, 2 * head, DSV4_CSA_STATE, n_seq, f32)),
+                             aligned(ovf, mul4(ovf, 2 * (uint64_t)hp->indexer_head_size,
+                                               DSV4_CSA_STATE, n_seq, f32)))
+                       : aligned(ovf, mul4(ovf, head, DSV4_HCA, n_seq, f32));
+    m.state = mul(ovf, 2, one); /* kv and score */
+    return m;
+}
+
+/* The context of llama_kv_cache_dsv4: each layer's keys in k (the sliding window's and the
+ * compressed ones), its compressor states in s (a state per sequence, like a recurrent one). */
+static void add_dsv4_cache(gguf_llama_estimate *e, const gguf__llama_hparams *hp, int *ovf) {
+    const gguf_llama_estimate_params *p = &e->params;
+    uint64_t want = (uint64_t)hp->n_swa + p->n_ubatch;
+    uint32_t cells = p->swa_full ? e->n_ctx_seq
+                                 : (uint32_t)pad(want < e->n_ctx_seq ? want : e->n_ctx_seq,
+                                                 CTX_PAD);
+    e->n_swa_cells = cells;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        gguf_llama_estimate_layer *l = &e->layer[il];
+        struct dsv4_layer m = dsv4_layer_memory(hp, p, e->n_ctx_seq, cells, il, ovf);
+        l->cells = cells;
+        l->k = add(ovf, m.window, m.compressed);
+        l->s = m.state;
+        e->context = add(ovf, e->context, add(ovf, l->k, l->s));
+    }
+}
+
 /* The context as create_memory builds it for the architecture: a KV cache, a recurrent state,
  * both (a hybrid's), or none (an encoder's). */
 static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
@@ -519,6 +591,8 @@ static void add_memory(gguf_llama_estimate *e, const gguf__llama_hparams *hp,
         add_kv_cache(e, hp, am, mla, ovf);
     if (am->kind == MEM_RECURRENT || am->kind == MEM_HYBRID)
         add_recurrent_state(e, hp, am, ovf);
+    if (am->kind == MEM_DSV4)
+        add_dsv4_cache(e, hp, ovf);
 }
 
 /* ---- compute ---- */
@@ -589,6 +663,112 @@ static struct layer_shape layer_shape_read(const gguf_file *f, const gguf__llama
     return s;
 }
 
+/* The side of the Hadamard rotation llama_kv_cache builds for heads of `head`: the largest
+ * power of two from 64 up that divides it (64 when none does). */
+static uint64_t rotation_side(uint64_t head) {
+    uint64_t n = 64;
+    while (head % (n * 2) == 0 && n < ((uint64_t)1 << 32))
+        n *= 2;
+    return n;
+}
+
+/* deepseek4's compute buffer: its own graph (models/deepseek4.cpp) as ggml's allocator lays it
+ * out. The inputs: the sliding window's mask, the CSA layers' masks (the compressed cells',
+ * and the indexer's in f16 for its fused kernel), the indexer's rotation and the zeros its
+ * top-k picks are written with, the HCA layers' mask; above them the residual's streams
+ * (hyper_connection.count of them, three alive at once). A layer attends over its window's
+ * cells and its compressed ones, every stream's keys concatenated into one tensor (K is V),
+ * the masks concatenated likewise; without flash attention V is that tensor made contiguous
+ * and the scores are n_head x cells x tokens in f32. A CSA layer's indexer first scores its
+ * compressed cells (f32), then refills the mask with its picks (the refilled mask and the
+ * picks unmasked in a copy, unless it is the last CSA layer, whose copy goes in place of the
+ * input): without flash attention these go where the concatenated keys were, when they fit;
+ * with it, above the scores' block, except that with a quantized K cache (rotated: the
+ * queries' copy shifts the blocks) the concatenated mask fits in the block the scores and
+ * the refilled mask leave unless the window is wide. Within 10% of llama.cpp's over the test
+ * matrix: without flash attention, the copy of a CSA layer that is not the last may land in a
+ * hole below, which this counts above (up to +9.8%). */
+static uint64_t dsv4_compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
+                                   uint64_t n_vocab, int *ovf) {
+    const gguf_llama_estimate_params *p = &e->params;
+    int flash = e->flash_attn_used;
+    uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
+    uint64_t S = p->n_seq, mask_elem = flash ? 2 : 4;
+    uint64_t R = e->n_swa_cells;
+    uint64_t C = dsv4_cells(e->n_ctx_seq, DSV4_CSA), Hc = dsv4_cells(e->n_ctx_seq, DSV4_HCA);
+    uint64_t top_k = hp->indexer_top_k < C ? hp->indexer_top_k : C;
+    uint64_t E = mul4(ovf, hp->n_embd, T, 4, 1), streams = mul(ovf, hp->hc_count, E);
+    uint64_t hk = head_k(hp, 0);
+    /* llama_kv_cache rotates the keys of a quantized cache, and deepseek4's always when its
+     * heads are as wide as the indexer's */
+    int rotated = (gguf_dtype_block_elems(p->type_k) > 1 && hk % 64 == 0) ||
+                  hp->n_embd_head_k == hp->indexer_head_size;
+    int any_csa = 0, any_hca = 0;
+    uint32_t last_csa = 0;
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        if (hp->compress_ratio[il] == DSV4_CSA)
+            any_csa = 1, last_csa = il;
+        any_hca |= hp->compress_ratio[il] == DSV4_HCA;
+    }
+    uint64_t in = add(ovf, T * 8, mul4(ovf, R, T, mask_elem, 1)); /* tokens, positions */
+    if (rotated) {
+        uint64_t side = rotation_side(hk);
+        in = add(ovf, in, mul4(ovf, side, side, 4, 1));
+    }
+    uint64_t lid = mul4(ovf, C, T, 4, 1); /* the indexer's scores */
+    uint64_t picks = mul4(ovf, top_k, T, 4, 1); /* its top-k picks */
+    if (any_csa) {
+        uint64_t side = rotation_side(hp->indexer_head_size);
+        in = add(ovf, in, add(ovf, mul4(ovf, C, T, mask_elem + 2, 1),
+                              add(ovf, mul4(ovf, side, side, 4, 1),
+                                  mul4(ovf, top_k, T, mask_elem, 1))));
+    }
+    if (any_hca)
+        in = add(ovf, in, mul4(ovf, Hc, T, mask_elem, 1));
+    uint64_t base = add(ovf, in, mul(ovf, 3, streams)), peak = 0;
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        uint64_t ratio = hp->compress_ratio[il];
+        uint64_t n = R + (ratio == DSV4_CSA ? C : ratio == DSV4_HCA ? Hc : 0);
+        uint64_t keys = mul4(ovf, row_size(p->type_k, hk * hp->n_head_kv[il]), n, S, 1);
+        uint64_t concat = ratio != 0 ? keys : 0;
+        uint64_t mask = ratio != 0 ? mul4(ovf, n, T, mask_elem, 1) : 0;
+        uint64_t q = mul4(ovf, hk, hp->n_head[il], T, 4), after = 0;
+        if (ratio == DSV4_CSA && !flash) {
+            uint64_t hole = concat, lid_above = lid <= hole ? 0 : lid;
+            if (il == last_csa) {
+                after = mask <= hole ? lid_above : mask > lid_above ? mask : lid_above;
+            } else {
+                int copy_in = lid <= hole / 2;
+                after = add(ovf, add(ovf, lid_above, copy_in ? 0 : lid),
+                            mask <= hole - (copy_in ? lid : 0) ? 0 : mask);
+            }
+        } else if (ratio == DSV4_CSA) {
+            if (il == last_csa)
+                after = lid > mask ? lid : mask;
+            else if (rotated && mask <= add(ovf, mul4(ovf, C, T, mask_elem, 1), picks))
+                after = add(ovf, lid, picks);
+            else
+                after = add(ovf, lid, mask);
+        } else if (ratio == DSV4_HCA) {
+            after = flash || mask > concat ? mask : 0;
+        }
+        uint64_t a = add(ovf, add(ovf, q, concat), after);
+        if (flash && ratio == 0)
+            a = add(ovf, a, q); /* the fused kernel's output */
+        if (!flash)
+            a = add(ovf, a, add(ovf, keys, mul4(ovf, n, T, hp->n_head[il], 4)));
+        a = add(ovf, base, a);
+        peak = a > peak ? a : peak;
+        /* the experts: gate, up and their product per chosen expert, their outputs */
+        uint64_t used = hp->n_expert_used[il];
+        uint64_t f = add(ovf, base, add(ovf, mul4(ovf, 3 * used, hp->n_ff_exp[il], T, 4),
+                                        mul(ovf, used, E)));
+        peak = f > peak ? f : peak;
+    }
+    uint64_t out = add(ovf, mul4(ovf, n_vocab, T, 4, 1), streams);
+    return aligned(ovf, peak > out ? peak : out);
+}
+
 /* The scheduler's buffer for the worst-case batch (n_ubatch tokens, every one an output): ggml's
  * allocator frees a tensor after its last use, so the buffer is the largest set alive at once.
  * Three points of the graph hold it: a layer's attention (the residual stream, Q, K and V of
@@ -598,8 +778,11 @@ static struct layer_shape layer_shape_read(const gguf_file *f, const gguf__llama
 static uint64_t compute_bytes(const gguf_llama_estimate *e, const gguf__llama_hparams *hp,
                               uint64_t n_vocab, const struct arch_memory *am, int mla,
                               const struct layer_shape *shape, int *ovf) {
+    if (am->kind == MEM_DSV4)
+        return dsv4_compute_bytes(e, hp, n_vocab, ovf);
     const gguf_llama_estimate_params *p = &e->params;
-    int has_cache = (am->kind == MEM_KV || am->kind == MEM_HYBRID) && !am->cache_unread;
+    int has_cache = (am->kind == MEM_KV || am->kind == MEM_HYBRID || am->kind == MEM_DSV4) &&
+                    !am->cache_unread;
     int flash = e->flash_attn_used, decoder = has_cache || am->kind == MEM_RECURRENT || am->logits;
     uint64_t n_stream = p->kv_unified ? 1 : p->n_seq;
     uint64_t T = p->n_ubatch < p->n_ctx ? p->n_ubatch : p->n_ctx;
@@ -864,17 +1047,13 @@ static int memory_known(const struct arch_memory **am, const gguf__llama_hparams
     if (hp->arch[0] == '\0') {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "no general.architecture: not a model llama.cpp loads");
-    } else if (*am == NULL) {
-        const char *why = "its memory is not modelled";
-        for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++) {
-            if (strcmp(unmodelled[i].arch, hp->arch) == 0)
-                why = unmodelled[i].why;
-        }
+    } else if (*am == NULL) { /* not one llama.cpp runs alone (a draft head, a projector) */
         rc = gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                         "architecture '%s': estimate does not know how llama.cpp keeps its "
-                        "context (%s)", hp->arch, why);
+                        "context", hp->arch);
     } else if (hp->n_layer_all == 0 || hp->n_layer_all > GGUF_LLAMA_MAX_LAYERS ||
-               hp->n_embd == 0 || (hp->n_head[0] == 0 && (*am)->kind == MEM_KV)) {
+               hp->n_embd == 0 ||
+               (hp->n_head[0] == 0 && ((*am)->kind == MEM_KV || (*am)->kind == MEM_DSV4))) {
         rc = gguf__fail(err, GGUF_ECORRUPT, GGUF_ERROR_NO_OFFSET,
                         "%s.block_count (%u), embedding_length (%u) or attention.head_count "
                         "(%u) is absent or out of range", hp->arch, hp->n_layer_all, hp->n_embd,
@@ -888,6 +1067,24 @@ int gguf__llama_kv_per_token(gguf__llama_kv_token *out, const gguf__llama_hparam
     const struct arch_memory *am;
     if (memory_known(&am, hp, NULL) != 0)
         return 1;
+    if (am->kind == MEM_DSV4) {
+        /* every layer's window and compressed keys over 128 blocks of 256 cells, which each
+         * ratio divides, f16, one sequence: the window per token apart */
+        gguf_llama_estimate_params p = GGUF_LLAMA_ESTIMATE_PARAMS_INIT;
+        p.n_seq = 1;
+        uint64_t cells = (uint64_t)CTX_PAD * DSV4_HCA, window = 0, compressed = 0;
+        int ovf = 0;
+        for (uint32_t il = 0; il < hp->n_layer_all; il++) {
+            struct dsv4_layer m = dsv4_layer_memory(hp, &p, cells, cells, il, &ovf);
+            window = add(&ovf, window, m.window);
+            compressed = add(&ovf, compressed, m.compressed);
+            out->state = add(&ovf, out->state, m.state);
+        }
+        out->swa = window / cells;
+        out->full = compressed / cells;
+        out->n_swa = hp->n_swa;
+        return ovf ? 1 : 0;
+    }
     /* every layer's cache over one padded block of cells, f16, flash attention's layout */
     gguf_llama_estimate *e = gguf__malloc(sizeof *e);
     if (e == NULL)

@@ -16,7 +16,8 @@ enum swa_when {
     SWA_ALWAYS,      /* the pattern applies whatever the file says */
     SWA_IF_FOUND,    /* only when attention.sliding_window is in the file and not 0 */
     SWA_IF_NONZERO,  /* only when the window (the file's or the default) is not 0 */
-    SWA_ARRAY        /* sliding_window_pattern: a period, else one flag per layer */
+    SWA_ARRAY,       /* sliding_window_pattern: a period, else one flag per layer */
+    SWA_EVERY_LAYER  /* every layer, the nextn ones too, whatever the file says */
 };
 
 enum recr_rule {
@@ -65,6 +66,7 @@ static const layer_kinds kinds[] = {
     {.arch = "dots3note", .swa = SWA_ARRAY},
     {.arch = "granite_swa", .swa = SWA_ARRAY},
     {.arch = "step35", .swa = SWA_ARRAY, .swa_flags = 1, .swa_all = 1},
+    {.arch = "deepseek4", .swa = SWA_EVERY_LAYER},
     {.arch = "mamba", .recr = RECR_ALL},
     {.arch = "mamba2", .recr = RECR_ALL},
     {.arch = "rwkv6", .recr = RECR_ALL},
@@ -236,6 +238,11 @@ static void read_swa(gguf__llama_hparams *hp, const reader *r, const layer_kinds
         hp->n_swa = k ? k->window : 0;
     if (k == NULL || k->swa == SWA_NEVER)
         return;
+    if (k->swa == SWA_EVERY_LAYER) {
+        for (uint32_t il = 0; il < layers(hp); il++)
+            hp->is_swa[il] = 1;
+        return;
+    }
     if ((k->swa == SWA_IF_FOUND && (!found || hp->n_swa == 0)) ||
         (k->swa == SWA_IF_NONZERO && hp->n_swa == 0))
         return;
@@ -404,6 +411,16 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->n_layer_nextn, &r, "nextn_predict_layers");
     hp->n_layer = hp->n_layer_nextn <= hp->n_layer_all ? hp->n_layer_all - hp->n_layer_nextn : 0;
     uint32_t n = hp->n_layer_all;
+    if (hp->n_layer_nextn > 0 && strcmp(hp->arch, "deepseek4") == 0) {
+        /* deepseek4's loader counts no nextn layers unless the first one's eh_proj is there:
+         * the last layers are then plain ones */
+        char probe[64];
+        snprintf(probe, sizeof probe, "blk.%u.nextn.eh_proj.weight", hp->n_layer);
+        if (gguf_tensor_find(f, probe) < 0) {
+            hp->n_layer_nextn = 0;
+            hp->n_layer = hp->n_layer_all;
+        }
+    }
 
     get_per_layer(hp->n_ff, &r, "feed_forward_length", n);
     get_per_layer(hp->n_head, &r, "attention.head_count", n);
@@ -438,6 +455,8 @@ void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const
     get_u32(&hp->indexer_head_size, &r, "attention.indexer.key_length");
     get_u32(&hp->indexer_block_size, &r, "attention.indexer.block_size");
     get_u32(&hp->indexer_n_head, &r, "attention.indexer.head_count");
+    get_u32(&hp->indexer_top_k, &r, "attention.indexer.top_k");
+    get_u32(&hp->hc_count, &r, "hyper_connection.count");
 
     read_array(hp->compress_ratio, &r, "attention.compress_ratios");
     if (strcmp(hp->arch, "qwen4exp") == 0) /* get_key_or_arr: a scalar is every layer's */

@@ -7,7 +7,7 @@
 # GGUF_ESTIMATE_ALL=1, make check-estimate: every one): the parameter count, the weight bytes, the file type (and
 # whether it was guessed) and the training context must be llama.cpp's loader's (ggml-oracle
 # llama-load); the f16 KV bytes per token and the recurrent state must be what llama.cpp
-# allocates (llama-mem): the full-attention layers' from two contexts (4096 and 32768) with the
+# allocates (llama-mem): the full-attention layers' from two contexts (32768 and 65536) with the
 # sliding-window cache apart, every layer's from two with swa-full, the state what does not
 # grow (the model without general.file_type has the same KV as the one with it: not run). The text's
 # line must say the same, and so must the catalog's models view (the same files indexed, and a
@@ -111,21 +111,23 @@ EOF2
         continue
     fi
     # the full-attention layers grow with the context, with swa-full every layer does; what
-    # does not grow is the recurrent state
-    c4=$(mem "$f" --ctx 4096 --swa-full off)
-    a4=$(mem "$f" --ctx 4096 --swa-full on)
-    a8=$(mem "$f" --ctx 8192 --swa-full on)
+    # does not grow is the recurrent state. Measured between 32768 and 65536 tokens, where
+    # deepseek4's caches compressed 128 to 1 fill whole blocks of 256 rows (below 32768 they
+    # keep one block)
+    c64=$(mem "$f" --ctx 65536 --swa-full off --ubatch 512 --flash-attn on)
+    a32=$(mem "$f" --ctx 32768 --swa-full on --ubatch 512 --flash-attn on)
+    a64=$(mem "$f" --ctx 65536 --swa-full on --ubatch 512 --flash-attn on)
     # at 32k tokens, weights and context are the catalog's query's figure
     "$MEM" "$f" --ctx 32768 --seqs 1 --type-k f16 --type-v f16 --ubatch 512 --swa-full off \
         --flash-attn on >"$TMP/mem.json" 2>/dev/null
     c32=$(python3 -c "import json; print(json.load(open('$TMP/mem.json'))['context'])")
     need=$(python3 -c "import json; d = json.load(open('$TMP/mem.json')); print(d['model_size'] + d['context'])")
-    if [ -z "$c4" ] || [ -z "$c32" ] || [ -z "$a4" ] || [ -z "$a8" ] || [ -z "$need" ]; then
+    if [ -z "$c64" ] || [ -z "$c32" ] || [ -z "$a32" ] || [ -z "$a64" ] || [ -z "$need" ]; then
         fail "$name: llama-mem failed"
         continue
     fi
-    full=$(((c32 - c4) / 28672)) all=$(((a8 - a4) / 4096))
-    l_swa=$((all - full)) l_state=$((a4 - all * 4096))
+    full=$(((c64 - c32) / 32768)) all=$(((a64 - a32) / 32768))
+    l_swa=$((all - full)) l_state=$((a32 - all * 32768))
     [ "$kv $swa $state" = "$full $l_swa $l_state" ] &&
         ok "$name: KV $kv + $swa bytes per token, state $state per sequence, as llama.cpp allocates" ||
         fail "$name: KV $kv + $swa bytes per token, state $state; llama.cpp: $full + $l_swa, $l_state"

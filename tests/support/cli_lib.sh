@@ -175,6 +175,18 @@ llama_graph_opts() {
             --set "dots3note.attention.value_length_swa=u32:$((16 * gscale))" \
             --set dots3note.attention.head_count_kv=u32:1
         ;;
+    # four hyper-connection streams (its graph's mixing takes no other count), one key/value head
+    # (the cache's rows are one head wide), no hash-routed layer (its token-to-expert table is
+    # I32, which the generator does not write), and the indexer's Hadamard rotation takes heads
+    # of 64 or more; heads of 64, so that quantized caches apply and a key row compressed 128 to
+    # 1 is a whole byte per token
+    deepseek4)
+        echo --set deepseek4.hyper_connection.count=u32:4 \
+            --set deepseek4.attention.head_count_kv=u32:1 --set deepseek4.hash_layer_count=u32:0 \
+            --set "deepseek4.attention.indexer.key_length=u32:$((64 * gscale))" \
+            --set "deepseek4.attention.key_length=u32:$((64 * gscale))" \
+            --set "deepseek4.attention.value_length=u32:$((64 * gscale))"
+        ;;
     # layer 0's relative position biases, which the graphs read in every layer
     t5encoder) echo --opt enc.blk.0.attn_rel_b.weight ;;
     t5) echo --opt enc.blk.0.attn_rel_b.weight --opt dec.blk.0.attn_rel_b.weight ;;

@@ -41,11 +41,13 @@ UBATCH = [512, 128]
 # sliding one, block-sparse attention's picks per stream beside the mask's f32 copy, pooled
 # blocks' scores and gathered keys per stream, gemma3n's per-layer inputs beside full-size sliding
 # caches, at a layer's scores and at their projection, logits placed above the inputs and in the
-# block the masks leave, chameleon's logits copied once more, and a graph whose placement is
-# replayed: phimoe's, with its final hidden states above the mask or in its block, by flash
-# attention and by the rotations of quantized K and V caches, gemma4's, with sliding and shared
-# caches, per-layer inputs and experts, plamo2's mamba layers' states and scans, and bailingmoe3's
-# delta attention and latent attention over a K cache alone)
+# block the masks leave, chameleon's logits copied once more, deepseek4's caches kept per sequence
+# even when unified, its compressed keys and compressor states, its indexer's refilled masks with
+# flash attention over a quantized cache, and without flash attention at its training context,
+# and a graph whose placement is replayed: phimoe's, with its final hidden states above the mask
+# or in its block, by flash attention and by the rotations of quantized K and V caches, gemma4's,
+# with sliding and shared caches, per-layer inputs and experts, plamo2's mamba layers' states and
+# scans, and bailingmoe3's delta attention and latent attention over a K cache alone)
 FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("deepseek2-wide.gguf", 16384, "f16", "f16", "off", 2, "off", "off", 128),
          ("gemma3-wide.gguf", 4096, "q8_0", "q8_0", "on", 2, "on", "off", 512),
@@ -114,7 +116,9 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
          ("bailingmoe3-wide.gguf", 4096, "f16", "f16", "off", 2, "off", "off", 512),
          ("bailingmoe3-wide.gguf", 16384, "f16", "f16", "off", 1, "on", "off", 512),
          ("bailingmoe3-wide.gguf", 16384, "q8_0", "q8_0", "on", 4, "on", "off", 128),
-         ("bailingmoe3-norm.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 512)]
+         ("bailingmoe3-norm.gguf", 1000, "f16", "f16", "on", 1, "on", "off", 512),
+         ("deepseek4-long.gguf", 4096, "q8_0", "q8_0", "on", 4, "on", "off", 512),
+         ("deepseek4-long.gguf", 0, "f16", "f16", "off", 2, "off", "on", 128)]
 
 
 # architectures whose compute comes from the replay of ggml-alloc's placement of a modelled

@@ -824,6 +824,13 @@ START_TEST(test_hparams_layers) {
     /* no sliding window where the architecture has none */
     HP(&hp, "llama", "block_count=u32:2", "attention.sliding_window=u32:512");
     layers_are(hp.is_swa, "00");
+    /* deepseek4: every layer slides, whatever a pattern key says; without the first nextn
+     * layer's eh_proj its loader counts no nextn layers */
+    HP(&hp, "deepseek4", "block_count=u32:3", "attention.sliding_window=u32:128",
+       "attention.sliding_window_pattern=u32:2", "nextn_predict_layers=u32:1");
+    layers_are(hp.is_swa, "111");
+    ck_assert_uint_eq(hp.n_layer_nextn, 0);
+    ck_assert_uint_eq(hp.n_layer, 3);
 }
 END_TEST
 
