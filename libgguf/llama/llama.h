@@ -259,8 +259,9 @@ GGUF_HIDDEN int gguf__llama_graph_known(const char *arch);
 
 /* The compute buffer ggml-alloc lays out for the graph llama.cpp builds for hp's model (f's
  * tensors tell which optional ones it has) and the parameters p. Returns 0 and sets *bytes, 1
- * when the architecture's graph is not modelled, GGUF_ELIMIT when a shape passes 2^48 elements
- * or the experts llama.cpp's limit, or GGUF_ENOMEM. */
+ * when the architecture's graph is not modelled, GGUF_ELIMIT when a shape is negative (the
+ * hyperparameters contradict) or passes 2^48 elements, or the experts pass llama.cpp's limit,
+ * or GGUF_ENOMEM. */
 GGUF_HIDDEN int gguf__llama_graph_compute(uint64_t *bytes, const gguf__llama_hparams *hp,
                                           const gguf_file *f, const gguf__llama_graph_params *p);
 

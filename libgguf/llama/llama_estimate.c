@@ -1031,9 +1031,9 @@ static int graph_compute(uint64_t *bytes, const gguf_llama_estimate *e,
                           "out of memory modelling %s's compute graph", hp->arch);
     if (rc == GGUF_ELIMIT)
         return gguf__fail(err, GGUF_ELIMIT, GGUF_ERROR_NO_OFFSET,
-                          "the hyperparameters of %s give a tensor past 2^48 elements, or more "
-                          "experts than llama.cpp takes: sizes near 2^64 bytes are refused, "
-                          "never wrapped", hp->arch);
+                          "the hyperparameters of %s give shapes llama.cpp cannot build "
+                          "(negative, past 2^48 elements, or more experts than it takes): sizes "
+                          "near 2^64 bytes are refused, never wrapped", hp->arch);
     return rc == 0 ? 0 : gguf__fail(err, GGUF_EUNSUPPORTED, GGUF_ERROR_NO_OFFSET,
                                     "%s's compute graph is not modelled", hp->arch);
 }

@@ -3,14 +3,14 @@
  * in the order ggml_build_forward_expand visits them) and a replay of ggml-alloc's placement of
  * that graph (ggml_gallocr over ggml_dyn_tallocr: inputs first, best fit among the free blocks
  * below the top, the top otherwise, in-place reuse of a parent used once, each tensor freed
- * after its last reader). The buffer is the highest address reached.
+ * after its last reader). The buffer is the highest address reached: exact where the graph is
+ * llama.cpp's.
  *
- * For the architectures whose buffer depends on which free block a tensor lands in, a closed
- * form cannot follow (llama_estimate.c has closed forms for the others): whether the final
- * hidden states, and so the logits, go above the masks or into the block they leave turns on
- * the sizes and order of every tensor freed before. Written from ggml.c, ggml-alloc.c,
- * llama-graph.cpp and llama-kv-cache.cpp; tests/cli/estimate.sh compares the result with
- * llama.cpp's. */
+ * Some architectures need it: whether their final hidden states, and so the logits, go above
+ * the masks or into the block they leave turns on the sizes and order of every tensor freed
+ * before, which no closed form follows (llama_estimate.c has closed forms, within 10%, for the
+ * others). Written from ggml.c, ggml-alloc.c, llama-graph.cpp, llama-kv-cache.cpp and the
+ * architectures' graphs; tests/cli/estimate.sh compares the result with llama.cpp's. */
 #include "llama.h"
 #include "base/base.h"
 
@@ -46,7 +46,6 @@ typedef struct gtensor {
     uint8_t allocated; /* placed by the allocator and not yet freed */
     int32_t src[MAX_SRC];
     int32_t view_src; /* the tensor whose bytes a view is, NO_TENSOR */
-    uint64_t view_offs;
     int32_t n_children, n_views;
     uint64_t addr;
 } gtensor;
@@ -66,7 +65,7 @@ typedef struct graph {
     size_t n_free, cap_free;
     uint64_t max_size;
     int oom; /* memory ran out */
-    int ovf; /* a shape from the file passed PROD_MAX elements */
+    int ovf; /* a shape from the file negative, or past PROD_MAX elements */
 } graph;
 
 /* ---- tensors ---- */
@@ -130,6 +129,7 @@ static int32_t tensor(graph *g, uint32_t type, int64_t ne0, int64_t ne1, int64_t
     gtensor *t = &g->t[g->n];
     memset(t, 0, sizeof *t);
     t->ne[0] = ne0, t->ne[1] = ne1, t->ne[2] = ne2, t->ne[3] = ne3;
+    g->ovf |= ne0 < 0 || ne1 < 0 || ne2 < 0 || ne3 < 0; /* hyperparameters that contradict */
     t->type = type;
     t->kind = kind;
     /* the strides, checked: the largest is the tensor's size */
@@ -187,17 +187,23 @@ static int32_t same(graph *g, uint8_t kind, int32_t a, int32_t b, int32_t c) {
     return op(g, kind, T(g, a)->type, ne, a, b, c);
 }
 
-/* A view of a's bytes from offs, with shape ne and strides nb (nb[0] a's). */
+/* A view of a's bytes (from an offset that placement never needs: views are not placed), with
+ * shape ne and strides nb (nb[0] a's). */
 static int32_t view(graph *g, int32_t a, const int64_t ne[4], const uint64_t nb[4],
                     uint64_t offs) {
-    int32_t r = op(g, VIEW, a == NO_TENSOR ? 0 : T(g, a)->type, ne, a, NO_TENSOR, NO_TENSOR);
+    (void)offs;
+    /* ne and nb may point into g->t, which making the view can move */
+    int64_t shape[4];
+    uint64_t strides[4];
+    memcpy(shape, ne, sizeof shape);
+    memcpy(strides, nb, sizeof strides);
+    int32_t r = op(g, VIEW, a == NO_TENSOR ? 0 : T(g, a)->type, shape, a, NO_TENSOR, NO_TENSOR);
     if (r == NO_TENSOR)
         return r;
     gtensor *t = T(g, r), *s = T(g, a);
-    memcpy(t->nb, nb, sizeof t->nb);
+    memcpy(t->nb, strides, sizeof t->nb);
     t->nb[0] = s->nb[0];
     t->view_src = s->view_src != NO_TENSOR ? s->view_src : a;
-    t->view_offs = s->view_offs + offs;
     t->flags = T(g, t->view_src)->flags & T_EXTERNAL;
     return r;
 }
