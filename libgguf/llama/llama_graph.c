@@ -526,6 +526,26 @@ static int32_t norm(struct build *b, int32_t x, int il, const char *name, int64_
     return add_bias(b, x, weight(b, il, bias, width, 1, 1));
 }
 
+/* The output: the final norm (an output: the embeddings) and the logits, biased when the
+ * model has an output bias; where the final hidden states are kept for next-token prediction
+ * (rows_after), the outputs' rows are taken after the norm, both outputs. */
+static int32_t logits_of(struct build *b, int32_t x, int rows_after) {
+    graph *g = b->g;
+    int64_t E = b->hp->n_embd;
+    x = norm(b, x, -1, "output_norm", E);
+    if (x != NO_TENSOR)
+        T(g, x)->flags |= T_OUTPUT;
+    if (rows_after && x != NO_TENSOR) {
+        x = output_rows(b, x);
+        if (x != NO_TENSOR)
+            T(g, x)->flags |= T_OUTPUT;
+    }
+    if (x == NO_TENSOR)
+        return NO_TENSOR;
+    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
+}
+
 /* llama_mul_mat_hadamard: x rotated by rot, n values at a time. */
 static int32_t hadamard(struct build *b, int32_t x, int32_t rot) {
     graph *g = b->g;
@@ -867,11 +887,7 @@ static int32_t build_phi3(struct build *b, int32_t x) {
         cur = moe(b, (int)il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
         x = same(g, INPLACE, residual, cur, NO_TENSOR);
     }
-    x = norm(b, x, -1, "output_norm", E);
-    if (x != NO_TENSOR)
-        T(g, x)->flags |= T_OUTPUT;
-    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
-    return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
+    return logits_of(b, x, 0);
 }
 
 /* An unsigned key of the architecture ("embedding_length_per_layer_input"), or 0. */
@@ -978,15 +994,7 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
             cur = same(g, INPLACE, cur, scale, NO_TENSOR);
         x = cur;
     }
-    x = norm(b, x, -1, "output_norm", E);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
-    x = output_rows(b, x);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT;
-    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    int32_t logits = logits_of(b, x, 1);
     for (int i = 0; i < 3; i++) /* soft-capped: scaled, tanh, scaled back, each in place */
         logits = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR);
     return logits;
@@ -1174,11 +1182,7 @@ static int32_t build_plamo2(struct build *b, int32_t x) {
         }
         x = same(g, INPLACE, cur, residual, NO_TENSOR);
     }
-    x = norm(b, x, -1, "output_norm", E);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT;
-    return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    return logits_of(b, x, 0);
 }
 
 /* A dimension of layer il's tensor NAME as the file has it, or 0. */
@@ -1336,15 +1340,7 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
         }
         x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
     }
-    x = norm(b, x, -1, "output_norm", E);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT; /* the hidden states for next-token prediction */
-    x = output_rows(b, x);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT;
-    return mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
+    return logits_of(b, x, 1);
 }
 
 /* llama's graph (qwen2's, qwen3's, qwen3moe's): RMS norms, Q and K roped (normed per head
@@ -1379,12 +1375,7 @@ static int32_t build_llama(struct build *b, int32_t x) {
             cur = ffn_gated(b, cur, hp->n_ff[il]);
         x = same(g, INPLACE, cur, ffn_inp, NO_TENSOR);
     }
-    x = norm(b, x, -1, "output_norm", E);
-    if (x == NO_TENSOR)
-        return NO_TENSOR;
-    T(g, x)->flags |= T_OUTPUT;
-    int32_t logits = mul_mat(g, external(g, E, b->p->n_vocab, 1), x);
-    return add_bias(b, logits, weight(b, -1, "output.bias", b->p->n_vocab, 1, 1));
+    return logits_of(b, x, 0);
 }
 
 /* The architectures with a graph here, and their builders. */
