@@ -467,7 +467,7 @@ struct build {
     const gguf__llama_hparams *hp;
     const gguf_file *f;
     const gguf__llama_graph_params *p;
-    int64_t T;                   /* the batch's tokens, all of them outputs */
+    int64_t T;                   /* the batch's tokens */
     int64_t v_max;               /* the widest layer's V (a transposed V cache's row) */
     int32_t pos, out_ids;
     int32_t rs_main, rs_extra; /* the recurrent states' rows: the batch's sequences', others' */
