@@ -1378,6 +1378,39 @@ static int32_t build_llama(struct build *b, int32_t x) {
     return logits_of(b, x, 0);
 }
 
+/* gemma3's graph: embeddings scaled, Q and K normed per head and roped, Q scaled, norms after
+ * the attention and the feed-forward (GELU-gated), the logits soft-capped in place; sliding
+ * layers beside full ones read llm_graph_input_attn_kv_iswa. */
+static int32_t build_gemma3(struct build *b, int32_t x) {
+    graph *g = b->g;
+    const gguf__llama_hparams *hp = b->hp;
+    int64_t E = hp->n_embd;
+    int kind = b->kv[1].k_idxs != NO_TENSOR ? ATTN_KV_ISWA : ATTN_KV;
+    x = same(g, INPLACE, x, NO_TENSOR, NO_TENSOR); /* scaled by sqrt(E) */
+    for (int il = 0; il < (int)hp->n_layer && !g->oom; il++) {
+        int32_t q = NO_TENSOR, k = NO_TENSOR, v = NO_TENSOR;
+        qkv(b, il, norm(b, x, il, "attn_norm", E), &q, &k, &v);
+        if (g->oom)
+            break;
+        q = same(g, INPLACE, norm(b, q, il, "attn_q_norm", head_k(hp, il)), b->pos, NO_TENSOR);
+        k = same(g, INPLACE, norm(b, k, il, "attn_k_norm", head_k(hp, il)), b->pos, NO_TENSOR);
+        q = same(g, INPLACE, q, NO_TENSOR, NO_TENSOR); /* scale */
+        int32_t cur = attention(b, il, q, k, v, kind);
+        if (il == (int)hp->n_layer - 1) { /* only the outputs' rows on */
+            cur = output_rows(b, cur);
+            x = output_rows(b, x);
+        }
+        int32_t sa_out = same(g, INPLACE, norm(b, cur, il, "post_attention_norm", E), x,
+                              NO_TENSOR);
+        cur = ffn_gated(b, norm(b, sa_out, il, "ffn_norm", E), hp->n_ff[il]);
+        x = same(g, INPLACE, norm(b, cur, il, "post_ffw_norm", E), sa_out, NO_TENSOR);
+    }
+    int32_t logits = logits_of(b, x, 0);
+    for (int i = 0; i < 3; i++) /* soft-capped: scaled, tanh, scaled back, each in place */
+        logits = same(g, INPLACE, logits, NO_TENSOR, NO_TENSOR);
+    return logits;
+}
+
 /* The architectures with a graph here, and their builders. */
 static const struct {
     const char *arch;
@@ -1388,6 +1421,7 @@ static const struct {
     {"qwen3", build_llama},
     {"qwen3moe", build_llama},
     {"phimoe", build_phi3},
+    {"gemma3", build_gemma3},
     {"gemma4", build_gemma4},
     {"plamo2", build_plamo2},
     {"bailingmoe3", build_bailingmoe3},

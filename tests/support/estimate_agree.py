@@ -123,7 +123,8 @@ FIXED = [("deepseek2-wide.gguf", 4096, "f16", "f16", "on", 1, "on", "off", 512),
 
 # architectures whose compute comes from the replay of ggml-alloc's placement of a modelled
 # graph (libgguf/llama/llama_graph.c): equal to llama.cpp's, not within 10%
-REPLAYED = {"llama", "qwen2", "qwen3", "qwen3moe", "phimoe", "gemma4", "plamo2", "bailingmoe3"}
+REPLAYED = {"llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "phimoe", "gemma4", "plamo2",
+            "bailingmoe3"}
 ARCH = {}
 
 
