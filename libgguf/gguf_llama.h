@@ -105,8 +105,10 @@ GGUF_API const char *gguf_llama_arch_name(size_t i);
  *    latent cache of multi-head latent attention (K only), deepseek4's compressed caches;
  *    or the recurrent state of every sequence (mamba2, rwkv7: r and s rows in f32, per
  *    layer);
- *  - compute: the scheduler's buffer for the largest batch (a model of ggml's allocator over
- *    the layer graph: within 10% of llama.cpp's);
+ *  - compute: the scheduler's buffer for the largest batch: for llama, qwen2, qwen3, qwen3moe,
+ *    gemma3, phimoe, gemma4, plamo2 and bailingmoe3 a replay of ggml's allocator over a model
+ *    of llama.cpp's graph (equal to llama.cpp's), for the others a model of the tensors the
+ *    allocator keeps alive at once (within 10% of llama.cpp's);
  *  - total: their sum.
  * Architectures whose memory this does not know (hybrid models, shared caches) are refused
  * with GGUF_EUNSUPPORTED rather than given a wrong number.

@@ -218,6 +218,11 @@ GGUF_HIDDEN void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_fi
                                           const char *arch, gguf__llama_override_fn override,
                                           void *user);
 
+/* A boolean key "{arch}.suffix" of f, or dflt when it is absent or not a bool (for the few
+ * flags the estimate reads that llama_hparams does not keep). */
+GGUF_HIDDEN int gguf__llama_arch_bool(const gguf_file *f, const char *arch, const char *suffix,
+                                      int dflt);
+
 /* ---- memory (llama_estimate.c) ---- */
 
 /* The KV cache's bytes per token of context at f16 (flash attention's layout, one sequence):

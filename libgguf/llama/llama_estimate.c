@@ -249,17 +249,6 @@ static uint64_t row_size(uint32_t dtype, uint64_t n) {
     return n / gguf_dtype_block_elems(dtype) * gguf_dtype_block_bytes(dtype);
 }
 
-/* A boolean key of the architecture, or dflt when absent or not a bool. */
-static int arch_bool(const gguf_file *f, const char *arch, const char *suffix, int dflt) {
-    char key[160];
-    snprintf(key, sizeof key, "%s.%s", arch, suffix);
-    int64_t i = gguf_kv_find(f, key);
-    uint8_t b;
-    if (i < 0 || gguf_value_get_bool_byte(&b, gguf_kv_value(f, (size_t)i), NULL) != 0)
-        return dflt;
-    return b != 0;
-}
-
 /* tokenizer.ggml.tokens' length: the vocabulary llama.cpp's output layer produces. */
 static uint64_t vocab_size(const gguf_file *f) {
     int64_t i = gguf_kv_find(f, "tokenizer.ggml.tokens");
@@ -1130,7 +1119,8 @@ int gguf_llama_estimate_run(gguf_llama_estimate *out, const gguf_file *f,
                         "no tensors: a vocabulary, not a model llama.cpp runs");
     else
         rc = memory_known(&am, hp, err);
-    int causal = am != NULL && !am->non_causal && arch_bool(f, hp->arch, "attention.causal", 1);
+    int causal = am != NULL && !am->non_causal &&
+                 gguf__llama_arch_bool(f, hp->arch, "attention.causal", 1);
     int mla = hp->n_embd_head_k_mla != 0 && hp->n_embd_head_v_mla != 0;
     gguf_llama_estimate_params *ep = &out->params;
     if (rc == 0) {

@@ -485,16 +485,21 @@ static int64_t head_v(const gguf__llama_hparams *hp, int il) {
     return hp->is_swa[il] ? hp->n_embd_head_v_swa : hp->n_embd_head_v;
 }
 
-/* Layer il's tensor NAME ("attn_q.bias"), as an external of shape ne0 x ne1 x ne2, or
- * NO_TENSOR when the file has none. */
-static int32_t weight(struct build *b, int il, const char *name, int64_t ne0, int64_t ne1,
-                      int64_t ne2) {
+/* The file has layer il's tensor NAME ("attn_q.bias"; il -1: the model's, "output.bias"). */
+static int has(const struct build *b, int il, const char *name) {
     char full[96];
     if (il >= 0)
         snprintf(full, sizeof full, "blk.%d.%s", il, name);
     else
         snprintf(full, sizeof full, "%s", name);
-    return gguf_tensor_find(b->f, full) >= 0 ? external(b->g, ne0, ne1, ne2) : NO_TENSOR;
+    return gguf_tensor_find(b->f, full) >= 0;
+}
+
+/* Layer il's tensor NAME as an external of shape ne0 x ne1 x ne2, or NO_TENSOR when the file
+ * has none. */
+static int32_t weight(struct build *b, int il, const char *name, int64_t ne0, int64_t ne1,
+                      int64_t ne2) {
+    return has(b, il, name) ? external(b->g, ne0, ne1, ne2) : NO_TENSOR;
 }
 
 /* x + bias, when there is a bias */
@@ -746,16 +751,6 @@ struct moe_opts {
     int norm;       /* the chosen experts' weights normalized to sum 1 */
 };
 
-/* The architecture's expert_weights_norm (0 when absent). */
-static int weights_norm(const struct build *b) {
-    char key[160];
-    snprintf(key, sizeof key, "%s.expert_weights_norm", b->hp->arch);
-    int64_t i = gguf_kv_find(b->f, key);
-    uint8_t v = 0;
-    return i >= 0 && gguf_value_get_bool_byte(&v, gguf_kv_value(b->f, (size_t)i), NULL) == 0 &&
-           v;
-}
-
 /* build_moe_ffn: the router's probabilities (softmax or sigmoid, both in place), the experts
  * chosen, their weights (normalized or not), gated experts (a GLU op over the gate and up
  * products, or over the halves of one fused product), the down products weighted and summed. */
@@ -790,9 +785,7 @@ static int32_t moe(struct build *b, int il, int32_t x, struct moe_opts o) {
     expand(g, w);
     x = reshape(g, x, E, 1, T_, 1);
     int32_t up, gate;
-    char fused[48];
-    snprintf(fused, sizeof fused, "ffn_gate_up_exps.weight");
-    if (weight(b, il, fused, 1, 1, 1) != NO_TENSOR) {
+    if (has(b, il, "ffn_gate_up_exps.weight")) {
         int64_t ne2[4] = {prod(g, 2, ff), used, T_, 1};
         int32_t both = experts_mm(b, il, "ffn_gate_up_exps", ne2, E, x, selected);
         if (both == NO_TENSOR)
@@ -924,14 +917,15 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
     x = same(g, INPLACE, x, NO_TENSOR, NO_TENSOR); /* scaled by sqrt(E) */
     int64_t per = arch_u64(b, "embedding_length_per_layer_input");
     int32_t per_layer = NO_TENSOR;
-    if (gguf_tensor_find(b->f, "per_layer_token_embd.weight") >= 0 && per > 0) {
+    if (has(b, -1, "per_layer_token_embd.weight") && per > 0) {
+        int64_t all = prod(g, per, L); /* every layer's slice */
         int32_t tokens = input(g, GGUF_DTYPE_I32, T_, 1, 1, 1);
-        int64_t ne[4] = {prod(g, per, L), T_, 1, 1};
-        int32_t rows = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, prod(g, per, L), b->p->n_vocab, 1),
-                          tokens, NO_TENSOR);
+        int64_t ne[4] = {all, T_, 1, 1};
+        int32_t rows = op(g, NODE, GGUF_DTYPE_F32, ne, external(g, all, b->p->n_vocab, 1), tokens,
+                          NO_TENSOR);
         rows = same(g, INPLACE, reshape(g, rows, per, L, T_, 1), NO_TENSOR, NO_TENSOR);
         expand(g, rows);
-        int32_t proj = same(g, INPLACE, mul_mat(g, external(g, E, prod(g, per, L), 1), x), NO_TENSOR,
+        int32_t proj = same(g, INPLACE, mul_mat(g, external(g, E, all, 1), x), NO_TENSOR,
                             NO_TENSOR);
         proj = norm(b, reshape(g, proj, per, L, T_, 1), -1, "per_layer_proj_norm", per);
         proj = same(g, INPLACE, same(g, INPLACE, proj, rows, NO_TENSOR), NO_TENSOR, NO_TENSOR);
@@ -949,7 +943,7 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
         int32_t k = NO_TENSOR, v = NO_TENSOR;
         if ((uint32_t)il < hp->n_layer_kv_from_start) {
             int32_t kp = mul_mat(g, external(g, E, prod(g, hd, hkv), 1), cur);
-            int32_t vp = weight(b, il, "attn_v.weight", E, prod(g, hd, hkv), 1) != NO_TENSOR
+            int32_t vp = has(b, il, "attn_v.weight")
                              ? mul_mat(g, external(g, E, prod(g, hd, hkv), 1), cur)
                              : kp; /* without a V projection V is K's */
             k = norm(b, reshape(g, kp, hd, hkv, T_, 1), il, "attn_k_norm", hd);
@@ -961,7 +955,7 @@ static int32_t build_gemma4(struct build *b, int32_t x) {
         int32_t attn_out = same(g, INPLACE, cur, x, NO_TENSOR);
         cur = norm(b, attn_out, il, "ffn_norm", E);
         cur = ffn_gated(b, cur, hp->n_ff[il]);
-        if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR) {
+        if (has(b, il, "ffn_gate_inp.weight")) {
             /* a dense feed-forward beside the experts, each normed after; the router reads
              * the attention's output normed, scaled and weighted per channel */
             cur = norm(b, cur, il, "post_ffw_norm_1", E);
@@ -1289,7 +1283,7 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
             cur = mul_mat(g, external(g, d_inner, E, 1), out);
         } else {
             int32_t attn_in = cur, q_all;
-            if (weight(b, il, "attn_q_a.weight", 1, 1, 1) != NO_TENSOR) {
+            if (has(b, il, "attn_q_a.weight")) {
                 int64_t ql = tensor_dim(b, il, "attn_q_a.weight", 1);
                 q_all = mul_mat(g, external(g, E, ql, 1), cur);
                 q_all = norm(b, q_all, il, "attn_q_a_norm", ql);
@@ -1334,7 +1328,8 @@ static int32_t build_bailingmoe3(struct build *b, int32_t x) {
         if ((uint32_t)il < hp->n_layer_dense_lead) {
             cur = ffn_gated(b, cur, hp->n_ff[il]);
         } else {
-            int32_t ex = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 1, weights_norm(b)});
+            int norm_w = gguf__llama_arch_bool(b->f, hp->arch, "expert_weights_norm", 0);
+            int32_t ex = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 1, norm_w});
             int32_t sh = ffn_gated(b, cur, tensor_dim(b, il, "ffn_up_shexp.weight", 1));
             cur = same(g, INPLACE, ex, sh, NO_TENSOR);
         }
@@ -1356,7 +1351,7 @@ static int32_t build_llama(struct build *b, int32_t x) {
         qkv(b, il, norm(b, x, il, "attn_norm", E), &q, &k, &v);
         if (g->oom)
             break;
-        if (weight(b, il, "attn_q_norm.weight", 1, 1, 1) != NO_TENSOR) {
+        if (has(b, il, "attn_q_norm.weight")) {
             q = norm(b, q, il, "attn_q_norm", hp->n_embd_head_k);
             k = norm(b, k, il, "attn_k_norm", hp->n_embd_head_k);
         }
@@ -1369,7 +1364,7 @@ static int32_t build_llama(struct build *b, int32_t x) {
         }
         int32_t ffn_inp = same(g, INPLACE, cur, inp_sa, NO_TENSOR);
         cur = norm(b, ffn_inp, il, "ffn_norm", E);
-        if (weight(b, il, "ffn_gate_inp.weight", 1, 1, 1) != NO_TENSOR)
+        if (has(b, il, "ffn_gate_inp.weight"))
             cur = moe(b, il, cur, (struct moe_opts){NO_TENSOR, 0, 1});
         else
             cur = ffn_gated(b, cur, hp->n_ff[il]);

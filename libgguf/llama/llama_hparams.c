@@ -391,6 +391,16 @@ static void read_kv_reuse(gguf__llama_hparams *hp, const reader *r) {
     }
 }
 
+int gguf__llama_arch_bool(const gguf_file *f, const char *arch, const char *suffix, int dflt) {
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    int64_t i = gguf_kv_find(f, key);
+    uint8_t b;
+    if (i < 0 || gguf_value_get_bool_byte(&b, gguf_kv_value(f, (size_t)i), NULL) != 0)
+        return dflt;
+    return b != 0;
+}
+
 void gguf__llama_hparams_read(gguf__llama_hparams *hp, const gguf_file *f, const char *arch,
                               gguf__llama_override_fn override, void *user) {
     memset(hp, 0, sizeof *hp);

@@ -765,6 +765,51 @@ static int write_imatrix(const char *model, const char *out) {
     return rc == 0 ? 0 : 1;
 }
 
+/* One pass of the plan: adds to f the tensors the plan calls for that it lacks (the required
+ * ones, separate attention weights, the recipe's, --opt; not --drop), shaped by --reshape and
+ * --add-dim; *added counts them. Frees the previous pass's names first. */
+static int add_planned(size_t *added, gguf_file *f, plan *p, const char *arch, int dtype,
+                       int argc, char **argv, gguf_error *err) {
+    for (size_t i = 0; i < p->n; i++)
+        free(p->names[i]);
+    p->n = 0;
+    *added = 0;
+    int rc = gguf__llama_plan(f, on_plan, p, err);
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
+        if (gguf_tensor_find(f, p->names[i]) >= 0)
+            continue;
+        /* separate attention weights, even where llama.cpp lets them all be absent (phi3) */
+        int want = p->required[i] || strstr(p->names[i], ".attn_q.weight") != NULL ||
+                   strstr(p->names[i], ".attn_k.weight") != NULL ||
+                   strstr(p->names[i], ".attn_v.weight") != NULL ||
+                   recipe_wants(arch, p->names[i]);
+        for (int a = 4; a + 1 < argc; a += 2) {
+            if (strcmp(argv[a], "--drop") == 0 && strcmp(argv[a + 1], p->names[i]) == 0)
+                want = 0;
+            if (strcmp(argv[a], "--opt") == 0 && strcmp(argv[a + 1], p->names[i]) == 0)
+                want = 1;
+        }
+        if (!want)
+            continue;
+        uint64_t dims[4];
+        int nd = p->nd[i];
+        for (int d = 0; d < nd; d++)
+            dims[d] = (uint64_t)p->dims[i][d];
+        for (int a = 4; a + 1 < argc; a += 2) {
+            if (strcmp(argv[a], "--reshape") == 0 && strcmp(argv[a + 1], p->names[i]) == 0)
+                dims[nd > 1 ? 1 : 0] += nd > 1 ? 1 : 32;
+            if (strcmp(argv[a], "--add-dim") == 0 && strcmp(argv[a + 1], p->names[i]) == 0 &&
+                nd < 4)
+                dims[nd++] = 2;
+        }
+        int t = nd >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
+                                                                                  : GGUF_DTYPE_F32;
+        rc = gguf_tensor_add(f, p->names[i], (uint32_t)t, dims, (uint32_t)nd, err);
+        (*added)++;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--imatrix") == 0)
         return write_imatrix(argv[2], argv[3]);
@@ -852,44 +897,8 @@ int main(int argc, char **argv) {
      * another is present (gemma4's experts beside its router) join the next */
     static plan p;
     size_t added = 1;
-    for (int pass = 0; rc == 0 && added > 0 && pass < 4; pass++) {
-    for (size_t i = 0; i < p.n; i++)
-        free(p.names[i]);
-    p.n = 0;
-    added = 0;
-    rc = gguf__llama_plan(f, on_plan, &p, &err);
-    for (size_t i = 0; rc == 0 && i < p.n; i++) {
-        if (gguf_tensor_find(f, p.names[i]) >= 0)
-            continue;
-        /* separate attention weights, even where llama.cpp lets them all be absent (phi3) */
-        int want = p.required[i] || strstr(p.names[i], ".attn_q.weight") != NULL ||
-                   strstr(p.names[i], ".attn_k.weight") != NULL ||
-                   strstr(p.names[i], ".attn_v.weight") != NULL || recipe_wants(arch, p.names[i]);
-        for (int a = 4; a + 1 < argc; a += 2) {
-            if (strcmp(argv[a], "--drop") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
-                want = 0;
-            if (strcmp(argv[a], "--opt") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
-                want = 1;
-        }
-        if (!want)
-            continue;
-        uint64_t dims[4];
-        int nd = p.nd[i];
-        for (int d = 0; d < nd; d++)
-            dims[d] = (uint64_t)p.dims[i][d];
-        for (int a = 4; a + 1 < argc; a += 2) {
-            if (strcmp(argv[a], "--reshape") == 0 && strcmp(argv[a + 1], p.names[i]) == 0)
-                dims[nd > 1 ? 1 : 0] += nd > 1 ? 1 : 32;
-            if (strcmp(argv[a], "--add-dim") == 0 && strcmp(argv[a + 1], p.names[i]) == 0 &&
-                nd < 4)
-                dims[nd++] = 2;
-        }
-        int t = nd >= 2 && dims[0] % gguf_dtype_block_elems((uint32_t)dtype) == 0 ? dtype
-                                                                                  : GGUF_DTYPE_F32;
-        rc = gguf_tensor_add(f, p.names[i], (uint32_t)t, dims, (uint32_t)nd, &err);
-        added++;
-    }
-    }
+    for (int pass = 0; rc == 0 && added > 0 && pass < 4; pass++)
+        rc = add_planned(&added, f, &p, arch, dtype, argc, argv, &err);
     for (int a = 4; rc == 0 && a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--extra") == 0) {
             uint64_t d = 64;
