@@ -430,6 +430,17 @@ grep -q "flash attention" "$TMP/err" && ok "quantized V without flash attention"
     2>"$TMP/err" || fail "set head_count: $(cat "$TMP/err")"
 expect_status 1 "$EDIT" estimate "$TMP/heads.gguf" -c 4000000000 -fa off
 grep -q "2^64" "$TMP/err" && ok "an estimate past 64 bits is refused" || fail "heads: $(cat "$TMP/err")"
+# a replayed graph refuses what llama.cpp could not build: more experts than it takes, and
+# hyperparameters that contradict each other into a negative shape (a convolution of no taps)
+"$EDIT" set "$M/phimoe-wide.gguf" phimoe.expert_used_count 2000000000 -o "$TMP/experts.gguf" \
+    2>"$TMP/err" || fail "set expert_used_count: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/experts.gguf"
+grep -q "more experts than it takes" "$TMP/err" && ok "too many experts are refused" ||
+    fail "experts: $(cat "$TMP/err")"
+"$EDIT" set "$M/bailingmoe3-wide.gguf" bailingmoe3.ssm.conv_kernel 0 -o "$TMP/conv.gguf" \
+    2>"$TMP/err" || fail "set conv_kernel: $(cat "$TMP/err")"
+expect_status 1 "$EDIT" estimate "$TMP/conv.gguf"
+grep -q "negative" "$TMP/err" && ok "a negative shape is refused" || fail "conv: $(cat "$TMP/err")"
 expect_status 2 "$EDIT" estimate "$LLAMA" -ctk q3_k
 expect_status 2 "$EDIT" estimate "$LLAMA" -fa maybe
 expect_status 2 "$EDIT" estimate "$LLAMA" --fit lots

@@ -939,6 +939,33 @@ START_TEST(test_check_alloc_failures) {
 }
 END_TEST
 
+/* The estimate's replay of llama's compute graph fails every allocation cleanly: GGUF_ENOMEM
+ * until the allocations run out, then the estimate itself. */
+START_TEST(test_estimate_alloc_failures) {
+    gguf_file *f = tiny_llama();
+    static gguf_llama_estimate e;
+    int failures = 0;
+    for (long n = 1; n < 1000; n++) {
+        gguf_error err;
+        gguf_error_clear(&err);
+        gguf_testing_fail_alloc_after(n);
+        int rc = gguf_llama_estimate_run(&e, f, NULL, &err);
+        gguf_testing_fail_alloc_after(0);
+        if (rc == 0)
+            break;
+        ck_assert_int_eq(rc, GGUF_ENOMEM);
+        ck_assert_msg(strstr(err.message, "out of memory") != NULL, "%s", err.message);
+        failures++;
+    }
+    ck_assert_int_gt(failures, 0);
+    gguf_error err;
+    gguf_error_clear(&err);
+    ck_assert_msg(gguf_llama_estimate_run(&e, f, NULL, &err) == 0, "%s", err.message);
+    ck_assert_uint_gt(e.compute, 0);
+    gguf_file_free(f);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("llama");
     TCase *tc = tcase_create("llama");
@@ -962,6 +989,7 @@ int main(void) {
     tcase_add_test(tc, test_hparams_recurrent);
     tcase_add_test(tc, test_hparams_overrides);
     tcase_add_test(tc, test_check_alloc_failures);
+    tcase_add_test(tc, test_estimate_alloc_failures);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
